@@ -1,0 +1,247 @@
+//! The words the speaker says after a ball.
+//!
+//! IBSA allows an assistant to tell a bowler only the numbers of the pins
+//! left standing, the side on which pins were missed, and the channel the
+//! ball went into; reading the score on request is allowed too. [`Word`] has
+//! no variant for anything else, so the lane cannot coach by construction.
+
+use std::fmt;
+
+use super::pins::{Pin, PinSet, Side};
+
+/// One word of a callout, as the voice pack names its clip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Word {
+    /// A standing pin's number.
+    Pin(Pin),
+    Strike,
+    Spare,
+    Foul,
+    Split,
+    /// Every standing pin is on this side.
+    SideOf(Side),
+    /// The ball went into this channel.
+    Channel(Side),
+    /// Not one pin fell from a full rack.
+    NoPins,
+    /// What follows corrects an earlier callout.
+    Correction,
+    /// "frame", before a frame number (score on request).
+    Frame,
+    /// A number read from the score sheet (score on request).
+    Number(u16),
+}
+
+impl Word {
+    /// The token in the replay output and the voice pack's clip name.
+    pub fn token(self) -> String {
+        match self {
+            Word::Pin(p) => p.to_string(),
+            Word::Number(n) => n.to_string(),
+            other => other.fixed_text(false).to_owned(),
+        }
+    }
+
+    /// English, for `text`.
+    fn fixed_text(self, english: bool) -> &'static str {
+        match (self, english) {
+            (Word::Strike, _) => "strike",
+            (Word::Spare, _) => "spare",
+            (Word::Foul, _) => "foul",
+            (Word::Split, _) => "split",
+            (Word::SideOf(Side::Left), false) => "left_side",
+            (Word::SideOf(Side::Right), false) => "right_side",
+            (Word::SideOf(Side::Left), true) => "left side",
+            (Word::SideOf(Side::Right), true) => "right side",
+            (Word::Channel(Side::Left), false) => "channel_left",
+            (Word::Channel(Side::Right), false) => "channel_right",
+            (Word::Channel(Side::Left), true) => "left channel",
+            (Word::Channel(Side::Right), true) => "right channel",
+            (Word::NoPins, false) => "no_pins",
+            (Word::NoPins, true) => "no pins down",
+            (Word::Correction, _) => "correction",
+            (Word::Frame, _) => "frame",
+            (Word::Pin(_) | Word::Number(_), _) => "",
+        }
+    }
+}
+
+/// Most words one callout can hold: ten pins, split, side, channel and a
+/// correction word.
+const MAX_WORDS: usize = 14;
+
+/// The words of one callout, in the order spoken. Fixed size, so building a
+/// callout never allocates.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Words {
+    len: u8,
+    items: [Word; MAX_WORDS],
+}
+
+impl Words {
+    pub fn new() -> Words {
+        Words {
+            len: 0,
+            items: [Word::NoPins; MAX_WORDS],
+        }
+    }
+
+    /// Appends a word; a word past the limit is dropped (no callout the lane
+    /// builds comes near it).
+    pub fn push(&mut self, word: Word) {
+        if let Some(slot) = self.items.get_mut(self.len as usize) {
+            *slot = word;
+            self.len += 1;
+        }
+    }
+
+    pub fn as_slice(&self) -> &[Word] {
+        &self.items[..self.len as usize]
+    }
+
+    pub fn tokens(&self) -> Vec<String> {
+        self.as_slice().iter().map(|w| w.token()).collect()
+    }
+
+    /// The words of a ball's result: the standing pins in ascending order,
+    /// then split, side and channel as they apply; or strike, spare, foul,
+    /// no pins down.
+    pub fn for_ball(result: &BallResult) -> Words {
+        let mut words = Words::new();
+        if result.correction {
+            words.push(Word::Correction);
+        }
+        if result.foul {
+            words.push(Word::Foul);
+        } else if result.strike {
+            words.push(Word::Strike);
+        } else if result.spare {
+            words.push(Word::Spare);
+        } else if result.full_rack && result.standing == PinSet::FULL {
+            words.push(Word::NoPins);
+        } else {
+            for pin in result.standing.iter() {
+                words.push(Word::Pin(pin));
+            }
+            if result.split {
+                words.push(Word::Split);
+            }
+            if let Some(side) = result.standing.side() {
+                words.push(Word::SideOf(side));
+            }
+        }
+        if let Some(side) = result.channel {
+            words.push(Word::Channel(side));
+        }
+        words
+    }
+}
+
+impl Default for Words {
+    fn default() -> Self {
+        Words::new()
+    }
+}
+
+impl fmt::Debug for Words {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl fmt::Display for Words {
+    /// English text: `7, 10, split`, `frame 6, 87`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut sep = "";
+        for word in self.as_slice() {
+            f.write_str(sep)?;
+            match word {
+                Word::Pin(p) => write!(f, "{p}")?,
+                Word::Number(n) => write!(f, "{n}")?,
+                other => f.write_str(other.fixed_text(true))?,
+            }
+            sep = if matches!(word, Word::Frame) {
+                " "
+            } else {
+                ", "
+            };
+        }
+        Ok(())
+    }
+}
+
+/// What a callout needs to know of one ball.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BallResult {
+    pub standing: PinSet,
+    pub full_rack: bool,
+    pub strike: bool,
+    pub spare: bool,
+    pub foul: bool,
+    pub split: bool,
+    pub channel: Option<Side>,
+    pub correction: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(pins: &[u8]) -> PinSet {
+        PinSet::from_pins(pins.iter().map(|&n| Pin::new(n).unwrap()))
+    }
+
+    #[test]
+    fn a_split_is_called_with_its_pins() {
+        let w = Words::for_ball(&BallResult {
+            standing: standing(&[10, 7]),
+            full_rack: true,
+            split: true,
+            ..Default::default()
+        });
+        assert_eq!(w.tokens(), ["7", "10", "split"]);
+        assert_eq!(w.to_string(), "7, 10, split");
+    }
+
+    #[test]
+    fn a_leave_on_one_side_names_the_side_and_the_channel() {
+        let w = Words::for_ball(&BallResult {
+            standing: standing(&[3, 6, 10]),
+            channel: Some(Side::Right),
+            ..Default::default()
+        });
+        assert_eq!(w.tokens(), ["3", "6", "10", "right_side", "channel_right"]);
+        assert_eq!(w.to_string(), "3, 6, 10, right side, right channel");
+    }
+
+    #[test]
+    fn nothing_down_from_a_full_rack_is_no_pins() {
+        let w = Words::for_ball(&BallResult {
+            standing: PinSet::FULL,
+            full_rack: true,
+            channel: Some(Side::Left),
+            ..Default::default()
+        });
+        assert_eq!(w.tokens(), ["no_pins", "channel_left"]);
+    }
+
+    #[test]
+    fn a_foul_says_foul_and_nothing_of_the_pins() {
+        let w = Words::for_ball(&BallResult {
+            standing: standing(&[7]),
+            foul: true,
+            ..Default::default()
+        });
+        assert_eq!(w.tokens(), ["foul"]);
+    }
+
+    #[test]
+    fn the_score_reads_frame_then_total() {
+        let mut w = Words::new();
+        w.push(Word::Frame);
+        w.push(Word::Number(6));
+        w.push(Word::Number(87));
+        assert_eq!(w.to_string(), "frame 6, 87");
+        assert_eq!(w.tokens(), ["frame", "6", "87"]);
+    }
+}

@@ -1,0 +1,70 @@
+//! What the judges must see: fouls, slow bowling, blindfolds, pinsetter
+//! trouble, penalties.
+
+use serde::Serialize;
+
+use super::event::Millis;
+
+/// A warning or a penalty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Warning,
+    Penalty,
+}
+
+/// One incident on the lane.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Conduct {
+    /// Unique in the lane, so that an entry can be updated later.
+    #[serde(skip)]
+    pub id: u32,
+    pub t: Millis,
+    pub bowler: Option<String>,
+    #[serde(flatten)]
+    pub kind: ConductKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ConductKind {
+    Foul {
+        game: u8,
+        frame: u8,
+        ball: u8,
+        /// `false` with `foul_mode = "warn"`: the lamp lit, the score did not
+        /// change.
+        counted: bool,
+        /// A judge's correction took the foul back.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        withdrawn: bool,
+        /// Set when a judge called it through a correction.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+    },
+    SlowBowling {
+        level: Level,
+        /// The bowler's time on the clock: the limit when flagged, the whole
+        /// time once the ball was released.
+        seconds: f64,
+        /// The judge who confirmed the penalty.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        confirmed_by: Option<String>,
+    },
+    Blindfold {
+        /// `failed_check`, or `bowled_unchecked` for a delivery by a B1
+        /// bowler whose blindfold was not (re-)checked.
+        issue: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+    },
+    NoPinReport,
+    PinsetterFault {
+        text: String,
+    },
+    Penalty {
+        reason: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+    },
+}

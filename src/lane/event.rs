@@ -1,0 +1,149 @@
+//! What the lane is told: sensor readings and people's actions, each with the
+//! time it happened.
+
+use super::pins::{PinSet, Side};
+
+/// Milliseconds since the journal started, from a monotonic clock.
+pub type Millis = u64;
+
+/// An event with its time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stamped<E> {
+    pub t: Millis,
+    pub event: E,
+}
+
+/// One input to the lane.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    Sensor(Sensor),
+    Panel(Panel),
+}
+
+/// What the lane's sensors reported.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sensor {
+    /// An edge of the infrared beam across the foul line.
+    FoulBeam { broken: bool },
+    /// The ball detector at the pin deck saw a ball.
+    Ball,
+    /// The ball entered a channel (gutter).
+    Channel { side: Side },
+    /// A tactile button on the guide rail was pressed.
+    Button { name: String },
+    /// One line from the pinsetter port, exactly as received.
+    Serial { line: String },
+    /// The pinsetter port was opened (`up`) or lost.
+    SerialLink { up: bool },
+}
+
+/// A person's action on the panel, with who did it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    pub by: Option<String>,
+    pub action: Action,
+}
+
+/// Sight class (IBSA).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Class {
+    B1,
+    B2,
+    B3,
+}
+
+impl Class {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::B1 => "B1",
+            Class::B2 => "B2",
+            Class::B3 => "B3",
+        }
+    }
+}
+
+/// A bowler as the panel names them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bowler {
+    pub name: String,
+    pub class: Class,
+    /// Pins added per game.
+    pub handicap: i32,
+    pub team: Option<String>,
+}
+
+/// What a judge or assistant can do on the panel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Lineup {
+        bowlers: Vec<Bowler>,
+    },
+    StartBlock {
+        /// 1..=12; the lane refuses anything else.
+        games: u32,
+    },
+    BlindfoldCheck {
+        bowler: String,
+        ok: bool,
+    },
+    BlindfoldAdjust {
+        bowler: String,
+    },
+    Substitute {
+        out: String,
+        incoming: Bowler,
+    },
+    Correct {
+        bowler: String,
+        game: u8,
+        frame: u8,
+        ball: u8,
+        standing: PinSet,
+        /// `None` keeps the ball's foul as recorded.
+        foul: Option<bool>,
+    },
+    Penalty {
+        bowler: String,
+        reason: String,
+    },
+    Hold {
+        on: bool,
+        reason: Option<String>,
+    },
+    ManualPins {
+        standing: PinSet,
+    },
+    EndBlock,
+}
+
+impl Action {
+    /// The journal's `ev` for this action.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Lineup { .. } => "lineup",
+            Action::StartBlock { .. } => "start_block",
+            Action::BlindfoldCheck { .. } => "blindfold_check",
+            Action::BlindfoldAdjust { .. } => "blindfold_adjust",
+            Action::Substitute { .. } => "substitute",
+            Action::Correct { .. } => "correct",
+            Action::Penalty { .. } => "penalty",
+            Action::Hold { .. } => "hold",
+            Action::ManualPins { .. } => "manual_pins",
+            Action::EndBlock => "end_block",
+        }
+    }
+}
+
+impl Sensor {
+    /// The journal's `ev` for this reading.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Sensor::FoulBeam { .. } => "foul_beam",
+            Sensor::Ball => "ball",
+            Sensor::Channel { .. } => "channel",
+            Sensor::Button { .. } => "button",
+            Sensor::Serial { .. } => "serial",
+            Sensor::SerialLink { .. } => "serial_link",
+        }
+    }
+}

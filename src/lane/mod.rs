@@ -1,0 +1,1372 @@
+//! The lane core: a pure state machine that takes one timestamped input at a
+//! time and says what the lane must do.
+//!
+//! It never reads a clock, a file, a socket or a pin: time is the event's
+//! `t`, and timers (no pin report, the slow-bowling limit, the foul lamp, a
+//! long foul-beam break) are deadlines it reports through
+//! [`Lane::poll_deadline`] and handles in [`Lane::tick`]. Replay, crash
+//! recovery and the live daemon all drive this one type, which is why a
+//! sensor log replays exactly as it happened on the lane.
+//!
+//! It must never import tokio, std::fs, std::net, axum, rodio or rppal.
+
+pub mod callout;
+pub mod conduct;
+pub mod event;
+pub mod pins;
+pub mod rules;
+pub mod scoring;
+
+use serde::Serialize;
+
+use crate::pinsetter::{self, Body, Sequencer, Verdict};
+pub use callout::{BallResult, Word, Words};
+pub use conduct::{Conduct, ConductKind, Level};
+pub use event::{Action, Bowler, Class, Event, Millis, Panel, Sensor, Stamped};
+pub use pins::{Pin, PinSet, Side};
+pub use rules::{FoulMode, Rules};
+use scoring::{Ball, Position, ScoredBall};
+
+/// Most bowlers on one lane (IBSA).
+pub const MAX_BOWLERS: usize = 4;
+/// Most games in one block.
+pub const MAX_GAMES: u8 = 12;
+/// Long foul-beam breaks kept while waiting for the release; older ones are
+/// long over and cannot touch it.
+const MAX_ORIENTATION_BREAKS: usize = 16;
+
+/// A GPIO output the lane drives through a relay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Output {
+    FoulLamp,
+    PinsetterReset,
+}
+
+/// What an output does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Switch {
+    On,
+    Off,
+    Pulse,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputChange {
+    pub t: Millis,
+    pub output: Output,
+    pub switch: Switch,
+}
+
+/// What the speaker says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Callout {
+    pub t: Millis,
+    /// Whose ball or score it is; `None` for practice.
+    pub bowler: Option<String>,
+    /// The standing pins the words name.
+    pub standing: PinSet,
+    pub words: Words,
+}
+
+/// What the lane asks of the shell after an input or a tick.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    Callout(Callout),
+    Output(OutputChange),
+    /// A new or updated incident for the judges (an alarm on the panel).
+    Conduct(Conduct),
+    /// The input made no sense in the lane's state and changed nothing.
+    Refused(Refusal),
+    /// Lines from the pinsetter were lost (its sequence number jumped).
+    SerialGap {
+        t: Millis,
+        lost: u8,
+    },
+    /// The lane's state changed: scores, standing pins, conduct or links.
+    Changed,
+}
+
+/// Why the lane refused an input. The message names what is wrong and,
+/// where there is one, what to do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("no lineup yet: set the lane order before a ball can be scored")]
+    NoLineup,
+    #[error("a lineup has 1 to {MAX_BOWLERS} bowlers, not {0}")]
+    LineupSize(usize),
+    #[error("a bowler's name is empty")]
+    EmptyName,
+    #[error("two bowlers named {0:?} on the lane")]
+    DuplicateName(String),
+    #[error(
+        "block {0} is open: the lane order is locked (substitute between games, or end the block)"
+    )]
+    BlockOpen(u32),
+    #[error("no block is open")]
+    NoBlockOpen,
+    #[error("no lineup to start a block with: set the lane order first")]
+    NothingToStart,
+    #[error("a block has 1 to {MAX_GAMES} games, not {0}")]
+    GamesOutOfRange(u32),
+    #[error("start_block refused: no blindfold check with ok for {}", .0.join(", "))]
+    BlindfoldsUnchecked(Vec<String>),
+    #[error("no bowler named {0:?} on the lane")]
+    UnknownBowler(String),
+    #[error("{0} is {1}: only B1 bowlers wear blindfolds")]
+    NotB1(String, &'static str),
+    #[error("{name} is in game {game}, frame {frame}: substitute between games")]
+    NotBetweenGames { name: String, game: u8, frame: u8 },
+    #[error("{0} has bowled every game of the block: nobody to substitute")]
+    NoGamesLeft(String),
+    #[error("{bowler} has no ball {ball} in frame {frame} of game {game}")]
+    NoSuchBall {
+        bowler: String,
+        game: u8,
+        frame: u8,
+        ball: u8,
+    },
+    #[error(
+        "correcting frame {frame} ball {ball} of {bowler} would move later balls to other frames: correct the later balls first"
+    )]
+    CorrectionReshapes { bowler: String, frame: u8, ball: u8 },
+    #[error("the lane is already held")]
+    AlreadyHeld,
+    #[error("the lane is not held")]
+    NotHeld,
+    #[error("the ball detector fired again before the pin report of the ball at t={0}: ignored")]
+    SecondBall(Millis),
+    #[error("unknown rail button {0:?} (known: repeat, score)")]
+    UnknownButton(String),
+    #[error("nothing said yet to repeat")]
+    NothingToRepeat,
+    #[error("no bowler is up: no score to read")]
+    NobodyUp,
+    #[error("serial line: {0}")]
+    Serial(#[from] pinsetter::LineError),
+}
+
+/// A bowler's place on the sheet: one per bowler and block, and one more
+/// for each substitute.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub bowler: Bowler,
+    /// 1-based block number.
+    pub block: u32,
+    /// 1-based place in the lane order.
+    pub position: u8,
+    /// The block's game number of `games[0]`.
+    pub first_game: u8,
+    /// The balls of each game this entry bowled.
+    pub games: Vec<Vec<Ball>>,
+    /// Times the slow-bowling limit passed in this block.
+    slow_flags: u32,
+}
+
+impl Entry {
+    fn new(bowler: Bowler, block: u32, position: u8, first_game: u8) -> Entry {
+        Entry {
+            bowler,
+            block,
+            position,
+            first_game,
+            games: Vec::new(),
+            slow_flags: 0,
+        }
+    }
+
+    /// The block's number of `games[i]`.
+    pub fn game_number(&self, i: usize) -> u8 {
+        self.first_game + i as u8
+    }
+}
+
+/// A block of games bowled with one lane order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub number: u32,
+    pub games: u8,
+    pub started_at: Millis,
+    /// For each place in the lane order, the entries that held it in turn
+    /// (the last one holds it now).
+    pub slots: Vec<Vec<usize>>,
+    pub ended: bool,
+}
+
+/// A B1 bowler's blindfold as the judges last saw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blindfold {
+    pub bowler: String,
+    /// When, whether it was in order, and by whom.
+    pub last_check: Option<(Millis, bool, Option<String>)>,
+    /// The bowler asked to adjust it; the lane waits for a new check.
+    pub adjusting: bool,
+}
+
+impl Blindfold {
+    pub fn ok(&self) -> bool {
+        matches!(self.last_check, Some((_, true, _))) && !self.adjusting
+    }
+}
+
+/// A delivery made outside a block's games.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PracticeBall {
+    pub ball: Ball,
+    /// What it was rolled at.
+    pub at: Position,
+}
+
+/// A judge's hold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hold {
+    pub since: Millis,
+    pub reason: Option<String>,
+    pub by: Option<String>,
+}
+
+/// Counts kept of the pinsetter line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SerialStats {
+    /// Lines accepted.
+    pub lines: u64,
+    /// Lines rejected (checksum, mask, type, noise).
+    pub rejected: u64,
+    /// Repeats of the previous line, ignored.
+    pub retransmissions: u64,
+    /// Jumps in the sequence number.
+    pub gaps: u64,
+    /// Lines lost in those jumps.
+    pub lost: u64,
+}
+
+/// Who bowls next, in which game, at what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Up {
+    pub entry: usize,
+    pub game: u8,
+    pub at: Position,
+}
+
+/// A recorded ball whose foul can still be called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BallRef {
+    Game {
+        entry: usize,
+        game: usize,
+        ball: usize,
+    },
+    Practice(usize),
+}
+
+/// The foul beam.
+#[derive(Clone, Copy, Debug, Default)]
+struct Beam {
+    broken_since: Option<Millis>,
+    /// When the current break becomes longer than a ball's.
+    person_due: Option<Millis>,
+}
+
+/// The delivery under way: from the lane being ready to its pin report.
+#[derive(Clone, Debug, Default)]
+struct Flight {
+    /// The start of the ball's foul-beam break, or inferred.
+    release: Option<Millis>,
+    ball_at: Option<Millis>,
+    channel: Option<Side>,
+    /// A foul was called on it, at this time.
+    foul_at: Option<Millis>,
+    /// A person's breaks seen before the release: orientation unless one
+    /// is still going at the release.
+    person_breaks: Vec<(Millis, Option<Millis>)>,
+    report_due: Option<Millis>,
+}
+
+impl Flight {
+    fn started(&self) -> bool {
+        self.release.is_some() || self.ball_at.is_some()
+    }
+}
+
+/// The slow-bowling clock of the bowler up.
+#[derive(Clone, Copy, Debug)]
+struct SlowClock {
+    entry: usize,
+    /// Time run before the current stretch.
+    ran: Millis,
+    /// Running since then; `None` while the lane is held.
+    since: Option<Millis>,
+    /// The conduct entry raised when the limit passed.
+    flagged: Option<u32>,
+}
+
+impl SlowClock {
+    fn elapsed(&self, now: Millis) -> Millis {
+        self.ran + self.since.map_or(0, |s| now.saturating_sub(s))
+    }
+}
+
+/// The lane.
+#[derive(Clone, Debug)]
+pub struct Lane {
+    rules: Rules,
+    number: u32,
+    now: Millis,
+    /// The lane order set since the last block started.
+    pending: Option<Vec<Bowler>>,
+    /// Any lineup was ever set: balls can be scored (as practice at least).
+    has_lineup: bool,
+    blocks: Vec<Block>,
+    entries: Vec<Entry>,
+    blindfolds: Vec<Blindfold>,
+    sequencer: Sequencer,
+    serial: SerialStats,
+    link_up: Option<bool>,
+    /// The pinsetter's fault text, until its next READY.
+    fault: Option<String>,
+    /// The pins on the deck at the pinsetter's last READY.
+    deck: Option<PinSet>,
+    beam: Beam,
+    flight: Flight,
+    /// The last recorded ball, while a foul can still be called on it.
+    window: Option<BallRef>,
+    practice: Vec<PracticeBall>,
+    practice_at: Position,
+    hold: Option<Hold>,
+    clock: Option<SlowClock>,
+    conduct: Vec<Conduct>,
+    next_conduct_id: u32,
+    last_callout: Option<Callout>,
+    lamp_off_due: Option<Millis>,
+}
+
+impl Lane {
+    pub fn new(number: u32, rules: Rules) -> Lane {
+        Lane {
+            rules,
+            number,
+            now: 0,
+            pending: None,
+            has_lineup: false,
+            blocks: Vec::new(),
+            entries: Vec::new(),
+            blindfolds: Vec::new(),
+            sequencer: Sequencer::default(),
+            serial: SerialStats::default(),
+            link_up: None,
+            fault: None,
+            deck: None,
+            beam: Beam::default(),
+            flight: Flight::default(),
+            window: None,
+            practice: Vec::new(),
+            practice_at: Position::START,
+            hold: None,
+            clock: None,
+            conduct: Vec::new(),
+            next_conduct_id: 0,
+            last_callout: None,
+            lamp_off_due: None,
+        }
+    }
+
+    // ----- reading the lane -------------------------------------------------
+
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    /// The time of the latest input or tick.
+    pub fn now(&self) -> Millis {
+        self.now
+    }
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+    pub fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+    /// The lane order waiting for `start_block`.
+    pub fn pending_lineup(&self) -> Option<&[Bowler]> {
+        self.pending.as_deref()
+    }
+    pub fn blindfolds(&self) -> &[Blindfold] {
+        &self.blindfolds
+    }
+    pub fn conduct(&self) -> &[Conduct] {
+        &self.conduct
+    }
+    pub fn practice(&self) -> &[PracticeBall] {
+        &self.practice
+    }
+    pub fn serial(&self) -> SerialStats {
+        self.serial
+    }
+    pub fn link_up(&self) -> Option<bool> {
+        self.link_up
+    }
+    pub fn pinsetter_fault(&self) -> Option<&str> {
+        self.fault.as_deref()
+    }
+    pub fn deck(&self) -> Option<PinSet> {
+        self.deck
+    }
+    pub fn hold(&self) -> Option<&Hold> {
+        self.hold.as_ref()
+    }
+    pub fn last_callout(&self) -> Option<&Callout> {
+        self.last_callout.as_ref()
+    }
+    /// The block being bowled, if one is open.
+    pub fn open_block(&self) -> Option<&Block> {
+        self.blocks.last().filter(|b| !b.ended)
+    }
+    /// The bowler's slow-bowling clock, in milliseconds, if it runs.
+    pub fn slow_clock(&self) -> Option<(usize, Millis, bool)> {
+        self.clock
+            .map(|c| (c.entry, c.elapsed(self.now), c.since.is_some()))
+    }
+
+    /// Who bowls next: the place in the lane order with the fewest frames
+    /// bowled in the lowest unfinished game, the earlier place on a tie.
+    pub fn up(&self) -> Option<Up> {
+        let block = self.open_block()?;
+        let mut best: Option<Up> = None;
+        for slot in &block.slots {
+            let Some(&e) = slot.last() else { continue };
+            let (game, at) = self.next_of(e);
+            if game > block.games {
+                continue;
+            }
+            if best.is_none_or(|b| (game, at.frame) < (b.game, b.at.frame)) {
+                best = Some(Up { entry: e, game, at });
+            }
+        }
+        best
+    }
+
+    /// The game and position of an entry's next ball.
+    fn next_of(&self, e: usize) -> (u8, Position) {
+        let entry = &self.entries[e];
+        match entry.games.last() {
+            None => (entry.first_game, Position::START),
+            Some(balls) => {
+                let game = entry.game_number(entry.games.len() - 1);
+                match scoring::next_position(balls, self.rules.fouls_count()) {
+                    Some(at) => (game, at),
+                    None => (game + 1, Position::START),
+                }
+            }
+        }
+    }
+
+    /// Whether the lane waits for someone: a judge's hold, a pinsetter
+    /// fault, or the blindfold of the bowler up.
+    pub fn held(&self) -> bool {
+        self.hold.is_some()
+            || self.fault.is_some()
+            || self
+                .clock
+                .is_some_and(|c| !self.blindfold_ok(&self.entries[c.entry].bowler))
+    }
+
+    fn blindfold_ok(&self, bowler: &Bowler) -> bool {
+        bowler.class != Class::B1
+            || self
+                .blindfolds
+                .iter()
+                .any(|b| b.bowler == bowler.name && b.ok())
+    }
+
+    /// The earliest time at which [`Lane::tick`] has work to do.
+    pub fn poll_deadline(&self) -> Option<Millis> {
+        [
+            self.beam.person_due,
+            self.flight.report_due,
+            self.slow_due(),
+            self.lamp_off_due,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn slow_due(&self) -> Option<Millis> {
+        let c = self.clock?;
+        if c.flagged.is_some() {
+            return None;
+        }
+        let limit = self.rules.slow_bowling_limit_s * 1000;
+        Some(c.since? + limit.saturating_sub(c.ran))
+    }
+
+    // ----- driving the lane -------------------------------------------------
+
+    /// Applies one input at time `t` (never earlier than the last one),
+    /// after every deadline up to `t`.
+    pub fn handle(&mut self, t: Millis, event: &Event, out: &mut Vec<Effect>) {
+        let t = t.max(self.now);
+        self.tick(t, out);
+        let result = match event {
+            Event::Sensor(s) => self.sensor(t, s, out),
+            Event::Panel(p) => self.panel(t, p, out),
+        };
+        match result {
+            Ok(()) => {
+                self.sync_clock(t);
+                out.push(Effect::Changed);
+            }
+            Err(refusal) => out.push(Effect::Refused(refusal)),
+        }
+    }
+
+    /// Handles every deadline up to `now`, each at its own time.
+    pub fn tick(&mut self, now: Millis, out: &mut Vec<Effect>) {
+        while let Some(due) = self.poll_deadline().filter(|&d| d <= now) {
+            self.now = self.now.max(due);
+            if self.beam.person_due == Some(due) {
+                self.beam.person_due = None;
+                self.person_on_line(due, out);
+            } else if self.flight.report_due == Some(due) {
+                self.flight.report_due = None;
+                let bowler = self.up().map(|u| self.entries[u.entry].bowler.name.clone());
+                self.raise(due, bowler, ConductKind::NoPinReport, out);
+            } else if self.slow_due() == Some(due) {
+                self.slow_limit_passed(due, out);
+            } else if self.lamp_off_due == Some(due) {
+                self.lamp_off_due = None;
+                self.output(due, Output::FoulLamp, Switch::Off, out);
+            }
+            out.push(Effect::Changed);
+        }
+        self.now = self.now.max(now);
+    }
+
+    fn sensor(&mut self, t: Millis, s: &Sensor, out: &mut Vec<Effect>) -> Result<(), Refusal> {
+        match s {
+            Sensor::FoulBeam { broken: true } => {
+                if self.beam.broken_since.is_none() {
+                    self.beam.broken_since = Some(t);
+                    self.beam.person_due = Some(t + self.rules.ball_break_max_ms + 1);
+                }
+            }
+            Sensor::FoulBeam { broken: false } => self.beam_cleared(t),
+            Sensor::Ball => self.ball_seen(t)?,
+            Sensor::Channel { side } => self.flight.channel = Some(*side),
+            Sensor::Button { name } => self.button(t, name, out)?,
+            Sensor::Serial { line } => self.serial_line(t, line, out)?,
+            Sensor::SerialLink { up } => {
+                self.link_up = Some(*up);
+                if *up {
+                    self.sequencer.reset();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn serial_line(&mut self, t: Millis, line: &str, out: &mut Vec<Effect>) -> Result<(), Refusal> {
+        let msg = pinsetter::parse_line(line).inspect_err(|_| self.serial.rejected += 1)?;
+        match self.sequencer.check(&msg) {
+            Verdict::Retransmission => {
+                self.serial.retransmissions += 1;
+                return Ok(());
+            }
+            Verdict::Gap { lost } => {
+                self.serial.gaps += 1;
+                self.serial.lost += u64::from(lost);
+                out.push(Effect::SerialGap { t, lost });
+            }
+            Verdict::New => {}
+        }
+        self.serial.lines += 1;
+        match msg.body {
+            Body::Ready(deck) => self.pinsetter_ready(t, deck),
+            Body::Pins(standing) => self.pin_report(t, standing, out)?,
+            Body::Fault(text) => {
+                self.fault = Some(text.clone());
+                self.raise(t, None, ConductKind::PinsetterFault { text }, out);
+            }
+        }
+        Ok(())
+    }
+
+    fn pinsetter_ready(&mut self, t: Millis, deck: PinSet) {
+        self.deck = Some(deck);
+        self.fault = None;
+        self.window = None;
+        self.start_clock(t);
+    }
+
+    // ----- deliveries -------------------------------------------------------
+
+    fn beam_cleared(&mut self, t: Millis) {
+        let Some(since) = self.beam.broken_since.take() else {
+            return;
+        };
+        self.beam.person_due = None;
+        if t - since <= self.rules.ball_break_max_ms {
+            // The ball passing the line: the release, unless this delivery
+            // already has one.
+            if !self.flight.started() {
+                self.window = None;
+                self.flight.release = Some(since);
+                self.stop_clock(since);
+            }
+        } else if let Some(open) = self
+            .flight
+            .person_breaks
+            .iter_mut()
+            .find(|(start, end)| *start == since && end.is_none())
+        {
+            open.1 = Some(t);
+        }
+    }
+
+    /// The beam has been broken longer than a ball's passage: a person.
+    fn person_on_line(&mut self, t: Millis, out: &mut Vec<Effect>) {
+        let Some(since) = self.beam.broken_since else {
+            return;
+        };
+        if let Some(last) = self.window {
+            // After the release and before the lane is ready again.
+            self.foul_on_recorded(t, last, None, out);
+        } else if self.flight.started() {
+            self.call_foul_in_flight(t, out);
+        } else {
+            if self.flight.person_breaks.len() == MAX_ORIENTATION_BREAKS {
+                self.flight.person_breaks.remove(0);
+            }
+            self.flight.person_breaks.push((since, None));
+        }
+    }
+
+    /// Decides the release of the delivery under way when no ball break
+    /// gave it, and calls a foul for a person on the line at or after it.
+    fn settle_release(&mut self, reference: Millis, out: &mut Vec<Effect>) {
+        let earliest = reference.saturating_sub(self.rules.max_travel_ms);
+        let release = match self.flight.release {
+            Some(r) if r >= earliest => r,
+            _ => reference.saturating_sub(self.rules.typical_travel_ms),
+        };
+        self.flight.release = Some(release);
+        self.stop_clock(release);
+        let person_at_release = self
+            .flight
+            .person_breaks
+            .iter()
+            .any(|&(_, end)| end.is_none_or(|e| e >= release));
+        if person_at_release && self.flight.foul_at.is_none() {
+            self.call_foul_in_flight(reference, out);
+        }
+        self.flight.person_breaks.clear();
+    }
+
+    fn ball_seen(&mut self, t: Millis) -> Result<(), Refusal> {
+        if !self.has_lineup {
+            return Err(Refusal::NoLineup);
+        }
+        if let Some(first) = self.flight.ball_at {
+            return Err(Refusal::SecondBall(first));
+        }
+        self.window = None;
+        self.flight.ball_at = Some(t);
+        self.flight.report_due = Some(t + self.rules.pin_report_timeout_ms);
+        Ok(())
+    }
+
+    fn pin_report(
+        &mut self,
+        t: Millis,
+        standing: PinSet,
+        out: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        if !self.has_lineup {
+            return Err(Refusal::NoLineup);
+        }
+        self.complete_delivery(t, standing, None, false, out);
+        Ok(())
+    }
+
+    /// A pin report (from the pinsetter, an assistant or a judge) ends the
+    /// delivery under way and records its ball.
+    /// `foul` overrides what the foul beam said; `corrected` marks a
+    /// judge's entry.
+    fn complete_delivery(
+        &mut self,
+        t: Millis,
+        standing: PinSet,
+        foul: Option<bool>,
+        corrected: bool,
+        out: &mut Vec<Effect>,
+    ) {
+        self.window = None;
+        let reference = self.flight.ball_at.unwrap_or(t);
+        // Breaks not yet classified as a ball or a person are left to run.
+        self.settle_release(reference, out);
+        let flight = std::mem::take(&mut self.flight);
+        let ball = Ball {
+            t,
+            standing,
+            foul: foul.unwrap_or(flight.foul_at.is_some()),
+            channel: flight.channel,
+            corrected,
+        };
+        let (target, scored, bowler) = match self.up() {
+            Some(up) => {
+                let entry = &mut self.entries[up.entry];
+                let game = usize::from(up.game - entry.first_game);
+                if game == entry.games.len() {
+                    entry.games.push(Vec::with_capacity(21));
+                }
+                entry.games[game].push(ball);
+                let (scored, _) = scoring::roll(up.at, &ball, self.rules.fouls_count());
+                let target = BallRef::Game {
+                    entry: up.entry,
+                    game,
+                    ball: entry.games[game].len() - 1,
+                };
+                if !self.blindfold_ok(&self.entries[up.entry].bowler) {
+                    let name = self.entries[up.entry].bowler.name.clone();
+                    let issue = ConductKind::Blindfold {
+                        issue: "bowled_unchecked",
+                        by: None,
+                    };
+                    self.raise(t, Some(name), issue, out);
+                }
+                (
+                    target,
+                    scored,
+                    Some(self.entries[up.entry].bowler.name.clone()),
+                )
+            }
+            None => {
+                let at = self.practice_at;
+                let (scored, next) = scoring::roll(at, &ball, true);
+                self.practice_at = next
+                    .filter(|n| n.frame == at.frame)
+                    .unwrap_or(Position::START);
+                self.practice.push(PracticeBall { ball, at });
+                (BallRef::Practice(self.practice.len() - 1), scored, None)
+            }
+        };
+        if scored.foul && scored.at.fresh_rack {
+            self.output(t, Output::PinsetterReset, Switch::Pulse, out);
+        }
+        self.say(t, bowler, &scored, false, out);
+        self.window = Some(target);
+    }
+
+    fn call_foul_in_flight(&mut self, t: Millis, out: &mut Vec<Effect>) {
+        if self.flight.foul_at.is_some() {
+            return;
+        }
+        self.flight.foul_at = Some(t);
+        self.light_lamp(t, out);
+        if let Some(up) = self.up() {
+            let name = self.entries[up.entry].bowler.name.clone();
+            let kind = self.foul_kind(up.game, up.at, None);
+            self.raise(t, Some(name), kind, out);
+        }
+    }
+
+    fn foul_kind(&self, game: u8, at: Position, by: Option<String>) -> ConductKind {
+        ConductKind::Foul {
+            game,
+            frame: at.frame,
+            ball: at.ball,
+            counted: self.rules.fouls_count(),
+            withdrawn: false,
+            by,
+        }
+    }
+
+    /// A foul on a ball already recorded: late (before the next READY) or a
+    /// judge's correction (`by`).
+    fn foul_on_recorded(
+        &mut self,
+        t: Millis,
+        target: BallRef,
+        by: Option<String>,
+        out: &mut Vec<Effect>,
+    ) {
+        let fouls_count = self.rules.fouls_count();
+        match target {
+            BallRef::Game { entry, game, ball } => {
+                if self.entries[entry].games[game][ball].foul {
+                    return;
+                }
+                self.entries[entry].games[game][ball].foul = true;
+                let balls = &self.entries[entry].games[game];
+                let at =
+                    scoring::next_position(&balls[..ball], fouls_count).unwrap_or(Position::START);
+                let (scored, _) = scoring::roll(at, &balls[ball], fouls_count);
+                let name = self.entries[entry].bowler.name.clone();
+                let kind = self.foul_kind(self.entries[entry].game_number(game), at, by.clone());
+                self.raise(t, Some(name.clone()), kind, out);
+                self.after_late_foul(t, Some(name), scored, by.is_some(), out);
+            }
+            BallRef::Practice(i) => {
+                if self.practice[i].ball.foul {
+                    return;
+                }
+                self.practice[i].ball.foul = true;
+                let p = self.practice[i];
+                let (scored, next) = scoring::roll(p.at, &p.ball, true);
+                if i + 1 == self.practice.len() {
+                    self.practice_at = next
+                        .filter(|n| n.frame == p.at.frame)
+                        .unwrap_or(Position::START);
+                }
+                self.after_late_foul(t, None, scored, false, out);
+            }
+        }
+    }
+
+    fn after_late_foul(
+        &mut self,
+        t: Millis,
+        bowler: Option<String>,
+        scored: ScoredBall,
+        corrected: bool,
+        out: &mut Vec<Effect>,
+    ) {
+        if !corrected {
+            self.light_lamp(t, out);
+        }
+        if scored.foul && scored.at.fresh_rack {
+            self.output(t, Output::PinsetterReset, Switch::Pulse, out);
+        }
+        self.say(t, bowler, &scored, corrected, out);
+    }
+
+    fn light_lamp(&mut self, t: Millis, out: &mut Vec<Effect>) {
+        self.output(t, Output::FoulLamp, Switch::On, out);
+        self.lamp_off_due = Some(t + self.rules.foul_lamp_ms);
+    }
+
+    fn output(&mut self, t: Millis, output: Output, switch: Switch, out: &mut Vec<Effect>) {
+        out.push(Effect::Output(OutputChange { t, output, switch }));
+    }
+
+    fn say(
+        &mut self,
+        t: Millis,
+        bowler: Option<String>,
+        scored: &ScoredBall,
+        correction: bool,
+        out: &mut Vec<Effect>,
+    ) {
+        let result = BallResult {
+            standing: scored.standing,
+            full_rack: scored.at.before == PinSet::FULL,
+            strike: scored.strike,
+            spare: scored.spare,
+            foul: scored.foul,
+            split: scored.split,
+            channel: scored.channel,
+            correction,
+        };
+        let standing = if scored.strike || scored.spare || scored.foul {
+            PinSet::EMPTY
+        } else {
+            scored.standing
+        };
+        self.speak(t, bowler, standing, Words::for_ball(&result), out);
+    }
+
+    fn speak(
+        &mut self,
+        t: Millis,
+        bowler: Option<String>,
+        standing: PinSet,
+        words: Words,
+        out: &mut Vec<Effect>,
+    ) {
+        let callout = Callout {
+            t,
+            bowler,
+            standing,
+            words,
+        };
+        self.last_callout = Some(callout.clone());
+        out.push(Effect::Callout(callout));
+    }
+
+    fn raise(
+        &mut self,
+        t: Millis,
+        bowler: Option<String>,
+        kind: ConductKind,
+        out: &mut Vec<Effect>,
+    ) -> u32 {
+        let id = self.next_conduct_id;
+        self.next_conduct_id += 1;
+        let entry = Conduct {
+            id,
+            t,
+            bowler,
+            kind,
+        };
+        out.push(Effect::Conduct(entry.clone()));
+        self.conduct.push(entry);
+        id
+    }
+
+    fn button(&mut self, t: Millis, name: &str, out: &mut Vec<Effect>) -> Result<(), Refusal> {
+        match name {
+            "repeat" => {
+                let last = self.last_callout.clone().ok_or(Refusal::NothingToRepeat)?;
+                self.speak(t, last.bowler, last.standing, last.words, out);
+            }
+            "score" => {
+                let up = self.up().ok_or(Refusal::NobodyUp)?;
+                let entry = &self.entries[up.entry];
+                let game = usize::from(up.game - entry.first_game);
+                let total = entry.games.get(game).map_or(0, |balls| {
+                    scoring::sheet(balls, self.rules.fouls_count()).total
+                });
+                let mut words = Words::new();
+                words.push(Word::Frame);
+                words.push(Word::Number(u16::from(up.at.frame)));
+                words.push(Word::Number(total));
+                let bowler = Some(entry.bowler.name.clone());
+                self.speak(t, bowler, PinSet::EMPTY, words, out);
+            }
+            other => return Err(Refusal::UnknownButton(other.to_owned())),
+        }
+        Ok(())
+    }
+
+    // ----- the slow-bowling clock -------------------------------------------
+
+    /// The lane is ready for the next ball: the clock of the bowler up
+    /// starts, unless it already runs for this ball.
+    fn start_clock(&mut self, t: Millis) {
+        if self.clock.is_some() || self.flight.started() {
+            return;
+        }
+        if let Some(up) = self.up() {
+            self.clock = Some(SlowClock {
+                entry: up.entry,
+                ran: 0,
+                since: Some(t),
+                flagged: None,
+            });
+        }
+    }
+
+    /// Pauses or resumes the clock as the lane is held or released.
+    fn sync_clock(&mut self, t: Millis) {
+        if self.open_block().is_none() || self.up().is_none() {
+            self.clock = None;
+            return;
+        }
+        let held = self.held();
+        if let Some(c) = &mut self.clock {
+            match (c.since, held) {
+                (Some(since), true) => {
+                    c.ran += t.saturating_sub(since);
+                    c.since = None;
+                }
+                (None, false) => c.since = Some(t),
+                _ => {}
+            }
+        }
+    }
+
+    /// The ball left the bowler's hand at `release`.
+    fn stop_clock(&mut self, release: Millis) {
+        let Some(c) = self.clock.take() else { return };
+        let Some(id) = c.flagged else { return };
+        let seconds = c.elapsed(release.max(c.since.unwrap_or(0))) as f64 / 1000.0;
+        let limit = self.rules.slow_bowling_limit_s as f64;
+        if let Some(i) = self.conduct.iter().rposition(|x| x.id == id) {
+            if seconds < limit {
+                // The release was inferred after the flag and came before
+                // the limit after all.
+                self.conduct.remove(i);
+                self.entries[c.entry].slow_flags -= 1;
+            } else if let ConductKind::SlowBowling { seconds: s, .. } = &mut self.conduct[i].kind {
+                *s = seconds;
+            }
+        }
+    }
+
+    fn slow_limit_passed(&mut self, t: Millis, out: &mut Vec<Effect>) {
+        let Some(mut c) = self.clock else { return };
+        let entry = &mut self.entries[c.entry];
+        entry.slow_flags += 1;
+        let level = if entry.slow_flags == 1 {
+            Level::Warning
+        } else {
+            Level::Penalty
+        };
+        let name = entry.bowler.name.clone();
+        let kind = ConductKind::SlowBowling {
+            level,
+            seconds: c.elapsed(t) as f64 / 1000.0,
+            confirmed_by: None,
+        };
+        c.flagged = Some(self.raise(t, Some(name), kind, out));
+        self.clock = Some(c);
+    }
+
+    // ----- the panel --------------------------------------------------------
+
+    fn panel(&mut self, t: Millis, p: &Panel, out: &mut Vec<Effect>) -> Result<(), Refusal> {
+        let by = p.by.clone();
+        match &p.action {
+            Action::Lineup { bowlers } => self.lineup(bowlers),
+            Action::StartBlock { games } => self.start_block(t, *games),
+            Action::BlindfoldCheck { bowler, ok } => {
+                let b = self.blindfold_mut(bowler)?;
+                b.last_check = Some((t, *ok, by.clone()));
+                b.adjusting = false;
+                if !ok {
+                    let issue = ConductKind::Blindfold {
+                        issue: "failed_check",
+                        by,
+                    };
+                    self.raise(t, Some(bowler.clone()), issue, out);
+                }
+                Ok(())
+            }
+            Action::BlindfoldAdjust { bowler } => {
+                self.blindfold_mut(bowler)?.adjusting = true;
+                Ok(())
+            }
+            Action::Substitute {
+                out: leaving,
+                incoming,
+            } => self.substitute(leaving, incoming),
+            Action::Correct {
+                bowler,
+                game,
+                frame,
+                ball,
+                standing,
+                foul,
+            } => self.correct(t, bowler, (*game, *frame, *ball), *standing, *foul, by, out),
+            Action::Penalty { bowler, reason } => {
+                if !self.on_lane(bowler) {
+                    return Err(Refusal::UnknownBowler(bowler.clone()));
+                }
+                if reason.contains("slow") {
+                    self.confirm_slow_penalty(bowler, by.clone());
+                }
+                let kind = ConductKind::Penalty {
+                    reason: reason.clone(),
+                    by,
+                };
+                self.raise(t, Some(bowler.clone()), kind, out);
+                Ok(())
+            }
+            Action::Hold { on: true, reason } => {
+                if self.hold.is_some() {
+                    return Err(Refusal::AlreadyHeld);
+                }
+                self.hold = Some(Hold {
+                    since: t,
+                    reason: reason.clone(),
+                    by,
+                });
+                Ok(())
+            }
+            Action::Hold { on: false, .. } => self.hold.take().map(|_| ()).ok_or(Refusal::NotHeld),
+            Action::ManualPins { standing } => {
+                if !self.has_lineup {
+                    return Err(Refusal::NoLineup);
+                }
+                self.complete_delivery(t, *standing, None, false, out);
+                // No pinsetter will say READY: the lane is ready now.
+                self.window = None;
+                self.start_clock(t);
+                Ok(())
+            }
+            Action::EndBlock => self.end_block(t, out),
+        }
+    }
+
+    fn lineup(&mut self, bowlers: &[Bowler]) -> Result<(), Refusal> {
+        if let Some(b) = self.open_block() {
+            return Err(Refusal::BlockOpen(b.number));
+        }
+        check_lineup(bowlers)?;
+        self.blindfolds
+            .retain(|b| bowlers.iter().any(|x| x.name == b.bowler));
+        self.pending = Some(bowlers.to_vec());
+        self.has_lineup = true;
+        Ok(())
+    }
+
+    fn start_block(&mut self, t: Millis, games: u32) -> Result<(), Refusal> {
+        if let Some(b) = self.open_block() {
+            return Err(Refusal::BlockOpen(b.number));
+        }
+        let bowlers = self.pending.as_ref().ok_or(Refusal::NothingToStart)?;
+        let games = u8::try_from(games)
+            .ok()
+            .filter(|g| (1..=MAX_GAMES).contains(g))
+            .ok_or(Refusal::GamesOutOfRange(games))?;
+        let unchecked: Vec<String> = bowlers
+            .iter()
+            .filter(|b| !self.blindfold_ok(b))
+            .map(|b| b.name.clone())
+            .collect();
+        if !unchecked.is_empty() {
+            return Err(Refusal::BlindfoldsUnchecked(unchecked));
+        }
+        let number = self.blocks.len() as u32 + 1;
+        let bowlers = self.pending.take().unwrap_or_default();
+        let mut slots = Vec::with_capacity(bowlers.len());
+        for (i, bowler) in bowlers.into_iter().enumerate() {
+            slots.push(vec![self.entries.len()]);
+            self.entries
+                .push(Entry::new(bowler, number, i as u8 + 1, 1));
+        }
+        self.blocks.push(Block {
+            number,
+            games,
+            started_at: t,
+            slots,
+            ended: false,
+        });
+        self.start_clock(t);
+        Ok(())
+    }
+
+    fn end_block(&mut self, t: Millis, out: &mut Vec<Effect>) -> Result<(), Refusal> {
+        let block = self.open_block().ok_or(Refusal::NoBlockOpen)?;
+        let cut_short = block.slots.iter().filter_map(|s| s.last()).any(|&e| {
+            let (game, at) = self.next_of(e);
+            game <= block.games && at != Position::START
+        });
+        if let Some(b) = self.blocks.last_mut() {
+            b.ended = true;
+        }
+        if cut_short {
+            self.output(t, Output::PinsetterReset, Switch::Pulse, out);
+        }
+        self.clock = None;
+        self.blindfolds.clear();
+        Ok(())
+    }
+
+    /// A bowler in the lane order now: the open block's, or the lineup
+    /// waiting to start.
+    fn on_lane(&self, name: &str) -> bool {
+        self.current_bowler(name).is_some()
+    }
+
+    fn current_bowler(&self, name: &str) -> Option<&Bowler> {
+        let in_block = self.open_block().and_then(|b| {
+            b.slots
+                .iter()
+                .filter_map(|s| s.last())
+                .map(|&e| &self.entries[e].bowler)
+                .find(|x| x.name == name)
+        });
+        in_block.or_else(|| self.pending.as_ref()?.iter().find(|x| x.name == name))
+    }
+
+    fn blindfold_mut(&mut self, name: &str) -> Result<&mut Blindfold, Refusal> {
+        let bowler = self
+            .current_bowler(name)
+            .ok_or_else(|| Refusal::UnknownBowler(name.to_owned()))?;
+        if bowler.class != Class::B1 {
+            return Err(Refusal::NotB1(name.to_owned(), bowler.class.as_str()));
+        }
+        let i = match self.blindfolds.iter().position(|b| b.bowler == name) {
+            Some(i) => i,
+            None => {
+                self.blindfolds.push(Blindfold {
+                    bowler: name.to_owned(),
+                    last_check: None,
+                    adjusting: false,
+                });
+                self.blindfolds.len() - 1
+            }
+        };
+        Ok(&mut self.blindfolds[i])
+    }
+
+    fn substitute(&mut self, leaving: &str, incoming: &Bowler) -> Result<(), Refusal> {
+        let block = self.open_block().ok_or(Refusal::NoBlockOpen)?;
+        let (slot, &e) = block
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((i, s.last()?)))
+            .find(|(_, e)| self.entries[**e].bowler.name == leaving)
+            .ok_or_else(|| Refusal::UnknownBowler(leaving.to_owned()))?;
+        let (game, at) = self.next_of(e);
+        if game > block.games {
+            return Err(Refusal::NoGamesLeft(leaving.to_owned()));
+        }
+        if at != Position::START {
+            return Err(Refusal::NotBetweenGames {
+                name: leaving.to_owned(),
+                game,
+                frame: at.frame,
+            });
+        }
+        check_name(&incoming.name)?;
+        if incoming.name != leaving && self.on_lane(&incoming.name) {
+            return Err(Refusal::DuplicateName(incoming.name.clone()));
+        }
+        let number = block.number;
+        let new = self.entries.len();
+        self.entries
+            .push(Entry::new(incoming.clone(), number, slot as u8 + 1, game));
+        if let Some(b) = self.blocks.last_mut() {
+            b.slots[slot].push(new);
+        }
+        if self.clock.is_some_and(|c| c.entry == e) {
+            self.clock = None;
+            self.start_clock(self.now);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn correct(
+        &mut self,
+        t: Millis,
+        bowler: &str,
+        (game, frame, ball): (u8, u8, u8),
+        standing: PinSet,
+        foul: Option<bool>,
+        by: Option<String>,
+        out: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        let fouls_count = self.rules.fouls_count();
+        let no_such_ball = || Refusal::NoSuchBall {
+            bowler: bowler.to_owned(),
+            game,
+            frame,
+            ball,
+        };
+        // The ball awaiting its pin report can be given one by a judge.
+        if let Some(up) = self.up().filter(|_| self.flight.started()) {
+            let entry = &self.entries[up.entry];
+            if entry.bowler.name == bowler
+                && up.game == game
+                && (up.at.frame, up.at.ball) == (frame, ball)
+            {
+                self.complete_delivery(t, standing, foul, true, out);
+                return Ok(());
+            }
+        }
+        let (e, g) = self
+            .entries
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, x)| x.bowler.name == bowler)
+            .find_map(|(i, x)| {
+                let g = usize::from(game.checked_sub(x.first_game)?);
+                (g < x.games.len()).then_some((i, g))
+            })
+            .ok_or_else(no_such_ball)?;
+        let balls = &self.entries[e].games[g];
+        let (before, _) = scoring::walk(balls, fouls_count);
+        let i = before
+            .iter()
+            .position(|s| (s.at.frame, s.at.ball) == (frame, ball))
+            .ok_or_else(no_such_ball)?;
+        let old = balls[i];
+        let mut fixed = balls.clone();
+        fixed[i] = Ball {
+            standing,
+            foul: foul.unwrap_or(old.foul),
+            corrected: true,
+            ..old
+        };
+        let (after, _) = scoring::walk(&fixed, fouls_count);
+        let same_shape = after.len() == before.len()
+            && after
+                .iter()
+                .zip(&before)
+                .all(|(a, b)| (a.at.frame, a.at.ball) == (b.at.frame, b.at.ball));
+        if !same_shape {
+            return Err(Refusal::CorrectionReshapes {
+                bowler: bowler.to_owned(),
+                frame,
+                ball,
+            });
+        }
+        let new = fixed[i];
+        self.entries[e].games[g] = fixed;
+        let name = Some(bowler.to_owned());
+        if old.foul && !new.foul {
+            for c in self.conduct.iter_mut().filter(|c| c.bowler == name) {
+                if let ConductKind::Foul {
+                    game: cg,
+                    frame: cf,
+                    ball: cb,
+                    withdrawn,
+                    ..
+                } = &mut c.kind
+                    && (*cg, *cf, *cb) == (game, frame, ball)
+                {
+                    *withdrawn = true;
+                }
+            }
+        } else if !old.foul && new.foul {
+            let kind = self.foul_kind(game, after[i].at, by);
+            self.raise(t, name.clone(), kind, out);
+        }
+        let is_last = i + 1 == self.entries[e].games[g].len();
+        if is_last && after[i].foul && after[i].at.fresh_rack && !old.foul {
+            self.output(t, Output::PinsetterReset, Switch::Pulse, out);
+        }
+        self.say(t, name, &after[i], true, out);
+        Ok(())
+    }
+
+    fn confirm_slow_penalty(&mut self, bowler: &str, by: Option<String>) {
+        let flagged = self.conduct.iter_mut().rev().find(|c| {
+            c.bowler.as_deref() == Some(bowler)
+                && matches!(
+                    c.kind,
+                    ConductKind::SlowBowling {
+                        level: Level::Penalty,
+                        confirmed_by: None,
+                        ..
+                    }
+                )
+        });
+        if let Some(Conduct {
+            kind: ConductKind::SlowBowling { confirmed_by, .. },
+            ..
+        }) = flagged
+        {
+            *confirmed_by = Some(by.unwrap_or_else(|| "judge".to_owned()));
+        }
+    }
+}
+
+fn check_name(name: &str) -> Result<(), Refusal> {
+    if name.trim().is_empty() {
+        Err(Refusal::EmptyName)
+    } else {
+        Ok(())
+    }
+}
+
+fn check_lineup(bowlers: &[Bowler]) -> Result<(), Refusal> {
+    if !(1..=MAX_BOWLERS).contains(&bowlers.len()) {
+        return Err(Refusal::LineupSize(bowlers.len()));
+    }
+    for (i, b) in bowlers.iter().enumerate() {
+        check_name(&b.name)?;
+        if bowlers[..i].iter().any(|x| x.name == b.name) {
+            return Err(Refusal::DuplicateName(b.name.clone()));
+        }
+    }
+    Ok(())
+}

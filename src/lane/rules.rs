@@ -1,0 +1,77 @@
+//! The settings that change what the lane computes. They travel in the
+//! journal's header, so a replay always uses the rules the lane ran with.
+
+use serde::{Deserialize, Serialize};
+
+/// How a foul counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum FoulMode {
+    /// A fouled ball counts as a delivery and its pins do not count.
+    #[default]
+    Score,
+    /// The foul unit only warns: the lamp lights, nothing changes the score.
+    Warn,
+}
+
+/// rules.md and journal.md, with their defaults. Fields the lane does not
+/// know are ignored, so a newer journal still replays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Rules {
+    /// A foul-beam break no longer than this is the ball passing the line.
+    pub ball_break_max_ms: u64,
+    /// Release to ball detector, used when no ball break was seen.
+    pub typical_travel_ms: u64,
+    /// Longest a ball takes from the line to the detector.
+    pub max_travel_ms: u64,
+    /// A ball with no pin report after this raises an alarm.
+    pub pin_report_timeout_ms: u64,
+    /// The slow-bowling clock's limit.
+    pub slow_bowling_limit_s: u64,
+    /// How long the foul lamp stays on.
+    pub foul_lamp_ms: u64,
+    pub foul_mode: FoulMode,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            ball_break_max_ms: 100,
+            typical_travel_ms: 2500,
+            max_travel_ms: 10_000,
+            pin_report_timeout_ms: 15_000,
+            slow_bowling_limit_s: 60,
+            foul_lamp_ms: 3000,
+            foul_mode: FoulMode::Score,
+        }
+    }
+}
+
+impl Rules {
+    /// Whether a foul takes the ball's pins away.
+    pub fn fouls_count(&self) -> bool {
+        self.foul_mode == FoulMode::Score
+    }
+
+    /// Settings that cannot work, by the key's name.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.ball_break_max_ms == 0 {
+            out.push("ball_break_max_ms must be above 0".to_owned());
+        }
+        if self.max_travel_ms < self.typical_travel_ms {
+            out.push(format!(
+                "max_travel_ms ({}) must not be below typical_travel_ms ({})",
+                self.max_travel_ms, self.typical_travel_ms
+            ));
+        }
+        if self.pin_report_timeout_ms == 0 {
+            out.push("pin_report_timeout_ms must be above 0".to_owned());
+        }
+        if self.slow_bowling_limit_s == 0 {
+            out.push("slow_bowling_limit_s must be above 0".to_owned());
+        }
+        out
+    }
+}

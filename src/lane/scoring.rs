@@ -1,0 +1,413 @@
+//! Ten-pin scoring (World Bowling / USBC): frames, the tenth frame's extra
+//! balls, fouls with the respot, marks and running totals.
+//!
+//! A game is stored as the plain sequence of balls a bowler rolled, each with
+//! what the pinsetter reported standing after it and whether a foul was
+//! called. Everything else — which frame a ball belongs to, what stood before
+//! it, strikes, spares, splits, bonuses — is derived here, so that a foul
+//! called late or a judge's correction simply re-scores the game.
+
+use super::event::Millis;
+use super::pins::{PinSet, Side};
+
+/// One ball as recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ball {
+    /// When its pin report arrived.
+    pub t: Millis,
+    /// What stood after it, as reported (pins that were already down are
+    /// ignored when it is scored).
+    pub standing: PinSet,
+    /// A foul was called on this delivery.
+    pub foul: bool,
+    /// A channel sensor fired for this delivery.
+    pub channel: Option<Side>,
+    /// A judge corrected it.
+    pub corrected: bool,
+}
+
+/// Where the next ball of a game goes and what it is rolled at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// 1..=10.
+    pub frame: u8,
+    /// 1..=3, the ball's number within its frame.
+    pub ball: u8,
+    /// What stands before the ball.
+    pub before: PinSet,
+    /// The ball is the first at a freshly set full rack (a strike is
+    /// possible).
+    pub fresh_rack: bool,
+}
+
+impl Position {
+    /// Frame 1, ball 1, a full rack.
+    pub const START: Position = Position {
+        frame: 1,
+        ball: 1,
+        before: PinSet::FULL,
+        fresh_rack: true,
+    };
+}
+
+/// One ball as scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScoredBall {
+    pub at: Position,
+    /// Standing after the ball, among the pins that stood before it.
+    pub standing: PinSet,
+    /// Pins that count: zero for a counted foul.
+    pub pinfall: u8,
+    /// A foul that counts (with `foul_mode = "warn"` fouls never do).
+    pub foul: bool,
+    pub strike: bool,
+    pub spare: bool,
+    /// A split leave (only judged at a full rack).
+    pub split: bool,
+    pub channel: Option<Side>,
+}
+
+impl ScoredBall {
+    /// The sheet's symbol: `X`, `/`, `F`, `-` or the pin count.
+    pub fn mark(&self) -> char {
+        if self.foul {
+            'F'
+        } else if self.strike {
+            'X'
+        } else if self.spare {
+            '/'
+        } else if self.pinfall == 0 {
+            '-'
+        } else {
+            char::from(b'0' + self.pinfall)
+        }
+    }
+}
+
+/// Scores one ball rolled at `at`, and says where the game goes next (`None`
+/// when this ball ends the game).
+pub fn roll(at: Position, ball: &Ball, fouls_count: bool) -> (ScoredBall, Option<Position>) {
+    let standing = ball.standing.intersect(at.before);
+    let foul = ball.foul && fouls_count;
+    let cleared = standing.is_empty() && !foul;
+    let scored = ScoredBall {
+        at,
+        standing,
+        pinfall: if foul {
+            0
+        } else {
+            at.before.without(standing).len()
+        },
+        foul,
+        strike: cleared && at.fresh_rack,
+        spare: cleared && !at.fresh_rack,
+        split: !foul && at.before == PinSet::FULL && standing.is_split(),
+        channel: ball.channel,
+    };
+    // What the next ball of this rack is rolled at: after a foul on the
+    // rack's first ball every pin is set again (rules.md).
+    let second_ball = Position {
+        frame: at.frame,
+        ball: at.ball + 1,
+        before: if foul { PinSet::FULL } else { standing },
+        fresh_rack: false,
+    };
+    let fresh = |frame, ball| Position {
+        frame,
+        ball,
+        before: PinSet::FULL,
+        fresh_rack: true,
+    };
+    let next = if at.frame < 10 {
+        if at.fresh_rack && !scored.strike {
+            Some(second_ball)
+        } else {
+            Some(fresh(at.frame + 1, 1))
+        }
+    } else {
+        // The tenth frame: a strike or a spare earns more balls, each at a
+        // fresh rack when the pins were cleared.
+        match at.ball {
+            1 if scored.strike => Some(fresh(10, 2)),
+            1 => Some(second_ball),
+            2 if scored.strike || scored.spare => Some(fresh(10, 3)),
+            2 if at.fresh_rack => Some(second_ball),
+            _ => None,
+        }
+    };
+    (scored, next)
+}
+
+/// The balls of a game, scored, with the next position (`None` once the
+/// game is complete). Balls past the end of a game are not scored.
+pub fn walk(balls: &[Ball], fouls_count: bool) -> (Vec<ScoredBall>, Option<Position>) {
+    let mut scored = Vec::with_capacity(balls.len().min(21));
+    let mut at = Some(Position::START);
+    for ball in balls {
+        let Some(pos) = at else { break };
+        let (s, next) = roll(pos, ball, fouls_count);
+        scored.push(s);
+        at = next;
+    }
+    (scored, at)
+}
+
+/// Only where the next ball goes; the hot path of a live lane.
+pub fn next_position(balls: &[Ball], fouls_count: bool) -> Option<Position> {
+    let mut at = Some(Position::START);
+    for ball in balls {
+        let pos = at?;
+        at = roll(pos, ball, fouls_count).1;
+    }
+    at
+}
+
+/// A frame on the score sheet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub number: u8,
+    pub balls: Vec<ScoredBall>,
+    /// The running total through this frame, once it and its bonus balls
+    /// are all rolled.
+    pub cumulative: Option<u16>,
+}
+
+impl Frame {
+    pub fn marks(&self) -> String {
+        self.balls.iter().map(ScoredBall::mark).collect()
+    }
+}
+
+/// A game on the score sheet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sheet {
+    /// Frames with at least one ball.
+    pub frames: Vec<Frame>,
+    pub complete: bool,
+    /// The last known running total, 0 if none.
+    pub total: u16,
+}
+
+pub fn sheet(balls: &[Ball], fouls_count: bool) -> Sheet {
+    let (scored, next) = walk(balls, fouls_count);
+    let mut frames: Vec<Frame> = Vec::new();
+    for s in &scored {
+        match frames.last_mut() {
+            Some(f) if f.number == s.at.frame => f.balls.push(*s),
+            _ => frames.push(Frame {
+                number: s.at.frame,
+                balls: vec![*s],
+                cumulative: None,
+            }),
+        }
+    }
+    let mut running: u16 = 0;
+    let mut first_ball = 0;
+    let mut total = 0;
+    for frame in &mut frames {
+        let n = frame.balls.len();
+        let rolled: u16 = frame.balls.iter().map(|b| u16::from(b.pinfall)).sum();
+        let bonus_balls = if frame.number == 10 {
+            0
+        } else if frame.balls[0].strike {
+            2
+        } else if frame.balls.get(1).is_some_and(|b| b.spare) {
+            1
+        } else {
+            0
+        };
+        let finished = if frame.number == 10 {
+            next.is_none()
+        } else {
+            frame.balls[0].strike || n == 2
+        };
+        let after = &scored[first_ball + n..];
+        if finished && after.len() >= bonus_balls {
+            let bonus: u16 = after[..bonus_balls]
+                .iter()
+                .map(|b| u16::from(b.pinfall))
+                .sum();
+            running += rolled + bonus;
+            frame.cumulative = Some(running);
+            total = running;
+        }
+        first_ball += n;
+    }
+    Sheet {
+        frames,
+        complete: next.is_none(),
+        total,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lane::pins::Pin;
+
+    /// Balls from the sheet's notation, one symbol per ball: `X`, `/`, `F`
+    /// (a foul that knocked nothing), `-` or a digit; `F` takes the pin
+    /// count that follows it in brackets nowhere: a fouled ball's pins
+    /// don't matter to the score.
+    pub(crate) fn balls(notation: &str) -> Vec<Ball> {
+        let mut out = Vec::new();
+        let mut at = Some(Position::START);
+        for c in notation.chars().filter(|c| !c.is_whitespace()) {
+            let pos = at.expect("notation runs past the end of the game");
+            let down = match c {
+                'X' | '/' => pos.before.len(),
+                '-' | 'F' => 0,
+                d => d.to_digit(10).unwrap() as u8,
+            };
+            // Knock down the first `down` standing pins.
+            let standing = PinSet::from_pins(pos.before.iter().skip(down as usize));
+            let ball = Ball {
+                t: 0,
+                standing,
+                foul: c == 'F',
+                channel: None,
+                corrected: false,
+            };
+            at = roll(pos, &ball, true).1;
+            out.push(ball);
+        }
+        out
+    }
+
+    fn cumulatives(s: &Sheet) -> Vec<Option<u16>> {
+        s.frames.iter().map(|f| f.cumulative).collect()
+    }
+
+    #[test]
+    fn world_bowling_sample_sheet_totals_180() {
+        let s = sheet(&balls("X X X 72 8/ F9 X 7/ 9- XX8"), true);
+        let expect = [30, 57, 76, 85, 95, 104, 124, 143, 152, 180];
+        assert_eq!(cumulatives(&s), expect.map(Some));
+        assert_eq!(s.total, 180);
+        assert!(s.complete);
+        let marks: Vec<String> = s.frames.iter().map(Frame::marks).collect();
+        assert_eq!(
+            marks,
+            ["X", "X", "X", "72", "8/", "F9", "X", "7/", "9-", "XX8"]
+        );
+    }
+
+    #[test]
+    fn perfect_game_is_300() {
+        let s = sheet(&balls("XXXXXXXXXXXX"), true);
+        assert_eq!(s.total, 300);
+        assert!(s.complete);
+        assert_eq!(s.frames[9].marks(), "XXX");
+    }
+
+    #[test]
+    fn all_nine_spares_with_a_nine_fill_is_190() {
+        let s = sheet(&balls("9/9/9/9/9/9/9/9/9/9/9"), true);
+        assert_eq!(s.total, 190);
+        assert!(s.complete);
+    }
+
+    #[test]
+    fn a_strike_waits_for_two_balls_and_a_spare_for_one() {
+        let s = sheet(&balls("X 7"), true);
+        assert_eq!(cumulatives(&s), [None, None]);
+        let s = sheet(&balls("X 72 5/"), true);
+        assert_eq!(cumulatives(&s), [Some(19), Some(28), None]);
+        assert_eq!(s.total, 28);
+        assert!(!s.complete);
+    }
+
+    #[test]
+    fn a_foul_on_the_first_ball_respots_and_all_ten_is_a_spare() {
+        let s = sheet(&balls("F/ 5"), true);
+        assert_eq!(s.frames[0].marks(), "F/");
+        assert_eq!(s.frames[0].cumulative, Some(15));
+        assert_eq!(s.frames[0].balls[1].at.before, PinSet::FULL);
+    }
+
+    #[test]
+    fn a_foul_on_the_second_ball_keeps_only_the_first() {
+        let s = sheet(&balls("9F"), true);
+        assert_eq!(s.frames[0].marks(), "9F");
+        assert_eq!(s.frames[0].cumulative, Some(9));
+    }
+
+    #[test]
+    fn warn_mode_scores_a_foul_like_any_ball() {
+        let b = balls("9F");
+        let mut b2 = b.clone();
+        b2[1].standing = PinSet::EMPTY;
+        let s = sheet(&b2, false);
+        assert_eq!(s.frames[0].marks(), "9/");
+    }
+
+    #[test]
+    fn tenth_frame_edges() {
+        let cases = [
+            ("XXXXXXXXX XXX", "XXX", 300, 3),
+            ("XXXXXXXXX XX9", "XX9", 299, 3),
+            ("------------------ X9/", "X9/", 20, 3),
+            ("------------------ X9-", "X9-", 19, 3),
+            ("------------------ 9/X", "9/X", 20, 3),
+            ("------------------ 9/-", "9/-", 10, 3),
+            ("------------------ 81", "81", 9, 2),
+            ("------------------ F/5", "F/5", 15, 3),
+            ("------------------ XF7", "XF7", 17, 3),
+            ("------------------ XF/", "XF/", 20, 3),
+            ("------------------ XXF", "XXF", 20, 3),
+            ("------------------ 9F", "9F", 9, 2),
+        ];
+        for (notation, marks, total, balls_in_tenth) in cases {
+            let s = sheet(&balls(notation), true);
+            let tenth = s.frames.last().unwrap();
+            assert_eq!(tenth.number, 10, "{notation}");
+            assert_eq!(tenth.marks(), marks, "{notation}");
+            assert_eq!(tenth.balls.len(), balls_in_tenth, "{notation}");
+            assert_eq!(s.total, total, "{notation}");
+            assert!(s.complete, "{notation}");
+        }
+    }
+
+    #[test]
+    fn a_split_is_judged_only_at_a_full_rack() {
+        let seven_ten = PinSet::from_pins([Pin::new(7).unwrap(), Pin::new(10).unwrap()]);
+        let ball = |standing| Ball {
+            t: 0,
+            standing,
+            foul: false,
+            channel: None,
+            corrected: false,
+        };
+        let (first, _) = roll(Position::START, &ball(seven_ten), true);
+        assert!(first.split);
+        // Second ball at 1-7-10 leaves 7-10: not a split.
+        let at = Position {
+            frame: 1,
+            ball: 2,
+            before: PinSet::from_pins([1, 7, 10].map(|n| Pin::new(n).unwrap())),
+            fresh_rack: false,
+        };
+        let (second, _) = roll(at, &ball(seven_ten), true);
+        assert!(!second.split);
+    }
+
+    #[test]
+    fn pins_reported_standing_that_had_already_fallen_are_ignored() {
+        let at = Position {
+            frame: 1,
+            ball: 2,
+            before: PinSet::from_pins([Pin::new(7).unwrap()]),
+            fresh_rack: false,
+        };
+        let ball = Ball {
+            t: 0,
+            standing: PinSet::from_pins([Pin::new(10).unwrap()]),
+            foul: false,
+            channel: None,
+            corrected: false,
+        };
+        let (s, _) = roll(at, &ball, true);
+        assert!(s.spare);
+        assert!(s.standing.is_empty());
+    }
+}

@@ -1,0 +1,23 @@
+//! # lanecall
+//!
+//! A lane controller for ten-pin bowling by blind and visually impaired
+//! athletes: it scores the lane from the pinsetter and the foul line, calls
+//! out the standing pins, and keeps a journal of every input.
+//!
+//! # Layout
+//!
+//! - [`lane`] is the pure core: pins, scoring, delivery detection, fouls,
+//!   turn order, conduct (slow bowling, blindfolds) and the callout words.
+//!   It takes timestamped events and returns effects; it does no I/O.
+//! - [`journal`] is the journal format (journal.md): the header, one JSON
+//!   line per input, the reader that reports a bad line by its number and
+//!   ignores a torn last line, and the writer.
+//! - [`pinsetter`] parses and checks the pinsetter's serial lines.
+//! - [`replay`] applies a journal to a lane and reports the result as
+//!   `lanecall replay` prints it (replay-output.md), as JSON or as a score
+//!   sheet for a terminal.
+
+pub mod journal;
+pub mod lane;
+pub mod pinsetter;
+pub mod replay;

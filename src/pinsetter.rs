@@ -1,0 +1,283 @@
+//! The pinsetter's serial protocol (pinsetter-serial.md): one ASCII line per
+//! message, `$PS,<TYPE>,<SEQ>,<DATA>*<CS>`, NMEA style.
+//!
+//! Pure: it parses and checks text, it never touches a port. The serial
+//! shell journals every line exactly as received and the lane parses it
+//! here, so a replay sees the same noise the lane saw.
+
+use crate::lane::pins::PinSet;
+
+/// Longest line the pinsetter may send, without its line end.
+pub const MAX_LINE: usize = 128;
+
+/// A checked message from the pinsetter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub seq: u8,
+    pub body: Body,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// The deck is set with these pins; the lane is ready for a ball.
+    Ready(PinSet),
+    /// A ball was rolled; these pins stand after it.
+    Pins(PinSet),
+    /// The pinsetter stopped.
+    Fault(String),
+}
+
+/// Why a line was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("line of {0} bytes is longer than {MAX_LINE}")]
+    TooLong(usize),
+    #[error("not a pinsetter line (no `$PS,` at the start)")]
+    NoStart,
+    #[error("no `*` before the checksum")]
+    NoChecksum,
+    #[error("checksum `{0}` is not two uppercase hexadecimal digits")]
+    BadChecksumField(String),
+    #[error("checksum mismatch: line says {said:02X}, bytes give {computed:02X}")]
+    ChecksumMismatch { said: u8, computed: u8 },
+    #[error("expected 4 comma-separated fields `$PS,TYPE,SEQ,DATA`")]
+    Fields,
+    #[error("unknown message type `{0}`")]
+    UnknownType(String),
+    #[error("sequence number `{0}` is not 0..=255")]
+    BadSeq(String),
+    #[error("pin mask `{0}` is not ten characters 0/1")]
+    BadMask(String),
+    #[error("fault text is empty or not printable")]
+    BadFaultText,
+}
+
+/// XOR of the bytes.
+fn checksum(bytes: &[u8]) -> u8 {
+    bytes.iter().fold(0, |acc, b| acc ^ b)
+}
+
+fn hex_digit(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Parses and checks one line (CR/LF already removed; a stray trailing CR
+/// is tolerated).
+pub fn parse_line(line: &str) -> Result<Message, LineError> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.len() > MAX_LINE {
+        return Err(LineError::TooLong(line.len()));
+    }
+    let rest = line.strip_prefix('$').ok_or(LineError::NoStart)?;
+    if !rest.starts_with("PS,") {
+        return Err(LineError::NoStart);
+    }
+    let (payload, cs) = rest.rsplit_once('*').ok_or(LineError::NoChecksum)?;
+    let said = match cs.as_bytes() {
+        [hi, lo] => hex_digit(*hi).zip(hex_digit(*lo)).map(|(h, l)| h << 4 | l),
+        _ => None,
+    }
+    .ok_or_else(|| LineError::BadChecksumField(cs.chars().take(8).collect()))?;
+    let computed = checksum(payload.as_bytes());
+    if said != computed {
+        return Err(LineError::ChecksumMismatch { said, computed });
+    }
+    let mut fields = payload.splitn(4, ',');
+    let (Some(_ps), Some(kind), Some(seq), Some(data)) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return Err(LineError::Fields);
+    };
+    let seq = if (1..=3).contains(&seq.len()) && seq.bytes().all(|b| b.is_ascii_digit()) {
+        seq.parse::<u8>().ok()
+    } else {
+        None
+    }
+    .ok_or_else(|| LineError::BadSeq(seq.chars().take(8).collect()))?;
+    let mask = || {
+        PinSet::from_mask(data).ok_or_else(|| LineError::BadMask(data.chars().take(16).collect()))
+    };
+    let body = match kind {
+        "READY" => Body::Ready(mask()?),
+        "PINS" => Body::Pins(mask()?),
+        "FAULT" => {
+            if data.is_empty() || !data.bytes().all(|b| b.is_ascii_graphic() || b == b' ') {
+                return Err(LineError::BadFaultText);
+            }
+            Body::Fault(data.to_owned())
+        }
+        other => return Err(LineError::UnknownType(other.chars().take(16).collect())),
+    };
+    Ok(Message { seq, body })
+}
+
+/// Formats a message as the pinsetter sends it, with its checksum (no line
+/// end). For simulators and tests.
+pub fn format_line(msg: &Message) -> String {
+    let (kind, data) = match &msg.body {
+        Body::Ready(p) => ("READY", p.mask()),
+        Body::Pins(p) => ("PINS", p.mask()),
+        Body::Fault(text) => ("FAULT", text.clone()),
+    };
+    let payload = format!("PS,{kind},{},{data}", msg.seq);
+    format!("${payload}*{:02X}", checksum(payload.as_bytes()))
+}
+
+/// What the sequence number says of a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The next message (or the first since the link came up).
+    New,
+    /// The previous line again: ignore it.
+    Retransmission,
+    /// `lost` lines were lost before this one; it is new.
+    Gap { lost: u8 },
+}
+
+/// Follows the pinsetter's sequence numbers.
+#[derive(Clone, Debug, Default)]
+pub struct Sequencer {
+    last: Option<Message>,
+}
+
+impl Sequencer {
+    /// The link came up again: the next line starts a new sequence.
+    pub fn reset(&mut self) {
+        self.last = None;
+    }
+
+    pub fn check(&mut self, msg: &Message) -> Verdict {
+        let verdict = match &self.last {
+            None => Verdict::New,
+            Some(last) if last == msg => return Verdict::Retransmission,
+            Some(last) => match msg.seq.wrapping_sub(last.seq) {
+                1 => Verdict::New,
+                // Same number, another body: the pinsetter restarted its
+                // count; a full turn of lost lines is as likely.
+                d => Verdict::Gap {
+                    lost: d.wrapping_sub(1),
+                },
+            },
+        };
+        self.last = Some(msg.clone());
+        verdict
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_examples_parse() {
+        let m = parse_line("$PS,READY,0,1111111111*54").unwrap();
+        assert_eq!(
+            m,
+            Message {
+                seq: 0,
+                body: Body::Ready(PinSet::FULL)
+            }
+        );
+        let m = parse_line("$PS,PINS,1,0000001001*1A").unwrap();
+        assert_eq!(m.body, Body::Pins(PinSet::from_mask("0000001001").unwrap()));
+        assert!(parse_line("$PS,READY,2,0000001001*56").is_ok());
+        assert!(parse_line("$PS,PINS,3,0000000000*18").is_ok());
+    }
+
+    #[test]
+    fn format_line_writes_what_parse_line_reads() {
+        for body in [
+            Body::Ready(PinSet::FULL),
+            Body::Pins(PinSet::EMPTY),
+            Body::Fault("NO_BALL_RETURN".into()),
+        ] {
+            let msg = Message { seq: 200, body };
+            assert_eq!(parse_line(&format_line(&msg)).unwrap(), msg);
+        }
+        assert_eq!(
+            format_line(&Message {
+                seq: 1,
+                body: Body::Pins(PinSet::from_mask("0000001001").unwrap())
+            }),
+            "$PS,PINS,1,0000001001*1A"
+        );
+    }
+
+    #[test]
+    fn bad_lines_are_rejected_with_the_reason() {
+        use LineError::*;
+        assert!(matches!(
+            parse_line("$PS,PINS,1,0000001001*1B"),
+            Err(ChecksumMismatch { .. })
+        ));
+        assert!(matches!(
+            parse_line("$PS,PINS,1,0000001001*1a"),
+            Err(BadChecksumField(_))
+        ));
+        assert!(matches!(
+            parse_line("PS,PINS,1,0000001001*1A"),
+            Err(NoStart)
+        ));
+        assert!(matches!(
+            parse_line("$PS,PINS,1,0000001001"),
+            Err(NoChecksum)
+        ));
+        assert!(matches!(parse_line("\u{0}\u{ff}garbage"), Err(NoStart)));
+        assert!(matches!(parse_line(&"$".repeat(200)), Err(TooLong(200))));
+        let with_cs = |payload: &str| format!("${payload}*{:02X}", checksum(payload.as_bytes()));
+        assert!(matches!(
+            parse_line(&with_cs("PS,PINS,1,00000010x1")),
+            Err(BadMask(_))
+        ));
+        assert!(matches!(
+            parse_line(&with_cs("PS,PINS,1,000000100")),
+            Err(BadMask(_))
+        ));
+        assert!(matches!(
+            parse_line(&with_cs("PS,STRIKE,1,0000000000")),
+            Err(UnknownType(_))
+        ));
+        assert!(matches!(
+            parse_line(&with_cs("PS,PINS,256,0000000000")),
+            Err(BadSeq(_))
+        ));
+        assert!(matches!(
+            parse_line(&with_cs("PS,PINS,-1,0000000000")),
+            Err(BadSeq(_))
+        ));
+        assert!(matches!(parse_line(&with_cs("PS,PINS,1")), Err(Fields)));
+        assert!(matches!(
+            parse_line(&with_cs("PS,FAULT,1,")),
+            Err(BadFaultText)
+        ));
+    }
+
+    #[test]
+    fn a_stray_carriage_return_is_tolerated() {
+        assert!(parse_line("$PS,READY,0,1111111111*54\r").is_ok());
+    }
+
+    #[test]
+    fn retransmissions_and_gaps() {
+        let msg = |seq, mask| Message {
+            seq,
+            body: Body::Pins(PinSet::from_mask(mask).unwrap()),
+        };
+        let mut s = Sequencer::default();
+        assert_eq!(s.check(&msg(254, "0000000000")), Verdict::New);
+        assert_eq!(s.check(&msg(254, "0000000000")), Verdict::Retransmission);
+        assert_eq!(s.check(&msg(255, "0000000001")), Verdict::New);
+        assert_eq!(
+            s.check(&msg(0, "0000000001")),
+            Verdict::New,
+            "wraps 255 -> 0"
+        );
+        assert_eq!(s.check(&msg(4, "0000000001")), Verdict::Gap { lost: 3 });
+        s.reset();
+        assert_eq!(s.check(&msg(9, "0000000001")), Verdict::New);
+    }
+}

@@ -1,0 +1,601 @@
+//! Replay: a journal applied to a lane, and the result as `lanecall replay`
+//! prints it (replay-output.md).
+//!
+//! [`Replay`] is also what the live daemon keeps: the lane plus what it said
+//! and switched, so `GET /api/lane` and `lanecall replay --json` come from
+//! one serializer. The report streams as it is written: callouts and score
+//! sheets are never built up as one big value in memory.
+
+use std::fmt::Write as _;
+use std::io::BufRead;
+
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
+
+use crate::journal::{self, Header, HeaderError, Line, LineError, Reader};
+use crate::lane::scoring::{self, ScoredBall, Sheet};
+use crate::lane::{
+    Callout, Effect, Entry, Event, Lane, Millis, OutputChange, Pin, PinSet, Stamped,
+};
+
+/// A journal line that was not applied, or a warning about one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    pub line: u64,
+    pub message: String,
+}
+
+/// A lane fed from a journal, with what it did.
+pub struct Replay {
+    lane: Lane,
+    last_t: Millis,
+    events: u64,
+    callouts: Vec<Callout>,
+    outputs: Vec<OutputChange>,
+    errors: Vec<Issue>,
+    warnings: Vec<Issue>,
+    /// The effects of the latest input; reused to avoid an allocation per
+    /// event.
+    effects: Vec<Effect>,
+}
+
+impl Replay {
+    pub fn new(header: &Header) -> Replay {
+        Replay {
+            lane: Lane::new(header.lane, header.rules.clone()),
+            last_t: 0,
+            events: 0,
+            callouts: Vec::new(),
+            outputs: Vec::new(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            effects: Vec::with_capacity(8),
+        }
+    }
+
+    pub fn lane(&self) -> &Lane {
+        &self.lane
+    }
+    pub fn errors(&self) -> &[Issue] {
+        &self.errors
+    }
+    pub fn warnings(&self) -> &[Issue] {
+        &self.warnings
+    }
+    pub fn callouts(&self) -> &[Callout] {
+        &self.callouts
+    }
+    pub fn outputs(&self) -> &[OutputChange] {
+        &self.outputs
+    }
+    /// Event lines applied.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Parses and applies journal line number `line`.
+    pub fn apply_line(&mut self, line: u64, text: &str) -> &[Effect] {
+        match journal::parse_event(text) {
+            Ok(e) => self.apply(line, &e),
+            Err(err) => self.reject(line, err),
+        }
+    }
+
+    /// Records a line that could not be applied.
+    pub fn reject(&mut self, line: u64, err: LineError) -> &[Effect] {
+        self.effects.clear();
+        self.errors.push(Issue {
+            line,
+            message: err.to_string(),
+        });
+        &self.effects
+    }
+
+    /// Applies one event from journal line `line`, and returns its effects.
+    pub fn apply(&mut self, line: u64, e: &Stamped<Event>) -> &[Effect] {
+        if e.t < self.last_t {
+            let err = LineError::TimeBackwards {
+                t: e.t,
+                previous: self.last_t,
+            };
+            return self.reject(line, err);
+        }
+        self.last_t = e.t;
+        self.events += 1;
+        self.effects.clear();
+        self.lane.handle(e.t, &e.event, &mut self.effects);
+        self.record(line);
+        &self.effects
+    }
+
+    /// Runs the lane's deadlines up to `now` (the live daemon's timer).
+    pub fn tick(&mut self, now: Millis) -> &[Effect] {
+        self.effects.clear();
+        self.lane.tick(now, &mut self.effects);
+        self.record(0);
+        &self.effects
+    }
+
+    fn record(&mut self, line: u64) {
+        for effect in &self.effects {
+            match effect {
+                Effect::Callout(c) => self.callouts.push(c.clone()),
+                Effect::Output(o) => self.outputs.push(*o),
+                Effect::Refused(r) => self.errors.push(Issue {
+                    line,
+                    message: r.to_string(),
+                }),
+                Effect::SerialGap { lost, .. } => self.warnings.push(Issue {
+                    line,
+                    message: format!("pinsetter sequence number jumped: {lost} line(s) lost"),
+                }),
+                Effect::Conduct(_) | Effect::Changed => {}
+            }
+        }
+    }
+
+    /// Reads a whole journal. Bad lines are recorded and skipped; only a
+    /// file that is not a journal, or that cannot be read, is an error.
+    pub fn from_reader(r: impl BufRead) -> Result<Replay, HeaderError> {
+        let mut reader = Reader::new(r);
+        let header = reader.header()?;
+        let mut replay = Replay::new(&header);
+        while let Some(line) = reader.next_line()? {
+            match line {
+                Line::Whole(n, Ok(text)) => {
+                    replay.apply_line(n, text);
+                }
+                Line::Whole(n, Err(e)) => {
+                    replay.reject(n, e);
+                }
+                Line::Torn(n) => replay.warnings.push(Issue {
+                    line: n,
+                    message: "last line has no line end (cut off by a power loss?): ignored".into(),
+                }),
+            }
+        }
+        Ok(replay)
+    }
+
+    /// The result, ready to serialize (replay-output.md).
+    pub fn report(&self) -> Report<'_> {
+        Report(self)
+    }
+}
+
+// ----- JSON ---------------------------------------------------------------
+
+/// Serializes an iterator made on demand, so a long list is never copied.
+struct SeqOf<F>(F);
+
+impl<F, I> Serialize for SeqOf<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
+/// A pin set as the sorted list of its pin numbers.
+#[derive(Clone, Copy)]
+struct PinList(PinSet);
+
+impl Serialize for PinList {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(Pin::number))
+    }
+}
+
+fn pins(p: PinSet) -> PinList {
+    PinList(p)
+}
+
+/// The replay-output.md object.
+pub struct Report<'a>(&'a Replay);
+
+impl Serialize for Report<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let lane = &r.lane;
+        let fouls_count = lane.rules().fouls_count();
+        let mut m = s.serialize_struct("Report", 16)?;
+        m.serialize_field("lane", &lane.number())?;
+        m.serialize_field(
+            "bowlers",
+            &SeqOf(|| bowler_entries(lane).map(move |e| BowlerJson::new(e, fouls_count))),
+        )?;
+        m.serialize_field(
+            "practice",
+            &SeqOf(|| {
+                lane.practice().iter().map(move |p| {
+                    let (scored, _) = scoring::roll(p.at, &p.ball, fouls_count);
+                    PracticeJson {
+                        t: p.ball.t,
+                        standing: pins(scored.standing),
+                        pinfall: scored.pinfall,
+                        foul: p.ball.foul,
+                    }
+                })
+            }),
+        )?;
+        m.serialize_field("conduct", lane.conduct())?;
+        m.serialize_field("callouts", &SeqOf(|| r.callouts.iter().map(CalloutJson)))?;
+        m.serialize_field("outputs", &SeqOf(|| r.outputs.iter().map(OutputJson)))?;
+        m.serialize_field("errors", &r.errors)?;
+        m.serialize_field("warnings", &r.warnings)?;
+        m.serialize_field(
+            "up",
+            &lane.up().map(|u| UpJson {
+                bowler: &lane.entries()[u.entry].bowler.name,
+                game: u.game,
+                frame: u.at.frame,
+                ball: u.at.ball,
+                standing: pins(u.at.before),
+            }),
+        )?;
+        m.serialize_field(
+            "pinsetter",
+            &PinsetterJson {
+                link: lane.link_up().map(|up| if up { "up" } else { "down" }),
+                fault: lane.pinsetter_fault(),
+                deck: lane.deck().map(pins),
+                stats: lane.serial(),
+            },
+        )?;
+        m.serialize_field(
+            "hold",
+            &lane.hold().map(|h| HoldJson {
+                since: h.since,
+                reason: h.reason.as_deref(),
+                by: h.by.as_deref(),
+            }),
+        )?;
+        m.serialize_field(
+            "blindfolds",
+            &SeqOf(|| {
+                lane.blindfolds().iter().map(|b| BlindfoldJson {
+                    bowler: &b.bowler,
+                    checked_at: b.last_check.as_ref().map(|c| c.0),
+                    ok: b.last_check.as_ref().is_some_and(|c| c.1),
+                    by: b.last_check.as_ref().and_then(|c| c.2.as_deref()),
+                    adjusting: b.adjusting,
+                })
+            }),
+        )?;
+        m.serialize_field(
+            "blocks",
+            &SeqOf(|| {
+                lane.blocks().iter().map(|b| BlockJson {
+                    block: b.number,
+                    games: b.games,
+                    started_at: b.started_at,
+                    ended: b.ended,
+                })
+            }),
+        )?;
+        m.serialize_field("events", &r.events)?;
+        m.end()
+    }
+}
+
+/// Entries as the sheet lists them: block by block, each place in the lane
+/// order with its substitutes after it, then a lineup not yet started.
+pub fn bowler_entries(lane: &Lane) -> impl Iterator<Item = EntryView<'_>> + Clone {
+    let started = lane.blocks().iter().flat_map(move |b| {
+        b.slots
+            .iter()
+            .flatten()
+            .map(move |&i| EntryView::Bowled(&lane.entries()[i]))
+    });
+    let next_block = lane.blocks().len() as u32 + 1;
+    let waiting = lane
+        .pending_lineup()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(move |(i, b)| EntryView::Waiting(b, next_block, i as u8 + 1));
+    started.chain(waiting)
+}
+
+/// A bowler on the sheet.
+#[derive(Clone, Copy)]
+pub enum EntryView<'a> {
+    Bowled(&'a Entry),
+    /// In a lineup whose block has not started: block and place.
+    Waiting(&'a crate::lane::Bowler, u32, u8),
+}
+
+#[derive(Serialize)]
+struct BowlerJson<'a> {
+    name: &'a str,
+    class: &'static str,
+    handicap: i32,
+    team: Option<&'a str>,
+    block: u32,
+    position: u8,
+    games: Vec<GameJson>,
+    series: u32,
+    series_with_handicap: i64,
+}
+
+impl<'a> BowlerJson<'a> {
+    fn new(e: EntryView<'a>, fouls_count: bool) -> BowlerJson<'a> {
+        let (bowler, block, position, games) = match e {
+            EntryView::Bowled(entry) => (
+                &entry.bowler,
+                entry.block,
+                entry.position,
+                entry
+                    .games
+                    .iter()
+                    .enumerate()
+                    .map(|(i, balls)| GameJson {
+                        game: entry.game_number(i),
+                        sheet: scoring::sheet(balls, fouls_count),
+                    })
+                    .collect(),
+            ),
+            EntryView::Waiting(b, block, position) => (b, block, position, Vec::new()),
+        };
+        let series: u32 = games
+            .iter()
+            .map(|g: &GameJson| u32::from(g.sheet.total))
+            .sum();
+        BowlerJson {
+            name: &bowler.name,
+            class: bowler.class.as_str(),
+            handicap: bowler.handicap,
+            team: bowler.team.as_deref(),
+            block,
+            position,
+            series_with_handicap: i64::from(series)
+                + i64::from(bowler.handicap) * games.len() as i64,
+            series,
+            games,
+        }
+    }
+}
+
+struct GameJson {
+    game: u8,
+    sheet: Sheet,
+}
+
+impl Serialize for GameJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("Game", 4)?;
+        m.serialize_field("game", &self.game)?;
+        m.serialize_field("complete", &self.sheet.complete)?;
+        m.serialize_field("total", &self.sheet.total)?;
+        m.serialize_field(
+            "frames",
+            &SeqOf(|| {
+                self.sheet.frames.iter().map(|f| FrameJson {
+                    frame: f.number,
+                    marks: f.marks(),
+                    cumulative: f.cumulative,
+                    balls: SeqOf(|| f.balls.iter().map(BallJson)),
+                })
+            }),
+        )?;
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct FrameJson<B: Serialize> {
+    frame: u8,
+    marks: String,
+    cumulative: Option<u16>,
+    balls: B,
+}
+
+struct BallJson<'a>(&'a ScoredBall);
+
+impl Serialize for BallJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let b = self.0;
+        let mut m = s.serialize_struct("Ball", 5)?;
+        m.serialize_field("pinfall", &b.pinfall)?;
+        m.serialize_field("standing", &pins(b.standing))?;
+        m.serialize_field("foul", &b.foul)?;
+        m.serialize_field("split", &b.split)?;
+        if let Some(side) = b.channel {
+            m.serialize_field("channel", side.as_str())?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct PracticeJson<P: Serialize> {
+    t: Millis,
+    standing: P,
+    pinfall: u8,
+    foul: bool,
+}
+
+struct CalloutJson<'a>(&'a Callout);
+
+impl Serialize for CalloutJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = self.0;
+        let mut m = s.serialize_struct("Callout", 5)?;
+        m.serialize_field("t", &c.t)?;
+        m.serialize_field("bowler", &c.bowler)?;
+        m.serialize_field("standing", &pins(c.standing))?;
+        m.serialize_field("words", &c.words.tokens())?;
+        m.serialize_field("text", &c.words.to_string())?;
+        m.end()
+    }
+}
+
+struct OutputJson<'a>(&'a OutputChange);
+
+impl Serialize for OutputJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        let mut m = s.serialize_struct("Output", 3)?;
+        m.serialize_field("t", &o.t)?;
+        m.serialize_field("output", &o.output)?;
+        m.serialize_field("state", &o.switch)?;
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct UpJson<'a, P: Serialize> {
+    bowler: &'a str,
+    game: u8,
+    frame: u8,
+    ball: u8,
+    /// What stands for the ball.
+    standing: P,
+}
+
+#[derive(Serialize)]
+struct PinsetterJson<'a, P: Serialize> {
+    link: Option<&'static str>,
+    fault: Option<&'a str>,
+    deck: Option<P>,
+    #[serde(flatten)]
+    stats: crate::lane::SerialStats,
+}
+
+#[derive(Serialize)]
+struct HoldJson<'a> {
+    since: Millis,
+    reason: Option<&'a str>,
+    by: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct BlindfoldJson<'a> {
+    bowler: &'a str,
+    checked_at: Option<Millis>,
+    ok: bool,
+    by: Option<&'a str>,
+    adjusting: bool,
+}
+
+#[derive(Serialize)]
+struct BlockJson {
+    block: u32,
+    games: u8,
+    started_at: Millis,
+    ended: bool,
+}
+
+// ----- the terminal score sheet -------------------------------------------
+
+/// A ball's symbol on a printed sheet: a split's count is circled.
+fn sheet_symbol(b: &ScoredBall) -> String {
+    const CIRCLED: [char; 10] = ['⓪', '①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧', '⑨'];
+    if b.split && !b.foul && (1..=9).contains(&b.pinfall) {
+        CIRCLED[usize::from(b.pinfall)].to_string()
+    } else {
+        b.mark().to_string()
+    }
+}
+
+fn time(t: Millis) -> String {
+    let s = t / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// The score sheet a judge reads in a terminal.
+pub fn render_sheet(r: &Replay) -> String {
+    let lane = r.lane();
+    let fouls_count = lane.rules().fouls_count();
+    let mut out = String::new();
+    let _ = writeln!(out, "Lane {}", lane.number());
+    let mut last_block = 0;
+    for e in bowler_entries(lane) {
+        let b = BowlerJson::new(e, fouls_count);
+        if b.block != last_block {
+            last_block = b.block;
+            let games = lane.blocks().get(b.block as usize - 1).map(|x| x.games);
+            match games {
+                Some(g) => _ = writeln!(out, "\nBlock {} ({g} games)", b.block),
+                None => _ = writeln!(out, "\nLineup for block {} (not started)", b.block),
+            }
+        }
+        let mut who = format!("{}. {} ({}", b.position, b.name, b.class);
+        if let Some(team) = b.team {
+            let _ = write!(who, ", {team}");
+        }
+        if b.handicap != 0 {
+            let _ = write!(who, ", handicap {}", b.handicap);
+        }
+        let _ = writeln!(out, "\n  {who})");
+        for g in &b.games {
+            let mut marks = String::new();
+            let mut totals = String::new();
+            for f in &g.sheet.frames {
+                let width = if f.number == 10 { 7 } else { 5 };
+                let symbols: Vec<String> = f.balls.iter().map(sheet_symbol).collect();
+                let _ = write!(marks, "|{:^width$}", symbols.join(" "));
+                let cum = f.cumulative.map(|c| c.to_string()).unwrap_or_default();
+                let _ = write!(totals, "|{cum:>width$}");
+            }
+            let state = if g.sheet.complete {
+                ""
+            } else {
+                " (not finished)"
+            };
+            let _ = writeln!(
+                out,
+                "    game {:>2} {marks}|  {}{state}",
+                g.game, g.sheet.total
+            );
+            let _ = writeln!(out, "            {totals}|");
+        }
+        if !b.games.is_empty() {
+            let _ = write!(out, "    series {}", b.series);
+            if b.handicap != 0 {
+                let _ = write!(out, ", with handicap {}", b.series_with_handicap);
+            }
+            out.push('\n');
+        }
+    }
+    if !lane.practice().is_empty() {
+        let _ = writeln!(out, "\nPractice: {} deliveries", lane.practice().len());
+    }
+    if !lane.conduct().is_empty() {
+        let _ = writeln!(out, "\nConduct");
+        for c in lane.conduct() {
+            let who = c.bowler.as_deref().unwrap_or("lane");
+            let what = serde_json::to_value(&c.kind)
+                .ok()
+                .and_then(|v| {
+                    let kind = v.get("kind")?.as_str()?.replace('_', " ");
+                    let detail: Vec<String> = v
+                        .as_object()?
+                        .iter()
+                        .filter(|(k, _)| *k != "kind")
+                        .map(|(k, v)| format!("{k} {v}"))
+                        .collect();
+                    Some(if detail.is_empty() {
+                        kind
+                    } else {
+                        format!("{kind}: {}", detail.join(", "))
+                    })
+                })
+                .unwrap_or_default();
+            let _ = writeln!(out, "  {}  {who}: {what}", time(c.t));
+        }
+    }
+    for (title, list) in [("Errors", r.errors()), ("Warnings", r.warnings())] {
+        if !list.is_empty() {
+            let _ = writeln!(out, "\n{title}");
+            for i in list {
+                let _ = writeln!(out, "  line {}: {}", i.line, i.message);
+            }
+        }
+    }
+    let _ = writeln!(out, "\nSplits are circled: ① to ⑨.");
+    out
+}
