@@ -1,0 +1,118 @@
+//! Sensor journals under `tests/logs/` and the score sheets they must give.
+//!
+//! Each `NAME.jsonl` is replayed as `lanecall replay NAME.jsonl --json` does
+//! and its output must match `NAME.expect.json`: an object matches when every
+//! key of the pattern matches (more keys in the output are fine), an array
+//! must have the same length and match element by element, and a scalar
+//! must be equal.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use lanecall::replay::Replay;
+use serde_json::Value;
+
+fn logs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/logs")
+}
+
+/// Replays a journal and returns `lanecall replay --json`'s object.
+pub fn replay_json(path: &Path) -> Value {
+    let file = File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let replay = Replay::from_reader(BufReader::new(file)).expect("a journal");
+    serde_json::to_value(replay.report()).expect("serializes")
+}
+
+/// Where `actual` departs from `pattern`, as `path: what`.
+fn mismatches(pattern: &Value, actual: &Value, path: &str, out: &mut Vec<String>) {
+    match (pattern, actual) {
+        (Value::Object(p), Value::Object(a)) => {
+            for (k, pv) in p {
+                match a.get(k) {
+                    Some(av) => mismatches(pv, av, &format!("{path}.{k}"), out),
+                    None => out.push(format!("{path}.{k}: missing in the output")),
+                }
+            }
+        }
+        (Value::Array(p), Value::Array(a)) => {
+            if p.len() != a.len() {
+                out.push(format!(
+                    "{path}: {} elements expected, {} found: {}",
+                    p.len(),
+                    a.len(),
+                    actual
+                ));
+            }
+            for (i, (pv, av)) in p.iter().zip(a).enumerate() {
+                mismatches(pv, av, &format!("{path}[{i}]"), out);
+            }
+        }
+        (Value::Number(p), Value::Number(a)) if p.as_f64() == a.as_f64() => {}
+        (p, a) if p == a => {}
+        (p, a) => out.push(format!("{path}: expected {p}, found {a}")),
+    }
+}
+
+fn check(name: &str) {
+    let journal = logs().join(format!("{name}.jsonl"));
+    let expect = logs().join(format!("{name}.expect.json"));
+    let pattern: Value = serde_json::from_reader(File::open(&expect).expect("expectation"))
+        .unwrap_or_else(|e| panic!("{}: {e}", expect.display()));
+    let actual = replay_json(&journal);
+    let mut out = Vec::new();
+    mismatches(&pattern, &actual, "", &mut out);
+    assert!(
+        out.is_empty(),
+        "{name}: the replay departs from {}:\n{}",
+        expect.display(),
+        out.join("\n")
+    );
+}
+
+macro_rules! logs {
+    ($($name:ident),* $(,)?) => {
+        $(#[test] fn $name() { check(stringify!($name)); })*
+
+        #[test]
+        fn every_log_has_a_test() {
+            let known = [$(stringify!($name)),*];
+            for entry in std::fs::read_dir(logs()).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "jsonl") {
+                    let stem = path.file_stem().unwrap().to_str().unwrap();
+                    assert!(known.contains(&stem), "tests/logs/{stem}.jsonl has no test");
+                }
+            }
+        }
+    };
+}
+
+logs!(
+    perfect_game,
+    all_spares,
+    world_bowling_sample,
+    four_bowlers,
+    tenth_frame,
+    fouls,
+    orientation,
+    foot_over_line,
+    slow_bowling_hold,
+    noisy_serial,
+    torn_journal,
+    blindfold_gate,
+    correction,
+    substitute,
+    splits,
+    game_cut_off,
+    practice,
+    bad_actions,
+);
+
+#[test]
+fn a_refused_start_block_names_the_unchecked_bowler() {
+    let out = replay_json(&logs().join("blindfold_gate.jsonl"));
+    let message = out["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Olga Smirnova"), "{message}");
+    assert!(message.contains("blindfold"), "{message}");
+}
