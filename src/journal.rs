@@ -165,6 +165,14 @@ pub fn parse_event(line: &str) -> Result<Stamped<Event>, LineError> {
     if line.trim().is_empty() {
         return Err(LineError::Empty);
     }
+    if let Some(e) = parse_sensor_fast(line) {
+        return Ok(e);
+    }
+    parse_event_slow(line)
+}
+
+/// [`parse_event`] without the one-pass reading of sensor lines.
+fn parse_event_slow(line: &str) -> Result<Stamped<Event>, LineError> {
     let head: Head = serde_json::from_str(line).map_err(|e| LineError::Json(e.to_string()))?;
     let ev = head.ev.as_ref();
     #[derive(Deserialize)]
@@ -229,6 +237,146 @@ pub fn parse_event(line: &str) -> Result<Stamped<Event>, LineError> {
         }
     }?;
     Ok(Stamped { t: head.t, event })
+}
+
+/// The fields of a flat JSON object with only string and whole-number
+/// values and no escapes: the shape of every sensor line.
+#[derive(Default)]
+struct Flat<'a> {
+    t: Option<Millis>,
+    ev: Option<&'a str>,
+    state: Option<&'a str>,
+    line: Option<&'a str>,
+    name: Option<&'a str>,
+    side: Option<&'a str>,
+}
+
+/// Scans a line as a [`Flat`] object. `None` for anything else (nesting,
+/// escapes, other value types, a repeated field, bad JSON): such a line
+/// goes to serde, which reads it or words the error.
+fn scan_flat(line: &str) -> Option<Flat<'_>> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    let skip_ws = |i: &mut usize| {
+        while b.get(*i).is_some_and(|c| matches!(c, b' ' | b'\t')) {
+            *i += 1;
+        }
+    };
+    // A string's contents, `i` just past its opening quote.
+    let string = |i: &mut usize| -> Option<&str> {
+        let start = *i;
+        loop {
+            match *b.get(*i)? {
+                b'"' => break,
+                b'\\' => return None,
+                c if c < 0x20 => return None,
+                _ => *i += 1,
+            }
+        }
+        let s = &line[start..*i];
+        *i += 1;
+        Some(s)
+    };
+    let mut f = Flat::default();
+    skip_ws(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        skip_ws(&mut i);
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        i += 1;
+        let key = string(&mut i)?;
+        skip_ws(&mut i);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        skip_ws(&mut i);
+        match *b.get(i)? {
+            b'"' => {
+                i += 1;
+                let v = string(&mut i)?;
+                let slot = match key {
+                    "ev" => &mut f.ev,
+                    "state" => &mut f.state,
+                    "line" => &mut f.line,
+                    "name" => &mut f.name,
+                    "side" => &mut f.side,
+                    "t" => return None,
+                    _ => &mut None,
+                };
+                if slot.replace(v).is_some() {
+                    return None;
+                }
+            }
+            b'0'..=b'9' => {
+                let start = i;
+                let mut n: u64 = 0;
+                while let Some(d @ b'0'..=b'9') = b.get(i) {
+                    n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+                    i += 1;
+                }
+                if b[start] == b'0' && i - start > 1 {
+                    return None;
+                }
+                match key {
+                    "t" if f.t.replace(n).is_none() => {}
+                    "ev" | "state" | "line" | "name" | "side" | "t" => return None,
+                    _ => {}
+                }
+            }
+            _ => return None,
+        }
+        skip_ws(&mut i);
+        match *b.get(i)? {
+            b',' => i += 1,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    i += 1;
+    skip_ws(&mut i);
+    (i == b.len()).then_some(f)
+}
+
+/// Every sensor line in one pass, which is most of a journal. Anything it
+/// does not recognise as a well-formed sensor event goes to the field by
+/// field reading in [`parse_event`], which also words the errors.
+fn parse_sensor_fast(line: &str) -> Option<Stamped<Event>> {
+    let f = scan_flat(line)?;
+    let sensor = match f.ev? {
+        "foul_beam" => match f.state? {
+            "broken" => Sensor::FoulBeam { broken: true },
+            "clear" => Sensor::FoulBeam { broken: false },
+            _ => return None,
+        },
+        "ball" => Sensor::Ball,
+        "serial" => Sensor::Serial {
+            line: f.line?.to_owned(),
+        },
+        "channel" => match f.side? {
+            "left" => Sensor::Channel { side: Side::Left },
+            "right" => Sensor::Channel { side: Side::Right },
+            _ => return None,
+        },
+        "button" => Sensor::Button {
+            name: f.name?.to_owned(),
+        },
+        "serial_link" => match f.state? {
+            "up" => Sensor::SerialLink { up: true },
+            "down" => Sensor::SerialLink { up: false },
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(Stamped {
+        t: f.t?,
+        event: Event::Sensor(sensor),
+    })
 }
 
 /// Reads the fields of one kind of event; unknown fields are ignored.
@@ -677,6 +825,61 @@ mod tests {
         );
         assert!(err("{\"t\":1,").starts_with("not a JSON event"));
         assert_eq!(parse_event(""), Err(LineError::Empty));
+    }
+
+    /// The one-pass reading of sensor lines agrees with serde's, or leaves
+    /// the line to it.
+    #[test]
+    fn the_fast_path_reads_what_serde_reads() {
+        let lines = [
+            r#"{"t":1,"ev":"ball"}"#,
+            r#"{"ev":"ball","t":1}"#,
+            r#" { "t" : 12 , "ev" : "foul_beam" , "state" : "broken" } "#,
+            r#"{"t":1,"ev":"serial","line":"$PS,PINS,1,0000001001*1A","extra":"x","n":5}"#,
+            r#"{"t":1,"ev":"serial","line":"tab\tescaped"}"#,
+            r#"{"t":1,"ev":"button","name":"répéter"}"#,
+            r#"{"t":1,"ev":"channel","side":"left"}"#,
+            r#"{"t":1,"ev":"serial_link","state":"down"}"#,
+            r#"{"t":1,"ev":"ball","t":2}"#,
+            r#"{"t":01,"ev":"ball"}"#,
+            r#"{"t":1.5,"ev":"ball"}"#,
+            r#"{"t":-1,"ev":"ball"}"#,
+            r#"{"t":99999999999999999999,"ev":"ball"}"#,
+            r#"{"t":1,"ev":"ball","x":{"a":1}}"#,
+            r#"{"t":1,"ev":"ball"} trailing"#,
+            r#"{"t":1,"ev":"ball",}"#,
+            r#"{"t":"1","ev":"ball"}"#,
+            r#"{"t":1,"ev":"foul_beam","state":"sideways"}"#,
+            "{\"t\":1,\"ev\":\"serial\",\"line\":\"a\u{1}b\"}",
+        ];
+        for line in lines {
+            let serde = {
+                let head: Result<Head, _> = serde_json::from_str(line);
+                head.ok().map(|_| ())
+            };
+            match parse_sensor_fast(line) {
+                Some(fast) => {
+                    assert!(serde.is_some(), "fast path took bad JSON: {line}");
+                    let mut slow = parse_event_slow(line);
+                    assert_eq!(slow.as_mut().ok(), Some(&mut fast.clone()), "{line}");
+                }
+                None => {
+                    let _ = parse_event(line);
+                }
+            }
+        }
+        assert!(parse_sensor_fast(lines[0]).is_some());
+        assert!(parse_sensor_fast(lines[3]).is_some());
+        assert!(
+            parse_sensor_fast(lines[8]).is_none(),
+            "a repeated field goes to serde"
+        );
+        assert!(
+            parse_event(lines[8]).is_err(),
+            "serde refuses a repeated field"
+        );
+        assert!(parse_event(lines[9]).is_err());
+        assert!(parse_event(lines[12]).is_err());
     }
 
     #[test]

@@ -60,11 +60,11 @@ fn replay(log: PathBuf, json: bool, strict: bool) -> ExitCode {
     } else {
         out.write_all(render_sheet(&replay).as_bytes())
     };
-    if let Err(e) = written.and_then(|()| out.flush()) {
-        if e.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("lanecall replay: cannot write the result: {e}");
-            return ExitCode::from(2);
-        }
+    if let Err(e) = written.and_then(|()| out.flush())
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("lanecall replay: cannot write the result: {e}");
+        return ExitCode::from(2);
     }
     for w in replay.warnings() {
         eprintln!("{}: line {}: warning: {}", log.display(), w.line, w.message);

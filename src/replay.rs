@@ -15,7 +15,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use crate::journal::{self, Header, HeaderError, Line, LineError, Reader};
 use crate::lane::scoring::{self, ScoredBall, Sheet};
 use crate::lane::{
-    Callout, Effect, Entry, Event, Lane, Millis, OutputChange, Pin, PinSet, Stamped,
+    Callout, Effect, Entry, Event, Lane, Millis, OutputChange, Pin, PinSet, Stamped, Word,
 };
 
 /// A journal line that was not applied, or a warning about one.
@@ -119,7 +119,7 @@ impl Replay {
     fn record(&mut self, line: u64) {
         for effect in &self.effects {
             match effect {
-                Effect::Callout(c) => self.callouts.push(c.clone()),
+                Effect::Callout(c) => self.callouts.push(*c),
                 Effect::Output(o) => self.outputs.push(*o),
                 Effect::Refused(r) => self.errors.push(Issue {
                     line,
@@ -222,7 +222,10 @@ impl Serialize for Report<'_> {
             }),
         )?;
         m.serialize_field("conduct", lane.conduct())?;
-        m.serialize_field("callouts", &SeqOf(|| r.callouts.iter().map(CalloutJson)))?;
+        m.serialize_field(
+            "callouts",
+            &SeqOf(|| r.callouts.iter().map(|c| CalloutJson(c, lane))),
+        )?;
         m.serialize_field("outputs", &SeqOf(|| r.outputs.iter().map(OutputJson)))?;
         m.serialize_field("errors", &r.errors)?;
         m.serialize_field("warnings", &r.warnings)?;
@@ -418,18 +421,39 @@ struct PracticeJson<P: Serialize> {
     foul: bool,
 }
 
-struct CalloutJson<'a>(&'a Callout);
+struct CalloutJson<'a>(&'a Callout, &'a Lane);
 
 impl Serialize for CalloutJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let c = self.0;
+        let CalloutJson(c, lane) = self;
+        let bowler = c
+            .bowler
+            .and_then(|e| lane.entries().get(e as usize))
+            .map(|e| e.bowler.name.as_str());
+        let words = c.words();
         let mut m = s.serialize_struct("Callout", 5)?;
         m.serialize_field("t", &c.t)?;
-        m.serialize_field("bowler", &c.bowler)?;
-        m.serialize_field("standing", &pins(c.standing))?;
-        m.serialize_field("words", &c.words.tokens())?;
-        m.serialize_field("text", &c.words.to_string())?;
+        m.serialize_field("bowler", &bowler)?;
+        m.serialize_field("standing", &pins(c.standing()))?;
+        m.serialize_field(
+            "words",
+            &SeqOf(|| words.as_slice().iter().map(|w| Token(*w))),
+        )?;
+        m.serialize_field("text", &words.to_string())?;
         m.end()
+    }
+}
+
+/// A word as its token, written without an allocation.
+struct Token(Word);
+
+impl Serialize for Token {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Word::Pin(p) => s.collect_str(&p),
+            Word::Number(n) => s.collect_str(&n),
+            w => s.serialize_str(w.fixed_token()),
+        }
     }
 }
 

@@ -42,6 +42,11 @@ impl Word {
         }
     }
 
+    /// The token of a word that is not a number.
+    pub fn fixed_token(self) -> &'static str {
+        self.fixed_text(false)
+    }
+
     /// English, for `text`.
     fn fixed_text(self, english: bool) -> &'static str {
         match (self, english) {
@@ -170,8 +175,42 @@ impl fmt::Display for Words {
     }
 }
 
+/// What a callout says, kept compact; [`Said::words`] spells it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Said {
+    /// The result of a ball.
+    Ball(BallResult),
+    /// The score on request: the frame the bowler is in and the game's
+    /// total so far.
+    Score { frame: u8, total: u16 },
+}
+
+impl Said {
+    pub fn words(&self) -> Words {
+        match self {
+            Said::Ball(result) => Words::for_ball(result),
+            Said::Score { frame, total } => {
+                let mut words = Words::new();
+                words.push(Word::Frame);
+                words.push(Word::Number(u16::from(*frame)));
+                words.push(Word::Number(*total));
+                words
+            }
+        }
+    }
+
+    /// The standing pins the words name: none for a strike, a spare, a
+    /// foul or a score.
+    pub fn standing(&self) -> PinSet {
+        match self {
+            Said::Ball(r) if !(r.strike || r.spare || r.foul) => r.standing,
+            _ => PinSet::EMPTY,
+        }
+    }
+}
+
 /// What a callout needs to know of one ball.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BallResult {
     pub standing: PinSet,
     pub full_rack: bool,
@@ -237,10 +276,11 @@ mod tests {
 
     #[test]
     fn the_score_reads_frame_then_total() {
-        let mut w = Words::new();
-        w.push(Word::Frame);
-        w.push(Word::Number(6));
-        w.push(Word::Number(87));
+        let w = Said::Score {
+            frame: 6,
+            total: 87,
+        }
+        .words();
         assert_eq!(w.to_string(), "frame 6, 87");
         assert_eq!(w.tokens(), ["frame", "6", "87"]);
     }

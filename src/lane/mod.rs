@@ -20,7 +20,7 @@ pub mod scoring;
 use serde::Serialize;
 
 use crate::pinsetter::{self, Body, Sequencer, Verdict};
-pub use callout::{BallResult, Word, Words};
+pub use callout::{BallResult, Said, Word, Words};
 pub use conduct::{Conduct, ConductKind, Level};
 pub use event::{Action, Bowler, Class, Event, Millis, Panel, Sensor, Stamped};
 pub use pins::{Pin, PinSet, Side};
@@ -59,15 +59,25 @@ pub struct OutputChange {
     pub switch: Switch,
 }
 
-/// What the speaker says.
-#[derive(Clone, Debug, PartialEq)]
+/// What the speaker says. Small and `Copy`: a replay keeps every callout.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Callout {
     pub t: Millis,
-    /// Whose ball or score it is; `None` for practice.
-    pub bowler: Option<String>,
+    /// Whose ball or score it is, as an index into [`Lane::entries`];
+    /// `None` for practice.
+    pub bowler: Option<u32>,
+    pub said: Said,
+}
+
+impl Callout {
+    pub fn words(&self) -> Words {
+        self.said.words()
+    }
+
     /// The standing pins the words name.
-    pub standing: PinSet,
-    pub words: Words,
+    pub fn standing(&self) -> PinSet {
+        self.said.standing()
+    }
 }
 
 /// What the lane asks of the shell after an input or a tick.
@@ -162,6 +172,9 @@ pub struct Entry {
     pub games: Vec<Vec<Ball>>,
     /// Times the slow-bowling limit passed in this block.
     slow_flags: u32,
+    /// The game and position of this entry's next ball, kept up to date
+    /// as balls are recorded so that finding who is up costs nothing.
+    next: (u8, Position),
 }
 
 impl Entry {
@@ -173,6 +186,23 @@ impl Entry {
             first_game,
             games: Vec::new(),
             slow_flags: 0,
+            next: (first_game, Position::START),
+        }
+    }
+
+    /// Where the game goes after a ball that left `next`.
+    fn advance(&mut self, game: u8, next: Option<Position>) {
+        self.next = match next {
+            Some(at) => (game, at),
+            None => (game + 1, Position::START),
+        };
+    }
+
+    /// Works out the next ball again after a ball already recorded changed.
+    fn renew_next(&mut self, fouls_count: bool) {
+        if let Some(balls) = self.games.last() {
+            let game = self.game_number(self.games.len() - 1);
+            self.advance(game, scoring::next_position(balls, fouls_count));
         }
     }
 
@@ -450,17 +480,7 @@ impl Lane {
 
     /// The game and position of an entry's next ball.
     fn next_of(&self, e: usize) -> (u8, Position) {
-        let entry = &self.entries[e];
-        match entry.games.last() {
-            None => (entry.first_game, Position::START),
-            Some(balls) => {
-                let game = entry.game_number(entry.games.len() - 1);
-                match scoring::next_position(balls, self.rules.fouls_count()) {
-                    Some(at) => (game, at),
-                    None => (game + 1, Position::START),
-                }
-            }
-        }
+        self.entries[e].next
     }
 
     /// Whether the lane waits for someone: a judge's hold, a pinsetter
@@ -723,7 +743,8 @@ impl Lane {
                     entry.games.push(Vec::with_capacity(21));
                 }
                 entry.games[game].push(ball);
-                let (scored, _) = scoring::roll(up.at, &ball, self.rules.fouls_count());
+                let (scored, next) = scoring::roll(up.at, &ball, self.rules.fouls_count());
+                entry.advance(up.game, next);
                 let target = BallRef::Game {
                     entry: up.entry,
                     game,
@@ -737,11 +758,7 @@ impl Lane {
                     };
                     self.raise(t, Some(name), issue, out);
                 }
-                (
-                    target,
-                    scored,
-                    Some(self.entries[up.entry].bowler.name.clone()),
-                )
+                (target, scored, Some(up.entry))
             }
             None => {
                 let at = self.practice_at;
@@ -800,14 +817,15 @@ impl Lane {
                     return;
                 }
                 self.entries[entry].games[game][ball].foul = true;
+                self.entries[entry].renew_next(fouls_count);
                 let balls = &self.entries[entry].games[game];
                 let at =
                     scoring::next_position(&balls[..ball], fouls_count).unwrap_or(Position::START);
                 let (scored, _) = scoring::roll(at, &balls[ball], fouls_count);
                 let name = self.entries[entry].bowler.name.clone();
                 let kind = self.foul_kind(self.entries[entry].game_number(game), at, by.clone());
-                self.raise(t, Some(name.clone()), kind, out);
-                self.after_late_foul(t, Some(name), scored, by.is_some(), out);
+                self.raise(t, Some(name), kind, out);
+                self.after_late_foul(t, Some(entry), scored, by.is_some(), out);
             }
             BallRef::Practice(i) => {
                 if self.practice[i].ball.foul {
@@ -829,7 +847,7 @@ impl Lane {
     fn after_late_foul(
         &mut self,
         t: Millis,
-        bowler: Option<String>,
+        bowler: Option<usize>,
         scored: ScoredBall,
         corrected: bool,
         out: &mut Vec<Effect>,
@@ -855,7 +873,7 @@ impl Lane {
     fn say(
         &mut self,
         t: Millis,
-        bowler: Option<String>,
+        bowler: Option<usize>,
         scored: &ScoredBall,
         correction: bool,
         out: &mut Vec<Effect>,
@@ -870,29 +888,16 @@ impl Lane {
             channel: scored.channel,
             correction,
         };
-        let standing = if scored.strike || scored.spare || scored.foul {
-            PinSet::EMPTY
-        } else {
-            scored.standing
-        };
-        self.speak(t, bowler, standing, Words::for_ball(&result), out);
+        self.speak(t, bowler, Said::Ball(result), out);
     }
 
-    fn speak(
-        &mut self,
-        t: Millis,
-        bowler: Option<String>,
-        standing: PinSet,
-        words: Words,
-        out: &mut Vec<Effect>,
-    ) {
+    fn speak(&mut self, t: Millis, bowler: Option<usize>, said: Said, out: &mut Vec<Effect>) {
         let callout = Callout {
             t,
-            bowler,
-            standing,
-            words,
+            bowler: bowler.map(|e| e as u32),
+            said,
         };
-        self.last_callout = Some(callout.clone());
+        self.last_callout = Some(callout);
         out.push(Effect::Callout(callout));
     }
 
@@ -919,8 +924,8 @@ impl Lane {
     fn button(&mut self, t: Millis, name: &str, out: &mut Vec<Effect>) -> Result<(), Refusal> {
         match name {
             "repeat" => {
-                let last = self.last_callout.clone().ok_or(Refusal::NothingToRepeat)?;
-                self.speak(t, last.bowler, last.standing, last.words, out);
+                let last = self.last_callout.ok_or(Refusal::NothingToRepeat)?;
+                self.speak(t, last.bowler.map(|e| e as usize), last.said, out);
             }
             "score" => {
                 let up = self.up().ok_or(Refusal::NobodyUp)?;
@@ -929,12 +934,8 @@ impl Lane {
                 let total = entry.games.get(game).map_or(0, |balls| {
                     scoring::sheet(balls, self.rules.fouls_count()).total
                 });
-                let mut words = Words::new();
-                words.push(Word::Frame);
-                words.push(Word::Number(u16::from(up.at.frame)));
-                words.push(Word::Number(total));
-                let bowler = Some(entry.bowler.name.clone());
-                self.speak(t, bowler, PinSet::EMPTY, words, out);
+                let frame = up.at.frame;
+                self.speak(t, Some(up.entry), Said::Score { frame, total }, out);
             }
             other => return Err(Refusal::UnknownButton(other.to_owned())),
         }
@@ -961,8 +962,7 @@ impl Lane {
 
     /// Pauses or resumes the clock as the lane is held or released.
     fn sync_clock(&mut self, t: Millis) {
-        if self.open_block().is_none() || self.up().is_none() {
-            self.clock = None;
+        if self.clock.is_none() {
             return;
         }
         let held = self.held();
@@ -1301,6 +1301,7 @@ impl Lane {
         }
         let new = fixed[i];
         self.entries[e].games[g] = fixed;
+        self.entries[e].renew_next(fouls_count);
         let name = Some(bowler.to_owned());
         if old.foul && !new.foul {
             for c in self.conduct.iter_mut().filter(|c| c.bowler == name) {
@@ -1324,7 +1325,7 @@ impl Lane {
         if is_last && after[i].foul && after[i].at.fresh_rack && !old.foul {
             self.output(t, Output::PinsetterReset, Switch::Pulse, out);
         }
-        self.say(t, name, &after[i], true, out);
+        self.say(t, Some(e), &after[i], true, out);
         Ok(())
     }
 

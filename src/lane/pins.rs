@@ -206,10 +206,8 @@ impl PinSet {
     }
 
     /// The pins in ascending order.
-    pub fn iter(self) -> impl Iterator<Item = Pin> + Clone {
-        (1..=10)
-            .filter_map(Pin::new)
-            .filter(move |p| self.contains(*p))
+    pub fn iter(self) -> PinIter {
+        PinIter(self.0)
     }
 
     /// A split (rules.md): the head pin is down and the standing pins fall
@@ -231,6 +229,28 @@ impl PinSet {
         } else {
             None
         }
+    }
+}
+
+/// The pins of a set in ascending order.
+#[derive(Clone, Debug)]
+pub struct PinIter(u16);
+
+impl Iterator for PinIter {
+    type Item = Pin;
+
+    fn next(&mut self) -> Option<Pin> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
+        Some(Pin(i + 1))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
     }
 }
 
