@@ -537,13 +537,17 @@ pub fn render_sheet(r: &Replay) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Lane {}", lane.number());
     let mut last_block = 0;
+    let mut any_split = false;
     for e in bowler_entries(lane) {
         let b = BowlerJson::new(e, fouls_count);
         if b.block != last_block {
             last_block = b.block;
             let games = lane.blocks().get(b.block as usize - 1).map(|x| x.games);
             match games {
-                Some(g) => _ = writeln!(out, "\nBlock {} ({g} games)", b.block),
+                Some(g) => {
+                    let plural = if g == 1 { "" } else { "s" };
+                    _ = writeln!(out, "\nBlock {} ({g} game{plural})", b.block)
+                }
                 None => _ = writeln!(out, "\nLineup for block {} (not started)", b.block),
             }
         }
@@ -560,6 +564,7 @@ pub fn render_sheet(r: &Replay) -> String {
             let mut totals = String::new();
             for f in &g.sheet.frames {
                 let width = if f.number == 10 { 7 } else { 5 };
+                any_split |= f.balls.iter().any(|b| b.split);
                 let symbols: Vec<String> = f.balls.iter().map(sheet_symbol).collect();
                 let _ = write!(marks, "|{:^width$}", symbols.join(" "));
                 let cum = f.cumulative.map(|c| c.to_string()).unwrap_or_default();
@@ -592,23 +597,7 @@ pub fn render_sheet(r: &Replay) -> String {
         let _ = writeln!(out, "\nConduct");
         for c in lane.conduct() {
             let who = c.bowler.as_deref().unwrap_or("lane");
-            let what = serde_json::to_value(&c.kind)
-                .ok()
-                .and_then(|v| {
-                    let kind = v.get("kind")?.as_str()?.replace('_', " ");
-                    let detail: Vec<String> = v
-                        .as_object()?
-                        .iter()
-                        .filter(|(k, _)| *k != "kind")
-                        .map(|(k, v)| format!("{k} {v}"))
-                        .collect();
-                    Some(if detail.is_empty() {
-                        kind
-                    } else {
-                        format!("{kind}: {}", detail.join(", "))
-                    })
-                })
-                .unwrap_or_default();
+            let what = &c.kind;
             let _ = writeln!(out, "  {}  {who}: {what}", time(c.t));
         }
     }
@@ -620,6 +609,8 @@ pub fn render_sheet(r: &Replay) -> String {
             }
         }
     }
-    let _ = writeln!(out, "\nSplits are circled: ① to ⑨.");
+    if any_split {
+        let _ = writeln!(out, "\nSplits are circled: ① to ⑨.");
+    }
     out
 }

@@ -68,3 +68,63 @@ pub enum ConductKind {
         by: Option<String>,
     },
 }
+
+impl std::fmt::Display for ConductKind {
+    /// For a judge reading a terminal: `foul in game 1, frame 6, ball 1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let level = |l: &Level| match l {
+            Level::Warning => "warning",
+            Level::Penalty => "penalty",
+        };
+        match self {
+            ConductKind::Foul {
+                game,
+                frame,
+                ball,
+                counted,
+                withdrawn,
+                by,
+            } => {
+                write!(f, "foul in game {game}, frame {frame}, ball {ball}")?;
+                if !counted {
+                    f.write_str(" (warning only)")?;
+                }
+                if let Some(by) = by {
+                    write!(f, ", called by {by}")?;
+                }
+                if *withdrawn {
+                    f.write_str(", withdrawn by a correction")?;
+                }
+                Ok(())
+            }
+            ConductKind::SlowBowling {
+                level: l,
+                seconds,
+                confirmed_by,
+            } => {
+                write!(f, "slow bowling {} ({seconds:.1} s)", level(l))?;
+                match (l, confirmed_by) {
+                    (Level::Penalty, Some(by)) => write!(f, ", confirmed by {by}"),
+                    (Level::Penalty, None) => f.write_str(", for a judge to confirm"),
+                    _ => Ok(()),
+                }
+            }
+            ConductKind::Blindfold { issue, by } => {
+                let what = match *issue {
+                    "failed_check" => "blindfold check failed",
+                    _ => "bowled without a blindfold check",
+                };
+                f.write_str(what)?;
+                by.as_ref().map_or(Ok(()), |by| write!(f, " ({by})"))
+            }
+            ConductKind::NoPinReport => {
+                f.write_str("no pin report from the pinsetter: a judge enters the pins")
+            }
+            ConductKind::PinsetterFault { text } => write!(f, "pinsetter fault {text}"),
+            ConductKind::Penalty { reason, by } => {
+                write!(f, "penalty: {reason}")?;
+                by.as_ref().map_or(Ok(()), |by| write!(f, " ({by})"))
+            }
+        }
+    }
+}

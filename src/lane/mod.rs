@@ -114,6 +114,8 @@ pub enum Refusal {
         "block {0} is open: the lane order is locked (substitute between games, or end the block)"
     )]
     BlockOpen(u32),
+    #[error("block {0} has already started")]
+    AlreadyStarted(u32),
     #[error("no block is open")]
     NoBlockOpen,
     #[error("no lineup to start a block with: set the lane order first")]
@@ -1105,7 +1107,7 @@ impl Lane {
 
     fn start_block(&mut self, t: Millis, games: u32) -> Result<(), Refusal> {
         if let Some(b) = self.open_block() {
-            return Err(Refusal::BlockOpen(b.number));
+            return Err(Refusal::AlreadyStarted(b.number));
         }
         let bowlers = self.pending.as_ref().ok_or(Refusal::NothingToStart)?;
         let games = u8::try_from(games)
