@@ -16,8 +16,11 @@
 //! - [`replay`] applies a journal to a lane and reports the result as
 //!   `lanecall replay` prints it (replay-output.md), as JSON or as a score
 //!   sheet for a terminal.
+//! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
+//!   and the demo lane.
 
 pub mod journal;
 pub mod lane;
 pub mod pinsetter;
 pub mod replay;
+pub mod sim;

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use lanecall::journal::Writer;
 use lanecall::replay::{Replay, render_sheet};
+use lanecall::sim::Scenario;
 
 #[derive(Parser)]
 #[command(
@@ -31,12 +33,49 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Write the journal of a simulated lane (three bowlers, B1 to B3) to stdout.
+    Simulate {
+        /// Same seed, same lane.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Games in each block.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=12))]
+        games: u8,
+        /// Blocks to bowl.
+        #[arg(long, default_value_t = 1)]
+        blocks: u32,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Replay { log, json, strict } => replay(log, json, strict),
+        Command::Simulate {
+            seed,
+            games,
+            blocks,
+        } => simulate(seed, games, blocks),
+    }
+}
+
+fn simulate(seed: u64, games: u8, blocks: u32) -> ExitCode {
+    let scenario = Scenario {
+        games,
+        blocks,
+        ..Scenario::demo(seed)
+    };
+    let header = scenario.header();
+    let written = Writer::create(BufWriter::new(io::stdout().lock()), &header).and_then(|mut w| {
+        scenario.run().try_for_each(|e| w.write(&e))?;
+        w.flush()
+    });
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            eprintln!("lanecall simulate: {e}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
     }
 }
 
