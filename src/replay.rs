@@ -240,6 +240,15 @@ impl Serialize for Report<'_> {
             }),
         )?;
         m.serialize_field(
+            "in_play",
+            &lane.in_play().map(|(e, game, frame, ball)| InPlayJson {
+                bowler: &lane.entries()[e].bowler.name,
+                game,
+                frame,
+                ball,
+            }),
+        )?;
+        m.serialize_field(
             "pinsetter",
             &PinsetterJson {
                 link: lane.link_up().map(|up| if up { "up" } else { "down" }),
@@ -478,6 +487,15 @@ struct UpJson<'a, P: Serialize> {
     ball: u8,
     /// What stands for the ball.
     standing: P,
+}
+
+/// The last ball, while a foul can still be called on it.
+#[derive(Serialize)]
+struct InPlayJson<'a> {
+    bowler: &'a str,
+    game: u8,
+    frame: u8,
+    ball: u8,
 }
 
 #[derive(Serialize)]

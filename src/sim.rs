@@ -285,11 +285,13 @@ impl Simulator {
             let at = release + self.rng.range(800, 1_600);
             self.sensor(at, Sensor::Channel { side });
         }
-        if self.rng.chance(self.scenario.foul_chance) {
+        // A foul: the bowler steps over the line after the release, most
+        // often at once, sometimes only after the pins are reported.
+        let foul = self.rng.chance(self.scenario.foul_chance);
+        let late_foul = foul && self.rng.chance(0.3);
+        if foul && !late_foul {
             let on = release + self.rng.range(300, 1_200);
-            self.sensor(on, Sensor::FoulBeam { broken: true });
-            let off = on + self.rng.range(400, 900);
-            self.sensor(off, Sensor::FoulBeam { broken: false });
+            self.person_on_line(on);
         }
         let ball = release + self.rng.range(2_200, 2_800);
         if !self.rng.chance(0.01) {
@@ -301,15 +303,26 @@ impl Simulator {
             self.sensor(report - 300, Sensor::Serial { line });
         }
         self.serial(report, Body::Pins(standing));
+        if late_foul {
+            let on = report + self.rng.range(300, 1_200);
+            self.person_on_line(on);
+        }
         if self.rng.chance(0.02) {
             let name = "repeat".to_owned();
-            self.sensor(report + 4_000, Sensor::Button { name });
+            self.sensor(report + 2_400, Sensor::Button { name });
         }
         // The pinsetter sets what the lane says stands for the next ball:
         // the leave, a fresh rack, or a respot after a foul.
         let next = self.lane.up().map_or(PinSet::FULL, |u| u.at.before);
         let ready = report + self.rng.range(2_500, 3_500);
         self.serial(ready, Body::Ready(next));
+    }
+
+    /// A person's break of the foul beam, well longer than a ball's.
+    fn person_on_line(&mut self, on: Millis) {
+        self.sensor(on, Sensor::FoulBeam { broken: true });
+        let off = on + self.rng.range(400, 900);
+        self.sensor(off, Sensor::FoulBeam { broken: false });
     }
 
     fn refill(&mut self) {

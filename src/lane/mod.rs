@@ -452,6 +452,18 @@ impl Lane {
     pub fn last_callout(&self) -> Option<&Callout> {
         self.last_callout.as_ref()
     }
+    /// The ball still in play: recorded, but a foul can still be called on
+    /// it until the lane is ready again. Entry, game, frame and ball.
+    pub fn in_play(&self) -> Option<(usize, u8, u8, u8)> {
+        let BallRef::Game { entry, game, ball } = self.window? else {
+            return None;
+        };
+        let e = &self.entries[entry];
+        let balls = &e.games[game];
+        let at = scoring::next_position(&balls[..ball], self.rules.fouls_count())?;
+        Some((entry, e.game_number(game), at.frame, at.ball))
+    }
+
     /// The block being bowled, if one is open.
     pub fn open_block(&self) -> Option<&Block> {
         self.blocks.last().filter(|b| !b.ended)

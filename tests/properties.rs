@@ -1,0 +1,146 @@
+//! Invariants of scoring and replay, checked on random games and on
+//! simulated lanes.
+
+use lanecall::journal::Writer;
+use lanecall::lane::scoring::{self, Ball};
+use lanecall::lane::{PinSet, Side};
+use lanecall::replay::Replay;
+use lanecall::sim::Scenario;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// Any sequence of pin reports and fouls a pinsetter and a foul line could
+/// produce, including nonsense (pins reported standing that had fallen).
+fn balls() -> impl Strategy<Value = Vec<Ball>> {
+    prop::collection::vec((0u16..1024, prop::bool::weighted(0.1)), 0..24).prop_map(|v| {
+        v.into_iter()
+            .map(|(bits, foul)| Ball {
+                t: 0,
+                standing: PinSet::from_bits(bits).unwrap(),
+                foul,
+                channel: None::<Side>,
+                corrected: false,
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #[test]
+    fn no_game_scores_above_300(balls in balls(), fouls_count: bool) {
+        let sheet = scoring::sheet(&balls, fouls_count);
+        prop_assert!(sheet.total <= 300);
+        let mut last = 0;
+        for f in &sheet.frames {
+            if let Some(c) = f.cumulative {
+                prop_assert!(c >= last, "running totals never go down");
+                prop_assert!(c - last <= 30, "a frame scores at most 30");
+                last = c;
+            }
+        }
+        prop_assert!(sheet.frames.len() <= 10);
+    }
+
+    #[test]
+    fn a_strike_scores_ten_plus_the_next_two_balls(balls in balls()) {
+        let (scored, _) = scoring::walk(&balls, true);
+        let sheet = scoring::sheet(&balls, true);
+        let mut first = 0;
+        let mut previous = 0;
+        for f in &sheet.frames {
+            if let Some(c) = f.cumulative {
+                let pinfall = |i: usize| u16::from(scored[i].pinfall);
+                if f.number < 10 && f.balls[0].strike {
+                    prop_assert_eq!(c - previous, 10 + pinfall(first + 1) + pinfall(first + 2));
+                } else if f.number < 10 && f.balls.len() == 2 && f.balls[1].spare {
+                    prop_assert_eq!(c - previous, 10 + pinfall(first + 2));
+                }
+                previous = c;
+            }
+            first += f.balls.len();
+        }
+    }
+}
+
+/// A simulated block as journal text.
+fn journal(seed: u64, bowlers: usize, games: u8) -> String {
+    let mut scenario = Scenario::demo(seed);
+    scenario.bowlers.truncate(bowlers);
+    scenario.games = games;
+    scenario.foul_chance = 0.15;
+    scenario.noise_chance = 0.1;
+    scenario.slow_chance = 0.1;
+    let header = scenario.header();
+    let mut w = Writer::create(Vec::new(), &header).unwrap();
+    for e in scenario.run() {
+        w.write(&e).unwrap();
+    }
+    String::from_utf8(w.into_inner()).unwrap()
+}
+
+fn replay(text: &str) -> Value {
+    let r = Replay::from_reader(text.as_bytes()).expect("a journal");
+    serde_json::to_value(r.report()).unwrap()
+}
+
+/// The frames whose score a prefix knows for good: a ball still in play
+/// (a foul may yet be called on it) can change its own frame and the two
+/// before it.
+fn settled_frames(report: &Value) -> Vec<(String, u64, u64, Value, Value)> {
+    let in_play = &report["in_play"];
+    let mut out = Vec::new();
+    for b in report["bowlers"].as_array().unwrap() {
+        let name = b["name"].as_str().unwrap().to_owned();
+        for g in b["games"].as_array().unwrap() {
+            let game = g["game"].as_u64().unwrap();
+            let open = in_play["bowler"] == b["name"] && in_play["game"] == g["game"];
+            for f in g["frames"].as_array().unwrap() {
+                let frame = f["frame"].as_u64().unwrap();
+                let near_play = open && frame + 2 >= in_play["frame"].as_u64().unwrap();
+                if !f["cumulative"].is_null() && !near_play {
+                    out.push((
+                        name.clone(),
+                        game,
+                        frame,
+                        f["marks"].clone(),
+                        f["cumulative"].clone(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn replaying_a_journal_twice_gives_the_same_result(seed: u64) {
+        let text = journal(seed, 3, 1);
+        prop_assert_eq!(replay(&text), replay(&text));
+    }
+
+    #[test]
+    fn every_prefix_replays_and_agrees_with_the_whole(seed: u64, cut_in_line in 1usize..40) {
+        let text = journal(seed, 2, 1);
+        let full = replay(&text);
+        let all_settled = settled_frames(&full);
+        let full_errors = full["errors"].as_array().unwrap().clone();
+        let line_ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+        // Every 5th line end, and a cut inside the line after it (a torn
+        // write).
+        for &end in line_ends.iter().step_by(5) {
+            let torn = (end + cut_in_line).min(text.len());
+            for cut in [end, torn] {
+                let prefix = replay(&text[..cut]);
+                for e in prefix["errors"].as_array().unwrap() {
+                    prop_assert!(full_errors.contains(e), "prefix error {} not in the full replay", e);
+                }
+                for frame in settled_frames(&prefix) {
+                    prop_assert!(all_settled.contains(&frame), "cut at byte {}: {:?} changed", cut, frame);
+                }
+            }
+        }
+    }
+}
