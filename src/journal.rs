@@ -265,17 +265,15 @@ fn scan_flat(line: &str) -> Option<Flat<'_>> {
     // A string's contents, `i` just past its opening quote.
     let string = |i: &mut usize| -> Option<&str> {
         let start = *i;
-        loop {
-            match *b.get(*i)? {
-                b'"' => break,
-                b'\\' => return None,
-                c if c < 0x20 => return None,
-                _ => *i += 1,
-            }
+        let len = b
+            .get(start..)?
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if b[start + len] != b'"' {
+            return None;
         }
-        let s = &line[start..*i];
-        *i += 1;
-        Some(s)
+        *i = start + len + 1;
+        Some(&line[start..start + len])
     };
     let mut f = Flat::default();
     skip_ws(&mut i);

@@ -448,8 +448,17 @@ impl Serialize for CalloutJson<'_> {
             "words",
             &SeqOf(|| words.as_slice().iter().map(|w| Token(*w))),
         )?;
-        m.serialize_field("text", &words.to_string())?;
+        m.serialize_field("text", &Text(&words))?;
         m.end()
+    }
+}
+
+/// Words as English text, written without an allocation.
+struct Text<'a>(&'a crate::lane::Words);
+
+impl Serialize for Text<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self.0)
     }
 }
 

@@ -500,11 +500,14 @@ impl Lane {
     /// Whether the lane waits for someone: a judge's hold, a pinsetter
     /// fault, or the blindfold of the bowler up.
     pub fn held(&self) -> bool {
+        self.held_for(self.up().map(|u| u.entry))
+    }
+
+    /// Whether the lane waits, with `entry` up.
+    fn held_for(&self, entry: Option<usize>) -> bool {
         self.hold.is_some()
             || self.fault.is_some()
-            || self
-                .clock
-                .is_some_and(|c| !self.blindfold_ok(&self.entries[c.entry].bowler))
+            || entry.is_some_and(|e| !self.blindfold_ok(&self.entries[e].bowler))
     }
 
     fn blindfold_ok(&self, bowler: &Bowler) -> bool {
@@ -588,7 +591,7 @@ impl Lane {
                 }
             }
             Sensor::FoulBeam { broken: false } => self.beam_cleared(t),
-            Sensor::Ball => self.ball_seen(t)?,
+            Sensor::Ball => self.ball_seen(t, out)?,
             Sensor::Channel { side } => self.flight.channel = Some(*side),
             Sensor::Button { name } => self.button(t, name, out)?,
             Sensor::Serial { line } => self.serial_line(t, line, out)?,
@@ -699,7 +702,9 @@ impl Lane {
         self.flight.person_breaks.clear();
     }
 
-    fn ball_seen(&mut self, t: Millis) -> Result<(), Refusal> {
+    /// The ball reached the pin deck: the release is known now, if the
+    /// foul beam did not give it.
+    fn ball_seen(&mut self, t: Millis, out: &mut Vec<Effect>) -> Result<(), Refusal> {
         if !self.has_lineup {
             return Err(Refusal::NoLineup);
         }
@@ -709,6 +714,7 @@ impl Lane {
         self.window = None;
         self.flight.ball_at = Some(t);
         self.flight.report_due = Some(t + self.rules.pin_report_timeout_ms);
+        self.settle_release(t, out);
         Ok(())
     }
 
@@ -974,12 +980,28 @@ impl Lane {
         }
     }
 
+    /// A substitute or a correction changed who is up: the clock that runs
+    /// is not theirs. A substitute takes the ready lane at once (`Some(t)`);
+    /// after a correction the pinsetter sets the deck again, and the new
+    /// bowler's clock starts at its `READY` (`None`).
+    fn follow_turn(&mut self, restart: Option<Millis>) {
+        let up = self.up().map(|u| u.entry);
+        if let Some(c) = self.clock
+            && Some(c.entry) != up
+        {
+            self.clock = None;
+            if let Some(t) = restart {
+                self.start_clock(t);
+            }
+        }
+    }
+
     /// Pauses or resumes the clock as the lane is held or released.
     fn sync_clock(&mut self, t: Millis) {
         if self.clock.is_none() {
             return;
         }
-        let held = self.held();
+        let held = self.held_for(self.clock.map(|c| c.entry));
         if let Some(c) = &mut self.clock {
             match (c.since, held) {
                 (Some(since), true) => {
@@ -1239,10 +1261,7 @@ impl Lane {
         if let Some(b) = self.blocks.last_mut() {
             b.slots[slot].push(new);
         }
-        if self.clock.is_some_and(|c| c.entry == e) {
-            self.clock = None;
-            self.start_clock(self.now);
-        }
+        self.follow_turn(Some(self.now));
         Ok(())
     }
 
@@ -1340,6 +1359,7 @@ impl Lane {
             self.output(t, Output::PinsetterReset, Switch::Pulse, out);
         }
         self.say(t, Some(e), &after[i], true, out);
+        self.follow_turn(None);
         Ok(())
     }
 

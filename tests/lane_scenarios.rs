@@ -1,0 +1,1160 @@
+//! Scenarios from the lane, driven through the lane's public API: a judge,
+//! an assistant, the pinsetter and the sensors, each event built in Rust.
+//!
+//! Times are milliseconds since the journal started. Unless a scenario says
+//! otherwise the rules are the defaults: a ball break is at most 100 ms, a
+//! ball takes 2.5 s from the line to the detector, the pin report is due
+//! 15 s after the ball, the slow-bowling limit is 60 s and the foul lamp
+//! stays on 3 s.
+
+use lanecall::journal::Header;
+use lanecall::lane::scoring::{self, Ball, Sheet};
+use lanecall::lane::{
+    Action, Bowler, Class, Conduct, ConductKind, Effect, Event, FoulMode, Lane, Level, Millis,
+    Output, OutputChange, Panel, Pin, PinSet, Refusal, Rules, Sensor, Side, Stamped, Switch,
+};
+use lanecall::pinsetter::{Body, Message, format_line};
+use lanecall::replay::Replay;
+
+// ----- the lane and its people ----------------------------------------------
+
+fn pins(list: &[u8]) -> PinSet {
+    PinSet::from_pins(list.iter().map(|&n| Pin::new(n).expect("a pin number")))
+}
+
+fn bowler(name: &str, class: Class) -> Bowler {
+    Bowler {
+        name: name.to_owned(),
+        class,
+        handicap: 0,
+        team: None,
+    }
+}
+
+const JUDGE: &str = "Judge Ivanova";
+
+/// A lane with its pinsetter's sequence counter.
+struct Sim {
+    lane: Lane,
+    seq: u8,
+}
+
+impl Sim {
+    fn new(rules: Rules) -> Sim {
+        Sim {
+            lane: Lane::new(7, rules),
+            seq: 0,
+        }
+    }
+
+    /// Lineup, a blindfold check for every B1 bowler and the block's start,
+    /// all at t = 0: the slow clock of the first bowler starts then.
+    fn start(rules: Rules, lineup: &[(&str, Class)], games: u32) -> Sim {
+        let mut s = Sim::new(rules);
+        let bowlers: Vec<Bowler> = lineup.iter().map(|&(n, c)| bowler(n, c)).collect();
+        s.ok(0, Action::Lineup { bowlers });
+        for &(name, class) in lineup {
+            if class == Class::B1 {
+                s.ok(
+                    0,
+                    Action::BlindfoldCheck {
+                        bowler: name.to_owned(),
+                        ok: true,
+                    },
+                );
+            }
+        }
+        s.ok(0, Action::StartBlock { games });
+        s
+    }
+
+    fn handle(&mut self, t: Millis, event: Event) -> Vec<Effect> {
+        let mut out = Vec::new();
+        self.lane.handle(t, &event, &mut out);
+        out
+    }
+
+    fn tick(&mut self, now: Millis) -> Vec<Effect> {
+        let mut out = Vec::new();
+        self.lane.tick(now, &mut out);
+        out
+    }
+
+    fn sensor(&mut self, t: Millis, s: Sensor) -> Vec<Effect> {
+        self.handle(t, Event::Sensor(s))
+    }
+
+    /// A panel action by the judge.
+    fn judge(&mut self, t: Millis, action: Action) -> Vec<Effect> {
+        self.handle(
+            t,
+            Event::Panel(Panel {
+                by: Some(JUDGE.to_owned()),
+                action,
+            }),
+        )
+    }
+
+    /// A panel action the lane must accept.
+    fn ok(&mut self, t: Millis, action: Action) -> Vec<Effect> {
+        let what = format!("{action:?}");
+        let fx = self.judge(t, action);
+        assert_eq!(refusals(&fx), [], "{what} at t={t}");
+        fx
+    }
+
+    fn serial(&mut self, t: Millis, body: Body) -> Vec<Effect> {
+        let line = format_line(&Message {
+            seq: self.seq,
+            body,
+        });
+        self.seq = self.seq.wrapping_add(1);
+        self.sensor(t, Sensor::Serial { line })
+    }
+
+    fn ready(&mut self, t: Millis, deck: PinSet) -> Vec<Effect> {
+        self.serial(t, Body::Ready(deck))
+    }
+
+    fn report(&mut self, t: Millis, standing: PinSet) -> Vec<Effect> {
+        self.serial(t, Body::Pins(standing))
+    }
+
+    fn ball(&mut self, t: Millis) -> Vec<Effect> {
+        self.sensor(t, Sensor::Ball)
+    }
+
+    fn beam(&mut self, t: Millis, broken: bool) -> Vec<Effect> {
+        self.sensor(t, Sensor::FoulBeam { broken })
+    }
+
+    fn button(&mut self, t: Millis, name: &str) -> Vec<Effect> {
+        self.sensor(
+            t,
+            Sensor::Button {
+                name: name.to_owned(),
+            },
+        )
+    }
+
+    /// The ball reaches the detector at `t`; the pinsetter reports 500 ms
+    /// later.
+    fn delivery(&mut self, t: Millis, standing: PinSet) -> Vec<Effect> {
+        let mut fx = self.ball(t);
+        fx.extend(self.report(t + 500, standing));
+        fx
+    }
+
+    /// One whole ball at a good pace, starting at `t`: the pinsetter's
+    /// READY with the deck the bowler up faces, the ball 5 s later and its
+    /// pin report. Returns the effects of the pin report's ball.
+    fn bowl(&mut self, t: Millis, standing: PinSet) -> Vec<Effect> {
+        let deck = self.lane.up().map_or(PinSet::FULL, |u| u.at.before);
+        self.ready(t, deck);
+        self.delivery(t + 5_000, standing)
+    }
+
+    /// Open frames of 9 (`9-`) until game `game` is over for everybody;
+    /// returns the time after the last ball.
+    fn open_frames_through_game(&mut self, mut t: Millis, game: u8) -> Millis {
+        while let Some(up) = self.lane.up().filter(|u| u.game <= game) {
+            assert_eq!(refusals(&self.bowl(t, pins(&[7]))), [], "{up:?}");
+            t += 10_000;
+        }
+        t
+    }
+
+    fn sheet(&self, entry: usize, game: usize) -> Sheet {
+        scoring::sheet(
+            &self.lane.entries()[entry].games[game],
+            self.lane.rules().fouls_count(),
+        )
+    }
+
+    fn marks(&self, entry: usize, game: usize) -> Vec<String> {
+        self.sheet(entry, game)
+            .frames
+            .iter()
+            .map(|f| f.marks())
+            .collect()
+    }
+
+    /// Who is up, as (entry, game, frame, ball).
+    fn up(&self) -> Option<(usize, u8, u8, u8)> {
+        self.lane
+            .up()
+            .map(|u| (u.entry, u.game, u.at.frame, u.at.ball))
+    }
+
+    /// The lane's state as text, to show that a refused input changed
+    /// nothing.
+    fn snapshot(&self) -> String {
+        format!("{:?}", self.lane)
+    }
+
+    /// The state the lane would have if only time passed until `t`.
+    fn snapshot_after_time(&self, t: Millis) -> String {
+        let mut copy = self.lane.clone();
+        copy.tick(t, &mut Vec::new());
+        format!("{copy:?}")
+    }
+}
+
+// ----- reading the effects ---------------------------------------------------
+
+fn refusals(fx: &[Effect]) -> Vec<Refusal> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Refused(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn conducts(fx: &[Effect]) -> Vec<Conduct> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Conduct(c) => Some(c.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn outputs(fx: &[Effect]) -> Vec<OutputChange> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Output(o) => Some(*o),
+            _ => None,
+        })
+        .collect()
+}
+
+fn said(fx: &[Effect]) -> Vec<Vec<String>> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Callout(c) => Some(c.words().tokens()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn words(list: &[&str]) -> Vec<String> {
+    list.iter().map(|w| (*w).to_owned()).collect()
+}
+
+fn out(t: Millis, output: Output, switch: Switch) -> OutputChange {
+    OutputChange { t, output, switch }
+}
+
+fn is_slow(c: &Conduct) -> bool {
+    matches!(c.kind, ConductKind::SlowBowling { .. })
+}
+
+fn is_foul(c: &Conduct) -> bool {
+    matches!(c.kind, ConductKind::Foul { .. })
+}
+
+fn recorded(t: Millis, standing: PinSet, corrected: bool) -> Ball {
+    Ball {
+        t,
+        standing,
+        foul: false,
+        channel: None,
+        corrected,
+    }
+}
+
+fn correct(bowler: &str, frame: u8, ball: u8, standing: PinSet) -> Action {
+    Action::Correct {
+        bowler: bowler.to_owned(),
+        game: 1,
+        frame,
+        ball,
+        standing,
+        foul: None,
+    }
+}
+
+fn warn_rules() -> Rules {
+    Rules {
+        foul_mode: FoulMode::Warn,
+        ..Rules::default()
+    }
+}
+
+// ----- the pin report --------------------------------------------------------
+
+#[test]
+fn a_ball_without_a_pin_report_raises_the_alarm_at_the_timeout_and_a_late_report_still_counts() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.ball(5_000);
+
+    // 5 s + pin_report_timeout_ms (15 s).
+    assert_eq!(s.lane.poll_deadline(), Some(20_000));
+    assert_eq!(s.tick(19_999), []);
+    let fx = s.tick(20_000);
+    let alarms = conducts(&fx);
+    assert_eq!(alarms.len(), 1, "{fx:?}");
+    assert_eq!(alarms[0].t, 20_000);
+    assert_eq!(alarms[0].kind, ConductKind::NoPinReport);
+    assert_eq!(s.lane.conduct(), &alarms[..]);
+    assert!(s.lane.entries()[0].games.is_empty(), "no ball without pins");
+
+    // The pinsetter answers late: the ball is Anna's first.
+    let fx = s.report(25_000, pins(&[7, 10]));
+    assert_eq!(refusals(&fx), []);
+    assert_eq!(
+        s.lane.entries()[0].games,
+        [vec![recorded(25_000, pins(&[7, 10]), false)]]
+    );
+    assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
+    assert_eq!(s.up(), Some((0, 1, 1, 2)));
+    assert_eq!(s.lane.up().unwrap().at.before, pins(&[7, 10]));
+    assert_eq!(s.lane.conduct().len(), 1, "no second alarm");
+}
+
+#[test]
+fn a_judge_correction_for_the_ball_awaiting_its_pin_report_records_it() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.ball(5_000);
+    s.tick(20_000);
+    assert_eq!(s.lane.conduct()[0].kind, ConductKind::NoPinReport);
+
+    // The panel asks the judge for the standing pins of Anna's 1st ball.
+    let fx = s.judge(21_000, correct("Anna", 1, 1, pins(&[10])));
+    assert_eq!(refusals(&fx), []);
+    assert_eq!(
+        s.lane.entries()[0].games,
+        [vec![recorded(21_000, pins(&[10]), true)]]
+    );
+    assert_eq!(said(&fx), [words(&["10", "right_side"])]);
+    assert_eq!(s.up(), Some((0, 1, 1, 2)));
+    assert_eq!(s.lane.poll_deadline(), None, "no alarm is due any more");
+
+    // The game goes on from the judge's entry: ball 2 at the 10.
+    s.ready(22_000, pins(&[10]));
+    let fx = s.delivery(27_000, PinSet::EMPTY);
+    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(s.marks(0, 0), ["9/"]);
+}
+
+#[test]
+fn a_second_ball_before_the_pin_report_is_refused_and_changes_nothing() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.ball(5_000);
+
+    let expected = s.snapshot_after_time(6_000);
+    let fx = s.ball(6_000);
+    assert_eq!(fx, [Effect::Refused(Refusal::SecondBall(5_000))]);
+    assert_eq!(s.snapshot(), expected);
+    assert_eq!(
+        s.lane.poll_deadline(),
+        Some(20_000),
+        "alarm of the 1st ball"
+    );
+
+    s.report(7_000, pins(&[4]));
+    assert_eq!(s.lane.entries()[0].games[0].len(), 1);
+    assert_eq!(s.marks(0, 0), ["9"]);
+}
+
+// ----- holds -----------------------------------------------------------------
+
+#[test]
+fn a_pinsetter_fault_holds_the_lane_and_stops_the_slow_clock_until_the_next_ready() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    assert!(!s.lane.held());
+
+    let fx = s.serial(10_000, Body::Fault("JAM".to_owned()));
+    assert_eq!(refusals(&fx), []);
+    assert!(s.lane.held());
+    assert_eq!(s.lane.pinsetter_fault(), Some("JAM"));
+    assert_eq!(s.lane.slow_clock(), Some((0, 10_000, false)));
+    let c = conducts(&fx);
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].t, c[0].bowler.as_deref()), (10_000, None));
+    assert_eq!(
+        c[0].kind,
+        ConductKind::PinsetterFault {
+            text: "JAM".to_owned()
+        }
+    );
+
+    // Three minutes of repair: no slow bowling.
+    assert_eq!(s.lane.poll_deadline(), None);
+    assert_eq!(s.tick(200_000), []);
+    assert_eq!(s.lane.slow_clock(), Some((0, 10_000, false)));
+
+    s.ready(200_000, PinSet::FULL);
+    assert!(!s.lane.held());
+    assert_eq!(s.lane.pinsetter_fault(), None);
+    assert_eq!(s.lane.slow_clock(), Some((0, 10_000, true)));
+    // 50 s left on the clock.
+    assert_eq!(s.lane.poll_deadline(), Some(250_000));
+    assert!(conducts(&s.tick(249_999)).is_empty());
+    let slow = conducts(&s.tick(250_000));
+    assert_eq!(slow.len(), 1);
+    assert_eq!(slow[0].t, 250_000);
+    assert_eq!(
+        slow[0].kind,
+        ConductKind::SlowBowling {
+            level: Level::Warning,
+            seconds: 60.0,
+            confirmed_by: None
+        }
+    );
+}
+
+#[test]
+fn a_judge_hold_stops_the_slow_clock_until_released_and_a_second_hold_is_refused() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+
+    let hold = |on| Action::Hold {
+        on,
+        reason: Some("ball return".to_owned()),
+    };
+    let fx = s.judge(10_000, hold(true));
+    assert_eq!(refusals(&fx), []);
+    assert!(s.lane.held());
+    let h = s.lane.hold().expect("held");
+    assert_eq!(h.since, 10_000);
+    assert_eq!(h.reason.as_deref(), Some("ball return"));
+    assert_eq!(h.by.as_deref(), Some(JUDGE));
+    assert_eq!(s.lane.slow_clock(), Some((0, 10_000, false)));
+    assert_eq!(s.lane.poll_deadline(), None);
+
+    let before = s.snapshot_after_time(15_000);
+    let fx = s.judge(15_000, hold(true));
+    assert_eq!(fx, [Effect::Refused(Refusal::AlreadyHeld)]);
+    assert_eq!(s.snapshot(), before);
+
+    let fx = s.judge(40_000, hold(false));
+    assert_eq!(refusals(&fx), []);
+    assert!(!s.lane.held());
+    assert_eq!(s.lane.hold(), None);
+    assert_eq!(s.lane.slow_clock(), Some((0, 10_000, true)));
+    assert_eq!(s.lane.poll_deadline(), Some(90_000));
+
+    let fx = s.judge(41_000, hold(false));
+    assert_eq!(fx, [Effect::Refused(Refusal::NotHeld)]);
+}
+
+// ----- slow bowling ----------------------------------------------------------
+
+#[test]
+fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a_judge_confirms() {
+    let mut s = Sim::start(
+        Rules::default(),
+        &[("Anna", Class::B3), ("Boris", Class::B3)],
+        1,
+    );
+    s.ready(500, PinSet::FULL);
+
+    // Anna still holds the ball when her 60 s run out.
+    assert_eq!(s.lane.poll_deadline(), Some(60_000));
+    let fx = s.tick(60_000);
+    let c = conducts(&fx);
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].t, c[0].bowler.as_deref()), (60_000, Some("Anna")));
+    assert_eq!(
+        c[0].kind,
+        ConductKind::SlowBowling {
+            level: Level::Warning,
+            seconds: 60.0,
+            confirmed_by: None
+        }
+    );
+    // She releases at 67.5 s (no ball break: ball − 2.5 s); the entry
+    // keeps her whole time.
+    s.delivery(70_000, pins(&[7]));
+    assert_eq!(
+        s.lane.conduct()[0].kind,
+        ConductKind::SlowBowling {
+            level: Level::Warning,
+            seconds: 67.5,
+            confirmed_by: None
+        }
+    );
+
+    // Her second ball: slow again, a penalty for the judge.
+    s.ready(71_000, pins(&[7]));
+    let c = conducts(&s.tick(131_000));
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].t, c[0].bowler.as_deref()), (131_000, Some("Anna")));
+    assert_eq!(
+        c[0].kind,
+        ConductKind::SlowBowling {
+            level: Level::Penalty,
+            seconds: 60.0,
+            confirmed_by: None
+        }
+    );
+    s.delivery(135_000, PinSet::EMPTY);
+
+    // Boris's first slow ball is his own warning.
+    s.ready(136_000, PinSet::FULL);
+    assert_eq!(s.up(), Some((1, 1, 1, 1)));
+    let c = conducts(&s.tick(196_000));
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].bowler.as_deref(), Some("Boris"));
+    assert!(matches!(
+        c[0].kind,
+        ConductKind::SlowBowling {
+            level: Level::Warning,
+            ..
+        }
+    ));
+    // He releases at 61.5 s.
+    s.delivery(200_000, pins(&[1, 2, 3]));
+
+    let fx = s.judge(
+        203_000,
+        Action::Penalty {
+            bowler: "Anna".to_owned(),
+            reason: "slow bowling, second time".to_owned(),
+        },
+    );
+    assert_eq!(refusals(&fx), []);
+    let kinds: Vec<(Option<&str>, &ConductKind)> = s
+        .lane
+        .conduct()
+        .iter()
+        .map(|c| (c.bowler.as_deref(), &c.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (
+                Some("Anna"),
+                &ConductKind::SlowBowling {
+                    level: Level::Warning,
+                    seconds: 67.5,
+                    confirmed_by: None
+                }
+            ),
+            (
+                Some("Anna"),
+                &ConductKind::SlowBowling {
+                    level: Level::Penalty,
+                    seconds: 61.5,
+                    confirmed_by: Some(JUDGE.to_owned())
+                }
+            ),
+            (
+                Some("Boris"),
+                &ConductKind::SlowBowling {
+                    level: Level::Warning,
+                    seconds: 61.5,
+                    confirmed_by: None
+                }
+            ),
+            (
+                Some("Anna"),
+                &ConductKind::Penalty {
+                    reason: "slow bowling, second time".to_owned(),
+                    by: Some(JUDGE.to_owned())
+                }
+            ),
+        ]
+    );
+}
+
+#[test]
+fn the_ball_detector_stops_the_slow_clock_while_the_pin_report_is_awaited() {
+    // Anna releases at 47.5 s (ball seen at 50 s, no ball break): she was
+    // in time, whatever the pinsetter does afterwards.
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(0, PinSet::FULL);
+    s.ball(50_000);
+    let fx = s.tick(65_000);
+    let kinds: Vec<ConductKind> = conducts(&fx).into_iter().map(|c| c.kind).collect();
+    assert_eq!(kinds, [ConductKind::NoPinReport]);
+    assert!(!s.lane.conduct().iter().any(is_slow));
+}
+
+#[test]
+fn after_a_correction_changes_who_is_up_the_slow_clock_runs_for_the_new_bowler() {
+    let mut s = Sim::start(
+        Rules::default(),
+        &[("Anna", Class::B3), ("Boris", Class::B3)],
+        1,
+    );
+    s.ready(500, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    s.ready(6_000, pins(&[7]));
+    assert_eq!(s.lane.slow_clock().map(|c| c.0), Some(0));
+    // The 7 fell late: a strike, and Boris is up.
+    s.ok(8_000, correct("Anna", 1, 1, PinSet::EMPTY));
+    assert_eq!(s.up(), Some((1, 1, 1, 1)));
+    s.ready(10_000, PinSet::FULL);
+    // Boris takes 65 s: the warning is his, not Anna's.
+    let c = conducts(&s.tick(75_000));
+    let who: Vec<(Millis, Option<&str>)> = c.iter().map(|c| (c.t, c.bowler.as_deref())).collect();
+    assert_eq!(who, [(70_000, Some("Boris"))]);
+    assert_eq!(s.lane.slow_clock().map(|c| c.0), Some(1), "Boris's clock");
+}
+
+// ----- fouls -----------------------------------------------------------------
+
+#[test]
+fn a_long_break_after_the_pin_report_before_ready_is_a_foul_on_the_recorded_ball() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B2)], 1);
+    s.ready(1_000, PinSet::FULL);
+    let fx = s.delivery(5_000, pins(&[7]));
+    assert_eq!(said(&fx), [words(&["7", "left_side"])]);
+    assert_eq!(s.marks(0, 0), ["9"]);
+
+    // She steps over the line after the ball: the beam stays broken.
+    s.beam(6_000, true);
+    assert_eq!(s.lane.poll_deadline(), Some(6_101));
+    let fx = s.tick(6_200);
+    let c = conducts(&fx);
+    assert_eq!(c.len(), 1, "{fx:?}");
+    assert_eq!((c[0].t, c[0].bowler.as_deref()), (6_101, Some("Anna")));
+    assert_eq!(
+        c[0].kind,
+        ConductKind::Foul {
+            game: 1,
+            frame: 1,
+            ball: 1,
+            counted: true,
+            withdrawn: false,
+            by: None
+        }
+    );
+    assert_eq!(
+        outputs(&fx),
+        [
+            out(6_101, Output::FoulLamp, Switch::On),
+            out(6_101, Output::PinsetterReset, Switch::Pulse)
+        ]
+    );
+    assert_eq!(said(&fx), [words(&["foul"])]);
+    s.beam(7_000, false);
+
+    // Re-scored: F, and the second ball is at a full rack.
+    assert_eq!(s.marks(0, 0), ["F"]);
+    assert_eq!(s.sheet(0, 0).frames[0].balls[0].pinfall, 0);
+    let up = s.lane.up().unwrap();
+    assert_eq!((up.at.frame, up.at.ball), (1, 2));
+    assert_eq!(up.at.before, PinSet::FULL);
+    assert!(!up.at.fresh_rack);
+
+    // All ten on the second ball is a spare: F/, and the bonus is the next
+    // ball.
+    s.ready(8_000, PinSet::FULL);
+    let fx = s.delivery(12_000, PinSet::EMPTY);
+    assert_eq!(said(&fx), [words(&["spare"])]);
+    s.bowl(13_000, pins(&[6, 7, 8, 9, 10]));
+    assert_eq!(s.marks(0, 0), ["F/", "5"]);
+    assert_eq!(s.sheet(0, 0).frames[0].cumulative, Some(15));
+    assert_eq!(s.lane.conduct().iter().filter(|c| is_foul(c)).count(), 1);
+}
+
+#[test]
+fn a_late_foul_on_a_strike_gives_the_bowler_a_second_ball_at_a_full_rack() {
+    let mut s = Sim::start(
+        Rules::default(),
+        &[("Anna", Class::B3), ("Boris", Class::B3)],
+        1,
+    );
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, PinSet::EMPTY);
+    assert_eq!(s.up(), Some((1, 1, 1, 1)), "Boris after Anna's strike");
+    s.beam(6_000, true);
+    let fx = s.beam(6_500, false);
+    assert_eq!(said(&fx), [words(&["foul"])]);
+    assert_eq!(s.marks(0, 0), ["F"]);
+    assert_eq!(s.up(), Some((0, 1, 1, 2)), "Anna's frame is not over");
+    s.ready(8_000, PinSet::FULL);
+    s.delivery(12_000, PinSet::EMPTY);
+    assert_eq!(s.marks(0, 0), ["F/"]);
+    assert_eq!(s.up(), Some((1, 1, 1, 1)));
+}
+
+#[test]
+fn a_long_break_after_ready_is_orientation_for_the_next_ball_not_a_foul() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    s.ready(6_000, pins(&[7]));
+
+    // She walks to the line to find it, and steps back.
+    s.beam(7_000, true);
+    s.beam(7_800, false);
+    // The ball crosses the line at 10 s.
+    s.beam(10_000, true);
+    s.beam(10_030, false);
+    let fx = s.delivery(12_000, PinSet::EMPTY);
+
+    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(s.marks(0, 0), ["9/"]);
+    assert!(s.lane.entries()[0].games[0].iter().all(|b| !b.foul));
+    assert!(!s.lane.conduct().iter().any(is_foul));
+    assert_eq!(outputs(&fx), []);
+}
+
+#[test]
+fn the_foul_lamp_goes_off_foul_lamp_ms_after_it_went_on() {
+    let rules = Rules {
+        foul_lamp_ms: 2_000,
+        ..Rules::default()
+    };
+    let mut s = Sim::start(rules, &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    s.beam(6_000, true);
+    let fx = s.beam(6_400, false);
+    assert_eq!(
+        outputs(&fx)[0],
+        out(6_101, Output::FoulLamp, Switch::On),
+        "{fx:?}"
+    );
+    assert_eq!(s.lane.poll_deadline(), Some(8_101));
+    assert_eq!(outputs(&s.tick(8_100)), []);
+    assert_eq!(
+        outputs(&s.tick(8_101)),
+        [out(8_101, Output::FoulLamp, Switch::Off)]
+    );
+    assert_eq!(s.lane.poll_deadline(), None);
+}
+
+#[test]
+fn in_warn_mode_a_foul_lights_the_lamp_and_is_listed_but_the_pins_count() {
+    let mut s = Sim::start(warn_rules(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    s.beam(6_000, true);
+    let fx = s.beam(6_400, false);
+
+    let c = conducts(&fx);
+    assert_eq!(c.len(), 1, "{fx:?}");
+    assert_eq!(
+        c[0].kind,
+        ConductKind::Foul {
+            game: 1,
+            frame: 1,
+            ball: 1,
+            counted: false,
+            withdrawn: false,
+            by: None
+        }
+    );
+    assert_eq!(outputs(&fx), [out(6_101, Output::FoulLamp, Switch::On)]);
+
+    assert_eq!(s.marks(0, 0), ["9"]);
+    assert_eq!(s.sheet(0, 0).frames[0].balls[0].pinfall, 9);
+    let up = s.lane.up().unwrap();
+    assert_eq!((up.at.frame, up.at.ball, up.at.before), (1, 2, pins(&[7])));
+    s.ready(8_000, pins(&[7]));
+    s.delivery(12_000, PinSet::EMPTY);
+    s.bowl(13_000, pins(&[6, 7, 8, 9, 10]));
+    assert_eq!(s.marks(0, 0), ["9/", "5"]);
+    assert_eq!(s.sheet(0, 0).frames[0].cumulative, Some(15));
+}
+
+// ----- no pinsetter ----------------------------------------------------------
+
+#[test]
+fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    let manual = |list: &[u8]| Action::ManualPins {
+        standing: pins(list),
+    };
+
+    let fx = s.ok(10_000, manual(&[7, 10]));
+    assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
+    assert_eq!(
+        s.lane.entries()[0].games,
+        [vec![recorded(10_000, pins(&[7, 10]), false)]]
+    );
+    assert_eq!(s.up(), Some((0, 1, 1, 2)));
+    assert_eq!(s.lane.up().unwrap().at.before, pins(&[7, 10]));
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
+
+    let fx = s.ok(20_000, manual(&[]));
+    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(s.marks(0, 0), ["8/"]);
+    assert_eq!(s.up(), Some((0, 1, 2, 1)));
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
+    assert_eq!(s.lane.poll_deadline(), Some(80_000));
+}
+
+// ----- the rail buttons ------------------------------------------------------
+
+#[test]
+fn rail_buttons_repeat_the_last_callout_and_read_the_score() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    assert_eq!(
+        s.button(500, "repeat"),
+        [Effect::Refused(Refusal::NothingToRepeat)]
+    );
+
+    s.bowl(1_000, pins(&[7, 10]));
+    let first = *s.lane.last_callout().expect("said");
+    let fx = s.button(11_000, "repeat");
+    assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
+    let Some(Effect::Callout(again)) = fx.first() else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(
+        (again.t, again.bowler, again.said),
+        (11_000, Some(0), first.said)
+    );
+
+    s.bowl(12_000, PinSet::EMPTY);
+    s.bowl(22_000, pins(&[10]));
+    let fx = s.button(32_000, "score");
+    assert_eq!(said(&fx), [words(&["frame", "2", "19"])]);
+    assert_eq!(
+        s.lane.last_callout().map(|c| c.words().tokens()),
+        Some(words(&["frame", "2", "19"]))
+    );
+
+    let before = s.snapshot_after_time(33_000);
+    let fx = s.button(33_000, "coach");
+    assert_eq!(
+        fx,
+        [Effect::Refused(Refusal::UnknownButton("coach".to_owned()))]
+    );
+    assert_eq!(s.snapshot(), before);
+}
+
+// ----- blindfolds ------------------------------------------------------------
+
+#[test]
+fn a_blindfold_adjustment_holds_the_lane_for_that_b1_bowler_until_a_new_check() {
+    let mut s = Sim::start(
+        Rules::default(),
+        &[("Anna", Class::B1), ("Boris", Class::B2)],
+        1,
+    );
+    s.ready(1_000, PinSet::FULL);
+    let fx = s.ok(
+        10_000,
+        Action::BlindfoldAdjust {
+            bowler: "Anna".to_owned(),
+        },
+    );
+    assert_eq!(conducts(&fx), []);
+    assert!(s.lane.held());
+    assert_eq!(s.lane.slow_clock(), Some((0, 10_000, false)));
+    assert_eq!(s.lane.poll_deadline(), None);
+    assert_eq!(conducts(&s.tick(100_000)), []);
+
+    s.ok(
+        100_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: true,
+        },
+    );
+    assert!(!s.lane.held());
+    assert_eq!(s.lane.slow_clock(), Some((0, 10_000, true)));
+    assert_eq!(s.lane.poll_deadline(), Some(150_000));
+
+    let fx = s.judge(
+        101_000,
+        Action::BlindfoldCheck {
+            bowler: "Boris".to_owned(),
+            ok: true,
+        },
+    );
+    assert_eq!(
+        fx,
+        [Effect::Refused(Refusal::NotB1("Boris".to_owned(), "B2"))]
+    );
+}
+
+#[test]
+fn a_delivery_during_a_blindfold_adjustment_is_a_blindfold_incident() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.ok(
+        10_000,
+        Action::BlindfoldAdjust {
+            bowler: "Anna".to_owned(),
+        },
+    );
+    let fx = s.delivery(20_000, pins(&[4]));
+    let c = conducts(&fx);
+    assert_eq!(c.len(), 1, "{fx:?}");
+    assert_eq!((c[0].t, c[0].bowler.as_deref()), (20_500, Some("Anna")));
+    assert_eq!(
+        c[0].kind,
+        ConductKind::Blindfold {
+            issue: "bowled_unchecked",
+            by: None
+        }
+    );
+    assert_eq!(s.marks(0, 0), ["9"], "the ball still counts");
+}
+
+#[test]
+fn a_blindfold_adjustment_between_deliveries_holds_the_lane_at_once() {
+    // rules.md: a bowler may adjust a blindfold only between deliveries.
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    s.bowl(1_000, pins(&[7]));
+    // Anna is up for her second ball; the pinsetter has not said READY.
+    s.ok(
+        7_000,
+        Action::BlindfoldAdjust {
+            bowler: "Anna".to_owned(),
+        },
+    );
+    assert!(s.lane.held(), "held for Anna until a new check");
+    s.ready(8_000, pins(&[7]));
+    assert!(s.lane.held());
+    s.ok(
+        30_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: true,
+        },
+    );
+    assert!(!s.lane.held());
+}
+
+// ----- the lane order --------------------------------------------------------
+
+#[test]
+fn substitutes_come_in_between_games_only_and_the_order_is_locked_during_a_block() {
+    let mut s = Sim::start(
+        Rules::default(),
+        &[("Anna", Class::B3), ("Boris", Class::B3)],
+        2,
+    );
+    let carla = bowler("Carla", Class::B3);
+    let sub = || Action::Substitute {
+        out: "Anna".to_owned(),
+        incoming: bowler("Carla", Class::B3),
+    };
+
+    let fx = s.judge(
+        100,
+        Action::Lineup {
+            bowlers: vec![bowler("Dina", Class::B3)],
+        },
+    );
+    assert_eq!(fx, [Effect::Refused(Refusal::BlockOpen(1))]);
+
+    s.bowl(1_000, pins(&[7]));
+    let fx = s.judge(11_000, sub());
+    assert_eq!(
+        fx,
+        [Effect::Refused(Refusal::NotBetweenGames {
+            name: "Anna".to_owned(),
+            game: 1,
+            frame: 1
+        })]
+    );
+    assert_eq!(s.lane.entries().len(), 2);
+
+    let t = s.open_frames_through_game(12_000, 1);
+    assert_eq!(s.sheet(0, 0).total, 90);
+    assert_eq!(s.sheet(1, 0).total, 90);
+    assert_eq!(s.up(), Some((0, 2, 1, 1)));
+    s.ok(t, sub());
+    let entries = s.lane.entries();
+    assert_eq!(entries.len(), 3);
+    assert_eq!(entries[2].bowler, carla);
+    assert_eq!(
+        (entries[2].block, entries[2].position, entries[2].first_game),
+        (1, 1, 2)
+    );
+    assert_eq!(s.lane.blocks()[0].slots, [vec![0, 2], vec![1]]);
+    assert_eq!(s.up(), Some((2, 2, 1, 1)));
+
+    // Carla rolls one ball, then the block is ended: the game is cut off.
+    s.bowl(t + 1_000, pins(&[7]));
+    let fx = s.ok(t + 20_000, Action::EndBlock);
+    assert_eq!(
+        outputs(&fx),
+        [out(t + 20_000, Output::PinsetterReset, Switch::Pulse)]
+    );
+    assert!(s.lane.open_block().is_none());
+    assert_eq!(s.up(), None);
+    s.ok(
+        t + 30_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Dina", Class::B3)],
+        },
+    );
+}
+
+#[test]
+fn four_bowlers_bowl_whole_frames_in_lineup_order_over_two_games_then_practice() {
+    let names = ["Anna", "Boris", "Carla", "Dmitri"];
+    let lineup: Vec<(&str, Class)> = names.iter().map(|&n| (n, Class::B3)).collect();
+    let mut s = Sim::start(Rules::default(), &lineup, 2);
+    let mut t = 1_000;
+    for game in 1..=2 {
+        for frame in 1..=10 {
+            for (e, name) in names.iter().enumerate() {
+                assert_eq!(s.up(), Some((e, game, frame, 1)), "{name}");
+                // Each bowler leaves their own pin on ball 1 and makes the
+                // spare, except in the tenth: 9 and a miss.
+                s.bowl(t, pins(&[7 + e as u8]));
+                t += 10_000;
+                assert_eq!(s.up(), Some((e, game, frame, 2)), "{name}");
+                let second = if frame == 10 {
+                    pins(&[7 + e as u8])
+                } else {
+                    PinSet::EMPTY
+                };
+                s.bowl(t, second);
+                t += 10_000;
+            }
+        }
+        if game == 1 {
+            assert_eq!(s.up(), Some((0, 2, 1, 1)), "game 2 starts with Anna");
+        }
+    }
+    assert_eq!(s.up(), None);
+    for (e, name) in names.iter().enumerate() {
+        assert_eq!(s.lane.entries()[e].games.len(), 2);
+        for g in 0..2 {
+            let sheet = s.sheet(e, g);
+            assert!(sheet.complete);
+            // Nine spares each followed by a 9, then 9-: 9 × 19 + 9.
+            assert_eq!(sheet.total, 180, "{name} game {}", g + 1);
+        }
+    }
+
+    // The block's games are over: a further ball is practice.
+    let fx = s.bowl(t, pins(&[5]));
+    assert_eq!(said(&fx), [words(&["5"])]);
+    assert_eq!(s.lane.practice().len(), 1);
+    assert_eq!(s.lane.practice()[0].ball.standing, pins(&[5]));
+    assert!(s.lane.entries().iter().all(|e| e.games.len() == 2));
+    assert!(
+        s.lane.entries()[0].games[1].len() == 20,
+        "no ball added to a finished game"
+    );
+
+    // Ending a finished block asks nothing of the pinsetter.
+    let fx = s.ok(t + 20_000, Action::EndBlock);
+    assert_eq!(outputs(&fx), []);
+}
+
+// ----- corrections -----------------------------------------------------------
+
+#[test]
+fn a_correction_that_would_move_later_balls_to_other_frames_is_refused() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.bowl(1_000, pins(&[7]));
+    s.bowl(11_000, PinSet::EMPTY);
+    assert_eq!(s.marks(0, 0), ["9/"]);
+
+    // Making the first ball a strike would push the second into frame 2.
+    let before = s.snapshot_after_time(30_000);
+    let fx = s.judge(30_000, correct("Anna", 1, 1, PinSet::EMPTY));
+    assert_eq!(
+        fx,
+        [Effect::Refused(Refusal::CorrectionReshapes {
+            bowler: "Anna".to_owned(),
+            frame: 1,
+            ball: 1
+        })]
+    );
+    assert_eq!(s.snapshot(), before);
+    assert_eq!(s.marks(0, 0), ["9/"]);
+}
+
+#[test]
+fn correcting_the_last_ball_into_a_strike_ends_the_frame_and_the_next_bowler_is_up() {
+    let mut s = Sim::start(
+        Rules::default(),
+        &[("Anna", Class::B3), ("Boris", Class::B3)],
+        1,
+    );
+    s.bowl(1_000, pins(&[7]));
+    assert_eq!(s.up(), Some((0, 1, 1, 2)));
+
+    // The 7 fell late.
+    let fx = s.ok(8_000, correct("Anna", 1, 1, PinSet::EMPTY));
+    assert_eq!(said(&fx), [words(&["correction", "strike"])]);
+    assert_eq!(s.marks(0, 0), ["X"]);
+    let ball = s.lane.entries()[0].games[0][0];
+    assert_eq!((ball.standing, ball.corrected), (PinSet::EMPTY, true));
+    assert_eq!(s.up(), Some((1, 1, 1, 1)), "Boris is up");
+}
+
+// ----- callouts --------------------------------------------------------------
+
+#[test]
+fn the_channel_sensor_and_a_one_sided_leave_are_named_in_the_callout() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+
+    s.ready(1_000, PinSet::FULL);
+    let fx = s.delivery(5_000, pins(&[3, 6, 10]));
+    assert_eq!(said(&fx), [words(&["3", "6", "10", "right_side"])]);
+
+    // The second ball goes into the right channel.
+    s.ready(6_000, pins(&[3, 6, 10]));
+    s.sensor(9_000, Sensor::Channel { side: Side::Right });
+    let fx = s.delivery(10_000, pins(&[3, 6, 10]));
+    assert_eq!(
+        said(&fx),
+        [words(&["3", "6", "10", "right_side", "channel_right"])]
+    );
+    assert_eq!(s.lane.entries()[0].games[0][1].channel, Some(Side::Right));
+
+    // Frame 2: the left channel at a full rack.
+    s.ready(11_000, PinSet::FULL);
+    s.sensor(14_000, Sensor::Channel { side: Side::Left });
+    let fx = s.delivery(15_000, PinSet::FULL);
+    assert_eq!(said(&fx), [words(&["no_pins", "channel_left"])]);
+
+    // The channel belongs to its own delivery only; 2-4-7 is all left.
+    s.ready(16_000, PinSet::FULL);
+    let fx = s.delivery(20_000, pins(&[2, 4, 7]));
+    assert_eq!(said(&fx), [words(&["2", "4", "7", "left_side"])]);
+    assert_eq!(s.lane.entries()[0].games[0][3].channel, None);
+}
+
+// ----- the journal -----------------------------------------------------------
+
+#[test]
+fn a_journal_line_whose_t_goes_backwards_is_an_error_and_changes_nothing() {
+    let mut r = Replay::new(&Header::new(7, None, Rules::default()));
+    let at = |t, action| Stamped {
+        t,
+        event: Event::Panel(Panel { by: None, action }),
+    };
+    let lineup = Action::Lineup {
+        bowlers: vec![bowler("Anna", Class::B3)],
+    };
+    assert_eq!(r.apply(2, &at(1_000, lineup)), [Effect::Changed]);
+
+    let fx = r.apply(3, &at(500, Action::StartBlock { games: 1 }));
+    assert_eq!(fx, []);
+    assert!(r.lane().open_block().is_none());
+    assert_eq!(r.events(), 1);
+    assert_eq!(r.errors().len(), 1);
+    assert_eq!(r.errors()[0].line, 3);
+    assert_eq!(
+        r.errors()[0].message,
+        "t=500 is before the previous line's t=1000: t never decreases"
+    );
+
+    // The rejected line did not move the clock back: 800 is still early.
+    r.apply(4, &at(800, Action::StartBlock { games: 1 }));
+    assert_eq!(r.errors().len(), 2);
+    assert_eq!(r.errors()[1].line, 4);
+    assert!(r.lane().open_block().is_none());
+
+    r.apply(5, &at(1_000, Action::StartBlock { games: 1 }));
+    assert!(r.lane().open_block().is_some());
+    assert_eq!(r.errors().len(), 2);
+
+    let json = serde_json::to_value(r.report()).expect("serializes");
+    assert_eq!(json["errors"][0]["line"], 3);
+    assert_eq!(json["errors"][1]["line"], 4);
+    assert_eq!(json["events"], 2);
+}
