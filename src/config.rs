@@ -1,0 +1,1556 @@
+//! Configuration: the lane's TOML file (`config/lanecall.toml` documents
+//! every key) read in two steps, as ripgrep parses its flags.
+//!
+//! 1. The text is parsed into a table and walked against the list of known
+//!    keys, so every unknown key and every value of the wrong type is
+//!    reported with its full path (`gpio.inputs.foul_beam.pinn`), then
+//!    deserialized into raw structs (`deny_unknown_fields`, every key an
+//!    `Option`, integers as `i64` so a negative number is a range problem
+//!    rather than a type error that hides the others).
+//! 2. The raw structs are validated into a [`Config`] whose every field is
+//!    usable: pins are [`BcmPin`]s no two inputs or outputs share, the
+//!    listen address is a [`SocketAddr`], times are [`Duration`]s.
+//!
+//! Validation reports every problem at once, each by its key path with what
+//! to do about it: the technician fixing a lane before a tournament should
+//! not have to restart the daemon once per typo.
+//!
+//! This module only reads and checks; it never opens a pin, a port or a
+//! socket.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::lane::Output;
+use crate::lane::rules::{FoulMode, Rules};
+
+// ---------------------------------------------------------------------------
+// Validated configuration
+// ---------------------------------------------------------------------------
+
+/// The lane's configuration, validated: every field can be used as it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// The lane number shown on the panel and spoken, 1..=999.
+    pub lane: u32,
+    /// Journals live in `state_dir/journal` (see [`Config::journal_dir`]).
+    pub state_dir: PathBuf,
+    pub pinsetter: PinsetterConfig,
+    pub gpio: GpioConfig,
+    pub speaker: SpeakerConfig,
+    pub web: WebConfig,
+    /// The rules written into each journal's header.
+    pub rules: Rules,
+}
+
+/// The pinsetter's serial line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PinsetterConfig {
+    /// The serial device, e.g. `/dev/ttyUSB0`; never empty.
+    pub port: PathBuf,
+    /// One of [`BAUD_RATES`].
+    pub baud: u32,
+    /// First retry after the port is lost; above zero, so a lost port is
+    /// never reopened in a spin.
+    pub reconnect_min: Duration,
+    /// The backoff doubles up to this; not below `reconnect_min`.
+    pub reconnect_max: Duration,
+}
+
+/// The baud rates the pinsetter's serial line may use.
+pub const BAUD_RATES: [u32; 8] = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200];
+
+/// Where the GPIO inputs and outputs are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpioBackend {
+    /// The Raspberry Pi's GPIO header.
+    Rpi,
+    /// No GPIO (not a Pi, or a demo): inputs and outputs are not opened.
+    None,
+}
+
+/// The GPIO inputs and outputs.
+///
+/// With [`GpioBackend::Rpi`] the inputs hold at least the foul beam and the
+/// ball detector, and the outputs the foul lamp and the pinsetter reset.
+/// With [`GpioBackend::None`] they may be empty, or hold what the file
+/// lists (kept, so `check-config` shows them, but not opened). No two
+/// entries share a pin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpioConfig {
+    pub backend: GpioBackend,
+    /// In the file's order: foul beam, ball, channel left, channel right,
+    /// then the buttons by name.
+    pub inputs: Vec<InputConfig>,
+    /// Foul lamp, then pinsetter reset.
+    pub outputs: Vec<OutputConfig>,
+}
+
+impl GpioConfig {
+    /// The input with this role, if configured.
+    pub fn input(&self, role: &InputRole) -> Option<&InputConfig> {
+        self.inputs.iter().find(|input| &input.role == role)
+    }
+
+    /// The output driving this, if configured.
+    pub fn output(&self, output: Output) -> Option<&OutputConfig> {
+        self.outputs.iter().find(|o| o.output == output)
+    }
+}
+
+/// What a GPIO input tells the lane.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InputRole {
+    /// The foul-line light beam: active while broken.
+    FoulBeam,
+    /// The ball detector behind the pins: active when a ball passes.
+    Ball,
+    /// The left channel (gutter) sensor.
+    ChannelLeft,
+    /// The right channel (gutter) sensor.
+    ChannelRight,
+    /// A rail button the bowler presses, by its name in the file
+    /// (`[gpio.buttons.repeat]` is `Button("repeat")`); in a validated
+    /// [`Config`] one of [`BUTTONS`].
+    Button(String),
+}
+
+impl InputRole {
+    /// The input's table in the file, e.g. `gpio.inputs.foul_beam` or
+    /// `gpio.buttons.repeat`, for messages that point the technician at it.
+    pub fn config_key(&self) -> String {
+        match self {
+            InputRole::FoulBeam => "gpio.inputs.foul_beam".to_owned(),
+            InputRole::Ball => "gpio.inputs.ball".to_owned(),
+            InputRole::ChannelLeft => "gpio.inputs.channel_left".to_owned(),
+            InputRole::ChannelRight => "gpio.inputs.channel_right".to_owned(),
+            InputRole::Button(name) => format!("gpio.buttons.{}", toml_key(name)),
+        }
+    }
+}
+
+/// An input's pull resistor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pull {
+    Up,
+    Down,
+    Off,
+}
+
+/// A GPIO input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputConfig {
+    pub role: InputRole,
+    pub pin: BcmPin,
+    pub pull: Pull,
+    /// The level when the input is active (beam broken, ball seen, button
+    /// pressed): `true` for high, `false` for low.
+    pub active_high: bool,
+    /// Kernel debounce, 0..=1000 ms. The foul beam's is below
+    /// `rules.ball_break_max_ms`, so a ball crossing the line is not
+    /// filtered out.
+    pub debounce: Duration,
+}
+
+/// A GPIO output driving a relay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputConfig {
+    pub output: Output,
+    pub pin: BcmPin,
+    /// The level that switches the relay on: `true` for high.
+    pub active_high: bool,
+    /// How long a pulse holds the relay, 10..=5000 ms, for the pinsetter
+    /// reset. Zero for the foul lamp, which is switched on and off (it
+    /// stays on for `rules.foul_lamp_ms`).
+    pub pulse: Duration,
+}
+
+/// A Broadcom GPIO number, 0..=27: the numbering `rppal` and the kernel
+/// use, not the header's physical pin (see [`BcmPin::header_pin`]).
+///
+/// A validated [`Config`] never holds BCM 0 or 1: they are the HAT ID
+/// EEPROM's I2C bus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BcmPin(u8);
+
+/// The 40-pin header's physical pin for each BCM GPIO, indexed by BCM.
+const HEADER_PINS: [u8; 28] = [
+    27, 28, 3, 5, 7, 29, 31, 26, 24, 21, 19, 23, 32, 33, 8, 10, 36, 11, 12, 35, 38, 40, 15, 16, 18,
+    22, 37, 13,
+];
+
+impl BcmPin {
+    /// The pin for a BCM GPIO number, if it is one (0..=27).
+    pub fn new(number: u8) -> Option<BcmPin> {
+        (usize::from(number) < HEADER_PINS.len()).then_some(BcmPin(number))
+    }
+
+    /// The BCM GPIO number, as `rppal::gpio::Gpio::get` takes it.
+    pub fn number(self) -> u8 {
+        self.0
+    }
+
+    /// The physical pin on the 40-pin header (1..=40) where this GPIO is,
+    /// for messages to the technician holding the wires.
+    pub fn header_pin(self) -> u8 {
+        HEADER_PINS[usize::from(self.0)]
+    }
+
+    /// The GPIO on this physical header pin, if it carries one.
+    pub fn from_header_pin(header_pin: u8) -> Option<BcmPin> {
+        HEADER_PINS
+            .iter()
+            .position(|&p| p == header_pin)
+            .and_then(|bcm| u8::try_from(bcm).ok())
+            .map(BcmPin)
+    }
+}
+
+impl fmt::Display for BcmPin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BCM {} (header pin {})", self.0, self.header_pin())
+    }
+}
+
+/// The callouts' language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Ru,
+    En,
+}
+
+/// The speaker that calls out the pins.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpeakerConfig {
+    pub enabled: bool,
+    /// The ALSA device; `None` is the system's default device.
+    pub device: Option<String>,
+    /// 0.0..=2.0; 1.0 plays the voice pack as recorded.
+    pub volume: f32,
+    pub language: Language,
+    /// A callout not started by then is dropped: a stale call misleads a
+    /// blind bowler more than a missing one. Above zero.
+    pub stale_after: Duration,
+}
+
+impl Default for SpeakerConfig {
+    fn default() -> Self {
+        SpeakerConfig {
+            enabled: true,
+            device: None,
+            volume: 1.0,
+            language: Language::Ru,
+            stale_after: Duration::from_millis(8000),
+        }
+    }
+}
+
+/// The web panel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebConfig {
+    pub listen: SocketAddr,
+    /// The judge PIN's argon2 hash in PHC form (`$argon2id$v=19$...`), as
+    /// `lanecall hash-pin PIN` prints it.
+    pub judge_pin_hash: String,
+    /// How long a judge's login lasts: whole hours from 1 to 168 (a week,
+    /// the web panel's cap).
+    pub session: Duration,
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// Why a configuration file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Not TOML; the message is toml's, with the line and column.
+    #[error("{}: {message}", .path.display())]
+    Syntax { path: PathBuf, message: String },
+    /// TOML, but with unknown keys, values of the wrong type or values that
+    /// cannot work: every one of them.
+    #[error("{}: {} problem(s):\n{}", .path.display(), .problems.len(), list(.problems))]
+    Invalid {
+        path: PathBuf,
+        problems: Vec<Problem>,
+    },
+}
+
+fn list(problems: &[Problem]) -> String {
+    let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+    lines.join("\n")
+}
+
+/// One thing wrong in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The key's full path, e.g. `gpio.outputs.foul_lamp.pin`.
+    pub key: String,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+impl Problem {
+    fn new(key: impl Into<String>, message: impl Into<String>) -> Problem {
+        Problem {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Loading
+// ---------------------------------------------------------------------------
+
+impl Config {
+    /// Reads and validates the file at `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Validates `text`; `path` only names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let syntax = |e: toml::de::Error| ConfigError::Syntax {
+            path: path.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        };
+        let invalid = |problems| ConfigError::Invalid {
+            path: path.to_owned(),
+            problems,
+        };
+
+        let table: toml::Table = toml::from_str(text).map_err(syntax)?;
+        let mut problems = Vec::new();
+        walk(&table, ROOT, "", &mut problems);
+        if !problems.is_empty() {
+            return Err(invalid(problems));
+        }
+        // The walk has checked every key and type, so this fails only if
+        // the walk and the raw structs disagree; toml's message then still
+        // names the key and its line.
+        let raw: RawConfig = toml::from_str(text).map_err(syntax)?;
+        raw.validate().map_err(invalid)
+    }
+
+    /// A lane for the demo and tests: no GPIO, a simulated pinsetter, the
+    /// default speaker and rules.
+    pub fn demo(state_dir: PathBuf, listen: SocketAddr, judge_pin_hash: String) -> Config {
+        Config {
+            lane: 1,
+            state_dir,
+            pinsetter: PinsetterConfig {
+                port: PathBuf::from("simulated"),
+                baud: DEFAULT_BAUD,
+                reconnect_min: Duration::from_millis(DEFAULT_RECONNECT_MIN_MS),
+                reconnect_max: Duration::from_millis(DEFAULT_RECONNECT_MAX_MS),
+            },
+            gpio: GpioConfig {
+                backend: GpioBackend::None,
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+            },
+            speaker: SpeakerConfig::default(),
+            web: WebConfig {
+                listen,
+                judge_pin_hash,
+                session: Duration::from_secs(DEFAULT_SESSION_HOURS * 3600),
+            },
+            rules: Rules::default(),
+        }
+    }
+
+    /// Where the journals are.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.state_dir.join("journal")
+    }
+
+    /// The effective configuration, every key with its value, in the
+    /// file's layout: what `lanecall check-config` prints. It parses back
+    /// to an equal `Config`.
+    pub fn to_toml(&self) -> String {
+        let mut out = String::new();
+        let mut line = |s: String| {
+            out.push_str(&s);
+            out.push('\n');
+        };
+        line("# The effective configuration: every key with the value the daemon uses.".into());
+        line(format!("lane = {}", self.lane));
+        line(format!(
+            "state_dir = {}",
+            toml_str(&self.state_dir.to_string_lossy())
+        ));
+
+        let p = &self.pinsetter;
+        line(String::new());
+        line("[pinsetter]".into());
+        line(format!("port = {}", toml_str(&p.port.to_string_lossy())));
+        line(format!("baud = {}", p.baud));
+        line(format!(
+            "reconnect_min_ms = {}",
+            p.reconnect_min.as_millis()
+        ));
+        line(format!(
+            "reconnect_max_ms = {}",
+            p.reconnect_max.as_millis()
+        ));
+
+        line(String::new());
+        line("[gpio]".into());
+        let backend = match self.gpio.backend {
+            GpioBackend::Rpi => "rpi",
+            GpioBackend::None => "none",
+        };
+        line(format!("backend = {}", toml_str(backend)));
+        for input in &self.gpio.inputs {
+            line(String::new());
+            line(format!("[{}]", input.role.config_key()));
+            line(format!("pin = {}", input.pin.number()));
+            let pull = match input.pull {
+                Pull::Up => "up",
+                Pull::Down => "down",
+                Pull::Off => "off",
+            };
+            line(format!("pull = {}", toml_str(pull)));
+            line(format!("active = {}", toml_str(level(input.active_high))));
+            line(format!("debounce_ms = {}", input.debounce.as_millis()));
+        }
+        for output in &self.gpio.outputs {
+            line(String::new());
+            line(format!("[gpio.outputs.{}]", output_name(output.output)));
+            line(format!("pin = {}", output.pin.number()));
+            line(format!("active = {}", toml_str(level(output.active_high))));
+            if output.output == Output::PinsetterReset {
+                line(format!("pulse_ms = {}", output.pulse.as_millis()));
+            }
+        }
+
+        let s = &self.speaker;
+        line(String::new());
+        line("[speaker]".into());
+        line(format!("enabled = {}", s.enabled));
+        line(format!(
+            "device = {}",
+            toml_str(s.device.as_deref().unwrap_or("default"))
+        ));
+        line(format!("volume = {}", toml_float(s.volume)));
+        let language = match s.language {
+            Language::Ru => "ru",
+            Language::En => "en",
+        };
+        line(format!("language = {}", toml_str(language)));
+        line(format!("stale_after_ms = {}", s.stale_after.as_millis()));
+
+        let w = &self.web;
+        line(String::new());
+        line("[web]".into());
+        line(format!("listen = {}", toml_str(&w.listen.to_string())));
+        line(format!("judge_pin_hash = {}", toml_str(&w.judge_pin_hash)));
+        line(format!("session_hours = {}", w.session.as_secs() / 3600));
+
+        let r = &self.rules;
+        line(String::new());
+        line("[rules]".into());
+        line(format!("ball_break_max_ms = {}", r.ball_break_max_ms));
+        line(format!("typical_travel_ms = {}", r.typical_travel_ms));
+        line(format!("max_travel_ms = {}", r.max_travel_ms));
+        line(format!(
+            "pin_report_timeout_ms = {}",
+            r.pin_report_timeout_ms
+        ));
+        line(format!("slow_bowling_limit_s = {}", r.slow_bowling_limit_s));
+        line(format!("foul_lamp_ms = {}", r.foul_lamp_ms));
+        let foul_mode = match r.foul_mode {
+            FoulMode::Score => "score",
+            FoulMode::Warn => "warn",
+        };
+        line(format!("foul_mode = {}", toml_str(foul_mode)));
+        out
+    }
+}
+
+fn level(active_high: bool) -> &'static str {
+    if active_high { "high" } else { "low" }
+}
+
+fn output_name(output: Output) -> &'static str {
+    match output {
+        Output::FoulLamp => "foul_lamp",
+        Output::PinsetterReset => "pinsetter_reset",
+    }
+}
+
+/// A TOML string literal, escaped.
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+/// A key as TOML writes it: bare when it can be, quoted otherwise.
+fn toml_key(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare { key.to_owned() } else { toml_str(key) }
+}
+
+/// The shortest float that reads back as the same `f32`.
+fn toml_float(v: f32) -> String {
+    let short = format!("{v:?}");
+    match short.parse::<f64>() {
+        Ok(back) if back as f32 == v => short,
+        _ => format!("{:?}", f64::from(v)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Step 1a: the known keys, walked before deserializing
+// ---------------------------------------------------------------------------
+
+/// What a key holds.
+#[derive(Clone, Copy)]
+enum Kind {
+    Int,
+    /// A float; an integer is accepted (`volume = 1`).
+    Float,
+    Str,
+    Bool,
+    /// A table with these keys.
+    Table(&'static [(&'static str, Kind)]),
+}
+
+impl Kind {
+    fn describe(self) -> &'static str {
+        match self {
+            Kind::Int => "a whole number",
+            Kind::Float => "a number",
+            Kind::Str => "a string in quotes",
+            Kind::Bool => "true or false",
+            Kind::Table(_) => "a table",
+        }
+    }
+}
+
+fn describe_value(value: &toml::Value) -> &'static str {
+    match value {
+        toml::Value::String(_) => "a string",
+        toml::Value::Integer(_) => "a whole number",
+        toml::Value::Float(_) => "a number with a decimal point",
+        toml::Value::Boolean(_) => "true/false",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(_) => "a list",
+        toml::Value::Table(_) => "a table",
+    }
+}
+
+const INPUT: &[(&str, Kind)] = &[
+    ("pin", Kind::Int),
+    ("pull", Kind::Str),
+    ("active", Kind::Str),
+    ("debounce_ms", Kind::Int),
+];
+const LAMP: &[(&str, Kind)] = &[("pin", Kind::Int), ("active", Kind::Str)];
+const PULSE: &[(&str, Kind)] = &[
+    ("pin", Kind::Int),
+    ("active", Kind::Str),
+    ("pulse_ms", Kind::Int),
+];
+/// The rail buttons the lane acts on (`Lane::button` refuses any other
+/// name), so a misspelt button is a problem here rather than a press the
+/// lane refuses during a game.
+pub const BUTTONS: [&str; 2] = ["repeat", "score"];
+const BUTTON_TABLES: &[(&str, Kind)] = &[
+    (BUTTONS[0], Kind::Table(INPUT)),
+    (BUTTONS[1], Kind::Table(INPUT)),
+];
+const RULES: &[(&str, Kind)] = &[
+    ("ball_break_max_ms", Kind::Int),
+    ("typical_travel_ms", Kind::Int),
+    ("max_travel_ms", Kind::Int),
+    ("pin_report_timeout_ms", Kind::Int),
+    ("slow_bowling_limit_s", Kind::Int),
+    ("foul_lamp_ms", Kind::Int),
+    ("foul_mode", Kind::Str),
+];
+const ROOT: &[(&str, Kind)] = &[
+    ("lane", Kind::Int),
+    ("state_dir", Kind::Str),
+    (
+        "pinsetter",
+        Kind::Table(&[
+            ("port", Kind::Str),
+            ("baud", Kind::Int),
+            ("reconnect_min_ms", Kind::Int),
+            ("reconnect_max_ms", Kind::Int),
+        ]),
+    ),
+    (
+        "gpio",
+        Kind::Table(&[
+            ("backend", Kind::Str),
+            (
+                "inputs",
+                Kind::Table(&[
+                    ("foul_beam", Kind::Table(INPUT)),
+                    ("ball", Kind::Table(INPUT)),
+                    ("channel_left", Kind::Table(INPUT)),
+                    ("channel_right", Kind::Table(INPUT)),
+                ]),
+            ),
+            ("buttons", Kind::Table(BUTTON_TABLES)),
+            (
+                "outputs",
+                Kind::Table(&[
+                    ("foul_lamp", Kind::Table(LAMP)),
+                    ("pinsetter_reset", Kind::Table(PULSE)),
+                ]),
+            ),
+        ]),
+    ),
+    (
+        "speaker",
+        Kind::Table(&[
+            ("enabled", Kind::Bool),
+            ("device", Kind::Str),
+            ("volume", Kind::Float),
+            ("language", Kind::Str),
+            ("stale_after_ms", Kind::Int),
+        ]),
+    ),
+    (
+        "web",
+        Kind::Table(&[
+            ("listen", Kind::Str),
+            ("judge_pin_hash", Kind::Str),
+            ("session_hours", Kind::Int),
+        ]),
+    ),
+    ("rules", Kind::Table(RULES)),
+];
+
+fn join(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        toml_key(key)
+    } else {
+        format!("{prefix}.{}", toml_key(key))
+    }
+}
+
+/// Reports every key of `table` not in `fields`, and every value of the
+/// wrong type, by its full path.
+fn walk(table: &toml::Table, fields: &[(&str, Kind)], prefix: &str, out: &mut Vec<Problem>) {
+    for (key, value) in table {
+        let path = join(prefix, key);
+        match fields.iter().find(|(name, _)| name == key) {
+            Some(&(_, kind)) => check_kind(value, kind, &path, out),
+            None => out.push(Problem::new(path, unknown_key(key, prefix, fields))),
+        }
+    }
+}
+
+fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem>) {
+    use toml::Value as V;
+    match (kind, value) {
+        (Kind::Int, V::Integer(_))
+        | (Kind::Float, V::Float(_) | V::Integer(_))
+        | (Kind::Str, V::String(_))
+        | (Kind::Bool, V::Boolean(_)) => {}
+        (Kind::Table(fields), V::Table(table)) => walk(table, fields, path, out),
+        // A GPIO input or output written as a value (`[gpio.buttons]
+        // repeat = 5`).
+        (Kind::Table(fields), other) if fields.iter().any(|(name, _)| *name == "pin") => {
+            out.push(Problem::new(
+                path,
+                format!(
+                    "must be a table: write [{path}] with its pin, not {}",
+                    describe_value(other)
+                ),
+            ));
+        }
+        (kind, value) => out.push(Problem::new(
+            path,
+            format!("must be {}, not {}", kind.describe(), describe_value(value)),
+        )),
+    }
+}
+
+fn unknown_key(key: &str, prefix: &str, fields: &[(&str, Kind)]) -> String {
+    let names: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
+    if prefix == "gpio.buttons" {
+        let near = match closest(key, &names) {
+            Some(near) => format!(" (did you mean `{near}`?)"),
+            None => String::new(),
+        };
+        return format!(
+            "unknown button{near}; the lane knows {}",
+            names.join(" and ")
+        );
+    }
+    let here = if prefix.is_empty() {
+        "at the top of the file".to_owned()
+    } else {
+        format!("in [{prefix}]")
+    };
+    let hint = match prefix {
+        "gpio.inputs" => "; a rail button goes under [gpio.buttons.<name>]",
+        "gpio.outputs.foul_lamp" if key == "pulse_ms" => {
+            "; the lamp stays on for rules.foul_lamp_ms"
+        }
+        _ => "",
+    };
+    match closest(key, &names) {
+        Some(near) => format!(
+            "unknown key (did you mean `{near}`?); the keys {here} are: {}{hint}",
+            names.join(", ")
+        ),
+        None => format!(
+            "unknown key; the keys {here} are: {}{hint}",
+            names.join(", ")
+        ),
+    }
+}
+
+/// The known key within two edits of a misspelt one.
+fn closest<'a>(key: &str, names: &[&'a str]) -> Option<&'a str> {
+    names
+        .iter()
+        .map(|name| (edit_distance(key, name), *name))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, name)| name)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+// ---------------------------------------------------------------------------
+// Step 1b: the raw file
+// ---------------------------------------------------------------------------
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawConfig {
+    lane: Option<i64>,
+    state_dir: Option<String>,
+    pinsetter: RawPinsetter,
+    gpio: RawGpio,
+    speaker: RawSpeaker,
+    web: RawWeb,
+    rules: RawRules,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawPinsetter {
+    port: Option<String>,
+    baud: Option<i64>,
+    reconnect_min_ms: Option<i64>,
+    reconnect_max_ms: Option<i64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawGpio {
+    backend: Option<String>,
+    inputs: RawInputs,
+    buttons: BTreeMap<String, RawInput>,
+    outputs: RawOutputs,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawInputs {
+    foul_beam: Option<RawInput>,
+    ball: Option<RawInput>,
+    channel_left: Option<RawInput>,
+    channel_right: Option<RawInput>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawInput {
+    pin: Option<i64>,
+    pull: Option<String>,
+    active: Option<String>,
+    debounce_ms: Option<i64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawOutputs {
+    foul_lamp: Option<RawLamp>,
+    pinsetter_reset: Option<RawPulse>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawLamp {
+    pin: Option<i64>,
+    active: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawPulse {
+    pin: Option<i64>,
+    active: Option<String>,
+    pulse_ms: Option<i64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawSpeaker {
+    enabled: Option<bool>,
+    device: Option<String>,
+    volume: Option<f64>,
+    language: Option<String>,
+    stale_after_ms: Option<i64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawWeb {
+    listen: Option<String>,
+    judge_pin_hash: Option<String>,
+    session_hours: Option<i64>,
+}
+
+/// [`Rules`]' fields as options, so `[rules]` denies unknown keys (Rules
+/// itself ignores them, for journals from newer versions) and a missing key
+/// takes `Rules::default()`'s value.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawRules {
+    ball_break_max_ms: Option<i64>,
+    typical_travel_ms: Option<i64>,
+    max_travel_ms: Option<i64>,
+    pin_report_timeout_ms: Option<i64>,
+    slow_bowling_limit_s: Option<i64>,
+    foul_lamp_ms: Option<i64>,
+    foul_mode: Option<String>,
+}
+
+// ---------------------------------------------------------------------------
+// Step 2: validation
+// ---------------------------------------------------------------------------
+
+const DEFAULT_BAUD: u32 = 9600;
+const DEFAULT_RECONNECT_MIN_MS: u64 = 500;
+const DEFAULT_RECONNECT_MAX_MS: u64 = 10_000;
+const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
+const DEFAULT_SESSION_HOURS: u64 = 12;
+const DEFAULT_DEBOUNCE_MS: i64 = 5;
+const DEFAULT_PULSE_MS: i64 = 300;
+
+/// Collects the problems found while validating.
+#[derive(Default)]
+struct Check {
+    problems: Vec<Problem>,
+}
+
+impl Check {
+    fn push(&mut self, key: impl Into<String>, message: impl Into<String>) {
+        self.problems.push(Problem::new(key, message));
+    }
+
+    /// A required key's value, or a problem saying what to write.
+    fn required<T>(&mut self, key: &str, value: Option<T>, what: &str) -> Option<T> {
+        if value.is_none() {
+            self.push(key, format!("is missing: {what}"));
+        }
+        value
+    }
+
+    /// A whole number within `range`; `unit` follows the bounds in the
+    /// message ("milliseconds").
+    fn int(
+        &mut self,
+        key: &str,
+        value: i64,
+        range: RangeInclusive<i64>,
+        unit: &str,
+    ) -> Option<u64> {
+        if range.contains(&value) {
+            u64::try_from(value).ok()
+        } else {
+            self.push(
+                key,
+                format!(
+                    "{value} is out of range: use {} to {} {unit}",
+                    range.start(),
+                    range.end()
+                ),
+            );
+            None
+        }
+    }
+
+    fn millis(
+        &mut self,
+        key: &str,
+        value: Option<i64>,
+        default: i64,
+        range: RangeInclusive<i64>,
+    ) -> Option<Duration> {
+        self.int(key, value.unwrap_or(default), range, "milliseconds")
+            .map(Duration::from_millis)
+    }
+
+    /// One of the named values, or a problem listing them.
+    fn choice<T: Copy>(
+        &mut self,
+        key: &str,
+        value: Option<&str>,
+        default: &str,
+        choices: &[(&str, T)],
+    ) -> Option<T> {
+        let value = value.unwrap_or(default);
+        let found = choices.iter().find(|(name, _)| *name == value);
+        if found.is_none() {
+            let names: Vec<String> = choices
+                .iter()
+                .map(|(name, _)| format!("{name:?}"))
+                .collect();
+            self.push(key, format!("{value:?} is not one of {}", names.join(", ")));
+        }
+        found.map(|&(_, v)| v)
+    }
+
+    fn non_empty(&mut self, key: &str, value: Option<String>, what: &str) -> Option<String> {
+        let value = self.required(key, value, what)?;
+        if value.trim().is_empty() {
+            self.push(key, format!("is empty: {what}"));
+            return None;
+        }
+        Some(value)
+    }
+
+    fn pin(&mut self, key: &str, value: Option<i64>) -> Option<BcmPin> {
+        let n = self.required(
+            key,
+            value,
+            "the BCM GPIO number the wire is on, 2 to 27 (pin = 17)",
+        )?;
+        match n {
+            0 | 1 => {
+                self.push(
+                    key,
+                    format!(
+                        "BCM {n} is reserved for the HAT ID EEPROM (ID_SD/ID_SC): \
+                         move the wire to a free GPIO from 2 to 27"
+                    ),
+                );
+                None
+            }
+            2..=27 => u8::try_from(n).ok().and_then(BcmPin::new),
+            _ => {
+                let header = u8::try_from(n).ok().and_then(BcmPin::from_header_pin);
+                let hint = match header {
+                    Some(bcm) if bcm.number() >= 2 => {
+                        format!(
+                            "; if the wire is on header pin {n}, that is BCM {}",
+                            bcm.number()
+                        )
+                    }
+                    _ => String::new(),
+                };
+                self.push(
+                    key,
+                    format!(
+                        "{n} is not a BCM GPIO number: use 2 to 27 \
+                         (the GPIO number, not the header pin){hint}"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn active(&mut self, key: &str, value: Option<&str>, default: &str) -> Option<bool> {
+        self.choice(key, value, default, &[("low", false), ("high", true)])
+    }
+
+    fn input(&mut self, role: InputRole, raw: RawInput) -> Option<InputConfig> {
+        let table = role.config_key();
+        let key = |name: &str| format!("{table}.{name}");
+        let pin = self.pin(&key("pin"), raw.pin);
+        let pull = self.choice(
+            &key("pull"),
+            raw.pull.as_deref(),
+            "up",
+            &[("up", Pull::Up), ("down", Pull::Down), ("off", Pull::Off)],
+        );
+        let active_high = self.active(&key("active"), raw.active.as_deref(), "low");
+        let debounce = self.millis(
+            &key("debounce_ms"),
+            raw.debounce_ms,
+            DEFAULT_DEBOUNCE_MS,
+            0..=1000,
+        );
+        Some(InputConfig {
+            role,
+            pin: pin?,
+            pull: pull?,
+            active_high: active_high?,
+            debounce: debounce?,
+        })
+    }
+
+    fn output(
+        &mut self,
+        output: Output,
+        pin: Option<i64>,
+        active: Option<&str>,
+        pulse_ms: Option<i64>,
+    ) -> Option<OutputConfig> {
+        let table = format!("gpio.outputs.{}", output_name(output));
+        let pin = self.pin(&format!("{table}.pin"), pin);
+        let active_high = self.active(&format!("{table}.active"), active, "high");
+        let pulse = match output {
+            Output::FoulLamp => Some(Duration::ZERO),
+            Output::PinsetterReset => self.millis(
+                &format!("{table}.pulse_ms"),
+                pulse_ms,
+                DEFAULT_PULSE_MS,
+                10..=5000,
+            ),
+        };
+        Some(OutputConfig {
+            output,
+            pin: pin?,
+            active_high: active_high?,
+            pulse: pulse?,
+        })
+    }
+}
+
+impl RawConfig {
+    fn validate(self) -> Result<Config, Vec<Problem>> {
+        let mut c = Check::default();
+
+        let lane = c
+            .required("lane", self.lane, "the lane number, e.g. lane = 7")
+            .and_then(|n| c.int("lane", n, 1..=999, "(the lane number)"))
+            .and_then(|n| u32::try_from(n).ok());
+        let state_dir = c
+            .non_empty(
+                "state_dir",
+                self.state_dir,
+                "the directory for the journals, e.g. state_dir = \"/var/lib/lanecall\"",
+            )
+            .map(PathBuf::from);
+        let pinsetter = self.pinsetter.validate(&mut c);
+        // The rules first, as the foul beam's debounce is checked against
+        // them, but their problems last, in the file's order.
+        let mut rules_check = Check::default();
+        let rules = self.rules.validate(&mut rules_check);
+        let gpio = self.gpio.validate(&mut c, rules.as_ref());
+        let speaker = self.speaker.validate(&mut c);
+        let web = self.web.validate(&mut c);
+        c.problems.append(&mut rules_check.problems);
+
+        match (lane, state_dir, pinsetter, gpio, speaker, web, rules) {
+            (
+                Some(lane),
+                Some(state_dir),
+                Some(pinsetter),
+                Some(gpio),
+                Some(speaker),
+                Some(web),
+                Some(rules),
+            ) if c.problems.is_empty() => Ok(Config {
+                lane,
+                state_dir,
+                pinsetter,
+                gpio,
+                speaker,
+                web,
+                rules,
+            }),
+            _ => Err(c.problems),
+        }
+    }
+}
+
+impl RawPinsetter {
+    fn validate(self, c: &mut Check) -> Option<PinsetterConfig> {
+        let port = c
+            .non_empty(
+                "pinsetter.port",
+                self.port,
+                "the pinsetter's serial device, e.g. port = \"/dev/ttyUSB0\" under [pinsetter]",
+            )
+            .map(PathBuf::from);
+
+        let baud = self.baud.unwrap_or(i64::from(DEFAULT_BAUD));
+        let baud = match u32::try_from(baud) {
+            Ok(b) if BAUD_RATES.contains(&b) => Some(b),
+            _ => {
+                let rates: Vec<String> = BAUD_RATES.iter().map(u32::to_string).collect();
+                c.push(
+                    "pinsetter.baud",
+                    format!(
+                        "{baud} is not a serial baud rate: use one of {} (the pinsetter's manual \
+                         gives it; 9600 is usual)",
+                        rates.join(", ")
+                    ),
+                );
+                None
+            }
+        };
+
+        let reconnect_min = c.millis(
+            "pinsetter.reconnect_min_ms",
+            self.reconnect_min_ms,
+            DEFAULT_RECONNECT_MIN_MS as i64,
+            1..=600_000,
+        );
+        let reconnect_max = c.millis(
+            "pinsetter.reconnect_max_ms",
+            self.reconnect_max_ms,
+            DEFAULT_RECONNECT_MAX_MS as i64,
+            1..=600_000,
+        );
+        if let (Some(min), Some(max)) = (reconnect_min, reconnect_max)
+            && min > max
+        {
+            c.push(
+                "pinsetter.reconnect_min_ms",
+                format!(
+                    "{} is above pinsetter.reconnect_max_ms ({}): the first retry cannot wait \
+                     longer than the longest",
+                    min.as_millis(),
+                    max.as_millis()
+                ),
+            );
+            return None;
+        }
+
+        Some(PinsetterConfig {
+            port: port?,
+            baud: baud?,
+            reconnect_min: reconnect_min?,
+            reconnect_max: reconnect_max?,
+        })
+    }
+}
+
+impl RawGpio {
+    fn validate(self, c: &mut Check, rules: Option<&Rules>) -> Option<GpioConfig> {
+        let backend = c
+            .required(
+                "gpio.backend",
+                self.backend,
+                "say where the sensors are: backend = \"rpi\" (the Pi's GPIO header) or \
+                 backend = \"none\" (no GPIO) under [gpio]",
+            )
+            .and_then(|b| {
+                c.choice(
+                    "gpio.backend",
+                    Some(&b),
+                    "",
+                    &[("rpi", GpioBackend::Rpi), ("none", GpioBackend::None)],
+                )
+            });
+
+        let mut all_ok = true;
+        let mut inputs = Vec::new();
+        let fixed = [
+            (
+                InputRole::FoulBeam,
+                self.inputs.foul_beam,
+                true,
+                "the foul-line beam",
+            ),
+            (InputRole::Ball, self.inputs.ball, true, "the ball detector"),
+            (InputRole::ChannelLeft, self.inputs.channel_left, false, ""),
+            (
+                InputRole::ChannelRight,
+                self.inputs.channel_right,
+                false,
+                "",
+            ),
+        ];
+        let named = self
+            .buttons
+            .into_iter()
+            .map(|(name, raw)| (InputRole::Button(name), Some(raw), false, ""));
+        // The walk has refused every button name but [`BUTTONS`].
+        for (role, raw, required, what) in fixed.into_iter().chain(named) {
+            match raw {
+                Some(raw) => match c.input(role, raw) {
+                    Some(input) => inputs.push(input),
+                    None => all_ok = false,
+                },
+                None if required && backend == Some(GpioBackend::Rpi) => {
+                    c.push(
+                        role.config_key(),
+                        format!(
+                            "is missing: gpio.backend = \"rpi\" needs {what}: \
+                             add [{}] with its pin",
+                            role.config_key()
+                        ),
+                    );
+                    all_ok = false;
+                }
+                None => {}
+            }
+        }
+
+        let mut outputs = Vec::new();
+        let lamp = self
+            .outputs
+            .foul_lamp
+            .map(|raw| c.output(Output::FoulLamp, raw.pin, raw.active.as_deref(), None));
+        let reset = self.outputs.pinsetter_reset.map(|raw| {
+            c.output(
+                Output::PinsetterReset,
+                raw.pin,
+                raw.active.as_deref(),
+                raw.pulse_ms,
+            )
+        });
+        for (output, result, what) in [
+            (Output::FoulLamp, lamp, "the foul lamp's relay"),
+            (Output::PinsetterReset, reset, "the pinsetter reset's relay"),
+        ] {
+            match result {
+                Some(Some(o)) => outputs.push(o),
+                Some(None) => all_ok = false,
+                None if backend == Some(GpioBackend::Rpi) => {
+                    let key = format!("gpio.outputs.{}", output_name(output));
+                    c.push(
+                        &key,
+                        format!(
+                            "is missing: gpio.backend = \"rpi\" needs {what}: \
+                             add [{key}] with its pin"
+                        ),
+                    );
+                    all_ok = false;
+                }
+                None => {}
+            }
+        }
+
+        // Every pin once: name the key that uses it first.
+        let mut used: Vec<(BcmPin, String)> = Vec::new();
+        let keyed = inputs
+            .iter()
+            .map(|i| (i.pin, format!("{}.pin", i.role.config_key())))
+            .chain(
+                outputs
+                    .iter()
+                    .map(|o| (o.pin, format!("gpio.outputs.{}.pin", output_name(o.output)))),
+            );
+        for (pin, key) in keyed {
+            match used.iter().find(|(p, _)| *p == pin) {
+                Some((_, first)) => {
+                    c.push(
+                        &key,
+                        format!(
+                            "{pin} is already used by {first}: each input and output needs its \
+                             own GPIO"
+                        ),
+                    );
+                    all_ok = false;
+                }
+                None => used.push((pin, key)),
+            }
+        }
+
+        if let (Some(rules), Some(beam)) =
+            (rules, inputs.iter().find(|i| i.role == InputRole::FoulBeam))
+            && beam.debounce.as_millis() >= u128::from(rules.ball_break_max_ms)
+        {
+            c.push(
+                "gpio.inputs.foul_beam.debounce_ms",
+                format!(
+                    "{} must be below rules.ball_break_max_ms ({}), or a ball crossing the line \
+                     is filtered out",
+                    beam.debounce.as_millis(),
+                    rules.ball_break_max_ms
+                ),
+            );
+            all_ok = false;
+        }
+
+        all_ok.then_some(())?;
+        Some(GpioConfig {
+            backend: backend?,
+            inputs,
+            outputs,
+        })
+    }
+}
+
+impl RawSpeaker {
+    fn validate(self, c: &mut Check) -> Option<SpeakerConfig> {
+        let device = match self.device.as_deref() {
+            None | Some("default") => Some(None),
+            Some(d) if d.trim().is_empty() => {
+                c.push(
+                    "speaker.device",
+                    "is empty: write an ALSA device name (see `aplay -L`) or \"default\"",
+                );
+                None
+            }
+            Some(d) => Some(Some(d.to_owned())),
+        };
+        let volume = self.volume.unwrap_or(1.0);
+        let volume = if (0.0..=2.0).contains(&volume) {
+            Some(volume as f32)
+        } else {
+            c.push(
+                "speaker.volume",
+                format!("{volume} is out of range: use 0.0 to 2.0 (1.0 plays as recorded)"),
+            );
+            None
+        };
+        let language = c.choice(
+            "speaker.language",
+            self.language.as_deref(),
+            "ru",
+            &[("ru", Language::Ru), ("en", Language::En)],
+        );
+        let stale_after = c.millis(
+            "speaker.stale_after_ms",
+            self.stale_after_ms,
+            8000,
+            1..=600_000,
+        );
+        Some(SpeakerConfig {
+            enabled: self.enabled.unwrap_or(true),
+            device: device?,
+            volume: volume?,
+            language: language?,
+            stale_after: stale_after?,
+        })
+    }
+}
+
+impl RawWeb {
+    fn validate(self, c: &mut Check) -> Option<WebConfig> {
+        let listen = self.listen.as_deref().unwrap_or(DEFAULT_LISTEN);
+        let listen = match listen.parse::<SocketAddr>() {
+            Ok(addr) => Some(addr),
+            Err(_) => {
+                c.push(
+                    "web.listen",
+                    format!("{listen:?} is not an address like 0.0.0.0:8080"),
+                );
+                None
+            }
+        };
+
+        const HOW: &str = "run `lanecall hash-pin PIN` and paste its output";
+        let hash = c
+            .required(
+                "web.judge_pin_hash",
+                self.judge_pin_hash,
+                &format!("the judge PIN's hash: {HOW}"),
+            )
+            .and_then(|hash| {
+                let complete = argon2::PasswordHash::new(&hash).is_ok_and(|phc| phc.hash.is_some());
+                if !hash.starts_with("$argon2") {
+                    c.push(
+                        "web.judge_pin_hash",
+                        format!("is not an argon2 hash (it must start with $argon2): {HOW}"),
+                    );
+                    None
+                } else if !complete {
+                    c.push(
+                        "web.judge_pin_hash",
+                        format!("is not a complete argon2 hash (cut short when pasted?): {HOW}"),
+                    );
+                    None
+                } else {
+                    Some(hash)
+                }
+            });
+
+        let hours = self.session_hours.unwrap_or(DEFAULT_SESSION_HOURS as i64);
+        let session = c
+            .int("web.session_hours", hours, 1..=168, "hours")
+            .map(|h| Duration::from_secs(h * 3600));
+
+        Some(WebConfig {
+            listen: listen?,
+            judge_pin_hash: hash?,
+            session: session?,
+        })
+    }
+}
+
+impl RawRules {
+    fn validate(self, c: &mut Check) -> Option<Rules> {
+        let mut rules = Rules::default();
+        let mut ok = true;
+        let fields: [(&str, Option<i64>, &mut u64); 6] = [
+            (
+                "ball_break_max_ms",
+                self.ball_break_max_ms,
+                &mut rules.ball_break_max_ms,
+            ),
+            (
+                "typical_travel_ms",
+                self.typical_travel_ms,
+                &mut rules.typical_travel_ms,
+            ),
+            (
+                "max_travel_ms",
+                self.max_travel_ms,
+                &mut rules.max_travel_ms,
+            ),
+            (
+                "pin_report_timeout_ms",
+                self.pin_report_timeout_ms,
+                &mut rules.pin_report_timeout_ms,
+            ),
+            (
+                "slow_bowling_limit_s",
+                self.slow_bowling_limit_s,
+                &mut rules.slow_bowling_limit_s,
+            ),
+            ("foul_lamp_ms", self.foul_lamp_ms, &mut rules.foul_lamp_ms),
+        ];
+        for (name, value, field) in fields {
+            let Some(value) = value else { continue };
+            match u64::try_from(value) {
+                Ok(v) => *field = v,
+                Err(_) => {
+                    c.push(
+                        format!("rules.{name}"),
+                        format!("{value} must not be negative"),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        match c.choice(
+            "rules.foul_mode",
+            self.foul_mode.as_deref(),
+            "score",
+            &[("score", FoulMode::Score), ("warn", FoulMode::Warn)],
+        ) {
+            Some(mode) => rules.foul_mode = mode,
+            None => ok = false,
+        }
+        if !ok {
+            return None;
+        }
+        let problems = rules.problems();
+        for problem in &problems {
+            // Rules::problems() starts each message with the key's name.
+            let (first, rest) = problem.split_once(' ').unwrap_or((problem, ""));
+            if RULES.iter().any(|(name, _)| *name == first) {
+                // "max_travel_ms (2000) must not be ...": keep the value.
+                let message = if rest.starts_with('(') {
+                    problem.as_str()
+                } else {
+                    rest
+                };
+                c.push(format!("rules.{first}"), message);
+            } else {
+                c.push("rules", problem.as_str());
+            }
+        }
+        problems.is_empty().then_some(rules)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_pins_match_the_pinout() {
+        let pairs = [
+            (2, 3),
+            (3, 5),
+            (4, 7),
+            (17, 11),
+            (27, 13),
+            (22, 15),
+            (10, 19),
+            (9, 21),
+            (11, 23),
+            (0, 27),
+            (5, 29),
+            (6, 31),
+            (13, 33),
+            (19, 35),
+            (26, 37),
+            (14, 8),
+            (15, 10),
+            (18, 12),
+            (23, 16),
+            (24, 18),
+            (25, 22),
+            (8, 24),
+            (7, 26),
+            (1, 28),
+            (12, 32),
+            (16, 36),
+            (20, 38),
+            (21, 40),
+        ];
+        assert_eq!(pairs.len(), 28);
+        for (bcm, header) in pairs {
+            let pin = BcmPin::new(bcm).unwrap();
+            assert_eq!(pin.header_pin(), header, "BCM {bcm}");
+            assert_eq!(BcmPin::from_header_pin(header), Some(pin));
+        }
+        assert_eq!(BcmPin::new(28), None);
+        assert_eq!(BcmPin::from_header_pin(1), None);
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("pinn", "pin"), 1);
+        assert_eq!(edit_distance("debounce", "debounce_ms"), 3);
+        assert_eq!(closest("pinn", &["pin", "pull"]), Some("pin"));
+    }
+
+    #[test]
+    fn floats_round_trip() {
+        for v in [0.0f32, 0.8, 1.0, 1.7, 2.0, 0.333_333_34] {
+            let s = toml_float(v);
+            assert_eq!(s.parse::<f64>().unwrap() as f32, v, "{s}");
+        }
+    }
+}

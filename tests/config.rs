@@ -1,0 +1,736 @@
+//! The lane's configuration file: the documented example loads, the
+//! effective config round-trips, and every mistake a technician can make is
+//! reported by its key, all at once.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use lanecall::config::{
+    BUTTONS, BcmPin, Config, ConfigError, GpioBackend, InputRole, Language, Problem, Pull,
+};
+use lanecall::lane::Output;
+use lanecall::lane::rules::{FoulMode, Rules};
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/lanecall.toml");
+const HASH: &str =
+    "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+/// The smallest file a Pi lane accepts.
+fn minimal() -> String {
+    format!(
+        r#"
+lane = 3
+state_dir = "/var/lib/lanecall"
+
+[pinsetter]
+port = "/dev/ttyUSB0"
+
+[gpio]
+backend = "rpi"
+
+[gpio.inputs.foul_beam]
+pin = 17
+
+[gpio.inputs.ball]
+pin = 27
+
+[gpio.outputs.foul_lamp]
+pin = 24
+
+[gpio.outputs.pinsetter_reset]
+pin = 25
+
+[web]
+judge_pin_hash = "{HASH}"
+"#
+    )
+}
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, Path::new("lanecall.toml"))
+}
+
+/// The problems of a file that must be invalid.
+fn problems(text: &str) -> Vec<Problem> {
+    match parse(text) {
+        Err(ConfigError::Invalid { problems, .. }) => problems,
+        Err(other) => panic!("expected problems, got {other}"),
+        Ok(config) => panic!("expected problems, got {config:#?}"),
+    }
+}
+
+/// Asserts a problem names `key` and says `fragment`.
+fn assert_problem(problems: &[Problem], key: &str, fragment: &str) {
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.key == key && p.message.contains(fragment)),
+        "no problem `{key}: ...{fragment}...` in:\n{}",
+        problems
+            .iter()
+            .map(|p| format!("  {p}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The single problem of the minimal file with `old` replaced by `new`.
+fn one_problem(old: &str, new: &str, key: &str, fragment: &str) {
+    let text = minimal();
+    assert!(text.contains(old), "{old:?} not in the minimal file");
+    let problems = problems(&text.replacen(old, new, 1));
+    assert_problem(&problems, key, fragment);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+}
+
+// ----- the example file -----------------------------------------------------
+
+#[test]
+fn example_file_loads_with_every_key() {
+    let config = Config::load(Path::new(EXAMPLE)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.lane, 7);
+    assert_eq!(config.state_dir, PathBuf::from("/var/lib/lanecall"));
+    assert_eq!(
+        config.journal_dir(),
+        PathBuf::from("/var/lib/lanecall/journal")
+    );
+    assert_eq!(config.pinsetter.port, PathBuf::from("/dev/ttyUSB0"));
+    assert_eq!(config.pinsetter.baud, 9600);
+    assert_eq!(config.pinsetter.reconnect_min, Duration::from_millis(500));
+    assert_eq!(config.pinsetter.reconnect_max, Duration::from_secs(10));
+
+    let gpio = &config.gpio;
+    assert_eq!(gpio.backend, GpioBackend::Rpi);
+    let pins: Vec<(InputRole, u8)> = gpio
+        .inputs
+        .iter()
+        .map(|i| (i.role.clone(), i.pin.number()))
+        .collect();
+    assert_eq!(
+        pins,
+        [
+            (InputRole::FoulBeam, 17),
+            (InputRole::Ball, 27),
+            (InputRole::ChannelLeft, 22),
+            (InputRole::ChannelRight, 23),
+            (InputRole::Button("repeat".into()), 5),
+            (InputRole::Button("score".into()), 6),
+        ]
+    );
+    let beam = gpio.input(&InputRole::FoulBeam).unwrap();
+    assert_eq!(beam.pull, Pull::Up);
+    assert!(!beam.active_high);
+    assert_eq!(beam.debounce, Duration::from_millis(5));
+    assert_eq!(beam.pin.header_pin(), 11);
+
+    let lamp = gpio.output(Output::FoulLamp).unwrap();
+    assert_eq!((lamp.pin.number(), lamp.active_high), (24, true));
+    let reset = gpio.output(Output::PinsetterReset).unwrap();
+    assert_eq!(reset.pin.number(), 25);
+    assert_eq!(reset.pulse, Duration::from_millis(300));
+
+    assert!(config.speaker.enabled);
+    assert_eq!(config.speaker.device, None);
+    assert_eq!(config.speaker.volume, 1.0);
+    assert_eq!(config.speaker.language, Language::Ru);
+    assert_eq!(config.speaker.stale_after, Duration::from_secs(8));
+
+    assert_eq!(
+        config.web.listen,
+        "0.0.0.0:8080".parse::<SocketAddr>().unwrap()
+    );
+    assert!(config.web.judge_pin_hash.starts_with("$argon2id$"));
+    assert_eq!(config.web.session, Duration::from_secs(12 * 3600));
+
+    assert_eq!(config.rules, Rules::default());
+}
+
+#[test]
+fn example_file_round_trips_through_to_toml() {
+    let config = Config::load(Path::new(EXAMPLE)).unwrap();
+    let text = config.to_toml();
+    let again = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(again, config);
+    assert_eq!(again.to_toml(), text);
+}
+
+#[test]
+fn example_file_states_every_key() {
+    // Every key check-config prints is written (and so documented) in the
+    // example.
+    let config = Config::load(Path::new(EXAMPLE)).unwrap();
+    let example: toml::Table = toml::from_str(&std::fs::read_to_string(EXAMPLE).unwrap()).unwrap();
+    let effective: toml::Table = toml::from_str(&config.to_toml()).unwrap();
+    assert_eq!(example, effective);
+}
+
+#[test]
+fn every_rules_field_is_a_config_key() {
+    // Rules serialized as a [rules] table: a field added to Rules but not to
+    // the config's mirror of it would be an unknown key here.
+    let rules = Rules {
+        foul_mode: FoulMode::Warn,
+        slow_bowling_limit_s: 90,
+        ..Rules::default()
+    };
+    let table = toml::to_string(&rules).unwrap();
+    let config =
+        parse(&format!("{}\n[rules]\n{table}", minimal())).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.rules, rules);
+}
+
+#[test]
+fn tweaked_values_round_trip() {
+    let text = minimal()
+        .replace("[pinsetter]", "[pinsetter]\nbaud = 115200\nreconnect_min_ms = 1\nreconnect_max_ms = 1")
+        .replace(
+            "[web]",
+            "[speaker]\nenabled = false\ndevice = \"plughw:CARD=Headphones,DEV=0\"\nvolume = 0.8\n\
+             language = \"en\"\n\n[gpio.buttons.score]\npin = 5\npull = \"off\"\nactive = \"high\"\n\
+             debounce_ms = 0\n\n[web]\nlisten = \"[::1]:9000\"\nsession_hours = 168",
+        );
+    let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.speaker.volume, 0.8);
+    assert_eq!(
+        config.speaker.device.as_deref(),
+        Some("plughw:CARD=Headphones,DEV=0")
+    );
+    assert_eq!(config.web.listen.port(), 9000);
+    let button = config
+        .gpio
+        .input(&InputRole::Button("score".into()))
+        .unwrap();
+    assert_eq!((button.pull, button.active_high), (Pull::Off, true));
+    assert_eq!(button.debounce, Duration::ZERO);
+    let again = parse(&config.to_toml()).unwrap_or_else(|e| panic!("{e}\n{}", config.to_toml()));
+    assert_eq!(again, config);
+}
+
+#[test]
+fn defaults_fill_every_optional_key() {
+    let config = parse(&minimal()).unwrap_or_else(|e| panic!("{e}"));
+    let example = Config::load(Path::new(EXAMPLE)).unwrap();
+    assert_eq!(config.pinsetter.baud, example.pinsetter.baud);
+    assert_eq!(
+        config.pinsetter.reconnect_min,
+        example.pinsetter.reconnect_min
+    );
+    assert_eq!(
+        config.pinsetter.reconnect_max,
+        example.pinsetter.reconnect_max
+    );
+    assert_eq!(config.speaker, example.speaker);
+    assert_eq!(config.web.listen, example.web.listen);
+    assert_eq!(config.web.session, example.web.session);
+    assert_eq!(config.rules, Rules::default());
+    assert_eq!(
+        config.gpio.input(&InputRole::FoulBeam),
+        example.gpio.input(&InputRole::FoulBeam)
+    );
+    assert_eq!(config.gpio.outputs, example.gpio.outputs);
+}
+
+#[test]
+fn demo_lane_has_no_gpio_and_round_trips() {
+    let demo = Config::demo(
+        PathBuf::from("/tmp/lanecall-demo"),
+        "127.0.0.1:8080".parse().unwrap(),
+        HASH.to_owned(),
+    );
+    assert_eq!(demo.gpio.backend, GpioBackend::None);
+    assert!(demo.gpio.inputs.is_empty() && demo.gpio.outputs.is_empty());
+    assert_eq!(demo.pinsetter.port, PathBuf::from("simulated"));
+    assert_eq!(parse(&demo.to_toml()).unwrap(), demo);
+}
+
+#[test]
+fn backend_none_runs_without_gpio_and_keeps_listed_pins() {
+    let text = format!(
+        "lane = 1\nstate_dir = \"s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"none\"\n\
+         [gpio.inputs.ball]\npin = 4\n[web]\njudge_pin_hash = \"{HASH}\"\n"
+    );
+    let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.gpio.backend, GpioBackend::None);
+    assert_eq!(config.gpio.inputs.len(), 1);
+    assert_eq!(config.gpio.inputs[0].pin, BcmPin::new(4).unwrap());
+    assert!(config.gpio.outputs.is_empty());
+}
+
+// ----- each validation names its key ---------------------------------------
+
+#[test]
+fn pin_used_twice_names_both_keys() {
+    one_problem(
+        "[gpio.outputs.foul_lamp]\npin = 24",
+        "[gpio.outputs.foul_lamp]\npin = 17",
+        "gpio.outputs.foul_lamp.pin",
+        "BCM 17 (header pin 11) is already used by gpio.inputs.foul_beam.pin",
+    );
+}
+
+#[test]
+fn pin_used_twice_by_a_button() {
+    let text = minimal() + "\n[gpio.buttons.repeat]\npin = 27\n";
+    let problems = problems(&text);
+    assert_problem(
+        &problems,
+        "gpio.buttons.repeat.pin",
+        "already used by gpio.inputs.ball.pin",
+    );
+}
+
+#[test]
+fn only_the_lanes_buttons_are_accepted() {
+    // `Lane::button` acts on these and refuses any other name.
+    assert_eq!(BUTTONS, ["repeat", "score"]);
+
+    let text = minimal()
+        + "\n[gpio.buttons.repaet]\npin = 5\n[gpio.buttons.coach]\npin = 6\n\
+           [gpio.buttons.\"\"]\npin = 7\n[gpio.buttons.score]\npin = 8\n";
+    let named = problems(&text);
+    assert_problem(
+        &named,
+        "gpio.buttons.repaet",
+        "unknown button (did you mean `repeat`?); the lane knows repeat and score",
+    );
+    assert_problem(
+        &named,
+        "gpio.buttons.coach",
+        "unknown button; the lane knows repeat and score",
+    );
+    assert_problem(
+        &named,
+        "gpio.buttons.\"\"",
+        "unknown button; the lane knows repeat and score",
+    );
+    // The good button is not a problem; each bad one is reported once.
+    assert_eq!(named.len(), 3, "{named:?}");
+
+    // Reported with the other unknown keys, all at once.
+    let text = minimal().replace("pin = 17", "pinn = 17") + "\n[gpio.buttons.Repeat]\npin = 5\n";
+    let mixed = problems(&text);
+    assert_problem(&mixed, "gpio.inputs.foul_beam.pinn", "unknown key");
+    assert_problem(
+        &mixed,
+        "gpio.buttons.Repeat",
+        "unknown button (did you mean `repeat`?)",
+    );
+    assert_eq!(mixed.len(), 2, "{mixed:?}");
+
+    let value = problems(&(minimal() + "\n[gpio.buttons]\nrepeat = 5\n"));
+    assert_problem(
+        &value,
+        "gpio.buttons.repeat",
+        "must be a table: write [gpio.buttons.repeat] with its pin, not a whole number",
+    );
+    assert_eq!(value.len(), 1, "{value:?}");
+
+    let config =
+        parse(&(minimal() + "\n[gpio.buttons.repeat]\npin = 5\n[gpio.buttons.score]\npin = 6\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        config
+            .gpio
+            .input(&InputRole::Button("repeat".into()))
+            .is_some()
+    );
+    assert!(
+        config
+            .gpio
+            .input(&InputRole::Button("score".into()))
+            .is_some()
+    );
+}
+
+#[test]
+fn pin_out_of_range() {
+    one_problem(
+        "pin = 27",
+        "pin = 28",
+        "gpio.inputs.ball.pin",
+        "use 2 to 27",
+    );
+    one_problem(
+        "pin = 27",
+        "pin = -3",
+        "gpio.inputs.ball.pin",
+        "not a BCM GPIO number",
+    );
+}
+
+#[test]
+fn header_pin_number_gets_a_hint() {
+    one_problem(
+        "pin = 25",
+        "pin = 40",
+        "gpio.outputs.pinsetter_reset.pin",
+        "header pin 40, that is BCM 21",
+    );
+}
+
+#[test]
+fn bcm_0_and_1_are_refused_for_the_hat_eeprom() {
+    one_problem(
+        "pin = 17",
+        "pin = 0",
+        "gpio.inputs.foul_beam.pin",
+        "HAT ID EEPROM",
+    );
+    one_problem(
+        "pin = 24",
+        "pin = 1",
+        "gpio.outputs.foul_lamp.pin",
+        "HAT ID EEPROM",
+    );
+}
+
+#[test]
+fn uart_pins_14_and_15_are_allowed() {
+    let text = minimal()
+        .replace("pin = 24", "pin = 14")
+        .replace("pin = 25", "pin = 15");
+    let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        config.gpio.output(Output::FoulLamp).unwrap().pin.number(),
+        14
+    );
+}
+
+#[test]
+fn bad_listen_address() {
+    one_problem(
+        "[web]",
+        "[web]\nlisten = \"0.0.0.0:80800\"",
+        "web.listen",
+        "\"0.0.0.0:80800\" is not an address like 0.0.0.0:8080",
+    );
+}
+
+#[test]
+fn baud_zero_or_unusual() {
+    one_problem(
+        "[pinsetter]",
+        "[pinsetter]\nbaud = 0",
+        "pinsetter.baud",
+        "0 is not a serial baud rate",
+    );
+    one_problem(
+        "[pinsetter]",
+        "[pinsetter]\nbaud = 9601",
+        "pinsetter.baud",
+        "use one of 1200, 2400",
+    );
+}
+
+#[test]
+fn reconnect_min_above_max() {
+    one_problem(
+        "[pinsetter]",
+        "[pinsetter]\nreconnect_min_ms = 5000\nreconnect_max_ms = 1000",
+        "pinsetter.reconnect_min_ms",
+        "above pinsetter.reconnect_max_ms (1000)",
+    );
+    one_problem(
+        "[pinsetter]",
+        "[pinsetter]\nreconnect_min_ms = 0",
+        "pinsetter.reconnect_min_ms",
+        "out of range",
+    );
+}
+
+#[test]
+fn volume_out_of_range() {
+    one_problem(
+        "[web]",
+        "[speaker]\nvolume = 2.5\n[web]",
+        "speaker.volume",
+        "use 0.0 to 2.0",
+    );
+    one_problem(
+        "[web]",
+        "[speaker]\nvolume = -1\n[web]",
+        "speaker.volume",
+        "out of range",
+    );
+    // The bounds themselves are accepted: 0.0..=2.0, as the example file says.
+    for volume in ["0.0", "2.0", "2"] {
+        let text = minimal().replace("[web]", &format!("[speaker]\nvolume = {volume}\n[web]"));
+        parse(&text).unwrap_or_else(|e| panic!("volume = {volume}: {e}"));
+    }
+}
+
+#[test]
+fn judge_pin_hash_must_be_argon2() {
+    one_problem(
+        HASH,
+        "1234",
+        "web.judge_pin_hash",
+        "run `lanecall hash-pin PIN` and paste its output",
+    );
+    one_problem(
+        HASH,
+        &HASH[..40],
+        "web.judge_pin_hash",
+        "not a complete argon2 hash",
+    );
+}
+
+#[test]
+fn judge_pin_hash_is_required() {
+    let text = minimal().replace(&format!("judge_pin_hash = \"{HASH}\""), "");
+    let problems = problems(&text);
+    assert_problem(&problems, "web.judge_pin_hash", "`lanecall hash-pin PIN`");
+}
+
+#[test]
+fn empty_state_dir_or_port() {
+    one_problem(
+        "state_dir = \"/var/lib/lanecall\"",
+        "state_dir = \"\"",
+        "state_dir",
+        "is empty",
+    );
+    one_problem(
+        "port = \"/dev/ttyUSB0\"",
+        "port = \" \"",
+        "pinsetter.port",
+        "is empty",
+    );
+}
+
+#[test]
+fn required_keys_are_named() {
+    let problems = problems("");
+    for key in [
+        "lane",
+        "state_dir",
+        "pinsetter.port",
+        "gpio.backend",
+        "web.judge_pin_hash",
+    ] {
+        assert_problem(&problems, key, "is missing");
+    }
+    assert_eq!(problems.len(), 5, "{problems:?}");
+}
+
+#[test]
+fn rpi_backend_needs_beam_ball_lamp_and_reset() {
+    let text = format!(
+        "lane = 1\nstate_dir = \"s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"rpi\"\n\
+         [web]\njudge_pin_hash = \"{HASH}\"\n"
+    );
+    let problems = problems(&text);
+    for key in [
+        "gpio.inputs.foul_beam",
+        "gpio.inputs.ball",
+        "gpio.outputs.foul_lamp",
+        "gpio.outputs.pinsetter_reset",
+    ] {
+        assert_problem(&problems, key, "gpio.backend = \"rpi\" needs");
+    }
+    assert_eq!(problems.len(), 4, "{problems:?}");
+}
+
+#[test]
+fn bad_backend_and_choices() {
+    one_problem(
+        "backend = \"rpi\"",
+        "backend = \"pi\"",
+        "gpio.backend",
+        "\"pi\" is not one of \"rpi\", \"none\"",
+    );
+    one_problem(
+        "pin = 17",
+        "pin = 17\npull = \"upp\"",
+        "gpio.inputs.foul_beam.pull",
+        "not one of \"up\", \"down\", \"off\"",
+    );
+    one_problem(
+        "pin = 24",
+        "pin = 24\nactive = \"on\"",
+        "gpio.outputs.foul_lamp.active",
+        "not one of \"low\", \"high\"",
+    );
+    one_problem(
+        "[web]",
+        "[speaker]\nlanguage = \"de\"\n[web]",
+        "speaker.language",
+        "not one of \"ru\", \"en\"",
+    );
+}
+
+#[test]
+fn time_ranges() {
+    one_problem(
+        "pin = 17",
+        "pin = 17\ndebounce_ms = 1001",
+        "gpio.inputs.foul_beam.debounce_ms",
+        "use 0 to 1000",
+    );
+    one_problem(
+        "pin = 25",
+        "pin = 25\npulse_ms = 5",
+        "gpio.outputs.pinsetter_reset.pulse_ms",
+        "use 10 to 5000",
+    );
+    one_problem(
+        "[web]",
+        "[web]\nsession_hours = 0",
+        "web.session_hours",
+        "use 1 to 168",
+    );
+    one_problem("lane = 3", "lane = 0", "lane", "use 1 to 999");
+}
+
+#[test]
+fn foul_beam_debounce_must_be_below_the_ball_break() {
+    one_problem(
+        "pin = 17",
+        "pin = 17\ndebounce_ms = 100",
+        "gpio.inputs.foul_beam.debounce_ms",
+        "must be below rules.ball_break_max_ms (100)",
+    );
+}
+
+#[test]
+fn bad_rules_are_prefixed() {
+    let text = minimal()
+        + "\n[rules]\nball_break_max_ms = 0\ntypical_travel_ms = 3000\nmax_travel_ms = 2000\n";
+    let problems = problems(&text);
+    assert_problem(&problems, "rules.ball_break_max_ms", "must be above 0");
+    assert_problem(
+        &problems,
+        "rules.max_travel_ms",
+        "must not be below typical_travel_ms (3000)",
+    );
+    one_problem(
+        "[web]",
+        "[rules]\nfoul_lamp_ms = -1\n[web]",
+        "rules.foul_lamp_ms",
+        "must not be negative",
+    );
+    one_problem(
+        "[web]",
+        "[rules]\nfoul_mode = \"strict\"\n[web]",
+        "rules.foul_mode",
+        "not one of \"score\", \"warn\"",
+    );
+}
+
+// ----- all at once ---------------------------------------------------------
+
+#[test]
+fn every_problem_is_reported_at_once() {
+    let text = minimal()
+        .replace("pin = 24", "pin = 17")
+        .replace("pin = 27", "pin = 1")
+        .replace("[pinsetter]", "[pinsetter]\nbaud = 0")
+        .replace(HASH, "secret")
+        .replace("[web]", "[web]\nlisten = \"nowhere\"")
+        + "\n[speaker]\nvolume = 3.0\n\n[rules]\nslow_bowling_limit_s = 0\n";
+    let problems = problems(&text);
+    assert_problem(
+        &problems,
+        "gpio.outputs.foul_lamp.pin",
+        "already used by gpio.inputs.foul_beam.pin",
+    );
+    assert_problem(&problems, "gpio.inputs.ball.pin", "HAT ID EEPROM");
+    assert_problem(&problems, "pinsetter.baud", "not a serial baud rate");
+    assert_problem(&problems, "web.judge_pin_hash", "hash-pin");
+    assert_problem(&problems, "web.listen", "not an address");
+    assert_problem(&problems, "speaker.volume", "out of range");
+    assert_problem(&problems, "rules.slow_bowling_limit_s", "must be above 0");
+    assert_eq!(problems.len(), 7, "{problems:?}");
+
+    let error = parse(&text).unwrap_err().to_string();
+    assert!(
+        error.starts_with("lanecall.toml: 7 problem(s):\n"),
+        "{error}"
+    );
+    assert!(
+        error.contains("\n  web.listen: \"nowhere\" is not an address"),
+        "{error}"
+    );
+}
+
+// ----- unknown keys, types, syntax -----------------------------------------
+
+#[test]
+fn unknown_key_names_its_full_path() {
+    let problems = problems(&minimal().replace("pin = 17", "pinn = 17"));
+    assert_problem(
+        &problems,
+        "gpio.inputs.foul_beam.pinn",
+        "unknown key (did you mean `pin`?)",
+    );
+    assert_eq!(problems.len(), 1, "{problems:?}");
+}
+
+#[test]
+fn every_unknown_key_is_reported() {
+    let text = minimal()
+        + "\ncolour = \"red\"\n[gpio.inputs.gutter]\npin = 9\n[gpio.buttons.repeat]\npin = 5\nbounce = 3\n\
+           [gpio.outputs.foul_lamp.extra]\nx = 1\n[rules]\nfoul = \"warn\"\n";
+    let problems = problems(&text);
+    // After the minimal file's last table, so it belongs to [web].
+    assert_problem(&problems, "web.colour", "the keys in [web] are: listen");
+    assert_problem(&problems, "gpio.inputs.gutter", "[gpio.buttons.<name>]");
+    assert_problem(&problems, "gpio.buttons.repeat.bounce", "unknown key");
+    assert_problem(&problems, "gpio.outputs.foul_lamp.extra", "unknown key");
+    assert_problem(&problems, "rules.foul", "the keys in [rules] are");
+    assert_eq!(problems.len(), 5, "{problems:?}");
+}
+
+#[test]
+fn pulse_ms_on_the_lamp_is_unknown() {
+    one_problem(
+        "pin = 24",
+        "pin = 24\npulse_ms = 300",
+        "gpio.outputs.foul_lamp.pulse_ms",
+        "rules.foul_lamp_ms",
+    );
+}
+
+#[test]
+fn wrong_types_name_their_keys() {
+    let text = minimal()
+        .replace("lane = 3", "lane = \"3\"")
+        .replace("pin = 17", "pin = 17.0")
+        + "\n[speaker]\nenabled = \"yes\"\n";
+    let problems = problems(&text);
+    assert_problem(&problems, "lane", "must be a whole number, not a string");
+    assert_problem(
+        &problems,
+        "gpio.inputs.foul_beam.pin",
+        "must be a whole number",
+    );
+    assert_problem(&problems, "speaker.enabled", "must be true or false");
+    assert_eq!(problems.len(), 3, "{problems:?}");
+}
+
+#[test]
+fn syntax_error_keeps_the_line_number() {
+    let text = minimal().replace("pin = 27", "pin = 27 27");
+    let line = text.lines().position(|l| l == "pin = 27 27").unwrap() + 1;
+    match parse(&text) {
+        Err(error @ ConfigError::Syntax { .. }) => {
+            let message = error.to_string();
+            assert!(message.starts_with("lanecall.toml: "), "{message}");
+            assert!(message.contains(&format!("line {line}")), "{message}");
+        }
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+}
+
+#[test]
+fn missing_file_names_it() {
+    let error = Config::load(Path::new("/nonexistent/lanecall.toml")).unwrap_err();
+    assert!(matches!(error, ConfigError::Read { .. }));
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot read /nonexistent/lanecall.toml: "),
+        "{error}"
+    );
+}
