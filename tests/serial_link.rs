@@ -1,0 +1,259 @@
+//! The pinsetter link through a real pseudo-terminal: what the pinsetter
+//! writes on the master side must reach the lane's channel line by line,
+//! an unplugged port must be reported, and a missing port must be retried
+//! with backoff, never in a busy loop.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
+use std::time::{Duration, Instant};
+
+use lanecall::config::PinsetterConfig;
+use lanecall::daemon::Input;
+use lanecall::lane::Sensor;
+use lanecall::pinsetter::MAX_LINE;
+use lanecall::sensors::serial::run_pinsetter_link;
+use serialport::{SerialPort, TTYPort};
+
+const READY: &str = "$PS,READY,0,1111111111*54";
+const PINS: &str = "$PS,PINS,1,0000001001*1A";
+
+fn settings(port: impl Into<PathBuf>, min_ms: u64, max_ms: u64) -> PinsetterConfig {
+    PinsetterConfig {
+        port: port.into(),
+        baud: 9600,
+        reconnect_min: Duration::from_millis(min_ms),
+        reconnect_max: Duration::from_millis(max_ms),
+    }
+}
+
+/// The next reading, waiting at most 5 s (blocks this thread: only for
+/// tests whose link runs on the runtime's worker threads).
+fn next_reading(rx: &Receiver<Input>) -> Sensor {
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Input::Reading(r)) => return r.sensor,
+            Ok(_) => continue,
+            Err(RecvTimeoutError::Timeout) => panic!("no input from the link within 5 s"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the link stopped"),
+        }
+    }
+}
+
+/// The next reading without blocking the runtime's thread.
+async fn next_reading_async(rx: &Receiver<Input>, within: Duration) -> Option<Sensor> {
+    let until = Instant::now() + within;
+    while Instant::now() < until {
+        match rx.try_recv() {
+            Ok(Input::Reading(r)) => return Some(r.sensor),
+            Ok(_) => continue,
+            Err(TryRecvError::Empty) => tokio::time::sleep(Duration::from_millis(5)).await,
+            Err(TryRecvError::Disconnected) => return None,
+        }
+    }
+    None
+}
+
+fn serial(line: &str) -> Sensor {
+    Sensor::Serial { line: line.into() }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_from_a_pty_reach_the_lane_in_order_and_unplug_is_reported() {
+    let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let path = slave.name().expect("the slave side's name");
+    let (tx, rx) = mpsc::channel();
+    let (state_tx, state_rx) = tokio::sync::watch::channel(false);
+    let link = tokio::spawn(run_pinsetter_link(settings(&path, 20, 200), tx, state_tx));
+
+    assert_eq!(next_reading(&rx), Sensor::SerialLink { up: true });
+    assert!(*state_rx.borrow());
+    // From here the link's own open of the slave is the one that matters.
+    drop(slave);
+
+    master.write_all(format!("{READY}\r\n").as_bytes()).unwrap();
+    // Noise: bytes that are not UTF-8, then an empty line (dropped).
+    master
+        .write_all(b"$PS,PI\xffNS,1,00\xfe00*1A\r\n\r\n")
+        .unwrap();
+    // An overlong line with no end for 300 bytes, then a good line.
+    let overlong: Vec<u8> = (0..300).map(|i| b'0' + (i % 10) as u8).collect();
+    master.write_all(&overlong).unwrap();
+    master
+        .write_all(format!("\r\n{PINS}\r\n").as_bytes())
+        .unwrap();
+    master.flush().unwrap();
+
+    assert_eq!(next_reading(&rx), serial(READY));
+    assert_eq!(
+        next_reading(&rx),
+        serial("$PS,PI\u{FFFD}NS,1,00\u{FFFD}00*1A")
+    );
+    let cut = String::from_utf8(overlong[..MAX_LINE + 1].to_vec()).unwrap();
+    assert_eq!(cut.len(), 129);
+    assert_eq!(next_reading(&rx), Sensor::Serial { line: cut });
+    assert_eq!(next_reading(&rx), serial(PINS));
+
+    // Unplug: the pinsetter's side goes away.
+    drop(master);
+    assert_eq!(next_reading(&rx), Sensor::SerialLink { up: false });
+    assert!(!*state_rx.borrow());
+    // The pty is gone for good: nothing more arrives (the link backs off).
+    assert!(matches!(
+        rx.recv_timeout(Duration::from_millis(300)),
+        Err(RecvTimeoutError::Timeout)
+    ));
+
+    link.abort();
+}
+
+/// Counts the link's attempts to open the port (its log events carrying
+/// `open_attempt`), by level.
+#[derive(Clone, Default)]
+struct Attempts {
+    warn: Arc<AtomicUsize>,
+    debug: Arc<AtomicUsize>,
+}
+
+impl Attempts {
+    fn total(&self) -> usize {
+        self.warn.load(Ordering::SeqCst) + self.debug.load(Ordering::SeqCst)
+    }
+}
+
+struct HasOpenAttempt(bool);
+
+impl tracing::field::Visit for HasOpenAttempt {
+    fn record_debug(&mut self, field: &tracing::field::Field, _: &dyn std::fmt::Debug) {
+        if field.name() == "open_attempt" {
+            self.0 = true;
+        }
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Attempts {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        eprintln!(
+            "EVENT {:?} {:?}",
+            event.metadata().level(),
+            event.fields().map(|f| f.name()).collect::<Vec<_>>()
+        );
+        let mut v = HasOpenAttempt(false);
+        event.record(&mut v);
+        if !v.0 {
+            return;
+        }
+        match *event.metadata().level() {
+            tracing::Level::WARN => self.warn.fetch_add(1, Ordering::SeqCst),
+            _ => self.debug.fetch_add(1, Ordering::SeqCst),
+        };
+    }
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let dir =
+            std::env::temp_dir().join(format!("lanecall-{tag}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn missing_port_is_retried_with_backoff_until_it_appears() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    let attempts = Attempts::default();
+    let subscriber = tracing_subscriber::registry().with(attempts.clone());
+    // A current-thread runtime: the link runs on this thread, under this
+    // thread's subscriber.
+    let _log = tracing::subscriber::set_default(subscriber);
+    // tracing caches each log site's interest for all threads. With a
+    // single subscriber registered it asks the default of whichever thread
+    // reaches the site first (another test's worker, with no subscriber)
+    // and may cache "never" for this test too. With two registered it asks
+    // each of them, so this test's counter always sees its events.
+    let _second = tracing::Dispatch::new(tracing_subscriber::registry());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+
+    let dir = TempDir::new("serial-link");
+    let port = dir.path().join("ttyPINSETTER");
+    let (tx, rx) = mpsc::channel();
+    let (state_tx, state_rx) = tokio::sync::watch::channel(false);
+
+    rt.block_on(async {
+        // 20, 40, 80, 160, 160, ... ms between attempts.
+        let link = tokio::spawn(run_pinsetter_link(settings(&port, 20, 160), tx, state_tx));
+
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let missing = attempts.total();
+        // About 9 attempts fit in 1 s with this backoff; a busy loop makes
+        // thousands. (Bounds only: no timing is asserted beyond them.)
+        assert!(
+            (2..=20).contains(&missing),
+            "{missing} attempts to open in 1 s"
+        );
+        // One warning per outage, the rest at debug level.
+        assert_eq!(attempts.warn.load(Ordering::SeqCst), 1);
+        assert!(
+            rx.try_recv().is_err(),
+            "nothing is sent while the port is missing"
+        );
+        assert!(!*state_rx.borrow());
+
+        // The adapter appears (as a udev symlink would).
+        let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+        std::os::unix::fs::symlink(slave.name().unwrap(), &port).unwrap();
+
+        let up = next_reading_async(&rx, Duration::from_secs(3)).await;
+        assert_eq!(up, Some(Sensor::SerialLink { up: true }));
+        assert!(*state_rx.borrow());
+        drop(slave);
+
+        master.write_all(format!("{READY}\r\n").as_bytes()).unwrap();
+        let line = next_reading_async(&rx, Duration::from_secs(3)).await;
+        assert_eq!(line, Some(serial(READY)));
+
+        link.abort();
+        let _ = link.await;
+        drop(master);
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn link_returns_when_the_daemon_is_gone() {
+    let (_master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let path = slave.name().unwrap();
+    let (tx, rx) = mpsc::channel();
+    drop(rx);
+    let (state_tx, _state_rx) = tokio::sync::watch::channel(false);
+    tokio::time::timeout(
+        Duration::from_secs(5),
+        run_pinsetter_link(settings(path, 20, 200), tx, state_tx),
+    )
+    .await
+    .expect("the link returns once its sends fail");
+}
