@@ -1,0 +1,389 @@
+//! The control API: how the tablet panel and scripts see the lane and how a
+//! judge acts on it over HTTP.
+//!
+//! - `GET /api/lane`: the lane as `lanecall replay --json` would print it
+//!   for the journal so far (replay-output.md), with an `ETag` so a panel
+//!   polling it gets `304` while nothing changed. Anyone on the network may
+//!   read it: scores are public at a tournament.
+//! - `POST /api/login`, `POST /api/logout`, `GET /api/session`: a judge logs
+//!   in with the judge PIN and a name; the session is a signed cookie
+//!   ([`auth`]).
+//! - `POST /api/actions`: one panel event of journal.md without its `t`,
+//!   e.g. `{"ev":"hold","on":true,"reason":"oil"}`. It is read by the
+//!   journal's own parser, so the API takes exactly what a journal holds
+//!   and words its errors the same way; `by` is always the logged-in judge.
+//!   The action goes to the lane's thread, which journals it and applies it
+//!   (or refuses it, `409` with the lane's reason).
+//!
+//! Every error is a JSON object `{"error": "..."}` with a message a person
+//! can act on.
+//!
+//! What this module must never do:
+//!
+//! - touch the lane's state itself: it only sends [`Input`]s and reads the
+//!   snapshot the lane's thread publishes, so the journal stays the one
+//!   record of what happened;
+//! - take an action without a judge's valid session, take sensor events
+//!   (those come from the hardware alone), or take a cross-site form post
+//!   (only `Content-Type: application/json` is read, and the cookie is
+//!   `SameSite=Strict`);
+//! - panic or block an async thread on any request: bodies are capped at
+//!   16 KiB, nothing from a request is unwrapped, and the slow argon2 check
+//!   runs on the blocking pool, a few at a time;
+//! - log a PIN or a cookie.
+
+pub mod auth;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRef, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, middleware};
+use axum_extra::extract::cookie::{Key, SignedCookieJar};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::{Semaphore, oneshot, watch};
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::daemon::{Input, InputSender};
+use crate::journal::parse_event;
+use crate::lane::{Action, Event};
+
+pub use auth::{PinError, PinHashError, check_pin_hash, hash_pin, verify_pin};
+
+/// The largest request body taken, in bytes.
+pub const MAX_BODY: usize = 16 * 1024;
+
+/// How long an action waits for the lane's thread to answer.
+pub const LANE_REPLY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The longest session: a cookie must not outlive a tournament weekend.
+pub const MAX_SESSION: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// How many PIN checks run at once. Each takes 19 MiB and most of a core
+/// for a moment; a burst of logins waits its turn instead of filling a
+/// Pi's memory.
+const PIN_CHECKS_AT_ONCE: usize = 2;
+
+/// How long a wrong PIN keeps its place among the PIN checks. A 4-digit
+/// PIN falls to a few thousand guesses: this makes them take hours, not
+/// minutes. (Per-address rate limiting belongs where the server is bound.)
+const WRONG_PIN_PAUSE: Duration = Duration::from_secs(1);
+
+/// What the API needs from the daemon.
+pub struct ApiState {
+    /// The lane thread's input channel.
+    pub inputs: InputSender,
+    /// The lane as the lane thread last published it.
+    pub lane: watch::Receiver<LaneSnapshot>,
+    /// The judge PIN's argon2 PHC string (see [`hash_pin`]).
+    pub judge_pin_hash: String,
+    /// Signs the session cookie. A key made at start logs everyone out at
+    /// each restart; a key from a file keeps sessions across restarts.
+    pub cookie_key: Key,
+    /// How long a login lasts (capped at [`MAX_SESSION`]).
+    pub session: Duration,
+}
+
+pub use crate::daemon::LaneSnapshot;
+
+/// The state the handlers share.
+#[derive(Clone)]
+struct Shared {
+    api: Arc<ApiState>,
+    /// Bounds the argon2 checks running at once.
+    pin_checks: Arc<Semaphore>,
+}
+
+impl FromRef<Shared> for Key {
+    fn from_ref(shared: &Shared) -> Key {
+        shared.api.cookie_key.clone()
+    }
+}
+
+/// The control API's routes, ready to serve.
+pub fn router(mut state: ApiState) -> Router {
+    if let Err(e) = check_pin_hash(&state.judge_pin_hash) {
+        // Every login will fail; say why once, where the operator looks.
+        tracing::error!("{e}");
+    }
+    state.session = state.session.min(MAX_SESSION);
+    let shared = Shared {
+        api: Arc::new(state),
+        pin_checks: Arc::new(Semaphore::new(PIN_CHECKS_AT_ONCE)),
+    };
+    Router::new()
+        .route("/api/lane", get(lane))
+        .route("/api/login", post(login))
+        .route("/api/logout", post(logout))
+        .route("/api/session", get(session))
+        .route("/api/actions", post(actions))
+        .fallback(not_found)
+        .with_state(shared)
+        .layer(RequestBodyLimitLayer::new(MAX_BODY))
+        // Outside the limit, so the limit's own 413 gets the JSON shape too.
+        .layer(middleware::map_response(json_errors))
+        .layer(TraceLayer::new_for_http())
+}
+
+/// An error answer: the status and `{"error": message}`.
+struct ApiError(StatusCode, String);
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError(status, message.into())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+type ApiResult = Result<Response, ApiError>;
+
+async fn not_found(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("no such route: {method} {}", uri.path()),
+    )
+}
+
+/// Gives an error that axum or a layer answered in plain text (or not at
+/// all: 405, 413) the API's JSON shape.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let message = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => format!("the request body is over {MAX_BODY} bytes"),
+        StatusCode::METHOD_NOT_ALLOWED => "this route does not take that method".to_owned(),
+        other => other
+            .canonical_reason()
+            .unwrap_or("request failed")
+            .to_lowercase(),
+    };
+    // Keep the answer's own headers (`Allow` on a 405), with the JSON body's
+    // type and length.
+    let (mut parts, _) = response.into_parts();
+    let (fresh, body) = ApiError::new(status, message).into_response().into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.extend(fresh.headers);
+    Response::from_parts(parts, body)
+}
+
+// ----- the lane ---------------------------------------------------------------
+
+/// Lets the snapshot's shared text be a response body without a copy.
+struct SnapshotBytes(Arc<str>);
+
+impl AsRef<[u8]> for SnapshotBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+async fn lane(State(shared): State<Shared>, headers: HeaderMap) -> Response {
+    let snapshot = shared.api.lane.borrow().clone();
+    let etag = format!("\"{}\"", snapshot.version);
+    let fresh = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .any(|v| etag_matches(v, &etag));
+    let common = [
+        (header::ETAG, etag),
+        // Always ask again: the panel must never show an old score.
+        (header::CACHE_CONTROL, "no-cache".to_owned()),
+    ];
+    if fresh {
+        return (StatusCode::NOT_MODIFIED, common).into_response();
+    }
+    (
+        StatusCode::OK,
+        common,
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::from(Bytes::from_owner(SnapshotBytes(snapshot.json))),
+    )
+        .into_response()
+}
+
+/// Whether an `If-None-Match` value (`*`, or a list of tags, weak or not)
+/// names `etag`.
+fn etag_matches(value: &HeaderValue, etag: &str) -> bool {
+    let Ok(value) = value.to_str() else {
+        return false;
+    };
+    value
+        .split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
+}
+
+// ----- sessions ---------------------------------------------------------------
+
+/// Refuses a body that is not declared JSON: a cross-site HTML form can only
+/// send form or text bodies.
+fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let essence = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    match essence {
+        Some(e) if e.eq_ignore_ascii_case("application/json") => Ok(()),
+        _ => Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the body as JSON with `Content-Type: application/json`",
+        )),
+    }
+}
+
+/// The body, or the API's answer to a body that could not be read (over the
+/// limit, or the connection dropped).
+fn body(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+    body.map_err(|rejection| {
+        let status = rejection.status();
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(status, format!("the request body is over {MAX_BODY} bytes"))
+        } else {
+            ApiError::new(status, format!("cannot read the request body: {rejection}"))
+        }
+    })
+}
+
+#[derive(Deserialize)]
+struct Login {
+    pin: String,
+    name: Option<String>,
+}
+
+async fn login(
+    State(shared): State<Shared>,
+    jar: SignedCookieJar,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    require_json(&headers)?;
+    let raw = body(raw)?;
+    let Login { pin, name } = serde_json::from_slice(&raw).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("a login is {{\"pin\": \"...\", \"name\": \"...\"}}: {e}"),
+        )
+    })?;
+    let name = name.as_deref().map_or("judge", str::trim).to_owned();
+    auth::valid_name(&name).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
+
+    let unavailable = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "cannot check the PIN now");
+    let permit = shared
+        .pin_checks
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| unavailable())?;
+    let hash = shared.api.judge_pin_hash.clone();
+    let (ok, permit) = tokio::task::spawn_blocking(move || (verify_pin(&pin, &hash), permit))
+        .await
+        .map_err(|_| unavailable())?;
+    if !ok {
+        tracing::warn!(name, "login with a wrong PIN");
+        // Hold the permit a while: with few permits this caps guessing at
+        // a few PINs a second, whoever asks and however often.
+        tokio::time::sleep(WRONG_PIN_PAUSE).await;
+        drop(permit);
+        return Err(ApiError::new(StatusCode::UNAUTHORIZED, "wrong PIN"));
+    }
+    drop(permit);
+    tracing::info!(name, "judge logged in");
+    let jar = auth::start_session(jar, &name, shared.api.session);
+    Ok((jar, Json(json!({ "name": name }))).into_response())
+}
+
+async fn logout(jar: SignedCookieJar) -> Response {
+    (auth::end_session(jar), Json(json!({ "ok": true }))).into_response()
+}
+
+async fn session(jar: SignedCookieJar) -> Response {
+    Json(json!({ "judge": auth::judge(&jar) })).into_response()
+}
+
+// ----- actions ----------------------------------------------------------------
+
+/// Reads a posted panel event with the journal's parser: the body's fields,
+/// with `t` set to 0 (the lane's thread stamps the real time) and `by` the
+/// logged-in judge, whatever the body said.
+fn parse_action(raw: &[u8], by: &str) -> Result<Action, ApiError> {
+    let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, m);
+    let mut fields: Map<String, Value> = serde_json::from_slice(raw)
+        .map_err(|e| bad(format!("an action is one JSON object: {e}")))?;
+    fields.insert("t".into(), json!(0));
+    fields.insert("by".into(), json!(by));
+    let line = Value::Object(fields).to_string();
+    match parse_event(&line) {
+        Ok(stamped) => match stamped.event {
+            Event::Panel(panel) => Ok(panel.action),
+            Event::Sensor(_) => Err(bad("only panel events can be posted".into())),
+        },
+        Err(e) => Err(bad(e.to_string())),
+    }
+}
+
+async fn actions(
+    State(shared): State<Shared>,
+    jar: SignedCookieJar,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let Some(judge) = auth::judge(&jar) else {
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "a judge must log in",
+        ));
+    };
+    require_json(&headers)?;
+    let raw = body(raw)?;
+    let action = parse_action(&raw, &judge)?;
+    let name = action.name();
+
+    let (tx, rx) = oneshot::channel();
+    let input = Input::Action {
+        by: Some(judge.clone()),
+        action,
+        reply: Some(tx),
+    };
+    let stopped = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the lane is not running");
+    shared.api.inputs.send(input).map_err(|_| stopped())?;
+    // On a timeout the action may still be applied later: the panel reads
+    // the lane again rather than trusting either answer.
+    match tokio::time::timeout(LANE_REPLY_TIMEOUT, rx).await {
+        Err(_) => {
+            tracing::warn!(judge, action = name, "the lane did not answer in time");
+            Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the lane is not answering",
+            ))
+        }
+        Ok(Err(_)) => Err(stopped()),
+        Ok(Ok(Ok(()))) => {
+            tracing::info!(judge, action = name, "action applied");
+            Ok(Json(json!({ "ok": true })).into_response())
+        }
+        Ok(Ok(Err(refusal))) => {
+            tracing::info!(judge, action = name, %refusal, "action refused");
+            Err(ApiError::new(StatusCode::CONFLICT, refusal.to_string()))
+        }
+    }
+}
