@@ -519,7 +519,6 @@ fn standing_json(p: PinSet) -> Value {
 /// The line for an event, without its `\n`.
 pub fn event_line(e: &Stamped<Event>) -> String {
     let mut m = Map::new();
-    m.insert("t".into(), json!(e.t));
     let mut put = |k: &str, v: Value| {
         m.insert(k.to_owned(), v);
     };
@@ -588,7 +587,9 @@ pub fn event_line(e: &Stamped<Event>) -> String {
             }
         }
     }
-    Value::Object(m).to_string()
+    // `t` first, as people read a journal: `{"t":5120,"ev":"ball"}`.
+    let rest = Value::Object(m).to_string();
+    format!("{{\"t\":{},{}", e.t, &rest[1..])
 }
 
 /// One line of a journal as read.

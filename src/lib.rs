@@ -19,8 +19,14 @@
 //! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
 
+pub mod config;
+pub mod daemon;
+pub mod demo;
 pub mod journal;
 pub mod lane;
 pub mod pinsetter;
 pub mod replay;
+pub mod sensors;
 pub mod sim;
+pub mod store;
+pub mod web;

@@ -6,6 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use lanecall::config::{Config, GpioBackend};
+use lanecall::daemon::{DemoOptions, ServeOptions, serve};
 use lanecall::journal::Writer;
 use lanecall::replay::{Replay, render_sheet};
 use lanecall::sim::Scenario;
@@ -33,6 +38,41 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Run the lane: pinsetter, GPIO, journal, control API (the systemd service).
+    Run {
+        #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+        config: PathBuf,
+    },
+    /// A simulated lane on any machine: bowlers and a pinsetter played
+    /// through the same journal, core and API, with no Pi, pinsetter or sound card.
+    Demo {
+        /// How many times faster than real life.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// Stop by itself after this many seconds.
+        #[arg(long = "for", value_name = "SECONDS")]
+        duration: Option<f64>,
+        /// Where the journal goes (default: a new folder under the system's temp dir).
+        #[arg(long)]
+        state_dir: Option<PathBuf>,
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: SocketAddr,
+        /// The judge PIN for the panel.
+        #[arg(long, default_value = "1234")]
+        judge_pin: String,
+        /// Same seed, same bowling.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Check a config file: report every problem by its key (exit 1), or print the effective config.
+    CheckConfig { path: PathBuf },
+    /// Print the hash of a judge PIN, for `[web] judge_pin_hash`.
+    HashPin { pin: String },
+    /// Print every input edge and serial line live, to check the wiring (stop the service first).
+    Monitor {
+        #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+        config: PathBuf,
+    },
     /// Write the journal of a simulated lane (three bowlers, B1 to B3) to stdout.
     Simulate {
         /// Same seed, same lane.
@@ -50,6 +90,46 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run { config } => {
+            init_logs();
+            match Config::load(&config) {
+                Ok(cfg) => live(cfg, ServeOptions::default()),
+                Err(e) => {
+                    tracing::error!("{e}");
+                    eprintln!("lanecall run: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Demo {
+            speed,
+            duration,
+            state_dir,
+            listen,
+            judge_pin,
+            seed,
+        } => demo(speed, duration, state_dir, listen, &judge_pin, seed),
+        Command::CheckConfig { path } => match Config::load(&path) {
+            Ok(cfg) => {
+                print!("{}", cfg.to_toml());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::HashPin { pin } => match lanecall::web::hash_pin(&pin) {
+            Ok(hash) => {
+                println!("{hash}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("lanecall hash-pin: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Monitor { config } => monitor(&config),
         Command::Replay { log, json, strict } => replay(log, json, strict),
         Command::Simulate {
             seed,
@@ -115,5 +195,141 @@ fn replay(log: PathBuf, json: bool, strict: bool) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Logs to journald when systemd started us, to stderr otherwise.
+fn init_logs() {
+    use tracing_subscriber::prelude::*;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let under_systemd = std::env::var_os("JOURNAL_STREAM").is_some();
+    let journald = under_systemd
+        .then(|| tracing_journald::layer().ok())
+        .flatten();
+    let registry = tracing_subscriber::registry().with(filter);
+    match journald {
+        Some(layer) => registry.with(layer).init(),
+        None => registry
+            .with(tracing_subscriber::fmt::layer().with_writer(io::stderr))
+            .init(),
+    }
+}
+
+fn runtime() -> io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
+/// Runs the daemon until it is stopped; returns its exit code.
+fn live(config: Config, options: ServeOptions) -> ExitCode {
+    let demo = options.demo.is_some();
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("lanecall: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = rt.block_on(serve(config, options, |started| {
+        if demo {
+            println!("Panel and API: http://{}/", started.listen);
+            println!("Journal:       {}", started.journal.display());
+        }
+    }));
+    match result {
+        Ok(replay) => {
+            if demo {
+                print!("{}", render_sheet(&replay));
+                // With the journal, this time gives the same lane again: the
+                // timers that ran after the last input ran up to it.
+                println!("Stopped at lane time {} ms.", replay.lane().now());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("lanecall: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn demo(
+    speed: f64,
+    duration: Option<f64>,
+    state_dir: Option<PathBuf>,
+    listen: SocketAddr,
+    judge_pin: &str,
+    seed: u64,
+) -> ExitCode {
+    init_logs();
+    if !(speed.is_finite() && speed > 0.0 && speed <= 1000.0) {
+        eprintln!("lanecall demo: --speed must be above 0 and at most 1000, not {speed}");
+        return ExitCode::from(2);
+    }
+    let stop_after = match duration {
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => {
+            eprintln!("lanecall demo: --for takes a number of seconds above 0, not {s}");
+            return ExitCode::from(2);
+        }
+        None => None,
+    };
+    let state_dir = state_dir.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("lanecall-demo-{}", lanecall::store::unix_now()))
+    });
+    let hash = match lanecall::web::hash_pin(judge_pin) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("lanecall demo: --judge-pin: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "lanecall demo: a simulated lane 7 with three bowlers (B1, B2, B3), {speed}x real time."
+    );
+    println!("It runs without GPIO, a pinsetter or a sound card: the simulator plays the");
+    println!("bowlers and the pinsetter, and the callouts are written to the log.");
+    println!("Judge PIN: {judge_pin}");
+    let mut config = Config::demo(state_dir, listen, hash);
+    config.lane = 7;
+    let options = ServeOptions {
+        demo: Some(DemoOptions { speed, seed }),
+        stop_after,
+    };
+    live(config, options)
+}
+
+fn monitor(path: &std::path::Path) -> ExitCode {
+    let config = match Config::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let gpio = (config.gpio.backend == GpioBackend::Rpi)
+        .then(|| (config.gpio.inputs.clone(), config.gpio.outputs.clone()));
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("lanecall: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("Every input as the lane would journal it; Ctrl-C stops.");
+    match rt.block_on(lanecall::sensors::monitor(
+        Some(config.pinsetter),
+        gpio,
+        io::stdout(),
+    )) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lanecall monitor: {e}");
+            ExitCode::FAILURE
+        }
     }
 }

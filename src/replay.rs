@@ -68,6 +68,11 @@ impl Replay {
     pub fn outputs(&self) -> &[OutputChange] {
         &self.outputs
     }
+    /// The time of the last line applied.
+    pub fn last_t(&self) -> Millis {
+        self.last_t
+    }
+
     /// Event lines applied.
     pub fn events(&self) -> u64 {
         self.events
@@ -105,6 +110,11 @@ impl Replay {
         self.effects.clear();
         self.lane.handle(e.t, &e.event, &mut self.effects);
         self.record(line);
+        &self.effects
+    }
+
+    /// The effects of the last [`Replay::apply`] or [`Replay::tick`].
+    pub fn last_effects(&self) -> &[Effect] {
         &self.effects
     }
 

@@ -1,0 +1,574 @@
+//! The live lane: inputs from the sensors and the panel, journaled and then
+//! applied to the core, and the core's effects sent to the outputs.
+//!
+//! One thread owns the lane. Everything reaches it as an [`Input`] on one
+//! channel, so the journal's order is the order the lane saw.
+
+use std::io;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{oneshot, watch};
+
+use axum_extra::extract::cookie::Key;
+
+use crate::config::{Config, GpioBackend};
+use crate::journal::Header;
+use crate::lane::{
+    Action, Callout, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor, Stamped, Switch,
+};
+use crate::replay::Replay;
+use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
+use crate::store::{JournalFile, Recovered, Store, StoreError, rfc3339, unix_now};
+use crate::web::{self, ApiState};
+
+/// A sensor reading, stamped where it was taken.
+#[derive(Debug)]
+pub struct Reading {
+    pub at: Instant,
+    pub sensor: Sensor,
+}
+
+/// What the lane's thread is asked to do.
+#[derive(Debug)]
+pub enum Input {
+    Reading(Reading),
+    /// A panel action: journaled and applied; the reply says whether the
+    /// lane took it.
+    Action {
+        by: Option<String>,
+        action: Action,
+        reply: Option<oneshot::Sender<Result<(), Refusal>>>,
+    },
+    /// Stop after what is queued.
+    Shutdown,
+}
+
+/// Where sensors and the panel send their inputs.
+pub type InputSender = mpsc::Sender<Input>;
+
+impl Input {
+    /// A reading taken now.
+    pub fn now(sensor: Sensor) -> Input {
+        Input::Reading(Reading {
+            at: Instant::now(),
+            sensor,
+        })
+    }
+}
+
+/// The GPIO outputs (relays). `set` must return at once: a pulse is timed
+/// by the sink, never by the lane's thread.
+pub trait OutputSink: Send {
+    fn set(&mut self, output: Output, switch: Switch);
+}
+
+/// Says the callouts. The speaker of the voice issue plugs in here; until a
+/// sound card is configured, [`LogSpeaker`] writes them to the log.
+pub trait CalloutSink: Send {
+    fn say(&mut self, callout: &Callout, bowler: Option<&str>);
+}
+
+/// Writes each callout to the log.
+pub struct LogSpeaker;
+
+impl CalloutSink for LogSpeaker {
+    fn say(&mut self, callout: &Callout, bowler: Option<&str>) {
+        tracing::info!(
+            bowler = bowler.unwrap_or("practice"),
+            "callout: {}",
+            callout.words()
+        );
+    }
+}
+
+/// Lane time from the monotonic clock: milliseconds since the journal
+/// started, going on from where a recovered journal stopped. `speed` runs
+/// the demo faster than life while its journal keeps the lane's own times.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    base: Instant,
+    offset: Millis,
+    speed: f64,
+}
+
+impl Clock {
+    pub fn new(offset: Millis, speed: f64) -> Clock {
+        Clock {
+            base: Instant::now(),
+            offset,
+            speed: if speed > 0.0 { speed } else { 1.0 },
+        }
+    }
+
+    /// The lane time of an instant.
+    pub fn t(&self, at: Instant) -> Millis {
+        let real = at.saturating_duration_since(self.base).as_secs_f64();
+        self.offset + (real * 1000.0 * self.speed) as Millis
+    }
+
+    /// The instant of a lane time (for the next deadline).
+    pub fn instant(&self, t: Millis) -> Instant {
+        let lane_ms = t.saturating_sub(self.offset) as f64;
+        self.base + Duration::from_secs_f64(lane_ms / 1000.0 / self.speed)
+    }
+}
+
+/// What the lane's thread needs to start.
+pub struct CoreSettings {
+    pub state_dir: PathBuf,
+    pub lane: u32,
+    pub rules: Rules,
+    /// 1.0 but for the demo.
+    pub speed: f64,
+}
+
+/// The lane's latest result (replay-output.md), serialized once per
+/// change for every reader.
+#[derive(Clone, Debug)]
+pub struct LaneSnapshot {
+    /// Goes up by one at every change.
+    pub version: u64,
+    pub json: Arc<str>,
+}
+
+/// The longest the lane's thread sleeps, so that the watchdog sees it
+/// alive: idle, it wakes once a second and does nothing else.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// The lane's thread: journal, core, effects.
+pub struct Core {
+    settings: CoreSettings,
+    store: Store,
+    journal: JournalFile,
+    replay: Replay,
+    clock: Clock,
+    outputs: Box<dyn OutputSink>,
+    speaker: Box<dyn CalloutSink>,
+    snapshot: watch::Sender<LaneSnapshot>,
+    version: u64,
+    /// Milliseconds since `started` of the loop's last turn, for the
+    /// watchdog.
+    heartbeat: Arc<AtomicU64>,
+    started: Instant,
+}
+
+impl Core {
+    /// Opens the newest journal and replays it (the lane goes on where it
+    /// stopped, mid-frame included), or starts a new one when the last
+    /// block is over and the journal is from an earlier day or other rules.
+    pub fn start(
+        settings: CoreSettings,
+        outputs: Box<dyn OutputSink>,
+        speaker: Box<dyn CalloutSink>,
+    ) -> Result<(Core, watch::Receiver<LaneSnapshot>), StoreError> {
+        let store = Store::open(&settings.state_dir, settings.lane)?;
+        let now = unix_now();
+        let recovered = match store.newest()? {
+            Some(path) => Some(JournalFile::recover(&path)?),
+            None => None,
+        };
+        let (journal, replay) = match recovered {
+            Some(r) if !Self::wants_new_journal(&r, &settings, now) => {
+                if let Some(torn) = &r.torn {
+                    tracing::warn!(
+                        journal = %r.file.path().display(),
+                        "cut a torn last line left by a power loss: {torn:?}"
+                    );
+                }
+                tracing::info!(
+                    journal = %r.file.path().display(),
+                    lines = r.file.lines(),
+                    "recovered the lane from its journal"
+                );
+                (r.file, r.replay)
+            }
+            _ => Self::new_journal(&store, &settings, now)?,
+        };
+        let clock = Clock::new(replay.last_t(), settings.speed);
+        let json: Arc<str> = serde_json::to_string(&replay.report())
+            .unwrap_or_default()
+            .into();
+        let (tx, rx) = watch::channel(LaneSnapshot { version: 0, json });
+        let core = Core {
+            settings,
+            store,
+            journal,
+            replay,
+            clock,
+            outputs,
+            speaker,
+            snapshot: tx,
+            version: 0,
+            heartbeat: Arc::new(AtomicU64::new(0)),
+            started: Instant::now(),
+        };
+        Ok((core, rx))
+    }
+
+    fn wants_new_journal(r: &Recovered, settings: &CoreSettings, now: u64) -> bool {
+        let lane = r.replay.lane();
+        if lane.open_block().is_some() {
+            return false;
+        }
+        let started_day = r
+            .header
+            .started_at
+            .as_deref()
+            .map(|s| s.get(..10).unwrap_or(s).to_owned());
+        let today = rfc3339(now)[..10].to_owned();
+        started_day.as_deref() != Some(today.as_str())
+            || r.header.rules != settings.rules
+            || r.header.lane != settings.lane
+    }
+
+    fn new_journal(
+        store: &Store,
+        settings: &CoreSettings,
+        now: u64,
+    ) -> Result<(JournalFile, Replay), StoreError> {
+        let header = Header::new(settings.lane, Some(rfc3339(now)), settings.rules.clone());
+        let file = store.create(&header, now)?;
+        tracing::info!(journal = %file.path().display(), "started a new journal");
+        Ok((file, Replay::new(&header)))
+    }
+
+    /// The loop's last turn, in milliseconds since start (for the watchdog).
+    pub fn heartbeat(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.heartbeat)
+    }
+
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    pub fn journal_path(&self) -> &Path {
+        self.journal.path()
+    }
+
+    /// Runs until [`Input::Shutdown`] or until every sender is gone, and
+    /// returns the lane as it stood.
+    pub fn run(mut self, inputs: mpsc::Receiver<Input>) -> Replay {
+        loop {
+            let now = Instant::now();
+            self.heartbeat.store(
+                now.duration_since(self.started).as_millis() as u64,
+                Ordering::Relaxed,
+            );
+            let wake = self
+                .replay
+                .lane()
+                .poll_deadline()
+                .map(|d| self.clock.instant(d))
+                .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT));
+            match inputs.recv_timeout(wake.saturating_duration_since(now)) {
+                Ok(Input::Reading(r)) => {
+                    let t = self.clock.t(r.at);
+                    self.apply(t, Event::Sensor(r.sensor), None);
+                }
+                Ok(Input::Action { by, action, reply }) => {
+                    let t = self.clock.t(Instant::now());
+                    self.apply(t, Event::Panel(Panel { by, action }), reply);
+                }
+                Ok(Input::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // Tick to the deadline itself, not to now: a reading
+                    // stamped between the two keeps its own time.
+                    let t = self.clock.t(Instant::now());
+                    if let Some(due) = self.replay.lane().poll_deadline().filter(|&d| d <= t) {
+                        self.replay.tick(due);
+                        self.effects();
+                    }
+                }
+            }
+        }
+        tracing::info!("the lane's thread stopped");
+        self.replay
+    }
+
+    /// Journals one input, then applies it.
+    fn apply(
+        &mut self,
+        t: Millis,
+        event: Event,
+        reply: Option<oneshot::Sender<Result<(), Refusal>>>,
+    ) {
+        // Never earlier than what the lane has seen (a reading stamped by
+        // its source just before a timer fired), so that a replay meets the
+        // deadlines in the same order as the live lane did.
+        let t = t.max(self.replay.last_t()).max(self.replay.lane().now());
+        if let Event::Panel(Panel {
+            action: Action::Lineup { .. },
+            ..
+        }) = &event
+        {
+            self.rotate_after_block();
+        }
+        let stamped = Stamped { t, event };
+        let line = match self.journal.append(&stamped) {
+            Ok(line) => line,
+            Err(e) => {
+                // The lane must go on scoring: an input not journaled is
+                // still applied, and the failure is loud.
+                tracing::error!(journal = %self.journal.path().display(), "cannot journal an input: {e}");
+                self.journal.lines() + 1
+            }
+        };
+        self.replay.apply(line, &stamped);
+        let refusal = self.effects();
+        if let Some(reply) = reply {
+            let _ = reply.send(refusal.map_or(Ok(()), Err));
+        }
+    }
+
+    /// After a block ends, the next lineup starts a journal of its own.
+    fn rotate_after_block(&mut self) {
+        let lane = self.replay.lane();
+        if lane.blocks().is_empty() || lane.open_block().is_some() {
+            return;
+        }
+        match Self::new_journal(&self.store, &self.settings, unix_now()) {
+            Ok((file, replay)) => {
+                self.journal = file;
+                self.replay = replay;
+                self.clock = Clock::new(0, self.settings.speed);
+            }
+            Err(e) => tracing::error!("cannot start a new journal, going on in the old one: {e}"),
+        }
+    }
+
+    /// Sends the effects of the last input or tick to the outputs, the
+    /// speaker and the log, publishes the new state, and returns a refusal.
+    fn effects(&mut self) -> Option<Refusal> {
+        let mut refusal = None;
+        let mut changed = false;
+        let lane = self.replay.lane();
+        for effect in self.replay.last_effects() {
+            match effect {
+                Effect::Output(o) => self.outputs.set(o.output, o.switch),
+                Effect::Callout(c) => {
+                    let bowler = c
+                        .bowler
+                        .and_then(|e| lane.entries().get(e as usize))
+                        .map(|e| e.bowler.name.as_str());
+                    self.speaker.say(c, bowler);
+                }
+                Effect::Conduct(c) => {
+                    tracing::warn!(bowler = c.bowler.as_deref().unwrap_or("lane"), "{}", c.kind)
+                }
+                Effect::Refused(r) => {
+                    tracing::info!("refused: {r}");
+                    refusal = Some(r.clone());
+                }
+                Effect::SerialGap { lost, .. } => {
+                    tracing::warn!("pinsetter lines lost: {lost}")
+                }
+                Effect::Changed => changed = true,
+            }
+        }
+        if changed {
+            self.publish();
+        }
+        refusal
+    }
+
+    fn publish(&mut self) {
+        self.version += 1;
+        match serde_json::to_string(&self.replay.report()) {
+            Ok(json) => {
+                self.snapshot.send_replace(LaneSnapshot {
+                    version: self.version,
+                    json: json.into(),
+                });
+            }
+            Err(e) => tracing::error!("cannot serialize the lane: {e}"),
+        }
+    }
+}
+
+/// Why the daemon could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Gpio(#[from] GpioError),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen { addr: SocketAddr, source: io::Error },
+    #[error("cannot start the lane's thread: {0}")]
+    Thread(io::Error),
+}
+
+/// How the daemon runs beyond its config.
+#[derive(Clone, Debug, Default)]
+pub struct ServeOptions {
+    /// Play the simulator instead of listening to a pinsetter: the demo.
+    pub demo: Option<DemoOptions>,
+    /// Stop by itself after this long.
+    pub stop_after: Option<Duration>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DemoOptions {
+    pub speed: f64,
+    pub seed: u64,
+}
+
+/// What a running daemon tells the one who started it.
+pub struct Started {
+    pub listen: SocketAddr,
+    pub journal: PathBuf,
+}
+
+/// Runs the lane: the lane's thread, the pinsetter link (or the demo
+/// simulator), the GPIO, the control API. Returns the lane as it stood
+/// when it stopped (on SIGTERM, Ctrl-C or `stop_after`).
+pub async fn serve(
+    config: Config,
+    options: ServeOptions,
+    on_start: impl FnOnce(&Started),
+) -> Result<Replay, DaemonError> {
+    let (tx, rx) = mpsc::channel();
+    let demo = options.demo.clone();
+    // GPIO first: on a machine that is not a Pi, fail before anything else.
+    let (_gpio, outputs): (Option<RpiGpio>, Box<dyn OutputSink>) = match config.gpio.backend {
+        GpioBackend::Rpi if demo.is_none() => {
+            let (gpio, outputs) = start_rpi(&config.gpio.inputs, &config.gpio.outputs, tx.clone())?;
+            (Some(gpio), outputs)
+        }
+        _ => (None, Box::new(NullOutputs)),
+    };
+    let settings = CoreSettings {
+        state_dir: config.state_dir.clone(),
+        lane: config.lane,
+        rules: config.rules.clone(),
+        speed: demo.as_ref().map_or(1.0, |d| d.speed),
+    };
+    let (core, snapshot) = Core::start(settings, outputs, Box::new(LogSpeaker))?;
+    let clock = core.clock();
+    let heartbeat = core.heartbeat();
+    let journal = core.journal_path().to_owned();
+    let lane_thread = std::thread::Builder::new()
+        .name("lane".into())
+        .spawn(move || core.run(rx))
+        .map_err(DaemonError::Thread)?;
+
+    let listener = tokio::net::TcpListener::bind(config.web.listen)
+        .await
+        .map_err(|source| DaemonError::Listen {
+            addr: config.web.listen,
+            source,
+        })?;
+    let listen = listener.local_addr().unwrap_or(config.web.listen);
+    let api = web::router(ApiState {
+        inputs: tx.clone(),
+        lane: snapshot,
+        judge_pin_hash: config.web.judge_pin_hash.clone(),
+        cookie_key: Key::generate(),
+        session: config.web.session,
+    });
+    let (stop_web, web_stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        let app = api.into_make_service_with_connect_info::<SocketAddr>();
+        let result = axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = web_stopped.await;
+            })
+            .await;
+        if let Err(e) = result {
+            tracing::error!("the control API stopped: {e}");
+        }
+    });
+
+    let source = match &demo {
+        Some(d) => {
+            let start = clock.t(Instant::now());
+            tokio::spawn(crate::demo::play(clock, start, d.seed, tx.clone()))
+        }
+        None => {
+            let (link_state, _) = watch::channel(false);
+            let link = config.pinsetter.clone();
+            tokio::spawn(crate::sensors::serial::run_pinsetter_link(
+                link,
+                tx.clone(),
+                link_state,
+            ))
+        }
+    };
+    on_start(&Started {
+        listen,
+        journal: journal.clone(),
+    });
+    tracing::info!(%listen, journal = %journal.display(), "lane {} is up", config.lane);
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
+    let watchdog = tokio::spawn(watchdog(heartbeat));
+
+    wait_for_stop(options.stop_after).await;
+    tracing::info!("stopping");
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+    source.abort();
+    watchdog.abort();
+    let _ = tx.send(Input::Shutdown);
+    drop(tx);
+    let _ = stop_web.send(());
+    let _ = server.await;
+    let replay = tokio::task::spawn_blocking(move || lane_thread.join())
+        .await
+        .ok()
+        .and_then(Result::ok);
+    Ok(replay.unwrap_or_else(|| Replay::new(&Header::new(config.lane, None, config.rules))))
+}
+
+/// Tells systemd the daemon is alive, but only while the lane's thread
+/// keeps turning: a stuck lane gets restarted.
+async fn watchdog(heartbeat: Arc<AtomicU64>) {
+    let Some(timeout) = sd_notify::watchdog_enabled().filter(|d| !d.is_zero()) else {
+        return;
+    };
+    let period = timeout / 2;
+    let mut last_seen = heartbeat.load(Ordering::Relaxed);
+    let mut last_change = Instant::now();
+    loop {
+        tokio::time::sleep(period).await;
+        let beat = heartbeat.load(Ordering::Relaxed);
+        if beat != last_seen {
+            last_seen = beat;
+            last_change = Instant::now();
+        }
+        // The lane's thread turns at least every HEARTBEAT.
+        if last_change.elapsed() <= HEARTBEAT * 3 + period {
+            let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
+        } else {
+            tracing::error!(
+                "the lane's thread has not turned for {:?}: no watchdog ping",
+                last_change.elapsed()
+            );
+        }
+    }
+}
+
+async fn wait_for_stop(after: Option<Duration>) {
+    let timer = async {
+        match after {
+            Some(d) => tokio::time::sleep(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = timer => {}
+        _ = term => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
