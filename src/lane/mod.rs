@@ -595,12 +595,10 @@ impl Lane {
             Sensor::Channel { side } => self.flight.channel = Some(*side),
             Sensor::Button { name } => self.button(t, name, out)?,
             Sensor::Serial { line } => self.serial_line(t, line, out)?,
-            Sensor::SerialLink { up } => {
-                self.link_up = Some(*up);
-                if *up {
-                    self.sequencer.reset();
-                }
-            }
+            // The sequence goes on across a lost link: a pinsetter that
+            // sends its last line again after the cable is back must not
+            // bowl that ball twice, and lines lost meanwhile are a gap.
+            Sensor::SerialLink { up } => self.link_up = Some(*up),
         }
         Ok(())
     }
