@@ -120,7 +120,9 @@ impl Lane {
             .spawn()
             .expect("lanecall runs");
         self.child = Some(child);
-        wait_for(&self.journal, "the serial link up", |t| links_up(t) > before);
+        wait_for(&self.journal, "the serial link up", |t| {
+            links_up(t) > before
+        });
     }
 
     fn kill(&mut self) {

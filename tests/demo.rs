@@ -1,0 +1,76 @@
+//! The demo lane, headless: `lanecall demo` runs by itself for a while,
+//! stops with exit 0, and the journal it leaves replays to the very lane it
+//! printed.
+
+use std::fs;
+use std::process::Command;
+
+use lanecall::replay::{Replay, render_sheet};
+
+#[test]
+fn the_demo_runs_headless_and_its_journal_replays_to_the_same_lane() {
+    let dir = std::env::temp_dir().join(format!("lanecall-demo-test-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        .args([
+            "demo",
+            "--speed",
+            "100",
+            "--for",
+            "6",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .args(["--judge-pin", "1357", "--state-dir"])
+        .arg(&dir)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("lanecall demo runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "exit {:?}\n{stdout}", out.status);
+    assert!(
+        stdout.contains("without GPIO, a pinsetter or a sound card"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Panel and API: http://127.0.0.1:"),
+        "{stdout}"
+    );
+
+    let journal = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Journal:"))
+        .map(str::trim)
+        .expect("the demo says where its journal is");
+    let stopped: u64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Stopped at lane time "))
+        .and_then(|l| l.strip_suffix(" ms."))
+        .and_then(|n| n.parse().ok())
+        .expect("the demo says when it stopped");
+    let sheet_start = stdout.find("Lane 7").expect("a score sheet");
+    let sheet_end = stdout.find("Stopped at lane time").unwrap();
+    let printed = &stdout[sheet_start..sheet_end];
+
+    let mut replay = Replay::from_reader(fs::read(journal).unwrap().as_slice()).unwrap();
+    replay.tick(stopped);
+    assert_eq!(render_sheet(&replay), printed);
+    let balls: usize = replay
+        .lane()
+        .entries()
+        .iter()
+        .flat_map(|e| &e.games)
+        .map(Vec::len)
+        .sum();
+    assert!(
+        balls >= 5,
+        "the demo bowled {balls} balls in 600 s of lane time"
+    );
+    assert!(
+        replay
+            .errors()
+            .iter()
+            .all(|e| e.message.starts_with("serial line"))
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
