@@ -344,14 +344,33 @@ impl Config {
         let table: toml::Table = toml::from_str(text).map_err(syntax)?;
         let mut problems = Vec::new();
         walk(&table, ROOT, "", &mut problems);
-        if !problems.is_empty() {
-            return Err(invalid(problems));
+        if problems.is_empty() {
+            // The walk has checked every key and type, so this fails only
+            // if the walk and the raw structs disagree; toml's message then
+            // still names the key and its line.
+            let raw: RawConfig = toml::from_str(text).map_err(syntax)?;
+            return raw.validate().map_err(invalid);
         }
-        // The walk has checked every key and type, so this fails only if
-        // the walk and the raw structs disagree; toml's message then still
-        // names the key and its line.
-        let raw: RawConfig = toml::from_str(text).map_err(syntax)?;
-        raw.validate().map_err(invalid)
+        // Report the values' problems too, in the same run: check the file
+        // again without the keys already reported, and add what that finds
+        // about other keys.
+        let mut rest = table;
+        for p in &problems {
+            remove_key(&mut rest, &p.key);
+        }
+        if let Ok(raw) = toml::Value::Table(rest).try_into::<RawConfig>()
+            && let Err(more) = raw.validate()
+        {
+            for m in more {
+                let reported = problems
+                    .iter()
+                    .any(|p| m.key == p.key || m.key.starts_with(&format!("{}.", p.key)));
+                if !reported {
+                    problems.push(m);
+                }
+            }
+        }
+        Err(invalid(problems))
     }
 
     /// A lane for the demo and tests: no GPIO, a simulated pinsetter, the
@@ -1490,6 +1509,20 @@ impl RawRules {
             }
         }
         problems.is_empty().then_some(rules)
+    }
+}
+
+/// Removes `a.b.c` from a table, if it is there.
+fn remove_key(table: &mut toml::Table, key: &str) {
+    match key.split_once('.') {
+        None => {
+            table.remove(key);
+        }
+        Some((head, rest)) => {
+            if let Some(toml::Value::Table(inner)) = table.get_mut(head) {
+                remove_key(inner, rest);
+            }
+        }
     }
 }
 

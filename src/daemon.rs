@@ -140,6 +140,11 @@ pub struct LaneSnapshot {
 /// alive: idle, it wakes once a second and does nothing else.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 
+/// How long a deadline waits for readings stamped before it that are still
+/// on their way (a GPIO edge a moment before a beam break turns into a
+/// person's): they are applied first, in the order they happened.
+const GRACE: Duration = Duration::from_millis(25);
+
 /// The lane's thread: journal, core, effects.
 pub struct Core {
     settings: CoreSettings,
@@ -263,7 +268,7 @@ impl Core {
                 .replay
                 .lane()
                 .poll_deadline()
-                .map(|d| self.clock.instant(d))
+                .map(|d| self.clock.instant(d) + GRACE)
                 .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT));
             match inputs.recv_timeout(wake.saturating_duration_since(now)) {
                 Ok(Input::Reading(r)) => {
@@ -278,8 +283,13 @@ impl Core {
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     // Tick to the deadline itself, not to now: a reading
                     // stamped between the two keeps its own time.
-                    let t = self.clock.t(Instant::now());
-                    if let Some(due) = self.replay.lane().poll_deadline().filter(|&d| d <= t) {
+                    let passed = Instant::now().checked_sub(GRACE).map(|at| self.clock.t(at));
+                    if let Some(due) = self
+                        .replay
+                        .lane()
+                        .poll_deadline()
+                        .filter(|&d| passed.is_some_and(|p| d <= p))
+                    {
                         self.replay.tick(due);
                         self.effects();
                     }

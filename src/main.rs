@@ -235,8 +235,8 @@ fn live(config: Config, options: ServeOptions) -> ExitCode {
     };
     let result = rt.block_on(serve(config, options, |started| {
         if demo {
-            println!("Panel and API: http://{}/", started.listen);
-            println!("Journal:       {}", started.journal.display());
+            println!("Lane API: http://{}/api/lane", started.listen);
+            println!("Journal:  {}", started.journal.display());
         }
     }));
     match result {

@@ -316,7 +316,9 @@ fn only_the_lanes_buttons_are_accepted() {
         "gpio.buttons.Repeat",
         "unknown button (did you mean `repeat`?)",
     );
-    assert_eq!(mixed.len(), 2, "{mixed:?}");
+    // The misspelt key leaves the pin missing: said in the same run.
+    assert_problem(&mixed, "gpio.inputs.foul_beam.pin", "is missing");
+    assert_eq!(mixed.len(), 3, "{mixed:?}");
 
     let value = problems(&(minimal() + "\n[gpio.buttons]\nrepeat = 5\n"));
     assert_problem(
@@ -664,7 +666,17 @@ fn unknown_key_names_its_full_path() {
         "gpio.inputs.foul_beam.pinn",
         "unknown key (did you mean `pin`?)",
     );
-    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_problem(&problems, "gpio.inputs.foul_beam.pin", "is missing");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+}
+
+#[test]
+fn unknown_keys_and_bad_values_are_reported_in_one_run() {
+    let text = minimal().replace("lane = 3", "lane = 0\ncolour = \"red\"");
+    let problems = problems(&text);
+    assert_problem(&problems, "colour", "unknown key");
+    assert_problem(&problems, "lane", "out of range");
+    assert_eq!(problems.len(), 2, "{problems:?}");
 }
 
 #[test]
