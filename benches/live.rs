@@ -40,13 +40,16 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use lanecall::journal::{Header, event_line};
+use lanecall::journal::Header;
 use lanecall::lane::scoring::{Ball, Position, roll};
-use lanecall::lane::{Action, Bowler, Class, Event, Panel, PinSet, Rules, Stamped};
+use lanecall::lane::{PinSet, Rules};
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::sim::Rng;
 use lanecall::store::{rfc3339, unix_now};
 use serialport::{SerialPort, TTYPort};
+
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -336,32 +339,6 @@ fn journal_path(dir: &Path) -> PathBuf {
     dir.join(format!("journal/lane{LANE}-{stamp}-01.jsonl"))
 }
 
-/// Header with today's `started_at`, a lineup of one bowler, `start_block`.
-fn journal_start() -> String {
-    let header = Header::new(LANE, Some(rfc3339(unix_now())), Rules::default());
-    let panel = |t, action| {
-        event_line(&Stamped {
-            t,
-            event: Event::Panel(Panel {
-                by: Some("Judge Orlova".into()),
-                action,
-            }),
-        })
-    };
-    let bowlers = vec![Bowler {
-        name: "Ivan Petrov".into(),
-        class: Class::B2,
-        handicap: 0,
-        team: None,
-    }];
-    format!(
-        "{}\n{}\n{}\n",
-        header.to_line(),
-        panel(0, Action::Lineup { bowlers }),
-        panel(1, Action::StartBlock { games: 12 })
-    )
-}
-
 fn hash_pin() -> Res<String> {
     let out = Command::new(bin()).args(["hash-pin", PIN]).output()?;
     if !out.status.success() {
@@ -496,6 +473,8 @@ struct Lane {
     seq: u8,
     http: Http,
     etag: String,
+    /// The largest snapshot seen, in bytes.
+    biggest: usize,
 }
 
 impl Lane {
@@ -510,7 +489,7 @@ impl Lane {
         let bytes = format!("{line}\r\n");
         let t0 = Instant::now();
         self.master.write_all(bytes.as_bytes())?;
-        let inm = format!("{}", self.etag);
+        let inm = self.etag.clone();
         loop {
             let r = self
                 .http
@@ -522,6 +501,7 @@ impl Lane {
                     let etag = r.header("etag").unwrap_or_default().to_owned();
                     if etag != self.etag {
                         self.etag = etag;
+                        self.biggest = self.biggest.max(r.body.len());
                         return Ok((t0, now - t0));
                     }
                 }
@@ -538,7 +518,10 @@ impl Lane {
 fn latency(n: usize) -> Res<()> {
     println!("== 1. PINS -> callout / GET /api/lane change ({n} PINS lines), 3. memory");
     let dir = fresh_dir("latency")?;
-    fs::write(journal_path(&dir), journal_start())?;
+    fs::write(
+        journal_path(&dir),
+        support::journal_with_open_block(LANE, 12),
+    )?;
     let (master, slave) = TTYPort::pair()?;
     let port_name = slave.name().ok_or("no pty name")?;
     let http_port = free_port()?;
@@ -573,6 +556,7 @@ fn latency(n: usize) -> Res<()> {
         seq: 0,
         http,
         etag,
+        biggest: 0,
     };
     let mut rng = Rng::new(0x11fe);
     let mut callout_ms = Vec::with_capacity(n);
@@ -638,9 +622,10 @@ fn latency(n: usize) -> Res<()> {
     let threads = proc_status(pid, "Threads:").unwrap_or_default();
     let final_lane = lane.http.request("GET", "/api/lane", &[], b"")?;
     println!(
-        "  {} lines in {:.1} s; last snapshot {} bytes",
+        "  {} lines in {:.1} s; snapshot: largest {} bytes, last {} bytes",
         callout_ms.len() + ready_api_ms.len(),
         took.as_secs_f64(),
+        lane.biggest,
         final_lane.body.len()
     );
     println!("  {}", summary("PINS -> callout log line", callout_ms));
@@ -660,7 +645,10 @@ fn latency(n: usize) -> Res<()> {
 fn idle(secs: u64) -> Res<()> {
     println!("== 2. idle CPU over {secs} s");
     let dir = fresh_dir("idle")?;
-    fs::write(journal_path(&dir), journal_start())?;
+    fs::write(
+        journal_path(&dir),
+        support::journal_with_open_block(LANE, 12),
+    )?;
     let (master, slave) = TTYPort::pair()?;
     let port_name = slave.name().ok_or("no pty name")?;
     let http_port = free_port()?;
@@ -684,10 +672,11 @@ fn idle(secs: u64) -> Res<()> {
         ticks as f64 / hz as f64 / wall.as_secs_f64() * 100.0
     );
     println!(
-        "  threads' schedstat run time {:.2} ms = {:.4} % of one core; VmRSS idle {}",
+        "  threads' schedstat run time {:.2} ms = {:.4} % of one core; VmRSS idle {}, VmHWM {}",
         (ns1 - ns0) as f64 / 1e6,
         (ns1 - ns0) as f64 / 1e9 / wall.as_secs_f64() * 100.0,
-        proc_status(pid, "VmRSS:").unwrap_or_default()
+        proc_status(pid, "VmRSS:").unwrap_or_default(),
+        proc_status(pid, "VmHWM:").unwrap_or_default()
     );
     drop(master);
     daemon.stop();

@@ -9,15 +9,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lanecall::journal::{Header, event_line};
+use lanecall::journal::event_line;
 use lanecall::lane::scoring::{Ball, Position, roll};
-use lanecall::lane::{Action, Bowler, Class, Event, Panel, PinSet, Rules, Stamped};
+use lanecall::lane::{Event, PinSet, Stamped};
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::replay::Replay;
 use lanecall::sim::Rng;
-use lanecall::store::{rfc3339, unix_now};
 use serde_json::Value;
 use serialport::{SerialPort, TTYPort};
+
+mod support;
 
 /// The pinsetter's lines for a game written in the sheet's notation: after
 /// each ball what stands, then the deck set for the next one.
@@ -51,33 +52,6 @@ fn pinsetter_lines(notation: &str) -> Vec<String> {
         lines.push(line(Body::Ready(at.map_or(PinSet::FULL, |p| p.before))));
     }
     lines
-}
-
-/// A journal with the lane order set and the block started, as the daemon
-/// finds it when it starts.
-fn journal_start(lane: u32) -> String {
-    let header = Header::new(lane, Some(rfc3339(unix_now())), Rules::default());
-    let panel = |t, action| {
-        event_line(&Stamped {
-            t,
-            event: Event::Panel(Panel {
-                by: Some("Judge Orlova".into()),
-                action,
-            }),
-        })
-    };
-    let bowlers = vec![Bowler {
-        name: "Ivan Petrov".into(),
-        class: Class::B2,
-        handicap: 0,
-        team: None,
-    }];
-    format!(
-        "{}\n{}\n{}\n",
-        header.to_line(),
-        panel(0, Action::Lineup { bowlers }),
-        panel(1, Action::StartBlock { games: 1 })
-    )
 }
 
 fn game_of(replay: &Replay) -> Value {
@@ -145,7 +119,7 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(dir.join("journal")).unwrap();
     let journal = dir.join("journal/lane3-20260101T000000Z-01.jsonl");
-    fs::write(&journal, journal_start(3)).unwrap();
+    fs::write(&journal, support::journal_with_open_block(3, 1)).unwrap();
 
     let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().expect("the slave's name");
@@ -192,7 +166,7 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
     assert!(kills >= 3, "the plug was pulled {kills} times");
 
     let crashed = Replay::from_reader(fs::read(&journal).unwrap().as_slice()).unwrap();
-    let mut whole = journal_start(3);
+    let mut whole = support::journal_with_open_block(3, 1);
     whole.push_str(&event_line(&Stamped {
         t: 2,
         event: Event::Sensor(lanecall::lane::Sensor::SerialLink { up: true }),
