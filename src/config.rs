@@ -218,12 +218,8 @@ impl fmt::Display for BcmPin {
     }
 }
 
-/// The callouts' language.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Language {
-    Ru,
-    En,
-}
+/// The callouts' language (the lane's; a bowler may have their own).
+pub use crate::lane::Language;
 
 /// The speaker that calls out the pins.
 #[derive(Clone, Debug, PartialEq)]

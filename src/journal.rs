@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::lane::{
-    Action, Bowler, Class, Event, Millis, Panel, Pin, PinSet, Rules, Sensor, Side, Stamped,
+    Action, Bowler, Class, Event, Language, Millis, Panel, Pin, PinSet, Rules, Sensor, Side,
+    Stamped, Verbosity, Voice,
 };
 
 pub const FORMAT_VERSION: u32 = 1;
@@ -135,6 +136,9 @@ struct RawBowler {
     #[serde(default)]
     handicap: i32,
     team: Option<String>,
+    #[serde(default)]
+    voice: Verbosity,
+    lang: Option<Language>,
 }
 
 impl From<RawBowler> for Bowler {
@@ -144,6 +148,10 @@ impl From<RawBowler> for Bowler {
             class: b.class,
             handicap: b.handicap,
             team: b.team,
+            voice: Voice {
+                verbosity: b.voice,
+                language: b.lang,
+            },
         }
     }
 }
@@ -509,6 +517,12 @@ fn bowler_json(b: &Bowler) -> Value {
     if let Some(team) = &b.team {
         v["team"] = json!(team);
     }
+    if b.voice.verbosity != Verbosity::Pins {
+        v["voice"] = json!(b.voice.verbosity.as_str());
+    }
+    if let Some(lang) = b.voice.language {
+        v["lang"] = json!(lang.as_str());
+    }
     v
 }
 
@@ -736,6 +750,10 @@ mod tests {
             class: Class::B1,
             handicap: 12,
             team: Some("Kazan".into()),
+            voice: Voice {
+                verbosity: Verbosity::Short,
+                language: Some(Language::En),
+            },
         };
         let seven_ten = PinSet::from_pins([7, 10].map(|n| Pin::new(n).unwrap()));
         let sensors = [

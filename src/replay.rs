@@ -336,6 +336,10 @@ struct BowlerJson<'a> {
     class: &'static str,
     handicap: i32,
     team: Option<&'a str>,
+    /// What the speaker says after this bowler's balls.
+    voice: &'static str,
+    /// The bowler's own callout language, if not the lane's.
+    lang: Option<&'static str>,
     block: u32,
     position: u8,
     games: Vec<GameJson>,
@@ -371,6 +375,8 @@ impl<'a> BowlerJson<'a> {
             class: bowler.class.as_str(),
             handicap: bowler.handicap,
             team: bowler.team.as_deref(),
+            voice: bowler.voice.verbosity.as_str(),
+            lang: bowler.voice.language.map(|l| l.as_str()),
             block,
             position,
             series_with_handicap: i64::from(series)

@@ -70,6 +70,7 @@ impl Scenario {
             class,
             handicap,
             team: team.map(str::to_owned),
+            voice: Default::default(),
         };
         Scenario {
             lane: 7,

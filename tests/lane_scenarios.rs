@@ -28,6 +28,7 @@ fn bowler(name: &str, class: Class) -> Bowler {
         class,
         handicap: 0,
         team: None,
+        voice: Default::default(),
     }
 }
 

@@ -70,6 +70,56 @@ pub struct Bowler {
     /// Pins added per game.
     pub handicap: i32,
     pub team: Option<String>,
+    /// How the speaker talks to this bowler.
+    pub voice: Voice,
+}
+
+/// The callouts' language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Ru,
+    En,
+}
+
+impl Language {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Ru => "ru",
+            Language::En => "en",
+        }
+    }
+}
+
+/// How much the speaker says after a bowler's ball.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verbosity {
+    /// The standing pins' numbers and the marks (strike, spare, split...).
+    #[default]
+    Pins,
+    /// The marks, and how many pins stand.
+    Short,
+    /// Nothing (the bowler has their own assistant, or asked for quiet).
+    Off,
+}
+
+impl Verbosity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verbosity::Pins => "pins",
+            Verbosity::Short => "short",
+            Verbosity::Off => "off",
+        }
+    }
+}
+
+/// A bowler's voice settings, from the lineup: `"voice"` and `"lang"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Voice {
+    pub verbosity: Verbosity,
+    /// `None`: the lane's language.
+    pub language: Option<Language>,
 }
 
 /// What a judge or assistant can do on the panel.

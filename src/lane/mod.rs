@@ -22,7 +22,9 @@ use serde::Serialize;
 use crate::pinsetter::{self, Body, Sequencer, Verdict};
 pub use callout::{BallResult, Said, Word, Words};
 pub use conduct::{Conduct, ConductKind, Level};
-pub use event::{Action, Bowler, Class, Event, Millis, Panel, Sensor, Stamped};
+pub use event::{
+    Action, Bowler, Class, Event, Language, Millis, Panel, Sensor, Stamped, Verbosity, Voice,
+};
 pub use pins::{Pin, PinSet, Side};
 pub use rules::{FoulMode, Rules};
 use scoring::{Ball, Position, ScoredBall};

@@ -218,13 +218,15 @@ pub async fn run_pinsetter_link(
             Ok(stream) => {
                 info!(port = %port, baud = settings.baud, "pinsetter link up");
                 open_attempt = 0;
+                // The state first: whoever hears of the link from the lane
+                // finds the state already set.
+                link_state.send_replace(true);
                 if tx
                     .send(Input::now(Sensor::SerialLink { up: true }))
                     .is_err()
                 {
                     return;
                 }
-                link_state.send_replace(true);
                 let opened = Instant::now();
                 let (ended, got_data) = read_lines(stream, &tx).await;
                 match ended {

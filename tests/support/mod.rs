@@ -23,6 +23,7 @@ pub fn journal_with_open_block(lane: u32, games: u32) -> String {
         class: Class::B2,
         handicap: 0,
         team: None,
+        voice: Default::default(),
     }];
     format!(
         "{}\n{}\n{}\n",
