@@ -28,5 +28,6 @@ pub mod pinsetter;
 pub mod replay;
 pub mod sensors;
 pub mod sim;
+pub mod speaker;
 pub mod store;
 pub mod web;
