@@ -233,6 +233,9 @@ pub struct SpeakerConfig {
     /// A callout not started by then is dropped: a stale call misleads a
     /// blind bowler more than a missing one. Above zero.
     pub stale_after: Duration,
+    /// A folder of recordings (`ru/strike.wav`, `en/7.wav`…) that replace
+    /// the built-in voice; `None` keeps the built-in voice.
+    pub voice_dir: Option<PathBuf>,
 }
 
 impl Default for SpeakerConfig {
@@ -243,6 +246,7 @@ impl Default for SpeakerConfig {
             volume: 1.0,
             language: Language::Ru,
             stale_after: Duration::from_millis(8000),
+            voice_dir: None,
         }
     }
 }
@@ -476,6 +480,9 @@ impl Config {
         };
         line(format!("language = {}", toml_str(language)));
         line(format!("stale_after_ms = {}", s.stale_after.as_millis()));
+        if let Some(dir) = &s.voice_dir {
+            line(format!("voice_dir = {}", toml_str(&dir.to_string_lossy())));
+        }
 
         let w = &self.web;
         line(String::new());
@@ -651,6 +658,7 @@ const ROOT: &[(&str, Kind)] = &[
             ("volume", Kind::Float),
             ("language", Kind::Str),
             ("stale_after_ms", Kind::Int),
+            ("voice_dir", Kind::Str),
         ]),
     ),
     (
@@ -855,6 +863,7 @@ struct RawSpeaker {
     volume: Option<f64>,
     language: Option<String>,
     stale_after_ms: Option<i64>,
+    voice_dir: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1368,7 +1377,18 @@ impl RawSpeaker {
             8000,
             1..=600_000,
         );
+        let voice_dir = match self.voice_dir.as_deref() {
+            Some(d) if d.trim().is_empty() => {
+                c.push(
+                    "speaker.voice_dir",
+                    "is empty: leave it out for the built-in voice, or name the folder of recordings",
+                );
+                None
+            }
+            d => Some(d.map(PathBuf::from)),
+        };
         Some(SpeakerConfig {
+            voice_dir: voice_dir?,
             enabled: self.enabled.unwrap_or(true),
             device: device?,
             volume: volume?,

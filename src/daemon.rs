@@ -19,7 +19,8 @@ use axum_extra::extract::cookie::Key;
 use crate::config::{Config, GpioBackend};
 use crate::journal::Header;
 use crate::lane::{
-    Action, Callout, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor, Stamped, Switch,
+    Action, Bowler, Callout, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor, Stamped,
+    Switch,
 };
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
@@ -70,16 +71,21 @@ pub trait OutputSink: Send {
 /// Says the callouts. The speaker of the voice issue plugs in here; until a
 /// sound card is configured, [`LogSpeaker`] writes them to the log.
 pub trait CalloutSink: Send {
-    fn say(&mut self, callout: &Callout, bowler: Option<&str>);
+    fn say(&mut self, callout: &Callout, bowler: Option<&Bowler>);
+
+    /// The speaker's state for the panel, if it has one.
+    fn status(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// Writes each callout to the log.
 pub struct LogSpeaker;
 
 impl CalloutSink for LogSpeaker {
-    fn say(&mut self, callout: &Callout, bowler: Option<&str>) {
+    fn say(&mut self, callout: &Callout, bowler: Option<&Bowler>) {
         tracing::info!(
-            bowler = bowler.unwrap_or("practice"),
+            bowler = bowler.map_or("practice", |b| b.name.as_str()),
             "callout: {}",
             callout.words()
         );
@@ -160,6 +166,8 @@ pub struct Core {
     /// watchdog.
     heartbeat: Arc<AtomicU64>,
     started: Instant,
+    /// The speaker's state as last published.
+    speaker_status: Option<serde_json::Value>,
 }
 
 impl Core {
@@ -195,11 +203,12 @@ impl Core {
             _ => Self::new_journal(&store, &settings, now)?,
         };
         let clock = Clock::new(replay.last_t(), settings.speed);
-        let json: Arc<str> = serde_json::to_string(&replay.report())
-            .unwrap_or_default()
-            .into();
-        let (tx, rx) = watch::channel(LaneSnapshot { version: 0, json });
-        let core = Core {
+        // Published for real below, with the speaker's state.
+        let (tx, rx) = watch::channel(LaneSnapshot {
+            version: 0,
+            json: Arc::from("{}"),
+        });
+        let mut core = Core {
             settings,
             store,
             journal,
@@ -211,7 +220,9 @@ impl Core {
             version: 0,
             heartbeat: Arc::new(AtomicU64::new(0)),
             started: Instant::now(),
+            speaker_status: None,
         };
+        core.publish();
         Ok((core, rx))
     }
 
@@ -293,6 +304,10 @@ impl Core {
                         self.replay.tick(due);
                         self.effects();
                     }
+                    // A sound card that came or went shows on the panel.
+                    if self.speaker.status() != self.speaker_status {
+                        self.publish();
+                    }
                 }
             }
         }
@@ -364,7 +379,7 @@ impl Core {
                     let bowler = c
                         .bowler
                         .and_then(|e| lane.entries().get(e as usize))
-                        .map(|e| e.bowler.name.as_str());
+                        .map(|e| &e.bowler);
                     self.speaker.say(c, bowler);
                 }
                 Effect::Conduct(c) => {
@@ -388,7 +403,13 @@ impl Core {
 
     fn publish(&mut self) {
         self.version += 1;
-        match serde_json::to_string(&self.replay.report()) {
+        self.speaker_status = self.speaker.status();
+        let extra: Vec<(&'static str, serde_json::Value)> = self
+            .speaker_status
+            .iter()
+            .map(|s| ("speaker", s.clone()))
+            .collect();
+        match serde_json::to_string(&self.replay.report_with(&extra)) {
             Ok(json) => {
                 self.snapshot.send_replace(LaneSnapshot {
                     version: self.version,

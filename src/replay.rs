@@ -169,7 +169,13 @@ impl Replay {
 
     /// The result, ready to serialize (replay-output.md).
     pub fn report(&self) -> Report<'_> {
-        Report(self)
+        Report(self, &[])
+    }
+
+    /// The result with more fields the live daemon knows of (the speaker's
+    /// state), after the replay's own.
+    pub fn report_with<'a>(&'a self, extra: &'a [(&'static str, serde_json::Value)]) -> Report<'a> {
+        Report(self, extra)
     }
 }
 
@@ -204,11 +210,11 @@ fn pins(p: PinSet) -> PinList {
 }
 
 /// The replay-output.md object.
-pub struct Report<'a>(&'a Replay);
+pub struct Report<'a>(&'a Replay, &'a [(&'static str, serde_json::Value)]);
 
 impl Serialize for Report<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let r = self.0;
+        let Report(r, extra) = self;
         let lane = &r.lane;
         let fouls_count = lane.rules().fouls_count();
         let mut m = s.serialize_struct("Report", 16)?;
@@ -299,6 +305,9 @@ impl Serialize for Report<'_> {
             }),
         )?;
         m.serialize_field("events", &r.events)?;
+        for (key, value) in extra.iter() {
+            m.serialize_field(key, value)?;
+        }
         m.end()
     }
 }
