@@ -68,27 +68,14 @@ pub trait OutputSink: Send {
     fn set(&mut self, output: Output, switch: Switch);
 }
 
-/// Says the callouts. The speaker of the voice issue plugs in here; until a
-/// sound card is configured, [`LogSpeaker`] writes them to the log.
+/// Says the callouts ([`crate::speaker::Voice`]). `say` must return at
+/// once: playing is the speaker thread's work, never the lane's.
 pub trait CalloutSink: Send {
     fn say(&mut self, callout: &Callout, bowler: Option<&Bowler>);
 
     /// The speaker's state for the panel, if it has one.
     fn status(&self) -> Option<serde_json::Value> {
         None
-    }
-}
-
-/// Writes each callout to the log.
-pub struct LogSpeaker;
-
-impl CalloutSink for LogSpeaker {
-    fn say(&mut self, callout: &Callout, bowler: Option<&Bowler>) {
-        tracing::info!(
-            bowler = bowler.map_or("practice", |b| b.name.as_str()),
-            "callout: {}",
-            callout.words()
-        );
     }
 }
 
@@ -479,7 +466,8 @@ pub async fn serve(
         rules: config.rules.clone(),
         speed: demo.as_ref().map_or(1.0, |d| d.speed),
     };
-    let (core, snapshot) = Core::start(settings, outputs, Box::new(LogSpeaker))?;
+    let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
+    let (core, snapshot) = Core::start(settings, outputs, voice)?;
     let clock = core.clock();
     let heartbeat = core.heartbeat();
     let journal = core.journal_path().to_owned();

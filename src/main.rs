@@ -73,6 +73,22 @@ enum Command {
         #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
         config: PathBuf,
     },
+    /// Say words through the speaker, or render them to a WAV file: `say 7 10 split`.
+    Say {
+        #[arg(long, default_value = "ru", value_parser = ["ru", "en"])]
+        lang: String,
+        /// Write a WAV file instead of playing.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The ALSA device (default: the system's default output).
+        #[arg(long)]
+        device: Option<String>,
+        #[arg(long, default_value_t = 1.0)]
+        volume: f32,
+        /// Pin numbers, numbers, or words of the voice (strike, spare, split, left_side...).
+        #[arg(required = true)]
+        words: Vec<String>,
+    },
     /// Write the journal of a simulated lane (three bowlers, B1 to B3) to stdout.
     Simulate {
         /// Same seed, same lane.
@@ -130,6 +146,13 @@ fn main() -> ExitCode {
             }
         },
         Command::Monitor { config } => monitor(&config),
+        Command::Say {
+            lang,
+            out,
+            device,
+            volume,
+            words,
+        } => say(&lang, out, device, volume, &words),
         Command::Replay { log, json, strict } => replay(log, json, strict),
         Command::Simulate {
             seed,
@@ -292,7 +315,8 @@ fn demo(
         "lanecall demo: a simulated lane 7 with three bowlers (B1, B2, B3), {speed}x real time."
     );
     println!("It runs without GPIO, a pinsetter or a sound card: the simulator plays the");
-    println!("bowlers and the pinsetter, and the callouts are written to the log.");
+    println!("bowlers and the pinsetter; the callouts are spoken when there is a sound");
+    println!("card and written to the log in any case.");
     println!("Judge PIN: {judge_pin}");
     let mut config = Config::demo(state_dir, listen, hash);
     config.lane = 7;
@@ -329,6 +353,50 @@ fn monitor(path: &std::path::Path) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lanecall monitor: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn say(
+    lang: &str,
+    out: Option<PathBuf>,
+    device: Option<String>,
+    volume: f32,
+    words: &[String],
+) -> ExitCode {
+    use lanecall::speaker::pack::VoicePack;
+    use lanecall::speaker::player::{AudioOut, CLIP_GAP, RodioOut, render, write_wav};
+    let language = if lang == "en" {
+        lanecall::lane::Language::En
+    } else {
+        lanecall::lane::Language::Ru
+    };
+    let pack = VoicePack::builtin(language);
+    let clips = match lanecall::speaker::clips_for_words(words, &pack) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("lanecall say: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match out {
+        Some(path) => {
+            let (rate, samples) = render(&clips, CLIP_GAP);
+            write_wav(&path, rate, &samples).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => {
+            let mut speaker = RodioOut::new(device);
+            speaker.open().and_then(|name| {
+                eprintln!("playing on {name}");
+                speaker.play(&clips, volume)
+            })
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lanecall say: {e}");
             ExitCode::FAILURE
         }
     }

@@ -1,5 +1,165 @@
-//! The speaker: voice packs, the phrases of a callout, and playback.
+//! The speaker: what a good sighted assistant would call after every ball,
+//! in the bowler's language, through the lane's speaker.
+//!
+//! - [`pack`]: voice packs, one clip per word, built in or recorded;
+//! - [`phrase`]: the clips of a callout (pin numbers, marks, side, channel,
+//!   a score read on request), with Russian numerals composed correctly;
+//! - [`player`]: playback on its own thread, one callout after another,
+//!   never overlapping, a stale one dropped, a lost sound card looked for
+//!   again.
+//!
+//! Nothing here may hold up the lane: [`Voice::say`] hands the clips over
+//! and returns, and a missing sound card leaves the lane scoring silently.
 
 pub mod pack;
 pub mod phrase;
 pub mod player;
+
+use crate::config::SpeakerConfig;
+use crate::daemon::CalloutSink;
+use crate::lane::{Bowler, Callout, Language, Said, Verbosity};
+use pack::{Clip, VoicePack};
+use player::{AudioOut, RodioOut, Speaker, SpeakerSettings, SpeakerState, Utterance};
+
+/// How often a missing sound card is looked for again.
+const DEVICE_RETRY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The lane's voice: both languages' packs and the speaker.
+pub struct Voice {
+    ru: VoicePack,
+    en: VoicePack,
+    /// The lane's language; a bowler may have their own.
+    language: Language,
+    speaker: Speaker,
+}
+
+impl Voice {
+    /// Loads the packs (recordings from `voice_dir` where there are some,
+    /// the built-in voice for the rest) and starts the speaker.
+    pub fn start(config: &SpeakerConfig) -> Voice {
+        Voice::with_output(config, Box::new(RodioOut::new(config.device.clone())))
+    }
+
+    /// [`Voice::start`] with another output than the sound card (tests,
+    /// benchmarks).
+    pub fn with_output(config: &SpeakerConfig, out: Box<dyn AudioOut>) -> Voice {
+        let pack = |language| load_pack(config, language);
+        let speaker = if config.enabled {
+            let settings = SpeakerSettings {
+                device: config.device.clone(),
+                volume: config.volume,
+                stale_after: config.stale_after,
+                retry: DEVICE_RETRY,
+            };
+            Speaker::start(settings, out)
+        } else {
+            Speaker::disabled()
+        };
+        Voice {
+            ru: pack(Language::Ru),
+            en: pack(Language::En),
+            language: config.language,
+            speaker,
+        }
+    }
+
+    fn pack(&self, language: Language) -> &VoicePack {
+        match language {
+            Language::Ru => &self.ru,
+            Language::En => &self.en,
+        }
+    }
+
+    /// The clips of what a callout says, for a bowler (or practice).
+    pub fn clips(&self, said: &Said, bowler: Option<&Bowler>) -> Vec<Clip> {
+        let voice = bowler.map(|b| b.voice).unwrap_or_default();
+        let language = voice.language.unwrap_or(self.language);
+        let pack = self.pack(language);
+        phrase::callout(said, language, voice.verbosity)
+            .into_iter()
+            .filter_map(|name| pack.get(name).cloned())
+            .collect()
+    }
+
+    pub fn state(&self) -> SpeakerState {
+        self.speaker.state()
+    }
+}
+
+fn load_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
+    let Some(dir) = &config.voice_dir else {
+        return VoicePack::builtin(language);
+    };
+    let dir = dir.join(language.as_str());
+    match VoicePack::from_dir(&dir, language) {
+        Ok((pack, missing)) => {
+            if !missing.is_empty() {
+                tracing::warn!(
+                    folder = %dir.display(),
+                    "voice recordings missing, the built-in voice says them: {}",
+                    missing.join(", ")
+                );
+            }
+            pack
+        }
+        Err(e) => {
+            tracing::error!(
+                "{e}: the built-in {} voice speaks instead",
+                language.as_str()
+            );
+            VoicePack::builtin(language)
+        }
+    }
+}
+
+impl CalloutSink for Voice {
+    fn say(&mut self, callout: &Callout, bowler: Option<&Bowler>) {
+        let verbosity = bowler.map_or(Verbosity::Pins, |b| b.voice.verbosity);
+        tracing::info!(
+            bowler = bowler.map_or("practice", |b| b.name.as_str()),
+            verbosity = verbosity.as_str(),
+            "callout: {}",
+            callout.words()
+        );
+        let clips = self.clips(&callout.said, bowler);
+        if !clips.is_empty() {
+            self.speaker.say(Utterance {
+                clips,
+                queued_at: std::time::Instant::now(),
+            });
+        }
+    }
+
+    fn status(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(self.speaker.state()).ok()
+    }
+}
+
+/// The clips for words typed by a technician (`lanecall say 7 10 split`):
+/// numbers are read as numbers, anything else must be a clip's name.
+pub fn clips_for_words(words: &[String], pack: &VoicePack) -> Result<Vec<Clip>, String> {
+    let mut names = Vec::new();
+    for word in words {
+        match word.parse::<u16>() {
+            Ok(n) => names.extend(phrase::number(n, pack.language())),
+            Err(_) => match phrase::CLIPS.iter().find(|c| **c == word.as_str()) {
+                Some(name) => names.push(*name),
+                None => {
+                    return Err(format!(
+                        "no word {word:?} in the voice: say numbers or one of {}",
+                        phrase::CLIPS
+                            .iter()
+                            .filter(|c| !c.starts_with('n') || c.len() > 4)
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            },
+        }
+    }
+    Ok(names
+        .into_iter()
+        .filter_map(|n| pack.get(n).cloned())
+        .collect())
+}

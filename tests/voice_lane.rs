@@ -1,0 +1,204 @@
+//! The lane's callouts through the voice: what the speaker plays after a
+//! ball is the pack's clips for the core's words, in the bowler's language
+//! and verbosity, and the rail's repeat button plays it again.
+
+use std::sync::{Arc, Mutex};
+
+use lanecall::config::SpeakerConfig;
+use lanecall::daemon::CalloutSink;
+use lanecall::lane::{
+    Action, Bowler, Class, Effect, Event, Lane, Language, Panel, PinSet, Rules, Sensor, Verbosity,
+    Voice as BowlerVoice,
+};
+use lanecall::pinsetter::{Body, Message, format_line};
+use lanecall::speaker::Voice;
+use lanecall::speaker::pack::{Clip, VoicePack};
+use lanecall::speaker::phrase;
+use lanecall::speaker::player::AudioOut;
+
+/// A sound card that keeps what it was given.
+struct Recorder(Arc<Mutex<Vec<Vec<Vec<i16>>>>>);
+
+impl AudioOut for Recorder {
+    fn open(&mut self) -> Result<String, String> {
+        Ok("recorder".into())
+    }
+    fn play(&mut self, clips: &[Clip], _volume: f32) -> Result<(), String> {
+        let samples = clips.iter().map(|c| c.samples.to_vec()).collect();
+        self.0.lock().unwrap().push(samples);
+        Ok(())
+    }
+    fn close(&mut self) {}
+}
+
+fn bowler(name: &str, verbosity: Verbosity, language: Option<Language>) -> Bowler {
+    Bowler {
+        name: name.into(),
+        class: Class::B2,
+        handicap: 0,
+        team: None,
+        voice: BowlerVoice {
+            verbosity,
+            language,
+        },
+    }
+}
+
+/// Names the clips the recorder holds: `ru:n7`, `en:strike`.
+fn names(played: &[Vec<i16>]) -> Vec<String> {
+    let packs = [
+        VoicePack::builtin(Language::Ru),
+        VoicePack::builtin(Language::En),
+    ];
+    played
+        .iter()
+        .map(|samples| {
+            packs
+                .iter()
+                .find_map(|pack| {
+                    phrase::CLIPS
+                        .iter()
+                        .find(|n| pack.get(n).is_some_and(|c| *c.samples == **samples))
+                        .map(|n| format!("{}:{n}", pack.language().as_str()))
+                })
+                .unwrap_or_else(|| "unknown clip".into())
+        })
+        .collect()
+}
+
+struct Fixture {
+    lane: Lane,
+    voice: Voice,
+    played: Arc<Mutex<Vec<Vec<Vec<i16>>>>>,
+    t: u64,
+    seq: u8,
+}
+
+impl Fixture {
+    fn new(bowlers: Vec<Bowler>) -> Fixture {
+        let played = Arc::new(Mutex::new(Vec::new()));
+        let config = SpeakerConfig::default(); // Russian, 8 s stale
+        let voice = Voice::with_output(&config, Box::new(Recorder(played.clone())));
+        let mut f = Fixture {
+            lane: Lane::new(1, Rules::default()),
+            voice,
+            played,
+            t: 0,
+            seq: 0,
+        };
+        f.panel(Action::Lineup { bowlers });
+        f.panel(Action::StartBlock { games: 1 });
+        f.serial(Body::Ready(PinSet::FULL));
+        f
+    }
+
+    fn event(&mut self, event: Event) {
+        self.t += 1000;
+        let mut out = Vec::new();
+        self.lane.handle(self.t, &event, &mut out);
+        for e in &out {
+            if let Effect::Callout(c) = e {
+                let bowler = c
+                    .bowler
+                    .map(|i| self.lane.entries()[i as usize].bowler.clone());
+                self.voice.say(c, bowler.as_ref());
+            }
+        }
+    }
+
+    fn panel(&mut self, action: Action) {
+        self.event(Event::Panel(Panel { by: None, action }));
+    }
+
+    fn serial(&mut self, body: Body) {
+        let line = format_line(&Message {
+            seq: self.seq,
+            body,
+        });
+        self.seq += 1;
+        self.event(Event::Sensor(Sensor::Serial { line }));
+    }
+
+    fn ball(&mut self, standing: &str) {
+        self.serial(Body::Pins(PinSet::from_mask(standing).unwrap()));
+    }
+
+    /// What was played, once the speaker thread has played all `n`.
+    fn played(&self, n: usize) -> Vec<Vec<Vec<i16>>> {
+        for _ in 0..500 {
+            let p = self.played.lock().unwrap();
+            if p.len() >= n {
+                return p.clone();
+            }
+            drop(p);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        panic!(
+            "the speaker played {} of {n} callouts",
+            self.played.lock().unwrap().len()
+        );
+    }
+}
+
+#[test]
+fn a_split_is_called_with_its_pins_and_the_repeat_button_says_it_again() {
+    let mut f = Fixture::new(vec![bowler("Anna", Verbosity::Pins, None)]);
+    f.ball("0000001001"); // 7-10
+    f.event(Event::Sensor(Sensor::Button {
+        name: "repeat".into(),
+    }));
+    let played = f.played(2);
+    assert_eq!(names(&played[0]), ["ru:n7", "ru:n10", "ru:split"]);
+    assert_eq!(played[1], played[0], "the repeat button says it again");
+}
+
+#[test]
+fn a_bowler_hears_their_own_language_and_verbosity() {
+    let mut f = Fixture::new(vec![
+        bowler("Anna", Verbosity::Pins, Some(Language::En)),
+        bowler("Boris", Verbosity::Short, None),
+        bowler("Vera", Verbosity::Off, None),
+    ]);
+    f.ball("0000000000"); // Anna: strike
+    f.ball("0000000011"); // Boris: 9 and 10 stand, a split
+    f.ball("0000000000"); // Boris: spare
+    f.ball("0000000000"); // Vera: strike, said to nobody
+    f.event(Event::Sensor(Sensor::Button {
+        name: "score".into(),
+    })); // Anna is up
+    let score = f.lane.last_callout().map(|c| c.said).unwrap();
+    let anna = phrase::callout(&score, Language::En, Verbosity::Pins);
+    assert_eq!(
+        anna,
+        ["frame", "n2", "n0"],
+        "frame 2, her strike not counted yet"
+    );
+    let played = f.played(4);
+    let said: Vec<Vec<String>> = played.iter().map(|p| names(p)).collect();
+    assert_eq!(
+        said,
+        [
+            vec!["en:strike"],
+            vec!["ru:n2f", "ru:standing_few", "ru:split"],
+            vec!["ru:spare"],
+            vec!["en:frame", "en:n2", "en:n0"],
+        ]
+    );
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(
+        f.played.lock().unwrap().len(),
+        4,
+        "Vera's strike was not said"
+    );
+}
+
+#[test]
+fn every_callout_the_core_can_make_has_its_clips_in_both_packs() {
+    for language in [Language::Ru, Language::En] {
+        let pack = VoicePack::builtin(language);
+        assert!(pack.missing().is_empty(), "{:?}", pack.missing());
+        for clip in phrase::CLIPS {
+            assert!(pack.get(clip).is_some(), "{clip}");
+        }
+    }
+}
