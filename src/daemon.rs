@@ -19,8 +19,8 @@ use axum_extra::extract::cookie::Key;
 use crate::config::{Config, GpioBackend};
 use crate::journal::Header;
 use crate::lane::{
-    Action, Bowler, Callout, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor, Stamped,
-    Switch,
+    Action, Bowler, Callout, Conduct, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor,
+    Stamped, Switch,
 };
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
@@ -72,6 +72,10 @@ pub trait OutputSink: Send {
 /// once: playing is the speaker thread's work, never the lane's.
 pub trait CalloutSink: Send {
     fn say(&mut self, callout: &Callout, bowler: Option<&Bowler>);
+
+    /// An incident the assistant should hear of (a pinsetter fault, a
+    /// slow-bowling flag).
+    fn conduct(&mut self, _incident: &Conduct) {}
 
     /// The speaker's state for the panel, if it has one.
     fn status(&self) -> Option<serde_json::Value> {
@@ -370,7 +374,8 @@ impl Core {
                     self.speaker.say(c, bowler);
                 }
                 Effect::Conduct(c) => {
-                    tracing::warn!(bowler = c.bowler.as_deref().unwrap_or("lane"), "{}", c.kind)
+                    tracing::warn!(bowler = c.bowler.as_deref().unwrap_or("lane"), "{}", c.kind);
+                    self.speaker.conduct(c);
                 }
                 Effect::Refused(r) => {
                     tracing::info!("refused: {r}");

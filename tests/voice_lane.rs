@@ -97,11 +97,15 @@ impl Fixture {
         let mut out = Vec::new();
         self.lane.handle(self.t, &event, &mut out);
         for e in &out {
-            if let Effect::Callout(c) = e {
-                let bowler = c
-                    .bowler
-                    .map(|i| self.lane.entries()[i as usize].bowler.clone());
-                self.voice.say(c, bowler.as_ref());
+            match e {
+                Effect::Callout(c) => {
+                    let bowler = c
+                        .bowler
+                        .map(|i| self.lane.entries()[i as usize].bowler.clone());
+                    self.voice.say(c, bowler.as_ref());
+                }
+                Effect::Conduct(c) => self.voice.conduct(c),
+                _ => {}
             }
         }
     }
@@ -201,4 +205,22 @@ fn every_callout_the_core_can_make_has_its_clips_in_both_packs() {
             assert!(pack.get(clip).is_some(), "{clip}");
         }
     }
+}
+
+#[test]
+fn the_assistant_hears_of_a_pinsetter_fault_and_nothing_else_of_conduct() {
+    let mut f = Fixture::new(vec![bowler("Anna", Verbosity::Pins, None)]);
+    f.serial(Body::Fault("JAM".into()));
+    f.panel(Action::Penalty {
+        bowler: "Anna".into(),
+        reason: "conduct".into(),
+    });
+    f.ball("0000000001");
+    let played = f.played(2);
+    assert_eq!(names(&played[0]), ["ru:pinsetter_fault"]);
+    assert_eq!(
+        names(&played[1]),
+        ["ru:n10", "ru:right_side"],
+        "the penalty is not spoken"
+    );
 }

@@ -17,7 +17,7 @@ pub mod player;
 
 use crate::config::SpeakerConfig;
 use crate::daemon::CalloutSink;
-use crate::lane::{Bowler, Callout, Language, Said, Verbosity};
+use crate::lane::{Bowler, Callout, Conduct, ConductKind, Language, Said, Verbosity};
 use pack::{Clip, VoicePack};
 use player::{AudioOut, RodioOut, Speaker, SpeakerSettings, SpeakerState, Utterance};
 
@@ -125,6 +125,23 @@ impl CalloutSink for Voice {
         if !clips.is_empty() {
             self.speaker.say(Utterance {
                 clips,
+                queued_at: std::time::Instant::now(),
+            });
+        }
+    }
+
+    /// Tells the assistant of a pinsetter fault and of a slow-bowling flag,
+    /// in the lane's language. Nothing else of conduct is spoken: the
+    /// bowlers hear only what IBSA allows.
+    fn conduct(&mut self, incident: &Conduct) {
+        let name = match incident.kind {
+            ConductKind::PinsetterFault { .. } => "pinsetter_fault",
+            ConductKind::SlowBowling { .. } => "slow_bowling_warning",
+            _ => return,
+        };
+        if let Some(clip) = self.pack(self.language).get(name).cloned() {
+            self.speaker.say(Utterance {
+                clips: vec![clip],
                 queued_at: std::time::Instant::now(),
             });
         }
