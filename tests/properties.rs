@@ -144,3 +144,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_journal_at_the_end_of_time_replays_without_panicking() {
+    let max = u64::MAX;
+    let text = format!(
+        "{{\"journal\":\"lanecall\",\"version\":1}}\n\
+         {{\"t\":0,\"ev\":\"lineup\",\"bowlers\":[{{\"name\":\"A\",\"class\":\"B3\"}}]}}\n\
+         {{\"t\":1,\"ev\":\"start_block\",\"games\":1}}\n\
+         {{\"t\":{},\"ev\":\"foul_beam\",\"state\":\"broken\"}}\n\
+         {{\"t\":{},\"ev\":\"foul_beam\",\"state\":\"clear\"}}\n\
+         {{\"t\":{},\"ev\":\"ball\"}}\n\
+         {{\"t\":{max},\"ev\":\"serial\",\"line\":\"$PS,PINS,3,0000000000*18\"}}\n",
+        max - 5,
+        max - 4,
+        max - 1
+    );
+    let r = Replay::from_reader(text.as_bytes()).expect("a journal");
+    let out = serde_json::to_value(r.report()).unwrap();
+    assert_eq!(out["bowlers"][0]["games"][0]["frames"][0]["marks"], "X");
+}

@@ -538,8 +538,8 @@ impl Lane {
         if c.flagged.is_some() {
             return None;
         }
-        let limit = self.rules.slow_bowling_limit_s * 1000;
-        Some(c.since? + limit.saturating_sub(c.ran))
+        let limit = self.rules.slow_bowling_limit_s.saturating_mul(1000);
+        Some(c.since?.saturating_add(limit.saturating_sub(c.ran)))
     }
 
     // ----- driving the lane -------------------------------------------------
@@ -589,7 +589,7 @@ impl Lane {
             Sensor::FoulBeam { broken: true } => {
                 if self.beam.broken_since.is_none() {
                     self.beam.broken_since = Some(t);
-                    self.beam.person_due = Some(t + self.rules.ball_break_max_ms + 1);
+                    self.beam.person_due = Some(t.saturating_add(self.rules.ball_break_max_ms + 1));
                 }
             }
             Sensor::FoulBeam { broken: false } => self.beam_cleared(t),
@@ -713,7 +713,7 @@ impl Lane {
         }
         self.window = None;
         self.flight.ball_at = Some(t);
-        self.flight.report_due = Some(t + self.rules.pin_report_timeout_ms);
+        self.flight.report_due = Some(t.saturating_add(self.rules.pin_report_timeout_ms));
         self.settle_release(t, out);
         Ok(())
     }
@@ -883,7 +883,7 @@ impl Lane {
 
     fn light_lamp(&mut self, t: Millis, out: &mut Vec<Effect>) {
         self.output(t, Output::FoulLamp, Switch::On, out);
-        self.lamp_off_due = Some(t + self.rules.foul_lamp_ms);
+        self.lamp_off_due = Some(t.saturating_add(self.rules.foul_lamp_ms));
     }
 
     fn output(&mut self, t: Millis, output: Output, switch: Switch, out: &mut Vec<Effect>) {

@@ -72,6 +72,23 @@ impl Rules {
         if self.slow_bowling_limit_s == 0 {
             out.push("slow_bowling_limit_s must be above 0".to_owned());
         }
+        // Nothing on a lane takes a day: a larger value is a typo.
+        const DAY_MS: u64 = 86_400_000;
+        for (key, value) in [
+            ("ball_break_max_ms", self.ball_break_max_ms),
+            ("typical_travel_ms", self.typical_travel_ms),
+            ("max_travel_ms", self.max_travel_ms),
+            ("pin_report_timeout_ms", self.pin_report_timeout_ms),
+            ("foul_lamp_ms", self.foul_lamp_ms),
+            (
+                "slow_bowling_limit_s",
+                self.slow_bowling_limit_s.saturating_mul(1000),
+            ),
+        ] {
+            if value > DAY_MS {
+                out.push(format!("{key} is longer than a day"));
+            }
+        }
         out
     }
 }
