@@ -494,6 +494,7 @@ pub async fn serve(
         judge_pin_hash: config.web.judge_pin_hash.clone(),
         cookie_key: Key::generate(),
         session: config.web.session,
+        journal_dir: Some(config.journal_dir()),
     });
     let (stop_web, web_stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {

@@ -2,17 +2,22 @@
 //! the lane, and the lane's thread (here a small fake one) takes or refuses
 //! each action.
 
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, to_bytes};
+use axum::body::{Body, Bytes, to_bytes};
+use axum::extract::ConnectInfo;
 use axum::http::{Request, Response, StatusCode, header};
 use axum::response::IntoResponse;
 use axum_extra::extract::cookie::{Cookie, Key, SignedCookieJar};
+use futures_util::StreamExt;
 use lanecall::daemon::Input;
 use lanecall::lane::{Action, Refusal};
+use lanecall::replay::Replay;
 use lanecall::web::{ApiState, LaneSnapshot, hash_pin, router, verify_pin};
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -76,6 +81,7 @@ fn lane() -> Lane {
         judge_pin_hash: PIN_HASH.into(),
         cookie_key: key(),
         session: Duration::from_secs(4 * 3600),
+        journal_dir: None,
     });
     Lane {
         app,
@@ -444,6 +450,7 @@ async fn a_stopped_lane_is_reported_not_waited_for() {
         judge_pin_hash: PIN_HASH.into(),
         cookie_key: key(),
         session: Duration::from_secs(600),
+        journal_dir: None,
     });
     let cookie = signed_cookie(r#"{"name":"Judge Orlova","expires":99999999999}"#);
     let (status, body) = act(&app, &cookie, r#"{"ev":"end_block"}"#).await;
@@ -474,4 +481,510 @@ fn a_hashed_pin_verifies_and_another_pin_does_not() {
     assert!(!verify_pin("4322", &hash));
     assert!(!verify_pin("4321", "not a hash"));
     assert!(hash_pin("").is_err());
+}
+
+// ----- live events ------------------------------------------------------------
+
+/// The next chunk of a streamed body, waiting at most a few seconds; `None`
+/// once the body has ended.
+async fn next_chunk(body: &mut axum::body::BodyDataStream) -> Option<Bytes> {
+    tokio::time::timeout(Duration::from_secs(5), body.next())
+        .await
+        .expect("the stream answers within 5 s")
+        .map(|chunk| chunk.expect("the stream does not fail"))
+}
+
+/// An SSE message's fields: `(name, value)` in order.
+fn sse_fields(chunk: &[u8]) -> Vec<(String, String)> {
+    let text = std::str::from_utf8(chunk).unwrap();
+    assert!(text.ends_with("\n\n"), "one whole message: {text:?}");
+    text.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (name, value) = l.split_once(": ").unwrap_or((l, ""));
+            (name.to_owned(), value.to_owned())
+        })
+        .collect()
+}
+
+fn lane_message(version: u64, json: &str) -> Vec<(String, String)> {
+    vec![
+        ("event".into(), "lane".into()),
+        ("id".into(), version.to_string()),
+        ("data".into(), json.into()),
+    ]
+}
+
+#[tokio::test]
+async fn events_send_the_lane_at_once_then_each_change_and_end_with_the_lane() {
+    let Lane { app, snapshots, .. } = lane();
+    let res = send(&app, get("/api/events", None)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()[header::CONTENT_TYPE], "text/event-stream");
+    assert_eq!(res.headers()[header::CACHE_CONTROL], "no-cache");
+    let mut body = res.into_body().into_data_stream();
+
+    // The current lane first, the same text as GET /api/lane.
+    let first = next_chunk(&mut body).await.unwrap();
+    assert_eq!(sse_fields(&first), lane_message(3, SNAPSHOT));
+
+    snapshots.send_replace(LaneSnapshot {
+        version: 4,
+        json: r#"{"lane":7,"events":1}"#.into(),
+    });
+    let next = next_chunk(&mut body).await.unwrap();
+    assert_eq!(
+        sse_fields(&next),
+        lane_message(4, r#"{"lane":7,"events":1}"#)
+    );
+
+    // A client that falls behind gets the latest, not a backlog.
+    for version in 5..=9 {
+        snapshots.send_replace(LaneSnapshot {
+            version,
+            json: format!(r#"{{"lane":7,"events":{version}}}"#).into(),
+        });
+    }
+    let latest = next_chunk(&mut body).await.unwrap();
+    assert_eq!(
+        sse_fields(&latest),
+        lane_message(9, r#"{"lane":7,"events":9}"#)
+    );
+
+    // The daemon stops: the stream ends instead of holding up the shutdown.
+    drop(snapshots);
+    assert_eq!(next_chunk(&mut body).await, None);
+}
+
+#[tokio::test]
+async fn every_listener_gets_the_current_lane_first() {
+    let Lane { app, snapshots, .. } = lane();
+    snapshots.send_replace(LaneSnapshot {
+        version: 12,
+        json: r#"{"lane":7}"#.into(),
+    });
+    for _ in 0..2 {
+        let res = send(&app, get("/api/events", None)).await;
+        let mut body = res.into_body().into_data_stream();
+        let first = next_chunk(&mut body).await.unwrap();
+        assert_eq!(sse_fields(&first), lane_message(12, r#"{"lane":7}"#));
+    }
+}
+
+// ----- history and exports ----------------------------------------------------
+
+const SAMPLE: &str = include_str!("logs/world_bowling_sample.jsonl");
+const OLDER: &str = "lane7-20261129T100000Z-01";
+const NEWER: &str = "lane7-20261130T090000Z-01";
+/// A name a CSV must quote: a comma, quotes, Cyrillic.
+const AWKWARD_NAME: &str = "Кузнецова, Анна \"Аня\"";
+
+/// A fresh folder of journals: the World Bowling sample as it is (older),
+/// and again with its bowler renamed (newer, the one the lane writes), with
+/// files that are not journals beside them.
+fn journals(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanecall-api-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{OLDER}.jsonl")), SAMPLE).unwrap();
+    let renamed = SAMPLE.replace(
+        "\"Anna Kuznetsova\"",
+        &serde_json::to_string(AWKWARD_NAME).unwrap(),
+    );
+    assert_ne!(renamed, SAMPLE);
+    std::fs::write(dir.join(format!("{NEWER}.jsonl")), renamed).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a journal").unwrap();
+    std::fs::write(dir.join("lane7-bad.jsonl"), SAMPLE).unwrap();
+    std::fs::write(
+        dir.join("lane7-20261128T100000Z-01.jsonl"),
+        "not a journal\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn app_with(journal_dir: Option<PathBuf>) -> Router {
+    let (inputs, _rx) = mpsc::channel::<Input>();
+    let (_snapshots, lane) = watch::channel(LaneSnapshot {
+        version: 1,
+        json: "{}".into(),
+    });
+    router(ApiState {
+        inputs,
+        lane,
+        judge_pin_hash: PIN_HASH.into(),
+        cookie_key: key(),
+        session: Duration::from_secs(600),
+        journal_dir,
+    })
+}
+
+async fn text_of(res: Response<Body>) -> String {
+    let bytes = to_bytes(res.into_body(), usize::MAX).await.unwrap();
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn replayed(path: &Path) -> Value {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let replay = Replay::from_reader(file).unwrap();
+    serde_json::to_value(replay.report()).unwrap()
+}
+
+#[tokio::test]
+async fn the_history_lists_journals_newest_first_and_marks_the_current_one() {
+    let dir = journals("list");
+    let app = app_with(Some(dir.clone()));
+    let res = send(&app, get("/api/history", None)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()[header::CONTENT_TYPE], "application/json");
+    let list = json_of(res).await;
+    let bytes = |id: &str| {
+        std::fs::metadata(dir.join(format!("{id}.jsonl")))
+            .unwrap()
+            .len()
+    };
+    let events = replayed(&dir.join(format!("{OLDER}.jsonl")))["events"].clone();
+    assert!(events.as_u64().unwrap() > 50, "{events}");
+    assert_eq!(
+        list,
+        json!([
+            {
+                "id": NEWER, "started_at": "2026-11-29T10:00:00Z", "lane": 7,
+                "events": events, "blocks": 1, "bowlers": [AWKWARD_NAME],
+                "bytes": bytes(NEWER), "current": true
+            },
+            {
+                "id": OLDER, "started_at": "2026-11-29T10:00:00Z", "lane": 7,
+                "events": events, "blocks": 1, "bowlers": ["Anna Kuznetsova"],
+                "bytes": bytes(OLDER), "current": false
+            }
+        ])
+    );
+
+    // The lane writes on: the list follows.
+    let path = dir.join(format!("{NEWER}.jsonl"));
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"t\":999999,\"ev\":\"hold\",\"on\":true,\"by\":\"Judge Orlova\"}\n");
+    std::fs::write(&path, &text).unwrap();
+    let list = json_of(send(&app, get("/api/history", None)).await).await;
+    assert_eq!(list[0]["bytes"], text.len());
+    assert_eq!(list[0]["events"], events.as_u64().unwrap() + 1);
+    assert_eq!(list[1]["bytes"], bytes(OLDER));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_journal_reads_as_lanecall_replay_json_prints_it() {
+    let dir = journals("detail");
+    let app = app_with(Some(dir.clone()));
+    for id in [OLDER, NEWER] {
+        let res = send(&app, get(&format!("/api/history/{id}"), None)).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(res.headers()[header::CONTENT_TYPE], "application/json");
+        let path = dir.join(format!("{id}.jsonl"));
+        assert_eq!(json_of(res).await, replayed(&path));
+
+        let res = send(&app, get(&format!("/export/{id}.json"), None)).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(
+            res.headers()[header::CONTENT_DISPOSITION],
+            format!("attachment; filename=\"{id}.json\"")
+        );
+        assert_eq!(json_of(res).await, replayed(&path));
+    }
+    let report = json_of(send(&app, get(&format!("/api/history/{OLDER}"), None)).await).await;
+    assert_eq!(report["bowlers"][0]["games"][0]["total"], 180);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Splits CSV text (RFC 4180, CRLF lines) into rows of fields.
+fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut chars = text.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') if field.is_empty() => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\r') => {
+                assert_eq!(chars.next(), Some('\n'), "lines end in CRLF");
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    assert!(field.is_empty() && row.is_empty(), "the last line ends too");
+    rows
+}
+
+#[tokio::test]
+async fn the_score_sheet_downloads_as_csv_one_row_per_frame() {
+    let dir = journals("csv");
+    let app = app_with(Some(dir.clone()));
+    let res = send(&app, get(&format!("/export/{OLDER}.csv"), None)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        res.headers()[header::CONTENT_TYPE],
+        "text/csv; charset=utf-8"
+    );
+    assert_eq!(
+        res.headers()[header::CONTENT_DISPOSITION],
+        format!("attachment; filename=\"{OLDER}.csv\"")
+    );
+    let text = text_of(res).await;
+    let rows = parse_csv(&text);
+    assert_eq!(
+        rows[0].join(","),
+        "block,position,bowler,class,team,handicap,game,frame,marks,balls,cumulative,game_total,complete,series,series_with_handicap"
+    );
+    assert_eq!(rows.len(), 1 + 10, "{text}");
+    assert_eq!(
+        rows[1],
+        [
+            "1",
+            "1",
+            "Anna Kuznetsova",
+            "B1",
+            "",
+            "12",
+            "1",
+            "1",
+            "X",
+            "X",
+            "30",
+            "180",
+            "true",
+            "180",
+            "192"
+        ]
+    );
+    assert_eq!(
+        rows[4],
+        [
+            "1",
+            "1",
+            "Anna Kuznetsova",
+            "B1",
+            "",
+            "12",
+            "1",
+            "4",
+            "72",
+            "7 2",
+            "85",
+            "180",
+            "true",
+            "180",
+            "192"
+        ]
+    );
+    assert_eq!(rows[5][8..10], ["8/", "8 /"]);
+    assert_eq!(rows[10][7..12], ["10", "XX8", "X X 8", "180", "180"]);
+
+    // A name with a comma and quotes is one quoted field; Cyrillic as it is.
+    let res = send(&app, get(&format!("/export/{NEWER}.csv"), None)).await;
+    let text = text_of(res).await;
+    assert!(
+        text.contains(
+            "\r\n1,1,\"Кузнецова, Анна \"\"Аня\"\"\",B1,,12,1,1,X,X,30,180,true,180,192\r\n"
+        ),
+        "{text}"
+    );
+    let rows = parse_csv(&text);
+    assert_eq!(rows.len(), 11);
+    assert!(
+        rows[1..]
+            .iter()
+            .all(|r| r.len() == 15 && r[2] == AWKWARD_NAME)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn the_journal_downloads_as_it_is_on_disk() {
+    let dir = journals("jsonl");
+    let app = app_with(Some(dir.clone()));
+    for id in [OLDER, NEWER] {
+        let res = send(&app, get(&format!("/export/{id}.jsonl"), None)).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(
+            res.headers()[header::CONTENT_DISPOSITION],
+            format!("attachment; filename=\"{id}.jsonl\"")
+        );
+        let on_disk = std::fs::read(dir.join(format!("{id}.jsonl"))).unwrap();
+        assert_eq!(
+            res.headers()[header::CONTENT_LENGTH],
+            on_disk.len().to_string()
+        );
+        let body = to_bytes(res.into_body(), usize::MAX).await.unwrap();
+        assert_eq!(body, on_disk);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn only_journals_in_the_folder_are_reachable() {
+    let dir = journals("traversal");
+    // A journal-looking file just outside the folder.
+    let outside = dir.with_file_name("lane7-20990101T000000Z-01.jsonl");
+    std::fs::write(&outside, SAMPLE).unwrap();
+    let app = app_with(Some(dir.clone()));
+    let ids = [
+        "..",
+        "%2e%2e",
+        "..%2Fetc%2Fpasswd",
+        "%2Fetc%2Fpasswd",
+        "notes",
+        "notes.txt",
+        "lane7-bad",
+        "lane7-20990101T000000Z-01",
+        "..%2Flane7-20990101T000000Z-01",
+        "lane7-20261129T100000Z-01.jsonl",
+        "lane7-20261129T100000Z-01%00",
+        "lane7-20261129T100000Z-02",
+        "lane7-20261129T100000Z-01%2F..%2F..%2Fnotes",
+    ];
+    for id in ids {
+        for uri in [
+            format!("/api/history/{id}"),
+            format!("/export/{id}.csv"),
+            format!("/export/{id}.json"),
+            format!("/export/{id}.jsonl"),
+        ] {
+            let res = send(&app, get(&uri, None)).await;
+            assert_eq!(res.status(), StatusCode::NOT_FOUND, "{uri}");
+            assert!(json_of(res).await["error"].is_string(), "{uri}");
+        }
+    }
+    for uri in [
+        "/export/notes.txt",
+        "/export/lane7-20261129T100000Z-01",
+        "/export/lane7-20261129T100000Z-01.txt",
+        "/export/lane7-20261129T100000Z-01.",
+        "/export/.csv",
+        "/export/../notes.txt",
+        "/api/history/lane7-20261129T100000Z-01/../../notes.txt",
+    ] {
+        let res = send(&app, get(uri, None)).await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{uri}");
+        assert!(json_of(res).await["error"].is_string(), "{uri}");
+    }
+    // A file that is named like a journal but is not one is reported, not
+    // served as a sheet.
+    let res = send(&app, get("/api/history/lane7-20261128T100000Z-01", None)).await;
+    assert!(res.status().is_server_error());
+    assert!(json_of(res).await["error"].is_string());
+    let _ = std::fs::remove_file(&outside);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn without_a_journal_folder_the_history_is_not_found() {
+    let app = app_with(None);
+    for uri in [
+        "/api/history".to_owned(),
+        format!("/api/history/{OLDER}"),
+        format!("/export/{OLDER}.csv"),
+        format!("/export/{OLDER}.jsonl"),
+    ] {
+        let res = send(&app, get(&uri, None)).await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{uri}");
+        assert_eq!(json_of(res).await, json!({"error": "no journals here"}));
+    }
+    // A folder not made yet: no journals so far.
+    let missing = std::env::temp_dir().join(format!("lanecall-api-none-{}", std::process::id()));
+    let app = app_with(Some(missing));
+    let res = send(&app, get("/api/history", None)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(json_of(res).await, json!([]));
+}
+
+// ----- login rate limit -------------------------------------------------------
+
+fn from(addr: &str, mut req: Request<Body>) -> Request<Body> {
+    let addr: SocketAddr = addr.parse().unwrap();
+    req.extensions_mut().insert(ConnectInfo(addr));
+    req
+}
+
+#[tokio::test]
+async fn one_address_trying_too_often_waits_while_another_is_still_heard() {
+    let lane = lane();
+    let burst = lanecall::web::limit::LOGIN_BURST;
+    // Bodies that fail fast still count: the limit is on attempts.
+    for _ in 0..burst {
+        let res = send(
+            &lane.app,
+            from("10.0.0.5:50000", post("/api/login", None, "{}")),
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    }
+    // Another port of the same address is the same client.
+    let res = send(
+        &lane.app,
+        from(
+            "10.0.0.5:50001",
+            post("/api/login", None, json!({"pin": PIN}).to_string()),
+        ),
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    let wait: u64 = res.headers()[header::RETRY_AFTER]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=3).contains(&wait), "{wait}");
+    assert!(set_cookie(&res).is_none());
+    assert_eq!(
+        json_of(res).await,
+        json!({"error": "too many tries: wait a moment"})
+    );
+
+    // Someone else is still heard, and told the PIN is wrong.
+    let res = send(
+        &lane.app,
+        from(
+            "10.0.0.6:50000",
+            post("/api/login", None, r#"{"pin":"1357"}"#),
+        ),
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(json_of(res).await, json!({"error": "wrong PIN"}));
+
+    // The limit is on logging in only: the lane and the session still answer.
+    let res = send(&lane.app, from("10.0.0.5:50002", get("/api/lane", None))).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = send(&lane.app, from("10.0.0.5:50002", get("/api/session", None))).await;
+    assert_eq!(res.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_login_without_a_known_address_is_limited_not_failed() {
+    let lane = lane();
+    let burst = lanecall::web::limit::LOGIN_BURST;
+    for _ in 0..burst {
+        let res = send(&lane.app, post("/api/login", None, "{}")).await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    }
+    let res = send(&lane.app, post("/api/login", None, "{}")).await;
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    // Requests with an address have their own quotas.
+    let res = send(
+        &lane.app,
+        from("10.0.0.7:1", post("/api/login", None, "{}")),
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
 }

@@ -14,6 +14,16 @@
 //!   and words its errors the same way; `by` is always the logged-in judge.
 //!   The action goes to the lane's thread, which journals it and applies it
 //!   (or refuses it, `409` with the lane's reason).
+//! - `GET /api/events`: the lane as Server-Sent Events ([`events`]): a
+//!   `lane` event with the snapshot at once, then one per change. Anyone
+//!   may listen, like `GET /api/lane`.
+//! - `GET /api/history`, `GET /api/history/{id}`: the lane's journals, newest
+//!   first, and the replay-output.md result of one ([`history`]).
+//! - `GET /export/{id}.csv`, `.json`, `.jsonl`: one journal's score sheet as
+//!   CSV, its result as JSON, or the journal file itself, as downloads.
+//!
+//! Logins are limited per client address ([`limit`]): past a small burst an
+//! address gets `429` with `Retry-After` until its quota refills.
 //!
 //! Every error is a JSON object `{"error": "..."}` with a message a person
 //! can act on.
@@ -30,31 +40,42 @@
 //! - panic or block an async thread on any request: bodies are capped at
 //!   16 KiB, nothing from a request is unwrapped, and the slow argon2 check
 //!   runs on the blocking pool, a few at a time;
-//! - log a PIN or a cookie.
+//! - log a PIN or a cookie;
+//! - read a file outside the journal folder, or one not named like a
+//!   journal: an id is checked against `lane<N>-<stamp>-<NN>` before it
+//!   becomes a file name.
 
 pub mod auth;
+pub mod events;
+pub mod history;
+pub mod limit;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRef, State};
+use axum::extract::{FromRef, Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, middleware};
 use axum_extra::extract::cookie::{Key, SignedCookieJar};
+use futures_util::StreamExt as _;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use tokio::io::AsyncReadExt as _;
 use tokio::sync::{Semaphore, oneshot, watch};
+use tokio_util::codec::{BytesCodec, FramedRead};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::daemon::{Input, InputSender};
 use crate::journal::parse_event;
 use crate::lane::{Action, Event};
+use history::{History, HistoryError};
 
 pub use auth::{PinError, PinHashError, check_pin_hash, hash_pin, verify_pin};
 
@@ -74,8 +95,12 @@ const PIN_CHECKS_AT_ONCE: usize = 2;
 
 /// How long a wrong PIN keeps its place among the PIN checks. A 4-digit
 /// PIN falls to a few thousand guesses: this makes them take hours, not
-/// minutes. (Per-address rate limiting belongs where the server is bound.)
+/// minutes. Each address is limited as well ([`limit`]).
 const WRONG_PIN_PAUSE: Duration = Duration::from_secs(1);
+
+/// How many journals are read at once for the history routes: replaying a
+/// long journal takes a core for a moment.
+const JOURNAL_READS_AT_ONCE: usize = 2;
 
 /// What the API needs from the daemon.
 pub struct ApiState {
@@ -90,6 +115,9 @@ pub struct ApiState {
     pub cookie_key: Key,
     /// How long a login lasts (capped at [`MAX_SESSION`]).
     pub session: Duration,
+    /// The lane's journal folder (`state_dir/journal`), for the history
+    /// and export routes; `None` answers them `404`.
+    pub journal_dir: Option<PathBuf>,
 }
 
 pub use crate::daemon::LaneSnapshot;
@@ -100,6 +128,12 @@ struct Shared {
     api: Arc<ApiState>,
     /// Bounds the argon2 checks running at once.
     pin_checks: Arc<Semaphore>,
+    /// The journals, if the daemon named their folder.
+    history: Option<Arc<History>>,
+    /// Bounds the journals read at once.
+    journal_reads: Arc<Semaphore>,
+    /// Forgets login addresses whose quota is full again.
+    tidy_logins: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl FromRef<Shared> for Key {
@@ -115,13 +149,21 @@ pub fn router(mut state: ApiState) -> Router {
         tracing::error!("{e}");
     }
     state.session = state.session.min(MAX_SESSION);
+    let (login_route, tidy_logins) = limit::limit_login(post(login));
     let shared = Shared {
+        history: state.journal_dir.clone().map(|d| Arc::new(History::new(d))),
         api: Arc::new(state),
         pin_checks: Arc::new(Semaphore::new(PIN_CHECKS_AT_ONCE)),
+        journal_reads: Arc::new(Semaphore::new(JOURNAL_READS_AT_ONCE)),
+        tidy_logins,
     };
     Router::new()
         .route("/api/lane", get(lane))
-        .route("/api/login", post(login))
+        .route("/api/events", get(lane_events))
+        .route("/api/history", get(history_list))
+        .route("/api/history/{id}", get(history_report))
+        .route("/export/{file}", get(export))
+        .route("/api/login", login_route)
         .route("/api/logout", post(logout))
         .route("/api/session", get(session))
         .route("/api/actions", post(actions))
@@ -232,6 +274,150 @@ fn etag_matches(value: &HeaderValue, etag: &str) -> bool {
         .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
 }
 
+async fn lane_events(State(shared): State<Shared>) -> Response {
+    events::sse(shared.api.lane.clone()).into_response()
+}
+
+// ----- history ----------------------------------------------------------------
+
+/// The answer to a failed history request.
+fn history_error(e: HistoryError) -> ApiError {
+    let status = match &e {
+        HistoryError::NotFound => StatusCode::NOT_FOUND,
+        HistoryError::Io(io) if io.kind() == std::io::ErrorKind::NotFound => StatusCode::NOT_FOUND,
+        HistoryError::Io(_) | HistoryError::NotAJournal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    if status == StatusCode::INTERNAL_SERVER_ERROR {
+        tracing::warn!("history: {}", history::describe(&e));
+    }
+    ApiError::new(status, history::describe(&e))
+}
+
+/// Runs `work` on the journals, on the blocking pool and a few at a time.
+async fn with_journals<T: Send + 'static>(
+    shared: &Shared,
+    work: impl FnOnce(&History) -> Result<T, HistoryError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let Some(history) = shared.history.clone() else {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, "no journals here"));
+    };
+    let busy = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "cannot read journals now");
+    let permit = shared
+        .journal_reads
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| busy())?;
+    // The permit goes with the work: a client that hangs up does not free
+    // its place while its journal is still being read.
+    let done = tokio::task::spawn_blocking(move || {
+        let result = work(&history);
+        drop(permit);
+        result
+    })
+    .await;
+    match done {
+        Ok(result) => result.map_err(history_error),
+        Err(e) => {
+            tracing::error!("reading a journal failed: {e}");
+            Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "cannot read the journal",
+            ))
+        }
+    }
+}
+
+/// The replay-output.md JSON of journal `id`.
+fn report_json(history: &History, id: &str) -> Result<String, HistoryError> {
+    let replay = history.replay(id)?;
+    serde_json::to_string(&replay.report()).map_err(|e| HistoryError::Io(std::io::Error::other(e)))
+}
+
+async fn history_list(State(shared): State<Shared>) -> ApiResult {
+    let list = with_journals(&shared, History::list).await?;
+    Ok(([(header::CACHE_CONTROL, "no-cache")], Json(list)).into_response())
+}
+
+async fn history_report(State(shared): State<Shared>, Path(id): Path<String>) -> ApiResult {
+    let json = with_journals(&shared, move |h| report_json(h, &id)).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        json,
+    )
+        .into_response())
+}
+
+/// `Content-Disposition` for a download of `id` as `ext`. `id` is a
+/// checked journal id: letters, digits and `-` only.
+fn attachment(id: &str, ext: &str) -> String {
+    format!("attachment; filename=\"{id}.{ext}\"")
+}
+
+async fn export(State(shared): State<Shared>, Path(file): Path<String>) -> ApiResult {
+    let no_such = || ApiError::new(StatusCode::NOT_FOUND, "no such journal");
+    let Some((id, ext)) = file.rsplit_once('.') else {
+        return Err(no_such());
+    };
+    if !history::valid_id(id) {
+        return Err(no_such());
+    }
+    let id = id.to_owned();
+    let disposition = attachment(&id, ext);
+    let content_type = match ext {
+        "csv" => "text/csv; charset=utf-8",
+        "json" => "application/json",
+        "jsonl" => "application/jsonl; charset=utf-8",
+        _ => {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no such export: ask for .csv, .json or .jsonl",
+            ));
+        }
+    };
+    let headers = [
+        (header::CONTENT_TYPE, content_type.to_owned()),
+        (header::CONTENT_DISPOSITION, disposition),
+        (header::CACHE_CONTROL, "no-cache".to_owned()),
+    ];
+    let body = match ext {
+        "csv" => {
+            let csv = with_journals(&shared, move |h| {
+                let replay = h.replay(&id)?;
+                let value = serde_json::to_value(replay.report())
+                    .map_err(|e| HistoryError::Io(std::io::Error::other(e)))?;
+                Ok(history::sheet_csv(&value))
+            })
+            .await?;
+            Body::from(csv)
+        }
+        "json" => Body::from(with_journals(&shared, move |h| report_json(h, &id)).await?),
+        _ => {
+            let path = with_journals(&shared, move |h| h.path_of(&id)).await?;
+            let file = tokio::fs::File::open(&path)
+                .await
+                .map_err(|e| history_error(HistoryError::Io(e)))?;
+            let len = file
+                .metadata()
+                .await
+                .map_err(|e| history_error(HistoryError::Io(e)))?
+                .len();
+            // What the file held when asked: the lane may append to it
+            // meanwhile.
+            let chunks = FramedRead::new(file.take(len), BytesCodec::new())
+                .map(|chunk| chunk.map(|bytes| bytes.freeze()));
+            let mut res = (headers, Body::from_stream(chunks)).into_response();
+            res.headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+            return Ok(res);
+        }
+    };
+    Ok((headers, body).into_response())
+}
+
 // ----- sessions ---------------------------------------------------------------
 
 /// Refuses a body that is not declared JSON: a cross-site HTML form can only
@@ -276,6 +462,7 @@ async fn login(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
+    (shared.tidy_logins)();
     require_json(&headers)?;
     let raw = body(raw)?;
     let Login { pin, name } = serde_json::from_slice(&raw).map_err(|e| {
