@@ -258,7 +258,7 @@ fn live(config: Config, options: ServeOptions) -> ExitCode {
     };
     let result = rt.block_on(serve(config, options, |started| {
         if demo {
-            println!("Lane API: http://{}/api/lane", started.listen);
+            println!("Panel:    http://{}/", started.listen);
             println!("Journal:  {}", started.journal.display());
         }
     }));

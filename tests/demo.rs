@@ -32,7 +32,7 @@ fn the_demo_runs_headless_and_its_journal_replays_to_the_same_lane() {
         stdout.contains("without GPIO, a pinsetter or a sound card"),
         "{stdout}"
     );
-    assert!(stdout.contains("Lane API: http://127.0.0.1:"), "{stdout}");
+    assert!(stdout.contains("Panel:    http://127.0.0.1:"), "{stdout}");
 
     let journal = stdout
         .lines()

@@ -49,6 +49,7 @@ pub mod auth;
 pub mod events;
 pub mod history;
 pub mod limit;
+pub mod page;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -167,6 +168,7 @@ pub fn router(mut state: ApiState) -> Router {
         .route("/api/logout", post(logout))
         .route("/api/session", get(session))
         .route("/api/actions", post(actions))
+        .merge(page::routes())
         .fallback(not_found)
         .with_state(shared)
         .layer(RequestBodyLimitLayer::new(MAX_BODY))

@@ -1,0 +1,143 @@
+//! The tablet panel in a real headless Chromium (Debian's `chromium`,
+//! driven by playwright-core from `tests/browser/`): a judge logs in, sets
+//! the lane order, checks a blindfold, starts the block, sees a ball from
+//! the pinsetter arrive on the score sheet, corrects it and exports the
+//! sheet as CSV. Screenshots go to `target/panel-screenshots/`.
+//!
+//! The lane is the real `lanecall run`, its pinsetter a pseudo-terminal this
+//! test writes to when the browser script asks for a ball.
+//!
+//! Needs `node`, `chromium` and `npm ci` in `tests/browser/` (`.ci/run`
+//! installs them). Without them the test says so and passes, except under
+//! CI, where it fails.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use lanecall::lane::PinSet;
+use lanecall::pinsetter::{Body, Message, format_line};
+use serialport::{SerialPort, TTYPort};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// What is missing to run a browser, if anything.
+fn missing_tools() -> Option<String> {
+    let node = Command::new("node").arg("--version").output().is_ok();
+    let chromium = Path::new("/usr/bin/chromium").exists();
+    let modules = root()
+        .join("tests/browser/node_modules/playwright-core")
+        .exists();
+    let missing: Vec<&str> = [
+        (!node).then_some("node"),
+        (!chromium).then_some("chromium (apt-get install chromium)"),
+        (!modules).then_some("playwright-core (npm ci in tests/browser)"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!missing.is_empty()).then(|| missing.join(", "))
+}
+
+struct Daemon(Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+#[test]
+fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
+    if let Some(missing) = missing_tools() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install the browser tools: missing {missing}"
+        );
+        eprintln!("skipped: missing {missing}");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lanecall-panel-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let shots = root().join("target/panel-screenshots");
+    fs::create_dir_all(&shots).unwrap();
+
+    let (mut pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let port = slave.name().expect("the slave's name");
+    let http = free_port();
+    let pin = "2468";
+    let hash = lanecall::web::hash_pin(pin).unwrap();
+    let config = dir.join("lanecall.toml");
+    fs::write(
+        &config,
+        format!(
+            "lane = 5\nstate_dir = {dir:?}\n[pinsetter]\nport = {port:?}\n[gpio]\nbackend = \"none\"\n\
+             [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {hash:?}\n"
+        ),
+    )
+    .unwrap();
+    let _daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_lanecall"))
+            .args(["run", "--config"])
+            .arg(&config)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("lanecall runs"),
+    );
+    let until = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", http)).is_err() {
+        assert!(Instant::now() < until, "the daemon did not listen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(slave);
+
+    let mut script = Command::new("node")
+        .arg(root().join("tests/browser/panel.mjs"))
+        .arg(format!("http://127.0.0.1:{http}/"))
+        .arg(pin)
+        .arg(&shots)
+        .current_dir(root().join("tests/browser"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs");
+    let mut to_script = script.stdin.take().unwrap();
+    let from_script = BufReader::new(script.stdout.take().unwrap());
+    let mut seq = 0u8;
+    let mut send = |body| {
+        let line = format_line(&Message { seq, body });
+        seq = seq.wrapping_add(1);
+        pinsetter
+            .write_all(format!("{line}\r\n").as_bytes())
+            .unwrap();
+    };
+    for line in from_script.lines() {
+        let line = line.unwrap();
+        eprintln!("panel: {line}");
+        if let Some(mask) = line.strip_prefix("BALL ") {
+            // The deck is set, a ball leaves what the script asked for.
+            send(Body::Ready(PinSet::FULL));
+            send(Body::Pins(PinSet::from_mask(mask.trim()).expect("a mask")));
+            writeln!(to_script, "sent").unwrap();
+        }
+    }
+    let status = script.wait().unwrap();
+    assert!(status.success(), "the browser script failed: {status}");
+    let _ = fs::remove_dir_all(&dir);
+}
