@@ -91,13 +91,19 @@ try {
   );
   await shot('05-corrected');
 
-  step('the sheet is exported as CSV');
-  const csv = await page.evaluate(async () => {
-    const list = await (await fetch('/api/history')).json();
-    return (await fetch(`/export/${list[0].id}.csv`)).text();
-  });
+  step('the sheet is exported as CSV from the history');
+  await page.click(id('history-refresh'));
+  const link = page.locator('[data-testid^="export-csv-"]').first();
+  await link.waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  const csv = Buffer.concat(chunks).toString('utf8');
   if (!csv.includes('Anna K.') || !csv.includes('block,position,bowler')) {
     throw new Error(`the CSV lacks the sheet:\n${csv}`);
+  }
+  if (!/Anna K\.,B1,.*,1,1,9,/.test(csv.replace(/"/g, ''))) {
+    throw new Error(`the CSV lacks the corrected frame (9):\n${csv}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   await shot('06-landscape');
