@@ -34,7 +34,7 @@
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -68,10 +68,6 @@ fn bin() -> PathBuf {
     std::env::var_os("LANECALL_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_lanecall")))
-}
-
-fn free_port() -> Res<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
 // ----- a raw HTTP/1.1 keep-alive client -------------------------------------
@@ -320,20 +316,6 @@ impl Daemon {
     }
 }
 
-fn write_config(dir: &Path, port_name: &str, http_port: u16, hash: &str) -> Res<PathBuf> {
-    let config = dir.join("lanecall.toml");
-    let d = dir.display().to_string();
-    fs::write(
-        &config,
-        format!(
-            "lane = {LANE}\nstate_dir = {d:?}\n[pinsetter]\nport = {port_name:?}\nbaud = 9600\n\
-             reconnect_min_ms = 20\nreconnect_max_ms = 200\n[gpio]\nbackend = \"none\"\n\
-             [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http_port}\"\njudge_pin_hash = {hash:?}\n"
-        ),
-    )?;
-    Ok(config)
-}
-
 fn journal_path(dir: &Path) -> PathBuf {
     let stamp = rfc3339(unix_now()).replace([':', '-'], "");
     dir.join(format!("journal/lane{LANE}-{stamp}-01.jsonl"))
@@ -524,9 +506,9 @@ fn latency(n: usize) -> Res<()> {
     )?;
     let (master, slave) = TTYPort::pair()?;
     let port_name = slave.name().ok_or("no pty name")?;
-    let http_port = free_port()?;
+    let http_port = support::free_port();
     let hash = hash_pin()?;
-    let config = write_config(&dir, &port_name, http_port, &hash)?;
+    let config = support::write_config(&dir, LANE, &port_name, http_port, &hash);
     let daemon = Daemon::spawn(&config)?;
     daemon.wait_log("pinsetter link up", Duration::from_secs(10))?;
     drop(slave);
@@ -651,8 +633,8 @@ fn idle(secs: u64) -> Res<()> {
     )?;
     let (master, slave) = TTYPort::pair()?;
     let port_name = slave.name().ok_or("no pty name")?;
-    let http_port = free_port()?;
-    let config = write_config(&dir, &port_name, http_port, &hash_pin()?)?;
+    let http_port = support::free_port();
+    let config = support::write_config(&dir, LANE, &port_name, http_port, &hash_pin()?);
     let daemon = Daemon::spawn(&config)?;
     daemon.wait_log("pinsetter link up", Duration::from_secs(10))?;
     drop(slave);
@@ -732,8 +714,8 @@ fn startup(runs: usize) -> Res<()> {
         fs::write(journal_path(&dir), &journal)?;
         let (master, slave) = TTYPort::pair()?;
         let port_name = slave.name().ok_or("no pty name")?;
-        let http_port = free_port()?;
-        let config = write_config(&dir, &port_name, http_port, &hash)?;
+        let http_port = support::free_port();
+        let config = support::write_config(&dir, LANE, &port_name, http_port, &hash);
         // Drop the page cache's advantage? No: a restarting Pi reads a
         // journal it wrote, which is as warm as this one.
         let daemon = Daemon::spawn(&config)?;

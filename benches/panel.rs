@@ -21,13 +21,6 @@ mod support;
 const CLIENTS: usize = 100;
 const CHANGES: usize = 40;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
     sorted[i]
@@ -69,17 +62,9 @@ fn main() {
     .unwrap();
     let (mut pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().unwrap();
-    let http = free_port();
+    let http = support::free_port();
     let hash = lanecall::web::hash_pin("1234").unwrap();
-    let config = dir.join("lanecall.toml");
-    fs::write(
-        &config,
-        format!(
-            "lane = 3\nstate_dir = {dir:?}\n[pinsetter]\nport = {port:?}\n[gpio]\nbackend = \"none\"\n\
-             [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {hash:?}\n"
-        ),
-    )
-    .unwrap();
+    let config = support::write_config(&dir, 3, &port, http, &hash);
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_lanecall"))
         .args(["run", "--config"])
         .arg(&config)

@@ -124,15 +124,7 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
     let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().expect("the slave's name");
     let hash = lanecall::web::hash_pin("2468").unwrap();
-    let config = dir.join("lanecall.toml");
-    fs::write(
-        &config,
-        format!(
-            "lane = 3\nstate_dir = {dir:?}\n[pinsetter]\nport = {port:?}\nbaud = 9600\nreconnect_min_ms = 20\nreconnect_max_ms = 200\n\
-             [gpio]\nbackend = \"none\"\n[speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:0\"\njudge_pin_hash = {hash:?}\n"
-        ),
-    )
-    .unwrap();
+    let config = support::write_config(&dir, 3, &port, support::free_port(), &hash);
 
     let notation = "X 9/ 72 X X 8- 9/ 9- X X9/";
     let lines = pinsetter_lines(notation);

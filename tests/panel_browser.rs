@@ -21,6 +21,8 @@ use lanecall::lane::PinSet;
 use lanecall::pinsetter::{Body, Message, format_line};
 use serialport::{SerialPort, TTYPort};
 
+mod support;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -52,13 +54,6 @@ impl Drop for Daemon {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
 #[test]
 fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
     if let Some(missing) = missing_tools() {
@@ -77,18 +72,10 @@ fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
 
     let (mut pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().expect("the slave's name");
-    let http = free_port();
+    let http = support::free_port();
     let pin = "2468";
     let hash = lanecall::web::hash_pin(pin).unwrap();
-    let config = dir.join("lanecall.toml");
-    fs::write(
-        &config,
-        format!(
-            "lane = 5\nstate_dir = {dir:?}\n[pinsetter]\nport = {port:?}\n[gpio]\nbackend = \"none\"\n\
-             [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {hash:?}\n"
-        ),
-    )
-    .unwrap();
+    let config = support::write_config(&dir, 5, &port, http, &hash);
     let _daemon = Daemon(
         Command::new(env!("CARGO_BIN_EXE_lanecall"))
             .args(["run", "--config"])

@@ -1,5 +1,8 @@
 //! Fixtures shared by the tests and benchmarks that run the real daemon.
 
+// Each test or benchmark that includes this uses only some of it.
+#![allow(dead_code)]
+
 use lanecall::journal::{Header, event_line};
 use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
 use lanecall::store::{rfc3339, unix_now};
@@ -31,4 +34,32 @@ pub fn journal_with_open_block(lane: u32, games: u32) -> String {
         panel(0, Action::Lineup { bowlers }),
         panel(1, Action::StartBlock { games })
     )
+}
+
+/// A port nobody listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// A config for `lanecall run` on this machine: no GPIO, no speaker, the
+/// pinsetter on `port` (a pseudo-terminal), the API on `http`. Written to
+/// `dir/lanecall.toml`, whose path it returns.
+pub fn write_config(
+    dir: &std::path::Path,
+    lane: u32,
+    port: &str,
+    http: u16,
+    pin_hash: &str,
+) -> std::path::PathBuf {
+    let config = dir.join("lanecall.toml");
+    let text = format!(
+        "lane = {lane}\nstate_dir = {dir:?}\n[pinsetter]\nport = {port:?}\nbaud = 9600\n\
+         reconnect_min_ms = 20\nreconnect_max_ms = 200\n[gpio]\nbackend = \"none\"\n\
+         [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {pin_hash:?}\n"
+    );
+    std::fs::write(&config, text).expect("the config is written");
+    config
 }
