@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use lanecall::journal::event_line;
-use lanecall::lane::scoring::{Ball, Position, roll};
+use lanecall::lane::scoring::{from_notation, next_position};
 use lanecall::lane::{Event, PinSet, Stamped};
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::replay::Replay;
@@ -31,25 +31,11 @@ fn pinsetter_lines(notation: &str) -> Vec<String> {
         l
     };
     lines.push(line(Body::Ready(PinSet::FULL)));
-    let mut at = Some(Position::START);
-    for c in notation.chars().filter(|c| !c.is_whitespace()) {
-        let pos = at.expect("the notation fits in a game");
-        let down = match c {
-            'X' | '/' => pos.before.len(),
-            '-' => 0,
-            d => d.to_digit(10).expect("a pin count") as u8,
-        };
-        let standing = PinSet::from_pins(pos.before.iter().skip(usize::from(down)));
-        let ball = Ball {
-            t: 0,
-            standing,
-            foul: false,
-            channel: None,
-            corrected: false,
-        };
-        at = roll(pos, &ball, true).1;
-        lines.push(line(Body::Pins(standing)));
-        lines.push(line(Body::Ready(at.map_or(PinSet::FULL, |p| p.before))));
+    let balls = from_notation(notation).expect("a game in the sheet's notation");
+    for (i, ball) in balls.iter().enumerate() {
+        lines.push(line(Body::Pins(ball.standing)));
+        let next = next_position(&balls[..=i], true);
+        lines.push(line(Body::Ready(next.map_or(PinSet::FULL, |p| p.before))));
     }
     lines
 }

@@ -162,6 +162,38 @@ pub fn next_position(balls: &[Ball], fouls_count: bool) -> Option<Position> {
     at
 }
 
+/// The balls of a game written in the sheet's notation, one symbol per
+/// ball (`X 9/ 72 F9 XX8`; spaces are ignored): `X`, `/`, `-`, a digit, or
+/// `F` for a foul (which knocked nothing). Each ball knocks down the first
+/// of the pins that stand, so a leave is plausible but arbitrary. For tests,
+/// simulators and benchmarks.
+pub fn from_notation(notation: &str) -> Result<Vec<Ball>, String> {
+    let mut out = Vec::new();
+    let mut at = Some(Position::START);
+    for c in notation.chars().filter(|c| !c.is_whitespace()) {
+        let pos = at.ok_or_else(|| format!("{notation:?} runs past the end of the game"))?;
+        let down = match c {
+            'X' | '/' => pos.before.len(),
+            '-' | 'F' => 0,
+            d => d
+                .to_digit(10)
+                .map(|d| d as u8)
+                .filter(|&d| d < pos.before.len())
+                .ok_or_else(|| format!("{c:?} is not a ball at {} pins", pos.before.len()))?,
+        };
+        let ball = Ball {
+            t: 0,
+            standing: PinSet::from_pins(pos.before.iter().skip(usize::from(down))),
+            foul: c == 'F',
+            channel: None,
+            corrected: false,
+        };
+        at = roll(pos, &ball, true).1;
+        out.push(ball);
+    }
+    Ok(out)
+}
+
 /// A frame on the score sheet.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame {
@@ -245,33 +277,8 @@ mod tests {
     use super::*;
     use crate::lane::pins::Pin;
 
-    /// Balls from the sheet's notation, one symbol per ball: `X`, `/`, `F`
-    /// (a foul that knocked nothing), `-` or a digit; `F` takes the pin
-    /// count that follows it in brackets nowhere: a fouled ball's pins
-    /// don't matter to the score.
-    pub(crate) fn balls(notation: &str) -> Vec<Ball> {
-        let mut out = Vec::new();
-        let mut at = Some(Position::START);
-        for c in notation.chars().filter(|c| !c.is_whitespace()) {
-            let pos = at.expect("notation runs past the end of the game");
-            let down = match c {
-                'X' | '/' => pos.before.len(),
-                '-' | 'F' => 0,
-                d => d.to_digit(10).unwrap() as u8,
-            };
-            // Knock down the first `down` standing pins.
-            let standing = PinSet::from_pins(pos.before.iter().skip(down as usize));
-            let ball = Ball {
-                t: 0,
-                standing,
-                foul: c == 'F',
-                channel: None,
-                corrected: false,
-            };
-            at = roll(pos, &ball, true).1;
-            out.push(ball);
-        }
-        out
+    fn balls(notation: &str) -> Vec<Ball> {
+        from_notation(notation).expect("a game in the sheet's notation")
     }
 
     fn cumulatives(s: &Sheet) -> Vec<Option<u16>> {
