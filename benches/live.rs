@@ -497,9 +497,11 @@ impl Lane {
     }
 }
 
-fn latency(n: usize) -> Res<()> {
-    println!("== 1. PINS -> callout / GET /api/lane change ({n} PINS lines), 3. memory");
-    let dir = fresh_dir("latency")?;
+/// A lane with an open block, its pinsetter a pseudo-terminal: the state
+/// directory, the pinsetter's side, the API port and the daemon, once it
+/// has opened the port.
+fn start_lane(name: &str) -> Res<(PathBuf, TTYPort, u16, Daemon)> {
+    let dir = fresh_dir(name)?;
     fs::write(
         journal_path(&dir),
         support::journal_with_open_block(LANE, 12),
@@ -512,6 +514,12 @@ fn latency(n: usize) -> Res<()> {
     let daemon = Daemon::spawn(&config)?;
     daemon.wait_log("pinsetter link up", Duration::from_secs(10))?;
     drop(slave);
+    Ok((dir, master, http_port, daemon))
+}
+
+fn latency(n: usize) -> Res<()> {
+    println!("== 1. PINS -> callout / GET /api/lane change ({n} PINS lines), 3. memory");
+    let (dir, master, http_port, daemon) = start_lane("latency")?;
     let mut http = Http::new(http_port);
     let first = wait_api(&mut http, Duration::from_secs(10))?;
     let etag = first.header("etag").unwrap_or_default().to_owned();
@@ -626,18 +634,7 @@ fn latency(n: usize) -> Res<()> {
 
 fn idle(secs: u64) -> Res<()> {
     println!("== 2. idle CPU over {secs} s");
-    let dir = fresh_dir("idle")?;
-    fs::write(
-        journal_path(&dir),
-        support::journal_with_open_block(LANE, 12),
-    )?;
-    let (master, slave) = TTYPort::pair()?;
-    let port_name = slave.name().ok_or("no pty name")?;
-    let http_port = support::free_port();
-    let config = support::write_config(&dir, LANE, &port_name, http_port, &hash_pin()?);
-    let daemon = Daemon::spawn(&config)?;
-    daemon.wait_log("pinsetter link up", Duration::from_secs(10))?;
-    drop(slave);
+    let (dir, master, http_port, daemon) = start_lane("idle")?;
     let mut http = Http::new(http_port);
     wait_api(&mut http, Duration::from_secs(10))?;
     drop(http);

@@ -72,11 +72,7 @@ fn main() {
         .stdout(Stdio::null())
         .spawn()
         .expect("lanecall runs");
-    let until = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", http)).is_err() {
-        assert!(Instant::now() < until, "the daemon did not listen");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    support::wait_listening(http);
     drop(slave);
     let rss_before = vm_rss_kb(daemon.id());
 

@@ -15,7 +15,6 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use lanecall::lane::PinSet;
 use lanecall::pinsetter::{Body, Message, format_line};
@@ -86,11 +85,7 @@ fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
             .spawn()
             .expect("lanecall runs"),
     );
-    let until = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", http)).is_err() {
-        assert!(Instant::now() < until, "the daemon did not listen");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    support::wait_listening(http);
     drop(slave);
 
     let mut script = Command::new("node")

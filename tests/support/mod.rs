@@ -63,3 +63,15 @@ pub fn write_config(
     std::fs::write(&config, text).expect("the config is written");
     config
 }
+
+/// Waits up to 10 s for the daemon to listen on `http`.
+pub fn wait_listening(http: u16) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", http)).is_err() {
+        assert!(
+            std::time::Instant::now() < until,
+            "the daemon did not listen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
