@@ -1,12 +1,16 @@
-//! The lane journal, format 1 (journal.md): UTF-8 JSON Lines, a header line
-//! and then one input per line.
+//! The lane journal (journal.md): UTF-8 JSON Lines, a header line and then
+//! one input per line. Format 2 seals every line with its number `n` and a
+//! CRC32C `c` of its own bytes; format 1 journals (no seal) still replay.
 //!
 //! The journal holds inputs only; scores are always recomputed from it. The
 //! reader streams (a journal is never loaded whole), reports a line that does
-//! not parse by its number and goes on, and treats a last line without its
-//! `\n` as the normal state after a power cut.
+//! not parse, or whose seal or time does not fit, by its number and goes on,
+//! so one damaged line loses only itself; a last line without its `\n` is
+//! the normal state after a power cut.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 
 use serde::Deserialize;
@@ -17,12 +21,20 @@ use crate::lane::{
     Stamped, Verbosity, Voice,
 };
 
-pub const FORMAT_VERSION: u32 = 1;
+/// The format lanecall writes.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format it still reads.
+pub const OLDEST_FORMAT: u32 = 1;
 
 /// The journal's first line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Header {
+    /// The format the file was written in (1 or 2).
+    pub version: u32,
     pub lane: u32,
+    /// The journal's place among the lane's journals: each new one gets a
+    /// higher number, whatever the wall clock says (0 in format 1).
+    pub seq: u64,
     pub started_at: Option<String>,
     pub rules: Rules,
 }
@@ -35,9 +47,11 @@ pub enum HeaderError {
     #[error("line 1 is not a lanecall journal header: {0}")]
     NotAHeader(String),
     #[error(
-        "journal format version {0} is not supported (this lanecall reads version {FORMAT_VERSION})"
+        "journal format version {0} is not supported (this lanecall reads versions {OLDEST_FORMAT} to {FORMAT_VERSION})"
     )]
     Version(u32),
+    #[error("line 1, the header, is damaged: {0}")]
+    Damaged(LineError),
     #[error("journal header rules: {0}")]
     Rules(String),
     #[error("cannot read the journal: {0}")]
@@ -59,15 +73,86 @@ pub enum LineError {
     Field { ev: String, message: String },
     #[error("t={t} is before the previous line's t={previous}: t never decreases")]
     TimeBackwards { t: Millis, previous: Millis },
+    #[error("t={t} is after the next line's t={next}: a damaged time, the line is refused")]
+    TimeAhead { t: Millis, next: Millis },
+    #[error("no seal: a format 2 line ends with its number and checksum (`,\"n\":…,\"c\":\"…\"}}`)")]
+    NoSeal,
+    #[error("checksum {found} does not match the line's bytes ({computed:08x}): the line is damaged")]
+    Checksum { found: String, computed: u32 },
+    #[error("line number n={n} is not after the previous line's n={previous}: a repeated line")]
+    Repeated { n: u64, previous: u64 },
+}
+
+/// `,"c":"xxxxxxxx"}`: how a sealed line ends.
+const SEAL_TAIL: usize = 16;
+
+/// Seals a JSON object (`{...}`, no `\n`) as line `n` of a format 2
+/// journal: `{...,"n":17,"c":"8f3a09b1"}`, where `c` is the CRC32C of every
+/// byte before `,"c":`.
+pub fn seal(object: &str, n: u64) -> String {
+    let body = object.strip_suffix('}').unwrap_or(object);
+    let mut line = String::with_capacity(body.len() + 40);
+    line.push_str(body);
+    if !body.ends_with('{') {
+        line.push(',');
+    }
+    let _ = write!(line, "\"n\":{n}");
+    let c = crc32c::crc32c(line.as_bytes());
+    let _ = write!(line, ",\"c\":\"{c:08x}\"}}");
+    line
+}
+
+/// Whether a line ends the way a sealed one does.
+fn looks_sealed(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.len().checked_sub(SEAL_TAIL).is_some_and(|split| {
+        let tail = &b[split..];
+        tail.starts_with(b",\"c\":\"") && tail.ends_with(b"\"}")
+    })
+}
+
+/// Checks a sealed line's checksum and returns its number `n`.
+pub fn unseal(line: &str) -> Result<u64, LineError> {
+    if !looks_sealed(line) {
+        return Err(LineError::NoSeal);
+    }
+    let b = line.as_bytes();
+    let split = b.len() - SEAL_TAIL;
+    let found = &line[split + 6..split + 14];
+    let computed = crc32c::crc32c(&b[..split]);
+    if u32::from_str_radix(found, 16).ok() != Some(computed)
+        || found.bytes().any(|c| c.is_ascii_uppercase())
+    {
+        return Err(LineError::Checksum {
+            found: found.chars().take(8).collect(),
+            computed,
+        });
+    }
+    // The seal is good, so the bytes are as written: `,"n":<digits>` ends
+    // the body.
+    let body = &line[..split];
+    let digits = body.len() - body.bytes().rev().take_while(u8::is_ascii_digit).count();
+    body[..digits]
+        .ends_with("\"n\":")
+        .then(|| body[digits..].parse().ok())
+        .flatten()
+        .ok_or(LineError::NoSeal)
 }
 
 impl Header {
+    /// A header in the format this lanecall writes.
     pub fn new(lane: u32, started_at: Option<String>, rules: Rules) -> Header {
         Header {
+            version: FORMAT_VERSION,
             lane,
+            seq: 0,
             started_at,
             rules,
         }
+    }
+
+    pub fn with_seq(self, seq: u64) -> Header {
+        Header { seq, ..self }
     }
 
     pub fn parse(line: &str) -> Result<Header, HeaderError> {
@@ -77,8 +162,15 @@ impl Header {
             version: u32,
             #[serde(default)]
             lane: u32,
+            #[serde(default)]
+            seq: u64,
             started_at: Option<String>,
             rules: Option<Value>,
+        }
+        // A damaged byte may leave good JSON: the seal is checked first.
+        let sealed = looks_sealed(line);
+        if sealed {
+            unseal(line).map_err(HeaderError::Damaged)?;
         }
         let raw: Raw =
             serde_json::from_str(line).map_err(|e| HeaderError::NotAHeader(e.to_string()))?;
@@ -88,8 +180,11 @@ impl Header {
                 raw.journal
             )));
         }
-        if raw.version != FORMAT_VERSION {
+        if !(OLDEST_FORMAT..=FORMAT_VERSION).contains(&raw.version) {
             return Err(HeaderError::Version(raw.version));
+        }
+        if raw.version >= 2 && !sealed {
+            return Err(HeaderError::Damaged(LineError::NoSeal));
         }
         let rules: Rules = match raw.rules {
             None => Rules::default(),
@@ -100,24 +195,28 @@ impl Header {
             return Err(HeaderError::Rules(problems.join("; ")));
         }
         Ok(Header {
+            version: raw.version,
             lane: raw.lane,
+            seq: raw.seq,
             started_at: raw.started_at,
             rules,
         })
     }
 
-    /// The header line, without its `\n`.
+    /// The header line in the format this lanecall writes (sealed as line
+    /// 1), without its `\n`.
     pub fn to_line(&self) -> String {
         let mut v = json!({
             "journal": "lanecall",
             "version": FORMAT_VERSION,
             "lane": self.lane,
+            "seq": self.seq,
             "rules": self.rules,
         });
         if let Some(s) = &self.started_at {
             v["started_at"] = json!(s);
         }
-        v.to_string()
+        seal(&v.to_string(), 1)
     }
 }
 
@@ -664,29 +763,28 @@ impl<R: BufRead> Reader<R> {
     }
 }
 
-/// Appends lines to a journal. Each line is written whole with its `\n`;
-/// making it durable (`fdatasync`) is the caller's job, since only the
-/// caller knows its file.
+/// Writes a journal in the format this lanecall writes: each line sealed
+/// with its number. Making a line durable (`fdatasync`) is the caller's
+/// job, since only the caller knows its file.
 pub struct Writer<W> {
     inner: W,
+    /// Lines written, the header included.
+    lines: u64,
 }
 
 impl<W: Write> Writer<W> {
     /// Starts a journal: writes the header.
     pub fn create(mut inner: W, header: &Header) -> io::Result<Writer<W>> {
         writeln!(inner, "{}", header.to_line())?;
-        Ok(Writer { inner })
-    }
-
-    /// Continues a journal whose header is already written.
-    pub fn append(inner: W) -> Writer<W> {
-        Writer { inner }
+        Ok(Writer { inner, lines: 1 })
     }
 
     pub fn write(&mut self, e: &Stamped<Event>) -> io::Result<()> {
-        let mut line = event_line(e);
+        let mut line = sealed_event_line(e, self.lines + 1);
         line.push('\n');
-        self.inner.write_all(line.as_bytes())
+        self.inner.write_all(line.as_bytes())?;
+        self.lines += 1;
+        Ok(())
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
@@ -695,6 +793,200 @@ impl<W: Write> Writer<W> {
 
     pub fn into_inner(self) -> W {
         self.inner
+    }
+}
+
+/// The line for an event as line `n` of a format 2 journal, without its
+/// `\n`.
+pub fn sealed_event_line(e: &Stamped<Event>, n: u64) -> String {
+    seal(&event_line(e), n)
+}
+
+/// One line's worth of what a journal says, checked, in line order.
+#[derive(Debug)]
+pub enum Item {
+    /// An input to apply, from this line.
+    Event(u64, Stamped<Event>),
+    /// A line that is not applied, and why.
+    Error(u64, LineError),
+    /// Something to know that loses no input (a torn last line, a gap in
+    /// the line numbers).
+    Warning(u64, String),
+}
+
+/// How many items may wait behind a line whose time is not yet confirmed
+/// by the next event, before it is taken as it is.
+const MAX_HELD: usize = 1024;
+
+/// A journal's lines, checked: format 2 seals (checksum, line number), and
+/// times that go back or jump ahead. A line whose `t` is ahead of the next
+/// event's is held until that event is read and refused alone if the next
+/// one fits the line before it, so one damaged `t` never makes every later
+/// line "before the previous".
+pub struct Checked<R> {
+    reader: Reader<R>,
+    version: u32,
+    /// The `t` of the last event given out.
+    last_t: Millis,
+    /// The physical line and `n` of the last sealed line taken.
+    last_sealed: (u64, u64),
+    /// An event waiting for the next one to confirm its time.
+    pending: Option<(u64, Stamped<Event>)>,
+    /// Items read after `pending`, given out after it.
+    held: VecDeque<Item>,
+    ready: VecDeque<Item>,
+    done: bool,
+}
+
+/// Checks line `line`'s seal (format 2: checksum, then a number above
+/// the last one) and parses it; a gap in the numbers is a warning.
+fn check_line(
+    version: u32,
+    last_sealed: &mut (u64, u64),
+    line: u64,
+    text: &str,
+) -> (Result<Stamped<Event>, LineError>, Option<Item>) {
+    let mut gap = None;
+    if version >= 2 {
+        let n = match unseal(text) {
+            Ok(n) => n,
+            Err(e) => return (Err(e), None),
+        };
+        let (last_line, last_n) = *last_sealed;
+        if n <= last_n {
+            return (Err(LineError::Repeated { n, previous: last_n }), None);
+        }
+        let missing = (n - last_n).saturating_sub(line.saturating_sub(last_line));
+        if missing > 0 {
+            gap = Some(Item::Warning(
+                line,
+                format!("{missing} line(s) missing before this one (n goes from {last_n} to {n})"),
+            ));
+        }
+        *last_sealed = (line, n);
+    }
+    (parse_event(text), gap)
+}
+
+impl<R: BufRead> Checked<R> {
+    /// Reads the header and gets ready to read the lines.
+    pub fn new(mut reader: Reader<R>) -> Result<(Header, Checked<R>), HeaderError> {
+        let header = reader.header()?;
+        let checked = Checked {
+            reader,
+            version: header.version,
+            last_t: 0,
+            last_sealed: (1, 1),
+            pending: None,
+            held: VecDeque::new(),
+            ready: VecDeque::new(),
+            done: false,
+        };
+        Ok((header, checked))
+    }
+
+    /// The number of the last line read, whole or torn.
+    pub fn lines_read(&self) -> u64 {
+        self.reader.line
+    }
+
+    /// The highest line number `n` seen in a sealed line (1 for the
+    /// header).
+    pub fn last_n(&self) -> u64 {
+        self.last_sealed.1
+    }
+
+    /// The next item, or `None` at the end.
+    pub fn next_item(&mut self) -> io::Result<Option<Item>> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Ok(Some(item));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            let (item, gap) = match self.reader.next_line()? {
+                None => {
+                    self.done = true;
+                    self.release();
+                    continue;
+                }
+                Some(Line::Torn(n)) => (
+                    Item::Warning(
+                        n,
+                        "last line has no line end (cut off by a power loss?): ignored".into(),
+                    ),
+                    None,
+                ),
+                Some(Line::Whole(n, Err(e))) => (Item::Error(n, e), None),
+                Some(Line::Whole(n, Ok(text))) => {
+                    let (parsed, gap) = check_line(self.version, &mut self.last_sealed, n, text);
+                    match parsed {
+                        Ok(e) => (Item::Event(n, e), gap),
+                        Err(e) => (Item::Error(n, e), gap),
+                    }
+                }
+            };
+            if let Some(gap) = gap {
+                self.push(gap);
+            }
+            match item {
+                Item::Event(n, e) => self.event(n, e),
+                other => self.push(other),
+            }
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        if self.pending.is_some() {
+            self.held.push_back(item);
+            if self.held.len() >= MAX_HELD {
+                self.release();
+            }
+        } else {
+            self.ready.push_back(item);
+        }
+    }
+
+    /// Gives out the waiting event and what was read after it.
+    fn release(&mut self) {
+        if let Some((n, e)) = self.pending.take() {
+            self.last_t = e.t;
+            self.ready.push_back(Item::Event(n, e));
+        }
+        self.ready.extend(self.held.drain(..));
+    }
+
+    fn event(&mut self, line: u64, e: Stamped<Event>) {
+        let Some(p_t) = self.pending.as_ref().map(|(_, p)| p.t) else {
+            if e.t >= self.last_t {
+                self.pending = Some((line, e));
+            } else {
+                let previous = self.last_t;
+                self.ready
+                    .push_back(Item::Error(line, LineError::TimeBackwards { t: e.t, previous }));
+            }
+            return;
+        };
+        if e.t >= p_t {
+            self.release();
+            self.pending = Some((line, e));
+        } else if e.t >= self.last_t {
+            // The waiting line is ahead of both its neighbours: its time is
+            // the damaged one.
+            if let Some((p_line, p)) = self.pending.take() {
+                let error = LineError::TimeAhead { t: p.t, next: e.t };
+                self.ready.push_back(Item::Error(p_line, error));
+            }
+            self.ready.extend(self.held.drain(..));
+            self.pending = Some((line, e));
+        } else {
+            let error = LineError::TimeBackwards {
+                t: e.t,
+                previous: p_t,
+            };
+            self.push(Item::Error(line, error));
+        }
     }
 }
 
@@ -728,9 +1020,16 @@ mod tests {
             Err(HeaderError::NotAHeader(_))
         ));
         assert!(matches!(
-            Header::parse(r#"{"journal":"lanecall","version":2}"#),
-            Err(HeaderError::Version(2))
+            Header::parse(r#"{"journal":"lanecall","version":3}"#),
+            Err(HeaderError::Version(3))
         ));
+        assert!(
+            matches!(
+                Header::parse(r#"{"journal":"lanecall","version":2}"#),
+                Err(HeaderError::Damaged(LineError::NoSeal))
+            ),
+            "a format 2 header carries its seal"
+        );
         assert!(matches!(
             Header::parse("hello"),
             Err(HeaderError::NotAHeader(_))

@@ -12,7 +12,7 @@ use std::io::BufRead;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
-use crate::journal::{self, Header, HeaderError, Line, LineError, Reader};
+use crate::journal::{self, Checked, Header, HeaderError, Item, LineError, Reader};
 use crate::lane::scoring::{self, ScoredBall, Sheet};
 use crate::lane::{
     Callout, Effect, Entry, Event, Lane, Millis, OutputChange, Pin, PinSet, Stamped, Word,
@@ -147,24 +147,25 @@ impl Replay {
     /// Reads a whole journal. Bad lines are recorded and skipped; only a
     /// file that is not a journal, or that cannot be read, is an error.
     pub fn from_reader(r: impl BufRead) -> Result<Replay, HeaderError> {
-        let mut reader = Reader::new(r);
-        let header = reader.header()?;
+        let (header, mut lines) = Checked::new(Reader::new(r))?;
         let mut replay = Replay::new(&header);
-        while let Some(line) = reader.next_line()? {
-            match line {
-                Line::Whole(n, Ok(text)) => {
-                    replay.apply_line(n, text);
-                }
-                Line::Whole(n, Err(e)) => {
-                    replay.reject(n, e);
-                }
-                Line::Torn(n) => replay.warnings.push(Issue {
-                    line: n,
-                    message: "last line has no line end (cut off by a power loss?): ignored".into(),
-                }),
-            }
+        while let Some(item) = lines.next_item()? {
+            replay.feed(item);
         }
         Ok(replay)
+    }
+
+    /// Applies one checked item of a journal.
+    pub fn feed(&mut self, item: Item) -> &[Effect] {
+        match item {
+            Item::Event(n, e) => self.apply(n, &e),
+            Item::Error(n, e) => self.reject(n, e),
+            Item::Warning(line, message) => {
+                self.warnings.push(Issue { line, message });
+                self.effects.clear();
+                &self.effects
+            }
+        }
     }
 
     /// The result, ready to serialize (replay-output.md).
