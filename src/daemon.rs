@@ -77,6 +77,11 @@ pub trait CalloutSink: Send {
     /// slow-bowling flag).
     fn conduct(&mut self, _incident: &Conduct) {}
 
+    /// The journal cannot be written: the lane holds and scores nothing
+    /// until it can. The assistant must hear it ("scoring stopped, call a
+    /// judge"), in the lane's language.
+    fn journal_failed(&mut self) {}
+
     /// The speaker's state for the panel, if it has one.
     fn status(&self) -> Option<serde_json::Value> {
         None
