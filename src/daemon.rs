@@ -24,7 +24,7 @@ use crate::lane::{
 };
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
-use crate::store::{JournalFile, Recovered, Store, StoreError, rfc3339, unix_now};
+use crate::store::{JournalFile, PathState, Recovered, Store, StoreError, rfc3339, unix_now};
 use crate::web::{self, ApiState};
 
 /// A sensor reading, stamped where it was taken.
@@ -34,16 +34,29 @@ pub struct Reading {
     pub sensor: Sensor,
 }
 
+/// Why a panel action was not taken.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotTaken {
+    /// The lane's rules refused it (it is journaled all the same).
+    #[error("{0}")]
+    Refused(Refusal),
+    /// The journal cannot be written, so nothing is applied: the lane
+    /// holds until it can.
+    #[error("the journal cannot be written: {0}; the lane is held until it can")]
+    NotDurable(String),
+}
+
 /// What the lane's thread is asked to do.
 #[derive(Debug)]
 pub enum Input {
     Reading(Reading),
     /// A panel action: journaled and applied; the reply says whether the
-    /// lane took it.
+    /// lane took it. One with no reply (the demo's script) waits like a
+    /// reading while the journal cannot be written.
     Action {
         by: Option<String>,
         action: Action,
-        reply: Option<oneshot::Sender<Result<(), Refusal>>>,
+        reply: Option<oneshot::Sender<Result<(), NotTaken>>>,
     },
     /// Stop after what is queued.
     Shutdown,
@@ -147,6 +160,26 @@ const HEARTBEAT: Duration = Duration::from_secs(1);
 /// person's): they are applied first, in the order they happened.
 const GRACE: Duration = Duration::from_millis(25);
 
+/// How often a journal that cannot be written is tried again, and how
+/// often the journal's path is checked.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// Readings kept while the journal cannot be written, to journal and apply
+/// when it can; past this many the newest are shed (and counted).
+const MAX_WAITING: usize = 4096;
+
+/// Notices kept for the panel.
+const MAX_NOTICES: usize = 10;
+
+/// The journal cannot be written: nothing is applied until it can.
+struct Failure {
+    reason: String,
+    since_t: Millis,
+    /// Readings (and scripted actions) not yet journaled, in order.
+    waiting: std::collections::VecDeque<Stamped<Event>>,
+    shed: u64,
+}
+
 /// The lane's thread: journal, core, effects.
 pub struct Core {
     settings: CoreSettings,
@@ -154,6 +187,16 @@ pub struct Core {
     journal: JournalFile,
     replay: Replay,
     clock: Clock,
+    /// Set while the journal cannot be written.
+    failure: Option<Failure>,
+    /// Journals found unusable at start and renamed aside, with why.
+    set_aside: Vec<(String, String)>,
+    /// What the judges should know of the journal (wall time, message).
+    notices: std::collections::VecDeque<(String, String)>,
+    /// The last problem with the journal's path, so it is told once.
+    path_problem: Option<String>,
+    /// When the journal is next retried and its path checked.
+    next_duty: Instant,
     outputs: Box<dyn OutputSink>,
     speaker: Box<dyn CalloutSink>,
     snapshot: watch::Sender<LaneSnapshot>,
@@ -177,10 +220,29 @@ impl Core {
     ) -> Result<(Core, watch::Receiver<LaneSnapshot>), StoreError> {
         let store = Store::open(&settings.state_dir, settings.lane)?;
         let now = unix_now();
-        let recovered = match store.newest()? {
-            Some(path) => Some(JournalFile::recover(&path)?),
-            None => None,
+        // The newest journal that can be read; one that cannot is renamed
+        // aside (never deleted) and the next newest is tried.
+        let mut set_aside = Vec::new();
+        let recovered = loop {
+            let Some(path) = store.newest()? else {
+                break None;
+            };
+            match JournalFile::recover(&path) {
+                Ok(r) => break Some(r),
+                Err(e) => {
+                    let aside = store.set_aside(&path)?;
+                    tracing::error!(
+                        journal = %path.display(),
+                        kept_as = %aside.display(),
+                        "cannot recover the journal, set it aside and going on without it: {e}"
+                    );
+                    let name = aside.file_name().map(|n| n.to_string_lossy().into_owned());
+                    set_aside.push((name.unwrap_or_default(), e.to_string()));
+                }
+            }
         };
+        // Lane time goes on from the last journal, new or not.
+        let last_t = recovered.as_ref().map_or(0, |r| r.replay.last_t());
         let (journal, replay) = match recovered {
             Some(r) if !Self::wants_new_journal(&r, &settings, now) => {
                 if let Some(torn) = &r.torn {
@@ -196,9 +258,14 @@ impl Core {
                 );
                 (r.file, r.replay)
             }
-            _ => Self::new_journal(&store, &settings, now)?,
+            _ => {
+                let header = Self::header(&settings, now);
+                let file = store.create(&header, now)?;
+                tracing::info!(journal = %file.path().display(), "started a new journal");
+                (file, Replay::new(&header))
+            }
         };
-        let clock = Clock::new(replay.last_t(), settings.speed);
+        let clock = Clock::new(last_t, settings.speed);
         // Published for real below, with the speaker's state.
         let (tx, rx) = watch::channel(LaneSnapshot {
             version: 0,
@@ -210,6 +277,11 @@ impl Core {
             journal,
             replay,
             clock,
+            failure: None,
+            set_aside,
+            notices: Default::default(),
+            path_problem: None,
+            next_duty: Instant::now() + RETRY,
             outputs,
             speaker,
             snapshot: tx,
@@ -238,15 +310,8 @@ impl Core {
             || r.header.lane != settings.lane
     }
 
-    fn new_journal(
-        store: &Store,
-        settings: &CoreSettings,
-        now: u64,
-    ) -> Result<(JournalFile, Replay), StoreError> {
-        let header = Header::new(settings.lane, Some(rfc3339(now)), settings.rules.clone());
-        let file = store.create(&header, now)?;
-        tracing::info!(journal = %file.path().display(), "started a new journal");
-        Ok((file, Replay::new(&header)))
+    fn header(settings: &CoreSettings, now: u64) -> Header {
+        Header::new(settings.lane, Some(rfc3339(now)), settings.rules.clone())
     }
 
     /// The loop's last turn, in milliseconds since start (for the watchdog).
@@ -271,12 +336,24 @@ impl Core {
                 now.duration_since(self.started).as_millis() as u64,
                 Ordering::Relaxed,
             );
-            let wake = self
+            if now >= self.next_duty {
+                self.next_duty = now + RETRY;
+                self.check_path();
+                if self.failure.is_some() {
+                    self.retry();
+                }
+            }
+            // While the journal fails the lane stands still: no deadline
+            // runs ahead of the readings still waiting for it.
+            let deadline = self
                 .replay
                 .lane()
                 .poll_deadline()
+                .filter(|_| self.failure.is_none());
+            let wake = deadline
                 .map(|d| self.clock.instant(d) + GRACE)
-                .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT));
+                .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT))
+                .min(self.next_duty);
             match inputs.recv_timeout(wake.saturating_duration_since(now)) {
                 Ok(Input::Reading(r)) => {
                     let t = self.clock.t(r.at);
@@ -291,12 +368,7 @@ impl Core {
                     // Tick to the deadline itself, not to now: a reading
                     // stamped between the two keeps its own time.
                     let passed = Instant::now().checked_sub(GRACE).map(|at| self.clock.t(at));
-                    if let Some(due) = self
-                        .replay
-                        .lane()
-                        .poll_deadline()
-                        .filter(|&d| passed.is_some_and(|p| d <= p))
-                    {
+                    if let Some(due) = deadline.filter(|&d| passed.is_some_and(|p| d <= p)) {
                         self.replay.tick(due);
                         self.effects();
                     }
@@ -307,59 +379,236 @@ impl Core {
                 }
             }
         }
+        if let Some(f) = &self.failure {
+            tracing::error!(
+                "stopping with {} input(s) never journaled: {}",
+                f.waiting.len() as u64 + f.shed,
+                f.reason
+            );
+        }
         tracing::info!("the lane's thread stopped");
         self.replay
     }
 
-    /// Journals one input, then applies it.
+    /// Journals one input, then applies it; an input that cannot be
+    /// journaled is not applied.
     fn apply(
         &mut self,
         t: Millis,
         event: Event,
-        reply: Option<oneshot::Sender<Result<(), Refusal>>>,
+        reply: Option<oneshot::Sender<Result<(), NotTaken>>>,
     ) {
         // Never earlier than what the lane has seen (a reading stamped by
         // its source just before a timer fired), so that a replay meets the
         // deadlines in the same order as the live lane did.
         let t = t.max(self.replay.last_t()).max(self.replay.lane().now());
-        if let Event::Panel(Panel {
-            action: Action::Lineup { .. },
-            ..
-        }) = &event
-        {
-            self.rotate_after_block();
-        }
         let stamped = Stamped { t, event };
-        let line = match self.journal.append(&stamped) {
-            Ok(line) => line,
-            Err(e) => {
-                // The lane must go on scoring: an input not journaled is
-                // still applied, and the failure is loud.
-                tracing::error!(journal = %self.journal.path().display(), "cannot journal an input: {e}");
-                self.journal.lines() + 1
+        if self.failure.is_some() {
+            self.wait_or_refuse(stamped, reply);
+            return;
+        }
+        match self.journal_input(&stamped) {
+            Ok(line) => {
+                self.replay.apply(line, &stamped);
+                let refusal = self.effects();
+                if let Some(reply) = reply {
+                    let _ = reply.send(refusal.map_or(Ok(()), |r| Err(NotTaken::Refused(r))));
+                }
             }
-        };
-        self.replay.apply(line, &stamped);
-        let refusal = self.effects();
-        if let Some(reply) = reply {
-            let _ = reply.send(refusal.map_or(Ok(()), Err));
+            Err(e) => {
+                self.fail(&e, t);
+                self.wait_or_refuse(stamped, reply);
+            }
         }
     }
 
-    /// After a block ends, the next lineup starts a journal of its own.
-    fn rotate_after_block(&mut self) {
+    /// Appends an input to the journal, durably; after a block ends, the
+    /// next lineup starts a journal of its own (the lane switches to it only
+    /// once the lineup is in it). Returns the line's number.
+    fn journal_input(&mut self, e: &Stamped<Event>) -> io::Result<u64> {
         let lane = self.replay.lane();
-        if lane.blocks().is_empty() || lane.open_block().is_some() {
+        let next_block = matches!(
+            e.event,
+            Event::Panel(Panel {
+                action: Action::Lineup { .. },
+                ..
+            })
+        ) && !lane.blocks().is_empty()
+            && lane.open_block().is_none();
+        if !next_block {
+            return self.journal.append(e);
+        }
+        let now = unix_now();
+        let header = Self::header(&self.settings, now);
+        let mut file = self
+            .store
+            .create(&header, now)
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        match file.append(e) {
+            Ok(line) => {
+                tracing::info!(journal = %file.path().display(), "started a new journal for the next block");
+                self.journal = file;
+                self.replay = Replay::new(&header);
+                Ok(line)
+            }
+            Err(err) => {
+                // A journal with only its header would be taken as the
+                // newest at a restart: remove it, the lane stays in the old.
+                let _ = std::fs::remove_file(file.path());
+                Err(err)
+            }
+        }
+    }
+
+    /// The journal just failed: the lane holds, and everyone is told.
+    fn fail(&mut self, e: &io::Error, t: Millis) {
+        let reason = e.to_string();
+        tracing::error!(
+            journal = %self.journal.path().display(),
+            "cannot journal an input, the lane holds until it can: {reason}"
+        );
+        self.speaker.journal_failed();
+        self.failure = Some(Failure {
+            reason,
+            since_t: t,
+            waiting: Default::default(),
+            shed: 0,
+        });
+        self.next_duty = Instant::now() + RETRY;
+        self.publish();
+    }
+
+    /// While the journal fails: a reading waits (bounded) to be journaled
+    /// when it can be; a judge's action is answered at once that it was
+    /// not taken.
+    fn wait_or_refuse(
+        &mut self,
+        e: Stamped<Event>,
+        reply: Option<oneshot::Sender<Result<(), NotTaken>>>,
+    ) {
+        let Some(f) = &mut self.failure else { return };
+        match reply {
+            Some(reply) => {
+                let _ = reply.send(Err(NotTaken::NotDurable(f.reason.clone())));
+            }
+            None if f.waiting.len() < MAX_WAITING => f.waiting.push_back(e),
+            None => f.shed += 1,
+        }
+    }
+
+    /// Tries the journal again: what waited is journaled and applied in
+    /// order; with nothing waiting, the folder must take a write. The lane
+    /// goes on by itself once it can.
+    fn retry(&mut self) {
+        let Some(mut f) = self.failure.take() else {
+            return;
+        };
+        let result = loop {
+            let Some(e) = f.waiting.front() else {
+                break self.journal.roll_back().and_then(|()| self.store.probe());
+            };
+            match self.journal.append(e) {
+                Ok(line) => {
+                    self.replay.apply(line, e);
+                    self.effects();
+                    f.waiting.pop_front();
+                }
+                Err(err) => break Err(err),
+            }
+        };
+        match result {
+            Ok(()) => {
+                tracing::warn!(
+                    journal = %self.journal.path().display(),
+                    shed = f.shed,
+                    "the journal takes writes again: the lane goes on"
+                );
+                self.notice(format!(
+                    "the journal could not be written from t={} ms ({}); it was written again after that{}",
+                    f.since_t,
+                    f.reason,
+                    if f.shed > 0 { format!(", {} input(s) were lost while it failed", f.shed) } else { String::new() }
+                ));
+                self.publish();
+            }
+            Err(e) => {
+                f.reason = e.to_string();
+                self.failure = Some(f);
+                self.publish();
+            }
+        }
+    }
+
+    /// Notices a journal deleted or replaced under the running lane, and
+    /// puts it back at its path from the open file.
+    fn check_path(&mut self) {
+        let state = self.journal.path_state();
+        if state == PathState::Same {
+            self.path_problem = None;
             return;
         }
-        match Self::new_journal(&self.store, &self.settings, unix_now()) {
-            Ok((file, replay)) => {
-                self.journal = file;
-                self.replay = replay;
-                self.clock = Clock::new(0, self.settings.speed);
+        let what = match state {
+            PathState::Missing => "deleted",
+            PathState::Shortened { len, expected } => {
+                let message = format!(
+                    "the journal file was cut short while the lane ran: {len} of {expected} bytes are left; the lane's own record is complete, a judge should keep the backup"
+                );
+                return self.path_problem(message);
             }
-            Err(e) => tracing::error!("cannot start a new journal, going on in the old one: {e}"),
+            _ => "replaced by another file",
+        };
+        let message = match self.journal.restore() {
+            Ok(kept) => {
+                let kept = kept.map_or(String::new(), |k| {
+                    format!(" (the other file is kept as {})", k.display())
+                });
+                format!(
+                    "the journal file was {what} while the lane ran: restored at its path from the open file{kept}"
+                )
+            }
+            Err(e) => format!(
+                "the journal file was {what} while the lane ran and cannot be restored yet: {e}"
+            ),
+        };
+        self.path_problem(message);
+    }
+
+    /// Tells a problem with the journal's path once.
+    fn path_problem(&mut self, message: String) {
+        if self.path_problem.as_deref() != Some(message.as_str()) {
+            tracing::error!(journal = %self.journal.path().display(), "{message}");
+            self.path_problem = Some(message.clone());
+            self.notice(message);
+            self.publish();
         }
+    }
+
+    fn notice(&mut self, message: String) {
+        if self.notices.len() == MAX_NOTICES {
+            self.notices.pop_front();
+        }
+        self.notices.push_back((rfc3339(unix_now()), message));
+    }
+
+    /// The journal's state for the panel (`journal` in `/api/lane`).
+    fn journal_status(&self) -> serde_json::Value {
+        let name = self.journal.path().file_name().map(|n| n.to_string_lossy());
+        let mut v = serde_json::json!({
+            "state": if self.failure.is_some() { "failed" } else { "ok" },
+            "file": name,
+            "lines": self.journal.lines(),
+            "set_aside": self.set_aside.iter().map(|(file, reason)| serde_json::json!({"file": file, "reason": reason})).collect::<Vec<_>>(),
+            "notices": self.notices.iter().map(|(at, message)| serde_json::json!({"at": at, "message": message})).collect::<Vec<_>>(),
+        });
+        if let Some(f) = &self.failure {
+            v["failed"] = serde_json::json!({
+                "reason": f.reason,
+                "since_t": f.since_t,
+                "waiting": f.waiting.len(),
+                "shed": f.shed,
+            });
+        }
+        v
     }
 
     /// Sends the effects of the last input or tick to the outputs, the
@@ -401,11 +650,12 @@ impl Core {
     fn publish(&mut self) {
         self.version += 1;
         self.speaker_status = self.speaker.status();
-        let extra: Vec<(&'static str, serde_json::Value)> = self
+        let mut extra: Vec<(&'static str, serde_json::Value)> = self
             .speaker_status
             .iter()
             .map(|s| ("speaker", s.clone()))
             .collect();
+        extra.push(("journal", self.journal_status()));
         match serde_json::to_string(&self.replay.report_with(&extra)) {
             Ok(json) => {
                 self.snapshot.send_replace(LaneSnapshot {
@@ -429,6 +679,10 @@ pub enum DaemonError {
     Listen { addr: SocketAddr, source: io::Error },
     #[error("cannot start the lane's thread: {0}")]
     Thread(io::Error),
+    #[error(
+        "the lane's thread stopped by itself: the lane is not scored, exiting so that it restarts"
+    )]
+    LaneStopped,
 }
 
 /// How the daemon runs beyond its config.
@@ -537,7 +791,13 @@ pub async fn serve(
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
     let watchdog = tokio::spawn(watchdog(heartbeat));
 
-    wait_for_stop(options.stop_after).await;
+    let mut lane_done = tokio::task::spawn_blocking(move || lane_thread.join());
+    // The lane's thread ends only when told to: if it ends on its own (a
+    // bug), the daemon must not go on serving a lane nobody scores.
+    let lane_ended = tokio::select! {
+        () = wait_for_stop(options.stop_after) => None,
+        joined = &mut lane_done => Some(joined),
+    };
     tracing::info!("stopping");
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
     source.abort();
@@ -546,11 +806,13 @@ pub async fn serve(
     drop(tx);
     let _ = stop_web.send(());
     let _ = server.await;
-    let replay = tokio::task::spawn_blocking(move || lane_thread.join())
-        .await
-        .ok()
-        .and_then(Result::ok);
-    Ok(replay.unwrap_or_else(|| Replay::new(&Header::new(config.lane, None, config.rules))))
+    if lane_ended.is_some() {
+        return Err(DaemonError::LaneStopped);
+    }
+    match lane_done.await {
+        Ok(Ok(replay)) => Ok(replay),
+        _ => Err(DaemonError::LaneStopped),
+    }
 }
 
 /// The key that signs the judges' session cookies, kept in the state

@@ -304,6 +304,10 @@ fn demo(
     let state_dir = state_dir.unwrap_or_else(|| {
         std::env::temp_dir().join(format!("lanecall-demo-{}", lanecall::store::unix_now()))
     });
+    if let Err(e) = std::fs::create_dir_all(&state_dir) {
+        eprintln!("lanecall demo: cannot create {}: {e}", state_dir.display());
+        return ExitCode::FAILURE;
+    }
     let hash = match lanecall::web::hash_pin(judge_pin) {
         Ok(h) => h,
         Err(e) => {

@@ -15,7 +15,7 @@ use axum::http::{Request, Response, StatusCode, header};
 use axum::response::IntoResponse;
 use axum_extra::extract::cookie::{Cookie, Key, SignedCookieJar};
 use futures_util::StreamExt;
-use lanecall::daemon::Input;
+use lanecall::daemon::{Input, NotTaken};
 use lanecall::lane::{Action, Refusal};
 use lanecall::replay::Replay;
 use lanecall::web::{ApiState, LaneSnapshot, hash_pin, router, verify_pin};
@@ -55,7 +55,9 @@ fn lane() -> Lane {
                 Input::Action { by, action, reply } => {
                     let answer = match action {
                         Action::StartBlock { .. } => {
-                            Err(Refusal::BlindfoldsUnchecked(vec!["Anna K.".into()]))
+                            Err(NotTaken::Refused(Refusal::BlindfoldsUnchecked(vec![
+                                "Anna K.".into(),
+                            ])))
                         }
                         _ => Ok(()),
                     };

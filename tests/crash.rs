@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lanecall::journal::event_line;
+use lanecall::journal::sealed_event_line;
 use lanecall::lane::scoring::{from_notation, next_position};
 use lanecall::lane::{Event, PinSet, Stamped};
 use lanecall::pinsetter::{Body, Message, format_line};
@@ -144,18 +144,19 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
     assert!(kills >= 3, "the plug was pulled {kills} times");
 
     let crashed = Replay::from_reader(fs::read(&journal).unwrap().as_slice()).unwrap();
-    let mut whole = support::journal_with_open_block(3, 1);
-    whole.push_str(&event_line(&Stamped {
+    let mut events = vec![Stamped {
         t: 2,
         event: Event::Sensor(lanecall::lane::Sensor::SerialLink { up: true }),
+    }];
+    events.extend(lines.iter().enumerate().map(|(i, line)| Stamped {
+        t: 3 + i as u64 * 1000,
+        event: Event::Sensor(lanecall::lane::Sensor::Serial { line: line.clone() }),
     }));
-    whole.push('\n');
-    for (i, line) in lines.iter().enumerate() {
-        let e = Stamped {
-            t: 3 + i as u64 * 1000,
-            event: Event::Sensor(lanecall::lane::Sensor::Serial { line: line.clone() }),
-        };
-        whole.push_str(&event_line(&e));
+    let mut whole = support::journal_with_open_block(3, 1);
+    let mut n = whole.lines().count() as u64;
+    for e in &events {
+        n += 1;
+        whole.push_str(&sealed_event_line(e, n));
         whole.push('\n');
     }
     let uninterrupted = Replay::from_reader(whole.as_bytes()).unwrap();

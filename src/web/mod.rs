@@ -73,7 +73,7 @@ use tokio_util::codec::{BytesCodec, FramedRead};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::daemon::{Input, InputSender};
+use crate::daemon::{Input, InputSender, NotTaken};
 use crate::journal::parse_event;
 use crate::lane::{Action, Event};
 use history::{History, HistoryError};
@@ -570,9 +570,16 @@ async fn actions(
             tracing::info!(judge, action = name, "action applied");
             Ok(Json(json!({ "ok": true })).into_response())
         }
-        Ok(Ok(Err(refusal))) => {
+        Ok(Ok(Err(NotTaken::Refused(refusal)))) => {
             tracing::info!(judge, action = name, %refusal, "action refused");
             Err(ApiError::new(StatusCode::CONFLICT, refusal.to_string()))
+        }
+        Ok(Ok(Err(not_durable @ NotTaken::NotDurable(_)))) => {
+            tracing::warn!(judge, action = name, "action not taken: {not_durable}");
+            Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                not_durable.to_string(),
+            ))
         }
     }
 }

@@ -3,7 +3,7 @@
 // Each test or benchmark that includes this uses only some of it.
 #![allow(dead_code)]
 
-use lanecall::journal::{Header, event_line};
+use lanecall::journal::{Header, Writer};
 use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
 use lanecall::store::{rfc3339, unix_now};
 
@@ -12,15 +12,6 @@ use lanecall::store::{rfc3339, unix_now};
 /// goes on in it instead of starting a new one.
 pub fn journal_with_open_block(lane: u32, games: u32) -> String {
     let header = Header::new(lane, Some(rfc3339(unix_now())), Rules::default());
-    let panel = |t, action| {
-        event_line(&Stamped {
-            t,
-            event: Event::Panel(Panel {
-                by: Some("Judge Orlova".into()),
-                action,
-            }),
-        })
-    };
     let bowlers = vec![Bowler {
         name: "Ivan Petrov".into(),
         class: Class::B2,
@@ -28,12 +19,29 @@ pub fn journal_with_open_block(lane: u32, games: u32) -> String {
         team: None,
         voice: Default::default(),
     }];
-    format!(
-        "{}\n{}\n{}\n",
-        header.to_line(),
-        panel(0, Action::Lineup { bowlers }),
-        panel(1, Action::StartBlock { games })
+    journal_of(
+        &header,
+        &[
+            (0, Action::Lineup { bowlers }),
+            (1, Action::StartBlock { games }),
+        ]
+        .map(|(t, action)| Stamped {
+            t,
+            event: Event::Panel(Panel {
+                by: Some("Judge Orlova".into()),
+                action,
+            }),
+        }),
     )
+}
+
+/// A journal in the format the daemon writes: `header` and `events`.
+pub fn journal_of(header: &Header, events: &[Stamped<Event>]) -> String {
+    let mut w = Writer::create(Vec::new(), header).expect("a journal in memory");
+    for e in events {
+        w.write(e).expect("a journal in memory");
+    }
+    String::from_utf8(w.into_inner()).expect("a journal is UTF-8")
 }
 
 /// A port nobody listens on now.
