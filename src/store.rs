@@ -579,7 +579,7 @@ mod tests {
         let right = store.create(&header, 1_795_960_800).unwrap();
         assert!(ahead.path().to_string_lossy().contains("2100"));
         assert_eq!(store.newest().unwrap().as_deref(), Some(right.path()));
-        assert_eq!(journal_seq(&file_name(right.path()).to_owned()), 2);
+        assert_eq!(journal_seq(file_name(right.path())), 2);
         let r = JournalFile::recover(right.path()).unwrap();
         assert_eq!(r.header.seq, 2, "the header carries the number too");
         // A journal set aside still counts: the next one is above it.
