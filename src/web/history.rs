@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::journal::{self, HeaderError};
 use crate::replay::{EntryView, Replay, bowler_entries};
+use crate::store::journal_seq;
 
 /// The longest journal id taken, in bytes.
 const MAX_ID_LEN: usize = 80;
@@ -47,11 +48,13 @@ fn parts(id: &str) -> Option<(&str, &str, &str)> {
     (it.next().is_none() && digits(lane) && stamp_ok && digits(n)).then_some((lane, stamp, n))
 }
 
-/// Orders ids by when the journal started: its stamp, then its count
-/// (journals started within the same second), then its lane.
-fn age_key(id: &str) -> (&str, usize, &str, usize, &str) {
+/// Orders ids by when the journal started: its sequence number (which
+/// the wall clock cannot disturb), then, for journals from before those,
+/// its stamp and count (journals started within the same second), then
+/// its lane.
+fn age_key(id: &str) -> (u64, &str, usize, &str, usize, &str) {
     let (lane, stamp, n) = parts(id).unwrap_or(("", "", ""));
-    (stamp, n.len(), n, lane.len(), lane)
+    (journal_seq(id), stamp, n.len(), n, lane.len(), lane)
 }
 
 /// `2026-11-29T10:00:00Z` from a file name's `20261129T100000Z`, or the
@@ -388,9 +391,11 @@ mod tests {
     }
 
     #[test]
-    fn newest_sorts_first_by_stamp_then_count() {
+    fn newest_sorts_first_by_sequence_then_stamp_then_count() {
         let mut ids = vec![
+            "lane7-20990101T000000Z-000002",
             "lane7-20261129T100000Z-02",
+            "lane7-20261128T000000Z-000003",
             "lane7-20261130T090000Z-01",
             "lane7-20261129T100000Z-01",
             "lane7-20261129T100000Z-100",
@@ -399,6 +404,8 @@ mod tests {
         assert_eq!(
             ids,
             [
+                "lane7-20261128T000000Z-000003",
+                "lane7-20990101T000000Z-000002",
                 "lane7-20261130T090000Z-01",
                 "lane7-20261129T100000Z-100",
                 "lane7-20261129T100000Z-02",

@@ -3,6 +3,8 @@
 // Each test or benchmark that includes this uses only some of it.
 #![allow(dead_code)]
 
+pub mod http;
+
 use lanecall::journal::{Header, Writer};
 use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
 use lanecall::store::{rfc3339, unix_now};
