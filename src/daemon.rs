@@ -370,7 +370,7 @@ impl Core {
                     let passed = Instant::now().checked_sub(GRACE).map(|at| self.clock.t(at));
                     if let Some(due) = deadline.filter(|&d| passed.is_some_and(|p| d <= p)) {
                         self.replay.tick(due);
-                        self.effects();
+                        self.effects(false);
                     }
                     // A sound card that came or went shows on the panel.
                     if self.speaker.status() != self.speaker_status {
@@ -410,7 +410,7 @@ impl Core {
         match self.journal_input(&stamped) {
             Ok(line) => {
                 self.replay.apply(line, &stamped);
-                let refusal = self.effects();
+                let refusal = self.effects(true);
                 if let Some(reply) = reply {
                     let _ = reply.send(refusal.map_or(Ok(()), |r| Err(NotTaken::Refused(r))));
                 }
@@ -510,7 +510,7 @@ impl Core {
             match self.journal.append(e) {
                 Ok(line) => {
                     self.replay.apply(line, e);
-                    self.effects();
+                    self.effects(true);
                     f.waiting.pop_front();
                 }
                 Err(err) => break Err(err),
@@ -613,7 +613,9 @@ impl Core {
 
     /// Sends the effects of the last input or tick to the outputs, the
     /// speaker and the log, publishes the new state, and returns a refusal.
-    fn effects(&mut self) -> Option<Refusal> {
+    /// After an input the state is always published: even one the lane
+    /// refused is journaled, counted and listed.
+    fn effects(&mut self, after_input: bool) -> Option<Refusal> {
         let mut refusal = None;
         let mut changed = false;
         let lane = self.replay.lane();
@@ -641,7 +643,7 @@ impl Core {
                 Effect::Changed => changed = true,
             }
         }
-        if changed {
+        if changed || after_input {
             self.publish();
         }
         refusal

@@ -10,35 +10,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use lanecall::journal::sealed_event_line;
-use lanecall::lane::scoring::{from_notation, next_position};
-use lanecall::lane::{Event, PinSet, Stamped};
-use lanecall::pinsetter::{Body, Message, format_line};
+use lanecall::lane::{Event, Stamped};
 use lanecall::replay::Replay;
 use lanecall::sim::Rng;
 use serde_json::Value;
 use serialport::{SerialPort, TTYPort};
 
 mod support;
-
-/// The pinsetter's lines for a game written in the sheet's notation: after
-/// each ball what stands, then the deck set for the next one.
-fn pinsetter_lines(notation: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut seq: u8 = 0;
-    let mut line = |body| {
-        let l = format_line(&Message { seq, body });
-        seq = seq.wrapping_add(1);
-        l
-    };
-    lines.push(line(Body::Ready(PinSet::FULL)));
-    let balls = from_notation(notation).expect("a game in the sheet's notation");
-    for (i, ball) in balls.iter().enumerate() {
-        lines.push(line(Body::Pins(ball.standing)));
-        let next = next_position(&balls[..=i], true);
-        lines.push(line(Body::Ready(next.map_or(PinSet::FULL, |p| p.before))));
-    }
-    lines
-}
 
 fn game_of(replay: &Replay) -> Value {
     let report = serde_json::to_value(replay.report()).unwrap();
@@ -113,7 +91,7 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
     let config = support::write_config(&dir, 3, &port, support::free_port(), &hash);
 
     let notation = "X 9/ 72 X X 8- 9/ 9- X X9/";
-    let lines = pinsetter_lines(notation);
+    let lines = support::pinsetter_lines(notation, 0);
     let mut lane = Lane {
         config,
         journal: journal.clone(),

@@ -71,6 +71,11 @@ pub fn write_config(
          [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {pin_hash:?}\n"
     );
     std::fs::write(&config, text).expect("the config is written");
+    // On the card for good, as a technician's config is long before a
+    // fault (a test may fail the card right after).
+    std::fs::File::open(&config)
+        .and_then(|f| f.sync_all())
+        .expect("the config is synced");
     config
 }
 
@@ -83,5 +88,148 @@ pub fn wait_listening(http: u16) {
             "the daemon did not listen"
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The pinsetter's lines for a game written in the sheet's notation, its
+/// sequence numbers from `first_seq` on: the deck set, then after each ball
+/// what stands and the deck set for the next one.
+pub fn pinsetter_lines(notation: &str, first_seq: u8) -> Vec<String> {
+    use lanecall::lane::PinSet;
+    use lanecall::lane::scoring::{from_notation, next_position};
+    use lanecall::pinsetter::{Body, Message, format_line};
+    let mut seq = first_seq;
+    let mut line = |body| {
+        let l = format_line(&Message { seq, body });
+        seq = seq.wrapping_add(1);
+        l
+    };
+    let mut lines = vec![line(Body::Ready(PinSet::FULL))];
+    let balls = from_notation(notation).expect("a game in the sheet's notation");
+    for (i, ball) in balls.iter().enumerate() {
+        lines.push(line(Body::Pins(ball.standing)));
+        let next = next_position(&balls[..=i], true);
+        lines.push(line(Body::Ready(next.map_or(PinSet::FULL, |p| p.before))));
+    }
+    lines
+}
+
+/// `lanecall run` on a config of [`write_config`], with the API to drive
+/// it as a judge. Killed when dropped.
+pub struct Daemon {
+    pub child: std::process::Child,
+    pub http: http::Http,
+    cookie: Option<String>,
+}
+
+impl Daemon {
+    /// Starts the daemon and waits until it listens on `http`.
+    pub fn start(config: &std::path::Path, http: u16) -> Daemon {
+        // The log goes beside the config, and is shown if it never listens.
+        let log_path = config.with_extension("log");
+        let log = std::fs::File::create(&log_path).expect("a log file");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lanecall"))
+            .args(["run", "--config"])
+            .arg(config)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("lanecall runs");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", http)).is_err() {
+            if std::time::Instant::now() > until || child.try_wait().ok().flatten().is_some() {
+                let _ = child.kill();
+                panic!(
+                    "the daemon did not listen:\n{}",
+                    std::fs::read_to_string(&log_path).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Daemon {
+            child,
+            http: http::Http::new(http),
+            cookie: None,
+        }
+    }
+
+    /// Logs in as a judge with `pin`.
+    pub fn login(&mut self, pin: &str) {
+        let body = serde_json::json!({"pin": pin, "name": "Judge Orlova"}).to_string();
+        let r = self
+            .http
+            .request(
+                "POST",
+                "/api/login",
+                &[("Content-Type", "application/json")],
+                body.as_bytes(),
+            )
+            .expect("the login is answered");
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        let cookie = r.header("set-cookie").expect("a session cookie");
+        self.cookie = Some(cookie.split(';').next().unwrap_or("").to_owned());
+    }
+
+    /// Posts a panel action; returns the status and the body.
+    pub fn action(&mut self, action: serde_json::Value) -> (u16, String) {
+        let cookie = self.cookie.clone().expect("logged in");
+        let body = action.to_string();
+        let r = self
+            .http
+            .request(
+                "POST",
+                "/api/actions",
+                &[("Content-Type", "application/json"), ("Cookie", &cookie)],
+                body.as_bytes(),
+            )
+            .expect("the action is answered");
+        (r.status, String::from_utf8_lossy(&r.body).into_owned())
+    }
+
+    /// `GET /api/lane`.
+    pub fn lane(&mut self) -> serde_json::Value {
+        let r = self
+            .http
+            .request("GET", "/api/lane", &[], b"")
+            .expect("the lane is answered");
+        assert_eq!(r.status, 200);
+        serde_json::from_slice(&r.body).expect("the lane is JSON")
+    }
+
+    /// Polls `/api/lane` for up to 10 s until `cond` holds; returns it.
+    pub fn wait_lane(
+        &mut self,
+        what: &str,
+        cond: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let lane = self.lane();
+            if cond(&lane) {
+                return lane;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "within 10 s the lane did not show {what}: {}",
+                lane["journal"]
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Stops the daemon as systemd does (SIGTERM) and waits for it.
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.child.wait().expect("the daemon ends")
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

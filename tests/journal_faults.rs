@@ -1,0 +1,560 @@
+//! Faults a bowling centre really has, injected into the real `lanecall
+//! run`: an SD card that fills up or goes read-only mid-game, journals left
+//! damaged, clocks that lie, a journal deleted under the running lane, the
+//! second block of the day. Each test asserts what the lane shows equals
+//! what its journal holds.
+//!
+//! The disk faults mount a small tmpfs or ext4 image, which needs root (CI
+//! runs as root). Elsewhere they say so and pass; under CI they fail.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use lanecall::replay::Replay;
+use serde_json::{Value, json};
+use serialport::{SerialPort, TTYPort};
+
+mod support;
+use support::Daemon;
+
+const PIN: &str = "2468";
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanecall-faults-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A mount made for one test, taken down when dropped.
+struct Mount {
+    point: PathBuf,
+}
+
+impl Mount {
+    /// `mount ARGS… point`, or `None` (after saying why) where this
+    /// machine does not let the test mount: not root. Under CI that is a
+    /// failure, since CI runs as root.
+    fn new(args: &[&str], point: &Path) -> Option<Mount> {
+        fs::create_dir_all(point).unwrap();
+        let out = Command::new("mount").args(args).arg(point).output();
+        match out {
+            Ok(o) if o.status.success() => Some(Mount {
+                point: point.to_owned(),
+            }),
+            other => {
+                let why = match other {
+                    Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
+                    Err(e) => e.to_string(),
+                };
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "CI runs as root and must be able to mount: {why}"
+                );
+                eprintln!("skipped: this fault test mounts a file system, which needs root: {why}");
+                None
+            }
+        }
+    }
+
+    /// The device mounted here (`/dev/loop3`).
+    fn device(&self) -> String {
+        let out = Command::new("findmnt")
+            .args(["-n", "-o", "SOURCE"])
+            .arg(&self.point)
+            .output()
+            .expect("findmnt runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.point).status();
+    }
+}
+
+/// A lane whose state directory is `dir`, with a block already started
+/// for Ivan Petrov (B2), the pinsetter on a pseudo-terminal, running and
+/// logged in.
+struct Lane {
+    daemon: Daemon,
+    pinsetter: TTYPort,
+    journal: PathBuf,
+    config: PathBuf,
+    http: u16,
+    /// The pinsetter's lines of the game, in order.
+    lines: Vec<String>,
+    sent: usize,
+}
+
+impl Lane {
+    fn start(dir: &Path, journal_name: &str) -> Lane {
+        fs::create_dir_all(dir.join("journal")).unwrap();
+        let journal = dir.join("journal").join(journal_name);
+        fs::write(&journal, support::journal_with_open_block(3, 1)).unwrap();
+        let (pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+        let port = slave.name().expect("the slave's name");
+        let hash = lanecall::web::hash_pin(PIN).unwrap();
+        let http = support::free_port();
+        let config = support::write_config(dir, 3, &port, http, &hash);
+        let mut daemon = Daemon::start(&config, http);
+        daemon.login(PIN);
+        daemon.wait_lane("the pinsetter's port open", |l| {
+            l["pinsetter"]["link"] == "up"
+        });
+        drop(slave);
+        Lane {
+            daemon,
+            pinsetter,
+            journal,
+            config,
+            http,
+            lines: support::pinsetter_lines("X 9/ 72 X X 8- 9/ 9- X X9/", 0),
+            sent: 0,
+        }
+    }
+
+    /// Sends the pinsetter's next `n` lines.
+    fn bowl(&mut self, n: usize) {
+        for line in &self.lines[self.sent..self.sent + n] {
+            self.pinsetter
+                .write_all(format!("{line}\r\n").as_bytes())
+                .unwrap();
+        }
+        self.sent += n;
+    }
+
+    /// Sends the next `n` lines and waits until the lane has taken them.
+    fn bowl_taken(&mut self, n: usize) -> Value {
+        let before = self.daemon.lane()["events"].as_u64().unwrap();
+        self.bowl(n);
+        let want = before + n as u64;
+        self.daemon
+            .wait_lane("the balls taken", |l| l["events"].as_u64() >= Some(want))
+    }
+
+    /// A judge's action the lane journals and refuses (B2 bowlers have no
+    /// blindfold check): it changes no score.
+    fn harmless_action(&mut self) -> (u16, String) {
+        self.daemon
+            .action(json!({"ev": "blindfold_check", "bowler": "Ivan Petrov", "ok": true}))
+    }
+
+    /// What the lane shows equals what its journal holds.
+    fn assert_shows_the_journal(&mut self) -> Value {
+        let lane = self.daemon.lane();
+        assert_shows(&lane, &self.journal);
+        lane
+    }
+}
+
+/// The sheet and the count of inputs `lane` shows are those the journal
+/// at `path` replays to.
+fn assert_shows(lane: &Value, path: &Path) {
+    let replay = Replay::from_reader(fs::read(path).unwrap().as_slice()).unwrap();
+    let report = serde_json::to_value(replay.report()).unwrap();
+    assert_eq!(
+        lane["events"], report["events"],
+        "inputs shown vs journaled"
+    );
+    assert_eq!(
+        lane["bowlers"], report["bowlers"],
+        "the sheet shown vs journaled"
+    );
+}
+
+fn game(lane: &Value) -> &Value {
+    &lane["bowlers"][0]["games"][0]
+}
+
+/// Writes into `dir` until the disk is full.
+fn fill(dir: &Path) -> PathBuf {
+    let path = dir.join("filler");
+    let mut f = fs::File::create(&path).unwrap();
+    let mut size = 1 << 16;
+    let chunk = vec![b'x'; size];
+    while size > 0 {
+        match f.write(&chunk[..size]) {
+            Ok(n) if n == size => {}
+            _ => size /= 2,
+        }
+    }
+    let _ = f.sync_all();
+    path
+}
+
+#[test]
+fn a_card_that_fills_mid_game_holds_the_lane_and_loses_no_ball() {
+    let dir = fresh_dir("full");
+    let state = dir.join("state");
+    let Some(_mount) = Mount::new(&["-t", "tmpfs", "-o", "size=1m", "tmpfs"], &state) else {
+        return;
+    };
+    let mut lane = Lane::start(&state, "lane3-20261130T100000Z-000001.jsonl");
+    // Frames 1 and 2: X 9/.
+    lane.bowl_taken(5);
+    lane.assert_shows_the_journal();
+
+    let filler = fill(&state);
+    // The journal's last page may still take a few lines: judges' actions
+    // are answered until one cannot be written.
+    let mut refused = None;
+    for _ in 0..400 {
+        match lane.harmless_action() {
+            (409, _) => {}
+            (503, body) => {
+                refused = Some(body);
+                break;
+            }
+            other => panic!("an action on a full card: {other:?}"),
+        }
+    }
+    let refused = refused.expect("a full card refuses an action");
+    assert!(
+        refused.contains("the journal cannot be written"),
+        "{refused}"
+    );
+    let held = lane.assert_shows_the_journal();
+    assert_eq!(held["journal"]["state"], "failed", "{}", held["journal"]);
+    assert!(
+        held["journal"]["failed"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("No space left"),
+        "{}",
+        held["journal"]
+    );
+
+    // The bowler bowls on: the spare of frame 2 and the 7 of frame 3 wait
+    // for the journal, unscored.
+    lane.bowl(4);
+    let waiting = lane.daemon.wait_lane("the balls waiting", |l| {
+        l["journal"]["failed"]["waiting"] == 4
+    });
+    assert_eq!(game(&waiting), game(&held), "nothing scored while it waits");
+    assert_shows(&waiting, &lane.journal);
+
+    // Space again: the lane goes on by itself, the waiting balls scored.
+    fs::remove_file(filler).unwrap();
+    let back = lane.daemon.wait_lane("the journal written again", |l| {
+        l["journal"]["state"] == "ok"
+    });
+    assert_eq!(back["journal"]["notices"].as_array().unwrap().len(), 1);
+    assert_shows(&back, &lane.journal);
+    assert_eq!(game(&back)["frames"][1]["marks"], "9/");
+    assert_eq!(game(&back)["frames"][2]["marks"], "7");
+
+    let rest = lane.lines.len() - lane.sent;
+    let done = lane.bowl_taken(rest);
+    assert_eq!(game(&done)["total"], 177);
+    assert_eq!(game(&done)["complete"], true);
+    lane.assert_shows_the_journal();
+    let text = fs::read_to_string(&lane.journal).unwrap();
+    for (i, line) in text.lines().enumerate() {
+        assert_eq!(
+            lanecall::journal::unseal(line),
+            Ok(i as u64 + 1),
+            "line {} whole, sealed, numbered in order",
+            i + 1
+        );
+    }
+
+    // A restart shows the same sheet.
+    let last = game(&done).clone();
+    assert!(lane.daemon.stop().success());
+    let mut again = Daemon::start(&lane.config, lane.http);
+    assert_eq!(game(&again.lane()), &last);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_card_gone_read_only_holds_the_lane_and_a_restart_shows_the_last_sheet() {
+    let dir = fresh_dir("readonly");
+    let image = dir.join("card.img");
+    let state = dir.join("state");
+    let made = Command::new("truncate")
+        .args(["-s", "8M"])
+        .arg(&image)
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new("mkfs.ext4")
+            .args(["-q", "-F"])
+            .arg(&image)
+            .status()
+            .is_ok_and(|s| s.success());
+    assert!(
+        made || std::env::var_os("CI").is_none(),
+        "mkfs.ext4 is needed"
+    );
+    if !made {
+        eprintln!("skipped: no mkfs.ext4");
+        return;
+    }
+    let image_arg = image.to_string_lossy().into_owned();
+    let mount_args = ["-o", "loop,errors=remount-ro", image_arg.as_str()];
+    let Some(mount) = Mount::new(&mount_args, &state) else {
+        return;
+    };
+    let mut lane = Lane::start(&state, "lane3-20261130T100000Z-000001.jsonl");
+    lane.bowl_taken(5);
+    let last = lane.assert_shows_the_journal();
+
+    // The card fails: ext4 remounts itself read-only, as on an SD card
+    // with a write error.
+    let device = mount.device();
+    let loop_name = device.trim_start_matches("/dev/");
+    fs::write(format!("/sys/fs/ext4/{loop_name}/trigger_fs_error"), "1")
+        .expect("ext4 takes a simulated error");
+
+    let (status, body) = lane.harmless_action();
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("Read-only file system"), "{body}");
+    lane.bowl(2);
+    let held = lane.daemon.wait_lane("the balls waiting", |l| {
+        l["journal"]["failed"]["waiting"] == 2
+    });
+    assert_eq!(game(&held), game(&last), "nothing scored while it fails");
+
+    // A second start on the read-only card says which directory.
+    let second = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        .args(["run", "--config"])
+        .arg(&lane.config)
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        said.contains(&*state.to_string_lossy()) && said.contains("Read-only"),
+        "{said}"
+    );
+
+    assert!(lane.daemon.stop().success());
+    drop(mount);
+    // The technician repairs the card and starts the lane again.
+    let fsck = Command::new("e2fsck")
+        .arg("-fy")
+        .arg(&image)
+        .status()
+        .unwrap();
+    assert!(fsck.code().is_some_and(|c| c <= 1), "e2fsck: {fsck:?}");
+    let Some(_mount) = Mount::new(&mount_args, &state) else {
+        return;
+    };
+    assert_shows(&last, &lane.journal);
+    let mut again = Daemon::start(&lane.config, lane.http);
+    let after = again.lane();
+    assert_eq!(game(&after), game(&last));
+    assert_eq!(after["journal"]["state"], "ok");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A journal a full card or a bad one can leave as the newest.
+fn damaged_journals() -> Vec<(&'static str, Vec<u8>)> {
+    let good = support::journal_with_open_block(3, 1);
+    let header = good.lines().next().unwrap();
+    let events: String = good.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let flipped = good.replacen("\"lane\":3", "\"lane\":8", 1);
+    vec![
+        ("an empty file", Vec::new()),
+        ("no header", events.into_bytes()),
+        ("a changed byte in the header", flipped.into_bytes()),
+        (
+            "an unknown foul_mode",
+            format!(
+                "{{\"journal\":\"lanecall\",\"version\":1,\"lane\":3,\"rules\":{{\"foul_mode\":\"sideways\"}}}}\n{}",
+                good.lines().nth(1).unwrap()
+            )
+            .into_bytes(),
+        ),
+        ("binary garbage", vec![0, 159, 146, 150, 255, b'\n']),
+        ("a header cut short", header.as_bytes()[..20].to_vec()),
+    ]
+}
+
+#[test]
+fn a_damaged_newest_journal_is_set_aside_and_the_lane_starts() {
+    for (what, bytes) in damaged_journals() {
+        let dir = fresh_dir("damaged");
+        let name = "lane3-20261130T100000Z-000005.jsonl";
+        fs::create_dir_all(dir.join("journal")).unwrap();
+        fs::write(dir.join("journal").join(name), &bytes).unwrap();
+        let hash = lanecall::web::hash_pin(PIN).unwrap();
+        let http = support::free_port();
+        let config = support::write_config(&dir, 3, "/dev/null-pinsetter", http, &hash);
+        let mut daemon = Daemon::start(&config, http);
+        let lane = daemon.lane();
+        let journal = &lane["journal"];
+        assert_eq!(journal["state"], "ok", "{what}: {journal}");
+        let aside = &journal["set_aside"][0];
+        assert_eq!(
+            aside["file"],
+            format!("{name}.damaged"),
+            "{what}: {journal}"
+        );
+        assert!(!aside["reason"].as_str().unwrap().is_empty(), "{what}");
+        assert_eq!(
+            fs::read(dir.join("journal").join(format!("{name}.damaged"))).unwrap(),
+            bytes,
+            "{what}: kept as it was"
+        );
+        assert!(
+            journal["file"].as_str().unwrap().ends_with("-000006.jsonl"),
+            "{what}: a new journal after the damaged one: {journal}"
+        );
+        drop(daemon);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn a_missing_state_dir_stops_the_start_and_is_named() {
+    let dir = fresh_dir("nostate");
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let config = support::write_config(&dir, 3, "/dev/null-pinsetter", 1, &hash);
+    let missing = dir.join("gone");
+    let text = fs::read_to_string(&config).unwrap().replace(
+        &format!("state_dir = {dir:?}"),
+        &format!("state_dir = {missing:?}"),
+    );
+    fs::write(&config, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        .args(["run", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(&*missing.to_string_lossy()) && said.contains("does not exist"),
+        "{said}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A Pi with no clock battery started a journal dated 2099, then the clock
+/// was put right: the block in progress is recovered all the same.
+#[test]
+fn an_open_block_is_recovered_whatever_dates_the_names_carry() {
+    let dir = fresh_dir("dates");
+    fs::create_dir_all(dir.join("journal")).unwrap();
+    let closed = format!(
+        "{}{}",
+        support::journal_with_open_block(3, 1),
+        lanecall::journal::sealed_event_line(
+            &lanecall::lane::Stamped {
+                t: 2,
+                event: lanecall::lane::Event::Panel(lanecall::lane::Panel {
+                    by: None,
+                    action: lanecall::lane::Action::EndBlock,
+                }),
+            },
+            4
+        ) + "\n"
+    );
+    assert_eq!(
+        Replay::from_reader(closed.as_bytes()).unwrap().errors(),
+        &[]
+    );
+    let ahead = "lane3-20991231T235959Z-000001.jsonl";
+    let open = "lane3-20261130T100000Z-000002.jsonl";
+    fs::write(dir.join("journal").join(ahead), closed).unwrap();
+    fs::write(
+        dir.join("journal").join(open),
+        support::journal_with_open_block(3, 2),
+    )
+    .unwrap();
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let http = support::free_port();
+    let config = support::write_config(&dir, 3, "/dev/null-pinsetter", http, &hash);
+    let mut daemon = Daemon::start(&config, http);
+    let lane = daemon.lane();
+    assert_eq!(lane["journal"]["file"], open);
+    assert_eq!(lane["up"]["bowler"], "Ivan Petrov", "{}", lane["up"]);
+    drop(daemon);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_journal_deleted_under_the_running_lane_is_put_back() {
+    let dir = fresh_dir("deleted");
+    let mut lane = Lane::start(&dir, "lane3-20261130T100000Z-000001.jsonl");
+    lane.bowl_taken(3);
+    fs::remove_file(&lane.journal).unwrap();
+    let noticed = lane.daemon.wait_lane("the deleted journal noticed", |l| {
+        l["journal"]["notices"].as_array().is_some_and(|n| {
+            n.iter()
+                .any(|n| n["message"].as_str().unwrap().contains("deleted"))
+        })
+    });
+    assert!(lane.journal.exists(), "put back at its path");
+    assert_shows(&noticed, &lane.journal);
+    lane.bowl_taken(2);
+    assert_eq!(lane.harmless_action().0, 409);
+    lane.assert_shows_the_journal();
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The second block of the day starts a journal of its own, and lane time
+/// runs on in it: a beam break can still be measured, a timer still runs.
+#[test]
+fn lane_time_runs_on_into_the_next_blocks_journal() {
+    let dir = fresh_dir("second-block");
+    let mut lane = Lane::start(&dir, "lane3-20261130T100000Z-000001.jsonl");
+    lane.lines = support::pinsetter_lines("X X X X X X X X X XXX", 0);
+    let all = lane.lines.len();
+    let first = lane.bowl_taken(all);
+    assert_eq!(game(&first)["total"], 300);
+    assert_eq!(lane.daemon.action(json!({"ev": "end_block"})).0, 200);
+    let old_last_t = Replay::from_reader(fs::read(&lane.journal).unwrap().as_slice())
+        .unwrap()
+        .last_t();
+
+    let bowlers = json!([{"name": "Anna Smirnova", "class": "B3"}]);
+    assert_eq!(
+        lane.daemon
+            .action(json!({"ev": "lineup", "bowlers": bowlers}))
+            .0,
+        200
+    );
+    let second = lane.daemon.lane();
+    let name = second["journal"]["file"].as_str().unwrap().to_owned();
+    assert!(name.ends_with("-000002.jsonl"), "{name}");
+    let journal = dir.join("journal").join(&name);
+    assert_eq!(
+        lane.daemon
+            .action(json!({"ev": "start_block", "games": 1}))
+            .0,
+        200
+    );
+    for _ in 0..2 {
+        std::thread::sleep(Duration::from_millis(400));
+        lane.daemon.action(json!({"ev": "hold", "on": true}));
+        lane.daemon.action(json!({"ev": "hold", "on": false}));
+    }
+    let text = fs::read_to_string(&journal).unwrap();
+    let ts: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["t"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ts.len(), 6, "{text}");
+    assert!(
+        ts[0] >= old_last_t,
+        "the new journal's time goes on: {ts:?} after {old_last_t}"
+    );
+    assert!(
+        ts[4] - ts[2] >= 300,
+        "400 ms apart on the lane, {} ms apart in the journal: {ts:?}",
+        ts[4] - ts[2]
+    );
+    assert_shows(&lane.daemon.lane(), &journal);
+    let _ = fs::remove_dir_all(&dir);
+}
