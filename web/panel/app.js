@@ -70,11 +70,17 @@ function announce(text) {
 function showError(text) {
   $('error-text').textContent = text;
   $('error').hidden = false;
+  // The open dialog covers the page's message: a refusal of what it sent is
+  // shown in it too (the page's message is the one read out, role="alert").
+  $('dialog-error').textContent = text;
+  $('dialog-error').hidden = !S.dialog;
 }
 
 function clearError() {
   $('error').hidden = true;
   $('error-text').textContent = '';
+  $('dialog-error').hidden = true;
+  $('dialog-error').textContent = '';
 }
 
 // Replaces a container's content, keeping what was typed into its fields
@@ -741,6 +747,7 @@ function enterPins(opener) {
 
 function openDialog(d) {
   S.dialog = d;
+  $('dialog-error').hidden = true;
   $('dialog-backdrop').hidden = false;
   document.body.classList.add('modal');
   for (const id of ['nav', 'main', 'status', 'auth']) $(id).setAttribute('aria-hidden', 'true');
