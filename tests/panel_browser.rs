@@ -2,7 +2,10 @@
 //! driven by playwright-core from `tests/browser/`): a judge logs in, sets
 //! the lane order, checks a blindfold, starts the block, sees a ball from
 //! the pinsetter arrive on the score sheet, corrects it and exports the
-//! sheet as CSV. Screenshots go to `target/panel-screenshots/`.
+//! sheet as CSV; then, fed a journal that cannot be written, the panel
+//! shows its banner over every section and a judge action's 503 refusal,
+//! and drops the banner when the journal is written again. Screenshots go
+//! to `target/panel-screenshots/`.
 //!
 //! The lane is the real `lanecall run`, its pinsetter a pseudo-terminal this
 //! test writes to when the browser script asks for a ball.

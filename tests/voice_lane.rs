@@ -14,7 +14,7 @@ use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::speaker::Voice;
 use lanecall::speaker::pack::{Clip, VoicePack};
 use lanecall::speaker::phrase;
-use lanecall::speaker::player::AudioOut;
+use lanecall::speaker::player::{AudioOut, CLIP_GAP, render};
 
 /// A sound card that keeps what it was given.
 struct Recorder(Arc<Mutex<Vec<Vec<Vec<i16>>>>>);
@@ -29,6 +29,47 @@ impl AudioOut for Recorder {
         Ok(())
     }
     fn close(&mut self) {}
+}
+
+/// What [`Rendered`] was given and how it sounded.
+struct Sounded {
+    clips: Vec<Vec<i16>>,
+    rate: u32,
+    sound: Vec<i16>,
+}
+
+/// A sound card that renders what it is given through rodio's device-free
+/// player, as the speaker would play it.
+struct Rendered(Arc<Mutex<Vec<Sounded>>>);
+
+impl AudioOut for Rendered {
+    fn open(&mut self) -> Result<String, String> {
+        Ok("rendered".into())
+    }
+    fn play(&mut self, clips: &[Clip], _volume: f32) -> Result<(), String> {
+        let (rate, sound) = render(clips, CLIP_GAP);
+        self.0.lock().unwrap().push(Sounded {
+            clips: clips.iter().map(|c| c.samples.to_vec()).collect(),
+            rate,
+            sound,
+        });
+        Ok(())
+    }
+    fn close(&mut self) {}
+}
+
+/// Waits for the speaker's thread to have played `n` utterances.
+fn wait_for<T>(log: &Mutex<Vec<T>>, n: usize) {
+    for _ in 0..500 {
+        if log.lock().unwrap().len() >= n {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    panic!(
+        "the speaker played {} of {n} callouts",
+        log.lock().unwrap().len()
+    );
 }
 
 fn bowler(name: &str, verbosity: Verbosity, language: Option<Language>) -> Bowler {
@@ -129,18 +170,8 @@ impl Fixture {
 
     /// What was played, once the speaker thread has played all `n`.
     fn played(&self, n: usize) -> Vec<Vec<Vec<i16>>> {
-        for _ in 0..500 {
-            let p = self.played.lock().unwrap();
-            if p.len() >= n {
-                return p.clone();
-            }
-            drop(p);
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        panic!(
-            "the speaker played {} of {n} callouts",
-            self.played.lock().unwrap().len()
-        );
+        wait_for(&self.played, n);
+        self.played.lock().unwrap().clone()
     }
 }
 
@@ -223,4 +254,36 @@ fn the_assistant_hears_of_a_pinsetter_fault_and_nothing_else_of_conduct() {
         ["ru:n10", "ru:right_side"],
         "the penalty is not spoken"
     );
+}
+
+#[test]
+fn a_journal_that_cannot_be_written_is_said_aloud_in_the_lanes_language() {
+    for language in [Language::Ru, Language::En] {
+        let played = Arc::new(Mutex::new(Vec::new()));
+        let config = SpeakerConfig {
+            language,
+            ..SpeakerConfig::default()
+        };
+        let mut voice = Voice::with_output(&config, Box::new(Rendered(played.clone())));
+        voice.journal_failed();
+        wait_for(&played, 1);
+        let played = played.lock().unwrap();
+        let said = &played[0];
+        let lang = language.as_str();
+        assert_eq!(names(&said.clips), [format!("{lang}:journal_failed")]);
+        let seconds = said.sound.len() as f64 / f64::from(said.rate);
+        let sum: f64 = said.sound.iter().map(|&s| f64::from(s).powi(2)).sum();
+        let rms = (sum / said.sound.len() as f64).sqrt();
+        println!("{lang}: {seconds:.2} s, RMS {rms:.0}");
+        // A whole sentence, not a click, and loud enough to be heard.
+        assert!(seconds > 1.0, "{lang}: {seconds:.2} s");
+        assert!(rms > 1000.0, "{lang}: (nearly) silent, RMS {rms:.0}");
+    }
+}
+
+#[test]
+fn the_journal_failure_is_said_in_the_lanes_language_not_the_bowlers() {
+    let mut f = Fixture::new(vec![bowler("Anna", Verbosity::Pins, Some(Language::En))]);
+    f.voice.journal_failed();
+    assert_eq!(names(&f.played(1)[0]), ["ru:journal_failed"]);
 }

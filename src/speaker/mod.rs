@@ -84,6 +84,17 @@ impl Voice {
     pub fn state(&self) -> SpeakerState {
         self.speaker.state()
     }
+
+    /// Says one clip to the assistant and the judges, in the lane's
+    /// language (not a bowler's own: it is not their callout).
+    fn say_to_assistant(&self, name: &str) {
+        if let Some(clip) = self.pack(self.language).get(name).cloned() {
+            self.speaker.say(Utterance {
+                clips: vec![clip],
+                queued_at: std::time::Instant::now(),
+            });
+        }
+    }
 }
 
 fn load_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
@@ -139,12 +150,15 @@ impl CalloutSink for Voice {
             ConductKind::SlowBowling { .. } => "slow_bowling_warning",
             _ => return,
         };
-        if let Some(clip) = self.pack(self.language).get(name).cloned() {
-            self.speaker.say(Utterance {
-                clips: vec![clip],
-                queued_at: std::time::Instant::now(),
-            });
-        }
+        self.say_to_assistant(name);
+    }
+
+    /// "Scoring stopped, call a judge", in the lane's language: the lane
+    /// holds while its journal cannot be written, and the assistant beside
+    /// a blind bowler cannot see the panel that says so.
+    fn journal_failed(&mut self) {
+        tracing::info!("callout: scoring stopped, call a judge");
+        self.say_to_assistant("journal_failed");
     }
 
     fn status(&self) -> Option<serde_json::Value> {

@@ -62,6 +62,8 @@ pub const CLIPS: &[&str] = &[
     "lane",
     "pinsetter_fault",
     "slow_bowling_warning",
+    // The journal cannot be written: the lane holds (said to the assistant).
+    "journal_failed",
     // Short verbosity: how many pins stand, with Russian agreement.
     "standing_one",
     "standing_few",

@@ -107,6 +107,90 @@ try {
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   await shot('06-landscape');
+  await page.setViewportSize({ width: 800, height: 1280 });
+
+  step('the journal cannot be written: a banner over every section');
+  // The lane's events come from a stand-in event stream the script feeds
+  // (the daemon's journal does not fail on demand); the lane is the
+  // daemon's own, with the journal's state added.
+  const lane = await (await page.request.get(new URL('/api/lane', url).href)).json();
+  await page.addInitScript(() => {
+    window.EventSource = class extends EventTarget {
+      constructor() {
+        super();
+        window.laneEvents = this;
+        setTimeout(() => this.onopen && this.onopen(), 0);
+      }
+      close() {}
+    };
+  });
+  await page.reload();
+  await page.waitForSelector(id('frame-0-1-1'));
+  const push = (journal) => page.evaluate(([l, j]) => window.laneEvents.dispatchEvent(
+    new MessageEvent('lane', { data: JSON.stringify({ ...l, journal: j }) })), [lane, journal]);
+  const reason = 'No space left on device (os error 28)';
+  await push({
+    state: 'failed',
+    file: 'lane5-20261130T120000Z-000004.jsonl',
+    lines: 40,
+    failed: { reason, since_t: 123456, waiting: 3, shed: 0 },
+    set_aside: [{ file: 'lane5-20261129T090000Z-000001.jsonl.damaged', reason: 'line 1, the header, is damaged' }],
+    notices: [{ at: '2026-11-30T12:03:00Z', message: 'the journal file was deleted while the lane ran: restored from the open file' }],
+    mirror: { state: 'failed', path: '/mnt/usb/lanecall', reason: 'Read-only file system (os error 30)' },
+  });
+  const text = (name) => page.locator(id(name)).innerText();
+  await page.waitForSelector(id('journal-alert'), { state: 'visible' });
+  const banner = await text('journal-alert');
+  if (!banner.includes('Счёт остановлен') || !banner.includes(reason) || !banner.includes(': 3')) {
+    throw new Error(`the banner says: ${banner}`);
+  }
+  const notes = await text('journal-notes');
+  if (!notes.includes('000001.jsonl.damaged') || !notes.includes('restored from the open file')) {
+    throw new Error(`the journal's notes say: ${notes}`);
+  }
+  if (!(await text('status-mirror')).includes('Read-only file system')) {
+    throw new Error('the failed mirror is not shown');
+  }
+  await shot('07-journal-failed');
+  await page.click(id('nav-history'));
+  const top = await page.locator(id('journal-alert')).boundingBox();
+  if (!top || Math.abs(top.y) > 2) throw new Error(`the banner is not at the top of the history: ${JSON.stringify(top)}`);
+  await page.screenshot({ path: join(shots, '08-journal-failed-history.png') });
+
+  step('a judge action is refused with the lane\'s reason');
+  const refusal = `the journal cannot be written: ${reason}; the lane is held until it can`;
+  await page.route('**/api/actions', (route) => route.fulfill({ status: 503, json: { error: refusal } }));
+  await page.click(id('hold-toggle'));
+  await page.waitForFunction(
+    ([sel, want]) => document.querySelector(sel)?.textContent.includes(want),
+    [id('error'), refusal],
+  );
+  await page.click(id('ball-0-1-1-1'));
+  await page.click(id('correct-submit'));
+  await page.waitForFunction(
+    ([sel, want]) => document.querySelector(sel)?.textContent.includes(want),
+    [id('dialog-error'), refusal],
+  );
+  await shot('09-refused-in-dialog');
+  await page.click(id('dialog-cancel'));
+  await page.unroute('**/api/actions');
+
+  step('in English, and in the dark theme');
+  await page.click(id('lang-toggle'));
+  await page.click(id('theme-toggle'));
+  const english = await text('journal-alert');
+  if (!english.includes('Scoring stopped') || !english.includes('Call a judge') || !english.includes('3 inputs waiting')) {
+    throw new Error(`the English banner says: ${english}`);
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(shots, '10-journal-failed-dark-en.png') });
+
+  step('the journal is written again: the banner goes');
+  await push({ state: 'ok', file: 'lane5-20261130T120000Z-000004.jsonl', lines: 44, set_aside: [], notices: [] });
+  await page.waitForSelector(id('journal-alert'), { state: 'hidden' });
+  await page.waitForSelector(id('journal-notes'), { state: 'hidden' });
+  await page.waitForSelector(id('status-mirror'), { state: 'hidden' });
+  await shot('11-journal-ok');
 } catch (e) {
   failed = true;
   console.error(`FAILED: ${e.message}`);

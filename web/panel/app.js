@@ -70,11 +70,17 @@ function announce(text) {
 function showError(text) {
   $('error-text').textContent = text;
   $('error').hidden = false;
+  // The open dialog covers the page's message: a refusal of what it sent is
+  // shown in it too (the page's message is the one read out, role="alert").
+  $('dialog-error').textContent = text;
+  $('dialog-error').hidden = !S.dialog;
 }
 
 function clearError() {
   $('error').hidden = true;
   $('error-text').textContent = '';
+  $('dialog-error').hidden = true;
+  $('dialog-error').textContent = '';
 }
 
 // Replaces a container's content, keeping what was typed into its fields
@@ -188,8 +194,10 @@ function setLane(lane) {
   renderAll();
 }
 
-// Says each new ball's result, each new error and each new conduct entry.
+// Says each new ball's result, each new error and each new conduct entry,
+// and that the journal is written again (its failure is the banner's alert).
 function announceChanges(prev, lane) {
+  if (journalFailure(prev) && !journalFailure(lane)) announce(t('journalOk'));
   const counts = {
     callouts: (lane.callouts || []).length,
     errors: (lane.errors || []).length,
@@ -295,8 +303,45 @@ function renderStatus() {
   else if (sp && sp.state === 'no_device') { st = t('speakerNoDevice') + (sp.reason ? ': ' + sp.reason : ''); tone = 'bad'; }
   else if (sp && sp.state === 'off') { st = t('speakerOff') + (sp.reason ? ': ' + sp.reason : ''); }
   pill($('status-speaker'), st, tone);
+  const mirror = lane && lane.journal && lane.journal.mirror;
+  const mirrorFailed = !!mirror && mirror.state === 'failed';
+  $('status-mirror').hidden = !mirrorFailed;
+  if (mirrorFailed) pill($('status-mirror'), t('mirrorFailed', (mirror.reason || '') + (mirror.path ? ' (' + mirror.path + ')' : '')), 'warn');
+  renderJournal(lane);
   $('title').textContent = lane && lane.lane ? 'Lanecall · ' + t('titleLane', lane.lane) : 'Lanecall';
   document.title = $('title').textContent;
+}
+
+// The journal's failure (null while it is written): the lane holds and
+// scores nothing until it can write again.
+function journalFailure(lane) {
+  const j = lane && lane.journal;
+  return j && j.state === 'failed' ? j.failed || {} : null;
+}
+
+// Sets text only when it changes: a live region would read it out again.
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+// The banner while the journal cannot be written; journals set aside at
+// start and the journal's notices in the status area.
+function renderJournal(lane) {
+  const failed = journalFailure(lane);
+  $('journal-alert').hidden = !failed;
+  document.body.classList.toggle('journal-failed', !!failed);
+  if (failed) {
+    setText($('journal-alert-text'), t('journalFailed', failed.reason || '?'));
+    setText($('journal-alert-waiting'), t('journalWaiting', failed.waiting || 0, failed.shed || 0));
+  }
+  const j = (lane && lane.journal) || {};
+  const notes = [
+    ...(j.set_aside || []).map((a) => t('setAside', a.file, a.reason)),
+    ...(j.notices || []).map((n) => fmtDate(n.at) + ' — ' + n.message),
+  ];
+  const box = $('journal-notes');
+  box.hidden = !notes.length;
+  replace(box, notes.length ? [h('h3', { text: t('journalNotes') }), h('ul', {}, notes.map((x) => h('li', { text: x })))] : []);
 }
 
 // ----- pin diagram -----------------------------------------------------------
@@ -741,6 +786,7 @@ function enterPins(opener) {
 
 function openDialog(d) {
   S.dialog = d;
+  $('dialog-error').hidden = true;
   $('dialog-backdrop').hidden = false;
   document.body.classList.add('modal');
   for (const id of ['nav', 'main', 'status', 'auth']) $(id).setAttribute('aria-hidden', 'true');
