@@ -145,6 +145,135 @@ proptest! {
     }
 }
 
+/// What a damaged line must not change: everything the lane did.
+fn what_the_lane_did(report: &Value) -> Value {
+    let part = |k: &str| report[k].clone();
+    serde_json::json!([
+        part("bowlers"),
+        part("practice"),
+        part("conduct"),
+        part("callouts"),
+        part("outputs"),
+        part("events"),
+    ])
+}
+
+/// The journal without its line `k` (0-based).
+fn without_line(text: &str, k: usize) -> String {
+    text.lines()
+        .enumerate()
+        .filter(|&(i, _)| i != k)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect()
+}
+
+/// Whether `report` lists an error on line `line` (1-based).
+fn has_error_on(report: &Value, line: usize) -> bool {
+    report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["line"] == line as u64)
+}
+
+/// A format 2 journal as format 1 wrote it: no seals.
+fn unsealed(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let body = &l[..l.rfind(",\"n\":").expect("a sealed line")];
+            format!("{}}}\n", body.replacen("\"version\":2", "\"version\":1", 1))
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any one byte changed in a format 2 journal (but the header, and
+    /// never into a line end) loses that line alone.
+    #[test]
+    fn one_damaged_line_loses_only_itself(
+        seed: u64,
+        pick: prop::sample::Index,
+        at: prop::sample::Index,
+        byte: u8,
+    ) {
+        let text = journal(seed, 2, 1);
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let lines = starts.len() - 1;
+        let k = 1 + pick.index(lines - 1);
+        let line_len = starts[k + 1] - 1 - starts[k];
+        let i = starts[k] + at.index(line_len);
+        prop_assume!(byte != b'\n' && byte != text.as_bytes()[i]);
+        let mut damaged = text.clone().into_bytes();
+        damaged[i] = byte;
+        let damaged = serde_json::to_value(
+            Replay::from_reader(damaged.as_slice()).expect("a journal").report(),
+        )
+        .unwrap();
+        let without = replay(&without_line(&text, k));
+        prop_assert!(has_error_on(&damaged, k + 1), "line {} refused: {}", k + 1, damaged["errors"]);
+        prop_assert_eq!(what_the_lane_did(&damaged), what_the_lane_did(&without));
+    }
+
+    /// Format 1 has no seals, but a time far ahead of its neighbours, or
+    /// behind the line before, is still refused alone.
+    #[test]
+    fn a_time_far_off_in_a_format_1_journal_loses_only_its_line(
+        seed: u64,
+        pick: prop::sample::Index,
+        ahead: bool,
+    ) {
+        let text = unsealed(&journal(seed, 2, 1));
+        let lines: Vec<&str> = text.lines().collect();
+        let t = |l: &str| serde_json::from_str::<Value>(l).unwrap()["t"].as_u64().unwrap();
+        // An event line with a line after it (and, to go behind, a later
+        // time than the first event's).
+        let k = 2 + pick.index(lines.len() - 3);
+        prop_assume!(ahead || t(lines[k - 1]) > t(lines[1]));
+        let changed = if ahead { t(lines[k]) + 1_000_000_000 } else { t(lines[1]).saturating_sub(1) };
+        let rest = lines[k].split_once(',').unwrap().1;
+        let damaged: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| if i == k { format!("{{\"t\":{changed},{rest}\n") } else { format!("{l}\n") })
+            .collect();
+        let damaged = replay(&damaged);
+        let without = replay(&without_line(&text, k));
+        prop_assert!(has_error_on(&damaged, k + 1), "line {} refused: {}", k + 1, damaged["errors"]);
+        prop_assert_eq!(what_the_lane_did(&damaged), what_the_lane_did(&without));
+    }
+}
+
+#[test]
+fn a_repeated_line_in_a_format_2_journal_is_refused() {
+    let text = journal(7, 1, 1);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut doubled: String = lines[..=5].iter().map(|l| format!("{l}\n")).collect();
+    doubled.push_str(&format!("{}\n", lines[5]));
+    let r = replay(&doubled);
+    assert!(has_error_on(&r, 7), "{}", r["errors"]);
+    assert!(
+        r["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("repeated line"),
+        "{}",
+        r["errors"]
+    );
+    assert_eq!(
+        what_the_lane_did(&r),
+        what_the_lane_did(&replay(
+            &lines[..=5]
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        ))
+    );
+}
+
 #[test]
 fn a_journal_at_the_end_of_time_replays_without_panicking() {
     let max = u64::MAX;

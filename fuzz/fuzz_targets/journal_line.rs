@@ -1,5 +1,7 @@
-//! One journal line, arbitrary bytes: the event parser, then a whole replay
-//! of a one-header journal, then its JSON report. Nothing may panic.
+//! One journal line, arbitrary bytes: the seal check and the event parser,
+//! then a whole replay of a one-header journal in format 1 and in format 2
+//! (as it is, and sealed so that its checksum holds), then its JSON report.
+//! Nothing may panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -23,15 +25,28 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    // header + "\n" + bytes: the last line has no line end, so the reader
-    // treats it as torn...
-    let mut journal = Vec::with_capacity(HEADER.len() + data.len() + 2);
-    journal.extend_from_slice(HEADER);
-    journal.push(b'\n');
-    journal.extend_from_slice(data);
-    replay(&journal);
+    let sealed_header = lanecall::journal::Header::new(1, None, Default::default()).to_line();
+    let mut bodies = vec![data.to_vec()];
+    if let Ok(line) = std::str::from_utf8(data) {
+        let _ = lanecall::journal::unseal(line);
+        if !line.contains('\n') {
+            bodies.push(lanecall::journal::seal(line, 2).into_bytes());
+        }
+    }
+    for header in [HEADER, sealed_header.as_bytes()] {
+        for body in &bodies {
+            // header + "\n" + bytes: the last line has no line end, so the
+            // reader treats it as torn...
+            let mut journal = Vec::with_capacity(header.len() + body.len() + 2);
+            journal.extend_from_slice(header);
+            journal.push(b'\n');
+            journal.extend_from_slice(body);
+            replay(&journal);
 
-    // ...and with a final "\n", so every line of the input is applied.
-    journal.push(b'\n');
-    replay(&journal);
+            // ...and with a final "\n", so every line of the input is
+            // applied.
+            journal.push(b'\n');
+            replay(&journal);
+        }
+    }
 });

@@ -64,6 +64,7 @@ impl Bytes<'_> {
             class,
             handicap,
             team,
+            voice: Default::default(),
         }
     }
     fn side(&mut self) -> Side {
