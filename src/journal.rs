@@ -1018,6 +1018,22 @@ mod tests {
         assert_eq!(h.rules, Rules::default());
     }
 
+    /// The format 2 lines of journal.md, as they stand there.
+    #[test]
+    fn the_documented_format_2_lines_hold_their_seals() {
+        let header = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"foul_lamp_ms":3000,"foul_mode":"score","max_travel_ms":10000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"c1c5f07e"}"#;
+        let h = Header::parse(header).unwrap();
+        assert_eq!((h.version, h.lane, h.seq), (2, 7, 12));
+        assert_eq!(h.to_line(), header);
+        let ball = r#"{"t":5120,"ev":"ball","n":17,"c":"d9cd632b"}"#;
+        assert_eq!(unseal(ball), Ok(17));
+        assert_eq!(parse_event(ball).unwrap().t, 5120);
+        let changed = ball.replace("5120", "5121");
+        assert!(matches!(unseal(&changed), Err(LineError::Checksum { .. })));
+        assert!(unseal(&ball.replace("d9cd632b", "D9CD632B")).is_err());
+        assert_eq!(unseal(r#"{"t":1,"ev":"ball"}"#), Err(LineError::NoSeal));
+    }
+
     #[test]
     fn left_out_rules_take_defaults_and_unknown_ones_are_ignored() {
         let h = Header::parse(r#"{"journal":"lanecall","version":1,"lane":2,"rules":{"slow_bowling_limit_s":25,"future":1}}"#).unwrap();
