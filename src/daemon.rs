@@ -507,7 +507,7 @@ impl Core {
             let Some(e) = f.waiting.front() else {
                 break self.journal.roll_back().and_then(|()| self.store.probe());
             };
-            match self.journal.append(e) {
+            match self.journal_input(e) {
                 Ok(line) => {
                     self.replay.apply(line, e);
                     self.effects(true);

@@ -12,7 +12,7 @@ use std::io::BufRead;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
-use crate::journal::{self, Checked, Header, HeaderError, Item, LineError, Reader};
+use crate::journal::{Checked, Header, HeaderError, Item, LineError, Reader};
 use crate::lane::scoring::{self, ScoredBall, Sheet};
 use crate::lane::{
     Callout, Effect, Entry, Event, Lane, Millis, OutputChange, Pin, PinSet, Stamped, Word,
@@ -76,14 +76,6 @@ impl Replay {
     /// Event lines applied.
     pub fn events(&self) -> u64 {
         self.events
-    }
-
-    /// Parses and applies journal line number `line`.
-    pub fn apply_line(&mut self, line: u64, text: &str) -> &[Effect] {
-        match journal::parse_event(text) {
-            Ok(e) => self.apply(line, &e),
-            Err(err) => self.reject(line, err),
-        }
     }
 
     /// Records a line that could not be applied.
