@@ -178,6 +178,22 @@ struct Failure {
     /// Readings (and scripted actions) not yet journaled, in order.
     waiting: std::collections::VecDeque<Stamped<Event>>,
     shed: u64,
+    /// Where the hold that covers the failure in the journal stands.
+    hold: FailureHold,
+}
+
+/// When the journal takes writes again, the failure goes into it as a
+/// hold by `lanecall` from its start to its end, around the readings that
+/// waited: the lane was held (nobody was told to bowl), so no slow-bowling
+/// clock runs over it, in the live lane as in a replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FailureHold {
+    /// Not journaled yet.
+    ToStart,
+    /// Journaled on; off still to come.
+    On,
+    /// Nothing (more) to journal: done, or a judge's hold was on anyway.
+    Done,
 }
 
 /// The lane's thread: journal, core, effects.
@@ -407,10 +423,8 @@ impl Core {
             self.wait_or_refuse(stamped, reply);
             return;
         }
-        match self.journal_input(&stamped) {
-            Ok(line) => {
-                self.replay.apply(line, &stamped);
-                let refusal = self.effects(true);
+        match self.journal_and_apply(&stamped) {
+            Ok(refusal) => {
                 if let Some(reply) = reply {
                     let _ = reply.send(refusal.map_or(Ok(()), |r| Err(NotTaken::Refused(r))));
                 }
@@ -420,6 +434,14 @@ impl Core {
                 self.wait_or_refuse(stamped, reply);
             }
         }
+    }
+
+    /// Journals an input and, once it is durable, applies it and sends its
+    /// effects; returns the lane's refusal, if any.
+    fn journal_and_apply(&mut self, e: &Stamped<Event>) -> io::Result<Option<Refusal>> {
+        let line = self.journal_input(e)?;
+        self.replay.apply(line, e);
+        Ok(self.effects(true))
     }
 
     /// Appends an input to the journal, durably; after a block ends, the
@@ -473,6 +495,7 @@ impl Core {
             since_t: t,
             waiting: Default::default(),
             shed: 0,
+            hold: FailureHold::ToStart,
         });
         self.next_duty = Instant::now() + RETRY;
         self.publish();
@@ -496,26 +519,14 @@ impl Core {
         }
     }
 
-    /// Tries the journal again: what waited is journaled and applied in
-    /// order; with nothing waiting, the folder must take a write. The lane
-    /// goes on by itself once it can.
+    /// Tries the journal again: the failure's hold, then what waited, in
+    /// order, then the hold's end are journaled and applied. The lane goes
+    /// on by itself once it can.
     fn retry(&mut self) {
         let Some(mut f) = self.failure.take() else {
             return;
         };
-        let result = loop {
-            let Some(e) = f.waiting.front() else {
-                break self.journal.roll_back().and_then(|()| self.store.probe());
-            };
-            match self.journal_input(e) {
-                Ok(line) => {
-                    self.replay.apply(line, e);
-                    self.effects(true);
-                    f.waiting.pop_front();
-                }
-                Err(err) => break Err(err),
-            }
-        };
+        let result = self.catch_up(&mut f);
         match result {
             Ok(()) => {
                 tracing::warn!(
@@ -537,6 +548,39 @@ impl Core {
                 self.publish();
             }
         }
+    }
+
+    fn catch_up(&mut self, f: &mut Failure) -> io::Result<()> {
+        let hold = |on: bool, t: Millis, reason: Option<String>| Stamped {
+            t,
+            event: Event::Panel(Panel {
+                by: Some("lanecall".into()),
+                action: Action::Hold { on, reason },
+            }),
+        };
+        if f.hold == FailureHold::ToStart {
+            if self.replay.lane().hold().is_some() {
+                f.hold = FailureHold::Done;
+            } else {
+                let reason = format!("the journal could not be written: {}", f.reason);
+                self.journal_and_apply(&hold(true, f.since_t, Some(reason)))?;
+                f.hold = FailureHold::On;
+            }
+        }
+        while let Some(e) = f.waiting.front() {
+            self.journal_and_apply(e)?;
+            f.waiting.pop_front();
+        }
+        if f.hold == FailureHold::On {
+            let t = self.clock.t(Instant::now()).max(self.replay.last_t());
+            self.journal_and_apply(&hold(false, t, None))?;
+            f.hold = FailureHold::Done;
+            return Ok(());
+        }
+        // Nothing was written (a judge's hold was on, nothing waited): the
+        // folder must take a write all the same.
+        self.journal.roll_back()?;
+        self.store.probe()
     }
 
     /// Notices a journal deleted or replaced under the running lane, and

@@ -247,6 +247,27 @@ fn a_card_that_fills_mid_game_holds_the_lane_and_loses_no_ball() {
     assert_shows(&back, &lane.journal);
     assert_eq!(game(&back)["frames"][1]["marks"], "9/");
     assert_eq!(game(&back)["frames"][2]["marks"], "7");
+    // The journal tells the failure as a hold around the waiting balls, so
+    // no slow-bowling clock ran over it.
+    let holds: Vec<Value> = fs::read_to_string(&lane.journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["ev"] == "hold")
+        .collect();
+    assert_eq!(holds.len(), 2, "{holds:?}");
+    assert_eq!(
+        (&holds[0]["on"], &holds[0]["by"]),
+        (&json!(true), &json!("lanecall"))
+    );
+    assert!(
+        holds[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("No space left")
+    );
+    assert_eq!(holds[1]["on"], false);
+    assert_eq!(back["hold"], Value::Null, "the lane goes on by itself");
 
     let rest = lane.lines.len() - lane.sent;
     let done = lane.bowl_taken(rest);
