@@ -75,9 +75,13 @@ pub enum LineError {
     TimeBackwards { t: Millis, previous: Millis },
     #[error("t={t} is after the next line's t={next}: a damaged time, the line is refused")]
     TimeAhead { t: Millis, next: Millis },
-    #[error("no seal: a format 2 line ends with its number and checksum (`,\"n\":…,\"c\":\"…\"}}`)")]
+    #[error(
+        "no seal: a format 2 line ends with its number and checksum (`,\"n\":…,\"c\":\"…\"}}`)"
+    )]
     NoSeal,
-    #[error("checksum {found} does not match the line's bytes ({computed:08x}): the line is damaged")]
+    #[error(
+        "checksum {found} does not match the line's bytes ({computed:08x}): the line is damaged"
+    )]
     Checksum { found: String, computed: u32 },
     #[error("line number n={n} is not after the previous line's n={previous}: a repeated line")]
     Repeated { n: u64, previous: u64 },
@@ -854,7 +858,13 @@ fn check_line(
         };
         let (last_line, last_n) = *last_sealed;
         if n <= last_n {
-            return (Err(LineError::Repeated { n, previous: last_n }), None);
+            return (
+                Err(LineError::Repeated {
+                    n,
+                    previous: last_n,
+                }),
+                None,
+            );
         }
         let missing = (n - last_n).saturating_sub(line.saturating_sub(last_line));
         if missing > 0 {
@@ -963,8 +973,10 @@ impl<R: BufRead> Checked<R> {
                 self.pending = Some((line, e));
             } else {
                 let previous = self.last_t;
-                self.ready
-                    .push_back(Item::Error(line, LineError::TimeBackwards { t: e.t, previous }));
+                self.ready.push_back(Item::Error(
+                    line,
+                    LineError::TimeBackwards { t: e.t, previous },
+                ));
             }
             return;
         };
