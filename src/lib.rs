@@ -19,6 +19,8 @@
 //! - [`backup`] copies the journal folder to another (a USB stick) for
 //!   `lanecall backup`: whole lines only, each file durable before it takes
 //!   its name, the copies' seals checked.
+//! - [`mirror`] keeps a live second copy of the open journal in another
+//!   folder, on its own thread, catching up after the folder was missing.
 //! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
 
@@ -28,6 +30,7 @@ pub mod daemon;
 pub mod demo;
 pub mod journal;
 pub mod lane;
+pub mod mirror;
 pub mod pinsetter;
 pub mod replay;
 pub mod sensors;
