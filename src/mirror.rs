@@ -18,6 +18,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
@@ -182,6 +183,9 @@ struct Track {
     /// `None` until the file found there has been compared with the
     /// journal.
     copied: Option<u64>,
+    /// Whether the mirror file's name is known to be durable (its folder
+    /// synced since this process opened it).
+    named: bool,
 }
 
 enum SyncError {
@@ -232,6 +236,7 @@ fn run(shared: &Shared, retry: Duration) {
                     source: journal,
                     notified: 0,
                     copied: None,
+                    named: false,
                 },
             };
             track.notified = len;
@@ -358,7 +363,16 @@ fn sync(track: &mut Track, target: &Path, closed: bool) -> Result<(), SyncError>
         )));
     };
     let path = target.join(name);
-    let created = !path.exists();
+    // A mirror pointed at the journal folder itself would find the journal
+    // as its own copy, and might cut it.
+    if let (Ok(d), Ok(s)) = (fs::metadata(&path), src.metadata())
+        && (d.dev(), d.ino()) == (s.dev(), s.ino())
+    {
+        return Err(SyncError::Failed(format!(
+            "{} is the journal folder itself: point [journal] mirror elsewhere",
+            target.display()
+        )));
+    }
     let dest = OpenOptions::new()
         .read(true)
         .write(true)
@@ -382,14 +396,16 @@ fn sync(track: &mut Track, target: &Path, closed: bool) -> Result<(), SyncError>
             have = 0;
         }
         track.copied = Some(have);
+        track.named = false;
     }
     if have < upto {
         copy_range(&src, source, &dest, &path, have, upto)?;
         dest.sync_data().map_err(at(&path))?;
         track.copied = Some(upto);
     }
-    if created {
+    if !track.named {
         sync_folder(target)?;
+        track.named = true;
     }
     Ok(())
 }
@@ -531,6 +547,40 @@ mod tests {
         let len = append(&journal, 5, 1);
         mirror.written(&journal, len);
         eventually("the prefix is extended", || same(&journal, &copy));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_journal_folder_itself_is_refused_and_left_alone() {
+        let dir = temp_dir("itself");
+        let journal = dir.join("lane3-20261130T120000Z-000001.jsonl");
+        let len = append(&journal, 0, 5);
+        // A line being written, beyond the notified length.
+        OpenOptions::new()
+            .append(true)
+            .open(&journal)
+            .unwrap()
+            .write_all(b"{\"t\":9")
+            .unwrap();
+        let before = fs::read(&journal).unwrap();
+        let mirror = Mirror::start(dir.clone());
+        mirror.written(&journal, len);
+        eventually("status says failed", || {
+            mirror.status()["state"] == "failed"
+        });
+        let status = mirror.status();
+        assert!(
+            status["reason"]
+                .as_str()
+                .unwrap()
+                .contains("the journal folder itself"),
+            "{status}"
+        );
+        assert_eq!(
+            fs::read(&journal).unwrap(),
+            before,
+            "the journal is untouched"
+        );
         let _ = fs::remove_dir_all(&dir);
     }
 
