@@ -1123,7 +1123,18 @@ impl RawConfig {
                 "the directory for the journals, e.g. state_dir = \"/var/lib/lanecall\"",
             )
             .map(PathBuf::from);
-        let journal = self.journal.validate(&mut c);
+        let mut journal = self.journal.validate(&mut c);
+        // The mirror would take the journal for its own copy.
+        if let (Some(j), Some(dir)) = (&journal, &state_dir)
+            && j.mirror.as_deref() == Some(dir.join("journal").as_path())
+        {
+            c.push(
+                "journal.mirror",
+                "is the journal folder itself (state_dir/journal): name a folder elsewhere, \
+                 e.g. on a USB stick",
+            );
+            journal = None;
+        }
         let pinsetter = self.pinsetter.validate(&mut c);
         // The rules first, as the foul beam's debounce is checked against
         // them, but their problems last, in the file's order.

@@ -304,6 +304,9 @@ fn journal_mirror_must_be_an_absolute_path() {
     let empty = problems(&with(""));
     assert_problem(&empty, "journal.mirror", "is empty");
     assert_eq!(empty.len(), 1, "{empty:?}");
+    let itself = problems(&with("/var/lib/lanecall/journal/"));
+    assert_problem(&itself, "journal.mirror", "is the journal folder itself");
+    assert_eq!(itself.len(), 1, "{itself:?}");
 }
 
 #[test]
