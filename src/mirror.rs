@@ -135,13 +135,11 @@ impl Mirror {
         let state = lock(&self.shared.state);
         let (file, copied) = match (&latest, &state.newest) {
             (Some((journal, _)), Some((done, bytes))) if journal == done => (Some(journal), *bytes),
+            // The thread has not come to the newest journal yet.
             (Some((journal, _)), _) => (Some(journal), 0),
-            (None, newest) => (
-                newest.as_ref().map(|(p, _)| p),
-                newest.as_ref().map_or(0, |n| n.1),
-            ),
+            (None, _) => (None, 0),
         };
-        let notified = latest.as_ref().map_or(copied, |l| l.1);
+        let notified = latest.as_ref().map_or(0, |l| l.1);
         let behind = state.older_behind + notified.saturating_sub(copied);
         let path = self.shared.target.to_string_lossy();
         let mut v = match &state.failure {
