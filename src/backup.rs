@@ -17,7 +17,7 @@
 //!   daemon) are copied as they are: they are evidence.
 //!
 //! Files are streamed, never loaded whole. The byte helpers here
-//! ([`whole_len`], [`same_prefix`], [`copy_range`]) serve the live
+//! (`whole_len`, `same_prefix`, `copy_range`) serve the live
 //! [`crate::mirror`] too.
 
 use std::ffi::{OsStr, OsString};
@@ -120,8 +120,8 @@ pub enum Outcome {
 pub enum Verified {
     /// Format 2, every seal good.
     Good,
-    /// Format 2, lines whose seal fails: how many and the first
-    /// [`LISTED`] line numbers.
+    /// Format 2, lines whose seal fails: how many, and the first ten
+    /// line numbers.
     Damaged { count: u64, first: Vec<u64> },
     /// Format 1: nothing to check.
     Format1,
