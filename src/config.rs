@@ -41,12 +41,22 @@ pub struct Config {
     pub lane: u32,
     /// Journals live in `state_dir/journal` (see [`Config::journal_dir`]).
     pub state_dir: PathBuf,
+    pub journal: JournalConfig,
     pub pinsetter: PinsetterConfig,
     pub gpio: GpioConfig,
     pub speaker: SpeakerConfig,
     pub web: WebConfig,
     /// The rules written into each journal's header.
     pub rules: Rules,
+}
+
+/// The journals beyond `state_dir`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JournalConfig {
+    /// A folder that gets a live second copy of the open journal (see
+    /// [`crate::mirror`]), e.g. on a USB stick; absolute. It need not exist
+    /// when the config is read: the stick may be unplugged.
+    pub mirror: Option<PathBuf>,
 }
 
 /// The pinsetter's serial line.
@@ -379,6 +389,7 @@ impl Config {
         Config {
             lane: 1,
             state_dir,
+            journal: JournalConfig::default(),
             pinsetter: PinsetterConfig {
                 port: PathBuf::from("simulated"),
                 baud: DEFAULT_BAUD,
@@ -420,6 +431,12 @@ impl Config {
             "state_dir = {}",
             toml_str(&self.state_dir.to_string_lossy())
         ));
+
+        line(String::new());
+        line("[journal]".into());
+        if let Some(mirror) = &self.journal.mirror {
+            line(format!("mirror = {}", toml_str(&mirror.to_string_lossy())));
+        }
 
         let p = &self.pinsetter;
         line(String::new());
@@ -618,6 +635,7 @@ const RULES: &[(&str, Kind)] = &[
 const ROOT: &[(&str, Kind)] = &[
     ("lane", Kind::Int),
     ("state_dir", Kind::Str),
+    ("journal", Kind::Table(&[("mirror", Kind::Str)])),
     (
         "pinsetter",
         Kind::Table(&[
@@ -790,11 +808,18 @@ fn edit_distance(a: &str, b: &str) -> usize {
 struct RawConfig {
     lane: Option<i64>,
     state_dir: Option<String>,
+    journal: RawJournal,
     pinsetter: RawPinsetter,
     gpio: RawGpio,
     speaker: RawSpeaker,
     web: RawWeb,
     rules: RawRules,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawJournal {
+    mirror: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1098,6 +1123,18 @@ impl RawConfig {
                 "the directory for the journals, e.g. state_dir = \"/var/lib/lanecall\"",
             )
             .map(PathBuf::from);
+        let mut journal = self.journal.validate(&mut c);
+        // The mirror would take the journal for its own copy.
+        if let (Some(j), Some(dir)) = (&journal, &state_dir)
+            && j.mirror.as_deref() == Some(dir.join("journal").as_path())
+        {
+            c.push(
+                "journal.mirror",
+                "is the journal folder itself (state_dir/journal): name a folder elsewhere, \
+                 e.g. on a USB stick",
+            );
+            journal = None;
+        }
         let pinsetter = self.pinsetter.validate(&mut c);
         // The rules first, as the foul beam's debounce is checked against
         // them, but their problems last, in the file's order.
@@ -1108,10 +1145,13 @@ impl RawConfig {
         let web = self.web.validate(&mut c);
         c.problems.append(&mut rules_check.problems);
 
-        match (lane, state_dir, pinsetter, gpio, speaker, web, rules) {
+        match (
+            lane, state_dir, journal, pinsetter, gpio, speaker, web, rules,
+        ) {
             (
                 Some(lane),
                 Some(state_dir),
+                Some(journal),
                 Some(pinsetter),
                 Some(gpio),
                 Some(speaker),
@@ -1120,6 +1160,7 @@ impl RawConfig {
             ) if c.problems.is_empty() => Ok(Config {
                 lane,
                 state_dir,
+                journal,
                 pinsetter,
                 gpio,
                 speaker,
@@ -1128,6 +1169,33 @@ impl RawConfig {
             }),
             _ => Err(c.problems),
         }
+    }
+}
+
+impl RawJournal {
+    fn validate(self, c: &mut Check) -> Option<JournalConfig> {
+        const EXAMPLE: &str = "e.g. mirror = \"/media/usb/lanecall\" under [journal]";
+        let mirror = match self.mirror {
+            None => None,
+            Some(m) if m.trim().is_empty() => {
+                c.push(
+                    "journal.mirror",
+                    format!("is empty: leave it out for no mirror, or name a folder, {EXAMPLE}"),
+                );
+                return None;
+            }
+            // The daemon's working directory is not the technician's: a
+            // relative path would land somewhere nobody looks.
+            Some(m) if !Path::new(&m).is_absolute() => {
+                c.push(
+                    "journal.mirror",
+                    format!("{m:?} is not an absolute path: write it from the root, {EXAMPLE}"),
+                );
+                return None;
+            }
+            Some(m) => Some(PathBuf::from(m)),
+        };
+        Some(JournalConfig { mirror })
     }
 }
 

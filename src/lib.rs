@@ -16,14 +16,21 @@
 //! - [`replay`] applies a journal to a lane and reports the result as
 //!   `lanecall replay` prints it (replay-output.md), as JSON or as a score
 //!   sheet for a terminal.
+//! - [`backup`] copies the journal folder to another (a USB stick) for
+//!   `lanecall backup`: whole lines only, each file durable before it takes
+//!   its name, the copies' seals checked.
+//! - [`mirror`] keeps a live second copy of the open journal in another
+//!   folder, on its own thread, catching up after the folder was missing.
 //! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
 
+pub mod backup;
 pub mod config;
 pub mod daemon;
 pub mod demo;
 pub mod journal;
 pub mod lane;
+pub mod mirror;
 pub mod pinsetter;
 pub mod replay;
 pub mod sensors;

@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -63,6 +63,18 @@ enum Command {
         /// Same seed, same bowling.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// Copy the journals to a folder (a USB stick): whole lines only, each
+    /// file synced before it takes its name, the copies' checksums checked.
+    Backup {
+        /// The folder to copy into; it must exist.
+        dir: PathBuf,
+        /// The config whose state_dir holds the journals.
+        #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+        config: PathBuf,
+        /// The journal folder itself, instead of the config's.
+        #[arg(long)]
+        journal_dir: Option<PathBuf>,
     },
     /// Check a config file: report every problem by its key (exit 1), or print the effective config.
     CheckConfig { path: PathBuf },
@@ -154,6 +166,11 @@ fn main() -> ExitCode {
             words,
         } => say(&lang, out, device, volume, &words),
         Command::Replay { log, json, strict } => replay(log, json, strict),
+        Command::Backup {
+            dir,
+            config,
+            journal_dir,
+        } => backup(&dir, &config, journal_dir),
         Command::Simulate {
             seed,
             games,
@@ -218,6 +235,51 @@ fn replay(log: PathBuf, json: bool, strict: bool) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Exit 1 when a file could not be copied or has damaged lines.
+fn backup(dir: &Path, config: &Path, journal_dir: Option<PathBuf>) -> ExitCode {
+    let journal_dir = match journal_dir {
+        Some(d) => d,
+        None => match Config::load(config) {
+            Ok(c) => c.journal_dir(),
+            Err(e) => {
+                eprintln!("lanecall backup: {e}");
+                eprintln!("(or name the journal folder with --journal-dir)");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    println!("Copying {} to {}", journal_dir.display(), dir.display());
+    let (mut files, mut bad) = (0, 0);
+    let started = lanecall::backup::backup(&journal_dir, dir, |report| {
+        files += 1;
+        if report.ok() {
+            println!("{report}");
+        } else {
+            bad += 1;
+            if report.result.is_err() {
+                eprintln!("{report}");
+            } else {
+                println!("{report}");
+            }
+        }
+    });
+    if let Err(e) = started {
+        eprintln!("lanecall backup: {e}");
+        return ExitCode::FAILURE;
+    }
+    if bad == 0 {
+        println!("{files} file(s) in {}: all good.", dir.display());
+        ExitCode::SUCCESS
+    } else {
+        println!(
+            "{files} file(s), {bad} not copied or with damaged lines: see above. \
+             What could be copied is in {}.",
+            dir.display()
+        );
+        ExitCode::FAILURE
     }
 }
 

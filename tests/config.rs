@@ -95,6 +95,10 @@ fn example_file_loads_with_every_key() {
         config.journal_dir(),
         PathBuf::from("/var/lib/lanecall/journal")
     );
+    assert_eq!(
+        config.journal.mirror, None,
+        "the example leaves the mirror out"
+    );
     assert_eq!(config.pinsetter.port, PathBuf::from("/dev/ttyUSB0"));
     assert_eq!(config.pinsetter.baud, 9600);
     assert_eq!(config.pinsetter.reconnect_min, Duration::from_millis(500));
@@ -257,7 +261,53 @@ fn backend_none_runs_without_gpio_and_keeps_listed_pins() {
     assert!(config.gpio.outputs.is_empty());
 }
 
+#[test]
+fn journal_mirror_takes_an_absolute_path_and_round_trips() {
+    let text = minimal().replace(
+        "[pinsetter]",
+        "[journal]\nmirror = \"/media/usb stick/lanecall\"\n\n[pinsetter]",
+    );
+    let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        config.journal.mirror.as_deref(),
+        Some(Path::new("/media/usb stick/lanecall"))
+    );
+    let printed = config.to_toml();
+    assert!(
+        printed.contains("[journal]\nmirror = \"/media/usb stick/lanecall\"\n"),
+        "{printed}"
+    );
+    let again = parse(&printed).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+    assert_eq!(again, config);
+    assert_eq!(again.to_toml(), printed);
+    // Without the key, no mirror.
+    assert_eq!(parse(&minimal()).unwrap().journal.mirror, None);
+}
+
 // ----- each validation names its key ---------------------------------------
+
+#[test]
+fn journal_mirror_must_be_an_absolute_path() {
+    let with = |mirror: &str| {
+        minimal().replace(
+            "[pinsetter]",
+            &format!("[journal]\nmirror = {mirror:?}\n\n[pinsetter]"),
+        )
+    };
+    let relative = problems(&with("usb/lanecall"));
+    assert_problem(
+        &relative,
+        "journal.mirror",
+        "\"usb/lanecall\" is not an absolute path",
+    );
+    assert_eq!(relative.len(), 1, "{relative:?}");
+    let empty = problems(&with(""));
+    assert_problem(&empty, "journal.mirror", "is empty");
+    assert_eq!(empty.len(), 1, "{empty:?}");
+    let itself = problems(&with("/var/lib/lanecall/journal/"));
+    assert_problem(&itself, "journal.mirror", "is the journal folder itself");
+    assert_eq!(itself.len(), 1, "{itself:?}");
+}
 
 #[test]
 fn pin_used_twice_names_both_keys() {
@@ -692,6 +742,21 @@ fn every_unknown_key_is_reported() {
     assert_problem(&problems, "gpio.outputs.foul_lamp.extra", "unknown key");
     assert_problem(&problems, "rules.foul", "the keys in [rules] are");
     assert_eq!(problems.len(), 5, "{problems:?}");
+}
+
+#[test]
+fn unknown_key_under_journal_is_named() {
+    let text = minimal().replace(
+        "[pinsetter]",
+        "[journal]\nmirorr = \"/media/usb\"\n\n[pinsetter]",
+    );
+    let problems = problems(&text);
+    assert_problem(
+        &problems,
+        "journal.mirorr",
+        "unknown key (did you mean `mirror`?); the keys in [journal] are: mirror",
+    );
+    assert_eq!(problems.len(), 1, "{problems:?}");
 }
 
 #[test]
