@@ -22,6 +22,7 @@ use crate::lane::{
     Action, Bowler, Callout, Conduct, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor,
     Stamped, Switch,
 };
+use crate::mirror::Mirror;
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
 use crate::store::{JournalFile, PathState, Recovered, Store, StoreError, rfc3339, unix_now};
@@ -140,6 +141,8 @@ pub struct CoreSettings {
     pub rules: Rules,
     /// 1.0 but for the demo.
     pub speed: f64,
+    /// `[journal] mirror`: where a live second copy of the journal goes.
+    pub mirror: Option<PathBuf>,
 }
 
 /// The lane's latest result (replay-output.md), serialized once per
@@ -213,6 +216,10 @@ pub struct Core {
     path_problem: Option<String>,
     /// When the journal is next retried and its path checked.
     next_duty: Instant,
+    /// The live second copy, if the config asks for one.
+    mirror: Option<Mirror>,
+    /// The mirror's state as last published.
+    mirror_status: Option<serde_json::Value>,
     outputs: Box<dyn OutputSink>,
     speaker: Box<dyn CalloutSink>,
     snapshot: watch::Sender<LaneSnapshot>,
@@ -298,6 +305,8 @@ impl Core {
             notices: Default::default(),
             path_problem: None,
             next_duty: Instant::now() + RETRY,
+            mirror: None,
+            mirror_status: None,
             outputs,
             speaker,
             snapshot: tx,
@@ -306,6 +315,11 @@ impl Core {
             started: Instant::now(),
             speaker_status: None,
         };
+        if let Some(target) = core.settings.mirror.clone() {
+            let mirror = Mirror::start(target);
+            mirror.written(core.journal.path(), core.journal.len());
+            core.mirror = Some(mirror);
+        }
         core.publish();
         Ok((core, rx))
     }
@@ -357,6 +371,10 @@ impl Core {
                 self.check_path();
                 if self.failure.is_some() {
                     self.retry();
+                }
+                // A mirror that failed or came back shows on the panel.
+                if self.mirror.as_ref().map(Mirror::status) != self.mirror_status {
+                    self.publish();
                 }
             }
             // While the journal fails the lane stands still: no deadline
@@ -440,6 +458,9 @@ impl Core {
     /// effects; returns the lane's refusal, if any.
     fn journal_and_apply(&mut self, e: &Stamped<Event>) -> io::Result<Option<Refusal>> {
         let line = self.journal_input(e)?;
+        if let Some(mirror) = &self.mirror {
+            mirror.written(self.journal.path(), self.journal.len());
+        }
         self.replay.apply(line, e);
         Ok(self.effects(true))
     }
@@ -644,6 +665,9 @@ impl Core {
             "set_aside": self.set_aside.iter().map(|(file, reason)| serde_json::json!({"file": file, "reason": reason})).collect::<Vec<_>>(),
             "notices": self.notices.iter().map(|(at, message)| serde_json::json!({"at": at, "message": message})).collect::<Vec<_>>(),
         });
+        if let Some(m) = &self.mirror_status {
+            v["mirror"] = m.clone();
+        }
         if let Some(f) = &self.failure {
             v["failed"] = serde_json::json!({
                 "reason": f.reason,
@@ -701,6 +725,7 @@ impl Core {
             .iter()
             .map(|s| ("speaker", s.clone()))
             .collect();
+        self.mirror_status = self.mirror.as_ref().map(Mirror::status);
         extra.push(("journal", self.journal_status()));
         match serde_json::to_string(&self.replay.report_with(&extra)) {
             Ok(json) => {
@@ -775,6 +800,7 @@ pub async fn serve(
         lane: config.lane,
         rules: config.rules.clone(),
         speed: demo.as_ref().map_or(1.0, |d| d.speed),
+        mirror: config.journal.mirror.clone(),
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
     let (core, snapshot) = Core::start(settings, outputs, voice)?;

@@ -579,3 +579,38 @@ fn lane_time_runs_on_into_the_next_blocks_journal() {
     assert_shows(&lane.daemon.lane(), &journal);
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// `[journal] mirror` on a USB stick that is not plugged in at first: the
+/// lane scores on and says so; once the stick is there, the copy catches up
+/// with every line.
+#[test]
+fn a_missing_mirror_never_stops_scoring_and_catches_up() {
+    let dir = fresh_dir("mirror");
+    let usb = dir.join("usb");
+    fs::create_dir_all(dir.join("journal")).unwrap();
+    let name = "lane3-20261130T100000Z-000001.jsonl";
+    let journal = dir.join("journal").join(name);
+    fs::write(&journal, support::journal_with_open_block(3, 1)).unwrap();
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let http = support::free_port();
+    let config = support::write_config(&dir, 3, "/dev/null-pinsetter", http, &hash);
+    let mut text = fs::read_to_string(&config).unwrap();
+    text.push_str(&format!("[journal]\nmirror = {usb:?}\n"));
+    fs::write(&config, text).unwrap();
+    let mut daemon = Daemon::start(&config, http);
+    daemon.login(PIN);
+    let failed = daemon.wait_lane("the mirror failing", |l| {
+        l["journal"]["mirror"]["state"] == "failed"
+    });
+    assert_eq!(failed["journal"]["state"], "ok", "scoring goes on");
+    let hold = json!({"ev": "hold", "on": true, "reason": "lane oil"});
+    assert_eq!(daemon.action(hold).0, 200);
+
+    fs::create_dir_all(&usb).unwrap();
+    assert_eq!(daemon.action(json!({"ev": "hold", "on": false})).0, 200);
+    daemon.wait_lane("the mirror caught up", |l| {
+        l["journal"]["mirror"]["state"] == "ok"
+            && fs::read(usb.join(name)).ok() == fs::read(&journal).ok()
+    });
+    let _ = fs::remove_dir_all(&dir);
+}
