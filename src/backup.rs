@@ -17,7 +17,7 @@
 //!   daemon) are copied as they are: they are evidence.
 //!
 //! Files are streamed, never loaded whole. The byte helpers here
-//! (`whole_len`, `same_prefix`, `copy_range`) serve the live
+//! (`same_prefix`, `copy_range`, and the store's `whole_len`) serve the live
 //! [`crate::mirror`] too.
 
 use std::ffi::{OsStr, OsString};
@@ -28,6 +28,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::journal::{self, Header, HeaderError, Line};
+use crate::store::{sync_dir, whole_len};
 
 /// How many damaged lines a report names.
 const LISTED: usize = 10;
@@ -343,19 +344,7 @@ fn write_copy(
 
 /// Makes a new or renamed name in `dir` durable.
 pub(crate) fn sync_folder(dir: &Path) -> Result<(), FileError> {
-    match File::open(dir).and_then(|d| d.sync_all()) {
-        // Some file systems (FUSE ones among them) do not sync a folder;
-        // the file's own sync is then all there is.
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::InvalidInput | io::ErrorKind::Unsupported
-            ) =>
-        {
-            Ok(())
-        }
-        other => other.map_err(at(dir)),
-    }
+    sync_dir(dir).map_err(at(dir))
 }
 
 /// Reads the copy back from DIR and checks it.
@@ -441,24 +430,6 @@ pub fn verify(path: &Path) -> Result<(u64, Verified), FileError> {
 // Streaming byte helpers, shared with the mirror
 // ---------------------------------------------------------------------------
 
-/// The length of the file's whole lines among its first `len` bytes: the
-/// position after the last `\n`. Reads backwards from `len`, so it costs
-/// one small read for a journal, whatever its size.
-pub(crate) fn whole_len(file: &File, len: u64) -> io::Result<u64> {
-    let mut buf = [0u8; 4096];
-    let mut end = len;
-    while end > 0 {
-        let n = end.min(buf.len() as u64) as usize;
-        let start = end - n as u64;
-        file.read_exact_at(&mut buf[..n], start)?;
-        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
-            return Ok(start + i as u64 + 1);
-        }
-        end = start;
-    }
-    Ok(0)
-}
-
 /// Whether the first `len` bytes of two files are the same (both hold at
 /// least `len`).
 pub(crate) fn same_prefix(
@@ -519,19 +490,5 @@ mod tests {
             "lane3-x.jsonl.conflict-3.damaged"
         );
         assert_eq!(conflict_name(OsStr::new("notes"), 2), "notes.conflict-2");
-    }
-
-    #[test]
-    fn whole_len_stops_after_the_last_line_end() {
-        let path = std::env::temp_dir().join(format!("lanecall-whole-{}", std::process::id()));
-        let mut text = vec![b'x'; 10_000];
-        text.push(b'\n');
-        text.extend_from_slice(&[b'y'; 5000]);
-        fs::write(&path, &text).unwrap();
-        let file = File::open(&path).unwrap();
-        assert_eq!(whole_len(&file, text.len() as u64).unwrap(), 10_001);
-        assert_eq!(whole_len(&file, 10_001).unwrap(), 10_001);
-        assert_eq!(whole_len(&file, 10_000).unwrap(), 0);
-        let _ = fs::remove_file(&path);
     }
 }

@@ -27,8 +27,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tracing::{info, warn};
 
-use crate::backup::{FileError, copy_range, same_prefix, sync_folder, whole_len};
-use crate::store::{rfc3339, unix_now};
+use crate::backup::{FileError, copy_range, same_prefix, sync_folder};
+use crate::store::{rfc3339, unix_now, whole_len};
 
 /// How often a failing mirror tries again, besides on every notification.
 const RETRY: Duration = Duration::from_secs(5);

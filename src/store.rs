@@ -94,8 +94,20 @@ fn file_name(path: &Path) -> &str {
 }
 
 /// Makes a directory entry (a new or renamed file) survive a power cut.
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    match File::open(dir).and_then(|d| d.sync_all()) {
+        // Some file systems (FUSE ones among them) do not sync a folder;
+        // the file's own sync is then all there is.
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::InvalidInput | io::ErrorKind::Unsupported
+            ) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
 }
 
 impl Store {
@@ -331,7 +343,7 @@ impl JournalFile {
         let (read, last_n) = (lines.lines_read(), lines.last_n());
         drop(lines);
         // Where the last whole line ends.
-        let end = last_line_end(&mut file, size).map_err(io_at(path))?;
+        let end = whole_len(&file, size).map_err(io_at(path))?;
         let mut torn = None;
         let mut whole = read;
         if end < size {
@@ -473,17 +485,17 @@ impl JournalFile {
     }
 }
 
-/// Where the last `\n` of a file of `size` bytes ends (0 if none), read
-/// backwards in blocks.
-fn last_line_end(file: &mut File, size: u64) -> io::Result<u64> {
+/// The length of the file's whole lines among its first `len` bytes: the
+/// position after the last `\n`. Reads backwards from `len`, so it costs
+/// one small read for a journal, whatever its size.
+pub fn whole_len(file: &File, len: u64) -> io::Result<u64> {
     let mut buf = [0u8; 4096];
-    let mut end = size;
+    let mut end = len;
     while end > 0 {
-        let start = end.saturating_sub(buf.len() as u64);
-        let chunk = &mut buf[..(end - start) as usize];
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(chunk)?;
-        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+        let n = end.min(buf.len() as u64) as usize;
+        let start = end - n as u64;
+        std::os::unix::fs::FileExt::read_exact_at(file, &mut buf[..n], start)?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
             return Ok(start + i as u64 + 1);
         }
         end = start;
@@ -631,5 +643,19 @@ mod tests {
         assert_eq!(fs::read_to_string(kept).unwrap(), "not mine\n");
         assert_eq!(JournalFile::recover(&path).unwrap().replay.events(), 3);
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn whole_len_stops_after_the_last_line_end() {
+        let path = std::env::temp_dir().join(format!("lanecall-whole-{}", std::process::id()));
+        let mut text = vec![b'x'; 10_000];
+        text.push(b'\n');
+        text.extend_from_slice(&[b'y'; 5000]);
+        fs::write(&path, &text).unwrap();
+        let file = File::open(&path).unwrap();
+        assert_eq!(whole_len(&file, text.len() as u64).unwrap(), 10_001);
+        assert_eq!(whole_len(&file, 10_001).unwrap(), 10_001);
+        assert_eq!(whole_len(&file, 10_000).unwrap(), 0);
+        let _ = fs::remove_file(&path);
     }
 }
