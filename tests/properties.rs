@@ -9,6 +9,9 @@ use lanecall::sim::Scenario;
 use proptest::prelude::*;
 use serde_json::Value;
 
+mod support;
+use support::unsealed;
+
 /// Any sequence of pin reports and fouls a pinsetter and a foul line could
 /// produce, including nonsense (pins reported standing that had fallen).
 fn balls() -> impl Strategy<Value = Vec<Ball>> {
@@ -174,16 +177,6 @@ fn has_error_on(report: &Value, line: usize) -> bool {
         .unwrap()
         .iter()
         .any(|e| e["line"] == line as u64)
-}
-
-/// A format 2 journal as format 1 wrote it: no seals.
-fn unsealed(text: &str) -> String {
-    text.lines()
-        .map(|l| {
-            let body = &l[..l.rfind(",\"n\":").expect("a sealed line")];
-            format!("{}}}\n", body.replacen("\"version\":2", "\"version\":1", 1))
-        })
-        .collect()
 }
 
 proptest! {
