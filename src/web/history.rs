@@ -4,7 +4,8 @@
 //!
 //! Everything here reads files and replays journals, so it runs on the
 //! blocking pool. A journal is named by its file stem
-//! (`lane7-20261129T100000Z-01`); any other name is simply not found, so a
+//! (`lane7-20261129T100000Z-000012`, or `…-01` from before sequence
+//! numbers); any other name is simply not found, so a
 //! request never reaches a file outside the journal folder.
 
 use std::borrow::Cow;
