@@ -167,6 +167,17 @@ fn assert_shows(lane: &Value, path: &Path) {
     );
 }
 
+/// Runs `lanecall run` where it must not start; returns what it said.
+fn refused_start(config: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        .args(["run", "--config"])
+        .arg(config)
+        .output()
+        .expect("lanecall runs");
+    assert!(!out.status.success(), "it started");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 fn game(lane: &Value) -> &Value {
     &lane["bowlers"][0]["games"][0]
 }
@@ -341,13 +352,7 @@ fn a_card_gone_read_only_holds_the_lane_and_a_restart_shows_the_last_sheet() {
     assert_eq!(game(&held), game(&last), "nothing scored while it fails");
 
     // A second start on the read-only card says which directory.
-    let second = Command::new(env!("CARGO_BIN_EXE_lanecall"))
-        .args(["run", "--config"])
-        .arg(&lane.config)
-        .output()
-        .unwrap();
-    assert!(!second.status.success());
-    let said = String::from_utf8_lossy(&second.stderr);
+    let said = refused_start(&lane.config);
     assert!(
         said.contains(&*state.to_string_lossy()) && said.contains("Read-only"),
         "{said}"
@@ -442,13 +447,7 @@ fn a_missing_state_dir_stops_the_start_and_is_named() {
         &format!("state_dir = {missing:?}"),
     );
     fs::write(&config, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
-        .args(["run", "--config"])
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let said = String::from_utf8_lossy(&out.stderr);
+    let said = refused_start(&config);
     assert!(
         said.contains(&*missing.to_string_lossy()) && said.contains("does not exist"),
         "{said}"
