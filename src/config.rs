@@ -525,6 +525,7 @@ impl Config {
             FoulMode::Warn => "warn",
         };
         line(format!("foul_mode = {}", toml_str(foul_mode)));
+        line(format!("min_cycle_ms = {}", r.min_cycle_ms));
         out
     }
 }
@@ -631,6 +632,7 @@ const RULES: &[(&str, Kind)] = &[
     ("slow_bowling_limit_s", Kind::Int),
     ("foul_lamp_ms", Kind::Int),
     ("foul_mode", Kind::Str),
+    ("min_cycle_ms", Kind::Int),
 ];
 const ROOT: &[(&str, Kind)] = &[
     ("lane", Kind::Int),
@@ -912,6 +914,7 @@ struct RawRules {
     slow_bowling_limit_s: Option<i64>,
     foul_lamp_ms: Option<i64>,
     foul_mode: Option<String>,
+    min_cycle_ms: Option<i64>,
 }
 
 // ---------------------------------------------------------------------------
@@ -1523,7 +1526,7 @@ impl RawRules {
     fn validate(self, c: &mut Check) -> Option<Rules> {
         let mut rules = Rules::default();
         let mut ok = true;
-        let fields: [(&str, Option<i64>, &mut u64); 6] = [
+        let fields: [(&str, Option<i64>, &mut u64); 7] = [
             (
                 "ball_break_max_ms",
                 self.ball_break_max_ms,
@@ -1550,6 +1553,7 @@ impl RawRules {
                 &mut rules.slow_bowling_limit_s,
             ),
             ("foul_lamp_ms", self.foul_lamp_ms, &mut rules.foul_lamp_ms),
+            ("min_cycle_ms", self.min_cycle_ms, &mut rules.min_cycle_ms),
         ];
         for (name, value, field) in fields {
             let Some(value) = value else { continue };

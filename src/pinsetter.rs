@@ -127,39 +127,112 @@ pub fn format_line(msg: &Message) -> String {
     format!("${payload}*{:02X}", checksum(payload.as_bytes()))
 }
 
+impl std::fmt::Display for Body {
+    /// `PINS 0000001001`, as a technician reads the line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Body::Ready(p) => write!(f, "READY {}", p.mask()),
+            Body::Pins(p) => write!(f, "PINS {}", p.mask()),
+            Body::Fault(text) => write!(f, "FAULT {text}"),
+        }
+    }
+}
+
+/// How many sequence numbers back a line still counts as recent: a
+/// pinsetter that resends after a noisy stretch or a lost link resends its
+/// last few lines, never more than a handful of balls' worth.
+pub const WINDOW: u8 = 16;
+/// Lines further back than this are stale; anything further still is
+/// ahead, after lost lines. Half the byte's range each way.
+const BEHIND_MAX: u8 = 128;
+/// Lines in a row, each one on from the last, that the window refuses
+/// before the lane takes it that the pinsetter restarted its count.
+pub const RESYNC: u8 = 3;
+
 /// What the sequence number says of a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// The next message (or the first since the link came up).
+    /// The next message (or the first one the lane ever saw).
     New,
-    /// The previous line again: ignore it.
+    /// A line within the window again with the same body: ignore it.
     Retransmission,
     /// `lost` lines were lost before this one; it is new.
     Gap { lost: u8 },
+    /// A number within the window again with another body (`was`): the
+    /// line cannot be trusted, it is an error and never a ball.
+    Conflict { was: Body },
+    /// A number behind the window, or one within it that the lane never
+    /// saw (a line lost earlier, resent late): ignore it.
+    Stale,
+    /// [`RESYNC`] lines in a row, each one more than the one before, were
+    /// refused for their number: the pinsetter restarted its count (a power
+    /// cycle after a jam). This one is new; the lane follows the new count.
+    Restart,
 }
 
-/// Follows the pinsetter's sequence numbers.
+/// Follows the pinsetter's sequence numbers: the lines of the last
+/// [`WINDOW`] numbers, to tell a resend from a new line.
 #[derive(Clone, Debug, Default)]
 pub struct Sequencer {
-    last: Option<Message>,
+    /// Accepted lines whose number is within the window of the newest
+    /// one, oldest first; the newest is last.
+    recent: std::collections::VecDeque<Message>,
+    /// The last line refused for its number and how many such lines, each
+    /// one on from the one before, came in a row.
+    run: Option<(u8, u8)>,
 }
 
 impl Sequencer {
     pub fn check(&mut self, msg: &Message) -> Verdict {
-        let verdict = match &self.last {
-            None => Verdict::New,
-            Some(last) if last == msg => return Verdict::Retransmission,
-            Some(last) => match msg.seq.wrapping_sub(last.seq) {
-                1 => Verdict::New,
-                // Same number, another body: the pinsetter restarted its
-                // count; a full turn of lost lines is as likely.
-                d => Verdict::Gap {
-                    lost: d.wrapping_sub(1),
-                },
-            },
+        let Some(last) = self.recent.back() else {
+            self.accept(msg);
+            return Verdict::New;
         };
-        self.last = Some(msg.clone());
-        verdict
+        let behind = last.seq.wrapping_sub(msg.seq);
+        if behind < WINDOW {
+            match self.recent.iter().rev().find(|m| m.seq == msg.seq) {
+                Some(seen) if seen.body == msg.body => Verdict::Retransmission,
+                Some(seen) => {
+                    let was = seen.body.clone();
+                    self.refused(msg).unwrap_or(Verdict::Conflict { was })
+                }
+                None => self.refused(msg).unwrap_or(Verdict::Stale),
+            }
+        } else if behind <= BEHIND_MAX {
+            self.refused(msg).unwrap_or(Verdict::Stale)
+        } else {
+            let ahead = msg.seq.wrapping_sub(last.seq);
+            self.accept(msg);
+            match ahead {
+                1 => Verdict::New,
+                d => Verdict::Gap { lost: d - 1 },
+            }
+        }
+    }
+
+    fn accept(&mut self, msg: &Message) {
+        self.run = None;
+        self.recent.push_back(msg.clone());
+        // Numbers skipped by a gap leave no entry, so the window is kept by
+        // number, not by count.
+        self.recent.retain(|m| msg.seq.wrapping_sub(m.seq) < WINDOW);
+    }
+
+    /// Counts a line refused for its number; `Some(Restart)` when it ends
+    /// a run of [`RESYNC`].
+    fn refused(&mut self, msg: &Message) -> Option<Verdict> {
+        let count = match self.run {
+            Some((seq, n)) if msg.seq == seq.wrapping_add(1) => n + 1,
+            _ => 1,
+        };
+        if count < RESYNC {
+            self.run = Some((msg.seq, count));
+            return None;
+        }
+        // The old count's lines mean nothing to the new one.
+        self.recent.clear();
+        self.accept(msg);
+        Some(Verdict::Restart)
     }
 }
 
@@ -272,5 +345,57 @@ mod tests {
             "wraps 255 -> 0"
         );
         assert_eq!(s.check(&msg(4, "0000000001")), Verdict::Gap { lost: 3 });
+    }
+
+    #[test]
+    fn the_window_tells_resends_conflicts_and_stale_lines_apart() {
+        let msg = |seq, mask| Message {
+            seq,
+            body: Body::Pins(PinSet::from_mask(mask).unwrap()),
+        };
+        let mut s = Sequencer::default();
+        for seq in 250..=255 {
+            assert_eq!(s.check(&msg(seq, "0000000000")), Verdict::New);
+        }
+        assert_eq!(s.check(&msg(0, "0000000001")), Verdict::New);
+        assert_eq!(s.check(&msg(1, "0000000011")), Verdict::New);
+        // The line before last, then the last two, across the wrap.
+        assert_eq!(s.check(&msg(0, "0000000001")), Verdict::Retransmission);
+        assert_eq!(s.check(&msg(255, "0000000000")), Verdict::Retransmission);
+        assert_eq!(s.check(&msg(1, "0000000011")), Verdict::Retransmission);
+        assert_eq!(
+            s.check(&msg(0, "1000000000")),
+            Verdict::Conflict {
+                was: msg(0, "0000000001").body
+            }
+        );
+        assert_eq!(s.check(&msg(2, "0000000111")), Verdict::New);
+        // 16 back is behind the window; 100 back is stale too.
+        assert_eq!(s.check(&msg(242, "0000000000")), Verdict::Stale);
+        assert_eq!(s.check(&msg(158, "0000000000")), Verdict::Stale);
+        // A gap, then a lost number arriving late: never seen, not new.
+        assert_eq!(s.check(&msg(5, "0000000000")), Verdict::Gap { lost: 2 });
+        assert_eq!(s.check(&msg(4, "0000000000")), Verdict::Stale);
+        assert_eq!(s.check(&msg(6, "0000000000")), Verdict::New);
+    }
+
+    #[test]
+    fn a_run_of_refused_numbers_is_a_pinsetter_that_restarted_its_count() {
+        let msg = |seq, mask| Message {
+            seq,
+            body: Body::Ready(PinSet::from_mask(mask).unwrap()),
+        };
+        let mut s = Sequencer::default();
+        for seq in 0..=80 {
+            assert_eq!(s.check(&msg(seq, "1111111111")), Verdict::New);
+        }
+        // One stale line, or two not in a row, change nothing.
+        assert_eq!(s.check(&msg(10, "0000000000")), Verdict::Stale);
+        assert_eq!(s.check(&msg(20, "0000000000")), Verdict::Stale);
+        assert_eq!(s.check(&msg(0, "0000000000")), Verdict::Stale);
+        assert_eq!(s.check(&msg(1, "0000000000")), Verdict::Stale);
+        assert_eq!(s.check(&msg(2, "0000000000")), Verdict::Restart);
+        assert_eq!(s.check(&msg(3, "0000000000")), Verdict::New);
+        assert_eq!(s.check(&msg(3, "0000000000")), Verdict::Retransmission);
     }
 }

@@ -164,8 +164,13 @@ impl Fixture {
         self.event(Event::Sensor(Sensor::Serial { line }));
     }
 
+    /// A ball's pin report, then the pinsetter's cycle: the next deck set
+    /// a few seconds later, as the lane needs before another report.
     fn ball(&mut self, standing: &str) {
         self.serial(Body::Pins(PinSet::from_mask(standing).unwrap()));
+        self.t += 3000;
+        let deck = self.lane.up().map_or(PinSet::FULL, |u| u.at.before);
+        self.serial(Body::Ready(deck));
     }
 
     /// What was played, once the speaker thread has played all `n`.

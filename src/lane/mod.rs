@@ -159,6 +159,28 @@ pub enum Refusal {
     NobodyUp,
     #[error("serial line: {0}")]
     Serial(#[from] pinsetter::LineError),
+    #[error(
+        "serial line: seq {seq} again with another body (was {was}, now {now}): ignored, not a ball"
+    )]
+    SeqConflict { seq: u8, was: Body, now: Body },
+    #[error(
+        "serial line: PINS {} with no READY since the last PINS ({} at t={last_at}): ignored, not a ball",
+        .standing.mask(), .last.mask()
+    )]
+    PinsWithoutReady {
+        standing: PinSet,
+        last: PinSet,
+        last_at: Millis,
+    },
+    #[error(
+        "serial line: PINS {} only {after_ms} ms after the last PINS; no pinsetter cycles in under {min_cycle_ms} ms (rules.min_cycle_ms): ignored, not a ball",
+        .standing.mask()
+    )]
+    PinsTooSoon {
+        standing: PinSet,
+        after_ms: Millis,
+        min_cycle_ms: u64,
+    },
 }
 
 /// A bowler's place on the sheet: one per bowler and block, and one more
@@ -267,8 +289,22 @@ pub struct SerialStats {
     pub lines: u64,
     /// Lines rejected (checksum, mask, type, noise).
     pub rejected: u64,
-    /// Repeats of the previous line, ignored.
+    /// Resends of a line within the window (same number, same body),
+    /// ignored.
     pub retransmissions: u64,
+    /// A number within the window again with another body: refused.
+    pub conflicts: u64,
+    /// Numbers behind the window, or lost ones arriving late: ignored.
+    pub stale: u64,
+    /// Times the pinsetter restarted its count.
+    pub restarts: u64,
+    /// A `PINS` with the same pins as the last one and no `READY` between:
+    /// the same report again, ignored.
+    pub repeats: u64,
+    /// A `PINS` with other pins and no `READY` since the last one: refused.
+    pub without_ready: u64,
+    /// A `PINS` sooner than `min_cycle_ms` after the last one: refused.
+    pub too_soon: u64,
     /// Jumps in the sequence number.
     pub gaps: u64,
     /// Lines lost in those jumps.
@@ -361,6 +397,12 @@ pub struct Lane {
     fault: Option<String>,
     /// The pins on the deck at the pinsetter's last READY.
     deck: Option<PinSet>,
+    /// The pinsetter's last accepted PINS: when and what stood.
+    last_pins: Option<(Millis, PinSet)>,
+    /// A PINS was accepted and no READY (nor anything standing for one)
+    /// has come since: the pinsetter is mid-cycle and cannot report
+    /// another ball.
+    awaiting_ready: bool,
     beam: Beam,
     flight: Flight,
     /// The last recorded ball, while a foul can still be called on it.
@@ -391,6 +433,8 @@ impl Lane {
             link_up: None,
             fault: None,
             deck: None,
+            last_pins: None,
+            awaiting_ready: false,
             beam: Beam::default(),
             flight: Flight::default(),
             window: None,
@@ -612,27 +656,88 @@ impl Lane {
                 self.serial.retransmissions += 1;
                 return Ok(());
             }
+            Verdict::Stale => {
+                self.serial.stale += 1;
+                return Ok(());
+            }
+            Verdict::Conflict { was } => {
+                self.serial.conflicts += 1;
+                return Err(Refusal::SeqConflict {
+                    seq: msg.seq,
+                    was,
+                    now: msg.body,
+                });
+            }
             Verdict::Gap { lost } => {
                 self.serial.gaps += 1;
                 self.serial.lost += u64::from(lost);
                 out.push(Effect::SerialGap { t, lost });
+                // The READY the next PINS needs may be among the lost lines.
+                self.awaiting_ready = false;
+            }
+            Verdict::Restart => {
+                self.serial.restarts += 1;
+                self.awaiting_ready = false;
             }
             Verdict::New => {}
         }
-        self.serial.lines += 1;
         match msg.body {
             Body::Ready(deck) => self.pinsetter_ready(t, deck),
-            Body::Pins(standing) => self.pin_report(t, standing, out)?,
+            Body::Pins(standing) => {
+                if !self.pinsetter_cycled(t, standing)? {
+                    return Ok(());
+                }
+                self.serial.lines += 1;
+                self.pin_report(t, standing, out)?;
+                return Ok(());
+            }
             Body::Fault(text) => {
                 self.fault = Some(text.clone());
                 self.raise(t, None, ConductKind::PinsetterFault { text }, out);
             }
         }
+        self.serial.lines += 1;
         Ok(())
+    }
+
+    /// Whether a `PINS` can be a ball by the pinsetter's cycle: a READY
+    /// since the last PINS, and at least `min_cycle_ms` after it. `false`
+    /// for the same report again (ignored); a refusal for one that cannot
+    /// be a ball.
+    fn pinsetter_cycled(&mut self, t: Millis, standing: PinSet) -> Result<bool, Refusal> {
+        if let Some((last_at, last)) = self.last_pins {
+            if self.awaiting_ready {
+                if standing == last {
+                    self.serial.repeats += 1;
+                    return Ok(false);
+                }
+                self.serial.without_ready += 1;
+                return Err(Refusal::PinsWithoutReady {
+                    standing,
+                    last,
+                    last_at,
+                });
+            }
+            let after_ms = t.saturating_sub(last_at);
+            if after_ms < self.rules.min_cycle_ms {
+                self.serial.too_soon += 1;
+                return Err(Refusal::PinsTooSoon {
+                    standing,
+                    after_ms,
+                    min_cycle_ms: self.rules.min_cycle_ms,
+                });
+            }
+        }
+        // The pinsetter cycled, whether or not there is a bowler to score
+        // it for.
+        self.last_pins = Some((t, standing));
+        self.awaiting_ready = true;
+        Ok(true)
     }
 
     fn pinsetter_ready(&mut self, t: Millis, deck: PinSet) {
         self.deck = Some(deck);
+        self.awaiting_ready = false;
         self.fault = None;
         self.window = None;
         self.start_clock(t);
@@ -1118,7 +1223,9 @@ impl Lane {
                     return Err(Refusal::NoLineup);
                 }
                 self.complete_delivery(t, *standing, None, false, out);
-                // No pinsetter will say READY: the lane is ready now.
+                // No pinsetter will say READY: the lane is ready now, and a
+                // pinsetter that comes back may report the next ball.
+                self.awaiting_ready = false;
                 self.window = None;
                 self.start_clock(t);
                 Ok(())

@@ -14,6 +14,13 @@ pub enum FoulMode {
     Warn,
 }
 
+/// Between two pin reports the pinsetter reads the deck, sweeps and sets
+/// the pins (seconds, on string and free-fall machines alike), then the
+/// bowler steps up and the next ball rolls 18.29 m (about 2 s for the
+/// fastest). 3 s is below any real cycle with room to spare, so it never
+/// refuses a real ball.
+pub const MIN_CYCLE_MS: u64 = 3000;
+
 /// rules.md and journal.md, with their defaults. Fields the lane does not
 /// know are ignored, so a newer journal still replays.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +39,9 @@ pub struct Rules {
     /// How long the foul lamp stays on.
     pub foul_lamp_ms: u64,
     pub foul_mode: FoulMode,
+    /// The least time from one `PINS` report to the next that a pinsetter
+    /// can give: a report sooner than this is not a ball. 0 turns it off.
+    pub min_cycle_ms: u64,
 }
 
 impl Default for Rules {
@@ -44,6 +54,7 @@ impl Default for Rules {
             slow_bowling_limit_s: 60,
             foul_lamp_ms: 3000,
             foul_mode: FoulMode::Score,
+            min_cycle_ms: MIN_CYCLE_MS,
         }
     }
 }
@@ -80,6 +91,7 @@ impl Rules {
             ("max_travel_ms", self.max_travel_ms),
             ("pin_report_timeout_ms", self.pin_report_timeout_ms),
             ("foul_lamp_ms", self.foul_lamp_ms),
+            ("min_cycle_ms", self.min_cycle_ms),
             (
                 "slow_bowling_limit_s",
                 self.slow_bowling_limit_s.saturating_mul(1000),

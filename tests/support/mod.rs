@@ -13,7 +13,7 @@ use lanecall::store::{rfc3339, unix_now};
 /// bowler in the lane order, and a block of `games` started. The daemon
 /// goes on in it instead of starting a new one.
 pub fn journal_with_open_block(lane: u32, games: u32) -> String {
-    let header = Header::new(lane, Some(rfc3339(unix_now())), Rules::default());
+    let header = Header::new(lane, Some(rfc3339(unix_now())), fast_pinsetter_rules());
     let bowlers = vec![Bowler {
         name: "Ivan Petrov".into(),
         class: Class::B2,
@@ -35,6 +35,16 @@ pub fn journal_with_open_block(lane: u32, games: u32) -> String {
             }),
         }),
     )
+}
+
+/// The default rules but the pinsetter's minimum cycle, off: the tests'
+/// pinsetter sends a game's lines as fast as the port takes them, far
+/// quicker than any real one can cycle.
+pub fn fast_pinsetter_rules() -> Rules {
+    Rules {
+        min_cycle_ms: 0,
+        ..Rules::default()
+    }
 }
 
 /// A journal in the format the daemon writes: `header` and `events`.
@@ -66,7 +76,8 @@ pub fn free_port() -> u16 {
 
 /// A config for `lanecall run` on this machine: no GPIO, no speaker, the
 /// pinsetter on `port` (a pseudo-terminal), the API on `http`. Written to
-/// `dir/lanecall.toml`, whose path it returns.
+/// `dir/lanecall.toml`, whose path it returns. Its rules are
+/// [`fast_pinsetter_rules`].
 pub fn write_config(
     dir: &std::path::Path,
     lane: u32,
@@ -78,7 +89,8 @@ pub fn write_config(
     let text = format!(
         "lane = {lane}\nstate_dir = {dir:?}\n[pinsetter]\nport = {port:?}\nbaud = 9600\n\
          reconnect_min_ms = 20\nreconnect_max_ms = 200\n[gpio]\nbackend = \"none\"\n\
-         [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {pin_hash:?}\n"
+         [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {pin_hash:?}\n\
+         [rules]\nmin_cycle_ms = 0\n"
     );
     std::fs::write(&config, text).expect("the config is written");
     // On the card for good, as a technician's config is long before a
