@@ -113,6 +113,13 @@ impl Sim {
         self.sensor(t, Sensor::Serial { line })
     }
 
+    /// A line with sequence number `seq`, the counter left as it is: a
+    /// resend, or a line that claims a number already used.
+    fn line(&mut self, t: Millis, seq: u8, body: Body) -> Vec<Effect> {
+        let line = format_line(&Message { seq, body });
+        self.sensor(t, Sensor::Serial { line })
+    }
+
     fn ready(&mut self, t: Millis, deck: PinSet) -> Vec<Effect> {
         self.serial(t, Body::Ready(deck))
     }
@@ -1158,4 +1165,251 @@ fn a_journal_line_whose_t_goes_backwards_is_an_error_and_changes_nothing() {
     assert_eq!(json["errors"][0]["line"], 3);
     assert_eq!(json["errors"][1]["line"], 4);
     assert_eq!(json["events"], 2);
+}
+
+// ----- the pinsetter's sequence numbers and cycle ----------------------------
+
+/// The balls recorded for entry 0, game 1.
+fn balls_of(s: &Sim) -> usize {
+    s.lane.entries()[0].games.first().map_or(0, Vec::len)
+}
+
+#[test]
+fn resending_the_line_before_last_or_the_last_two_lines_bowls_nothing_twice() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    let leave = pins(&[9, 10]);
+    s.ready(1_000, PinSet::FULL); // seq 0
+    s.delivery(6_000, leave); // PINS, seq 1
+    // The line before last, then the last two.
+    assert_eq!(refusals(&s.line(7_000, 0, Body::Ready(PinSet::FULL))), []);
+    assert_eq!(refusals(&s.line(7_100, 0, Body::Ready(PinSet::FULL))), []);
+    assert_eq!(refusals(&s.line(7_200, 1, Body::Pins(leave))), []);
+    assert_eq!(s.marks(0, 0), ["8"]);
+    assert_eq!(s.up(), Some((0, 1, 1, 2)));
+
+    s.ready(9_000, leave); // seq 2
+    s.delivery(14_000, PinSet::EMPTY); // seq 3
+    assert_eq!(refusals(&s.line(15_000, 2, Body::Ready(leave))), []);
+    assert_eq!(refusals(&s.line(15_100, 2, Body::Ready(leave))), []);
+    assert_eq!(refusals(&s.line(15_200, 3, Body::Pins(PinSet::EMPTY))), []);
+    assert_eq!(s.marks(0, 0), ["8/"]);
+    assert_eq!(balls_of(&s), 2);
+    assert_eq!(s.lane.serial().retransmissions, 6);
+    assert_eq!(s.lane.serial().gaps, 0);
+
+    // The game goes on as if nothing had been resent.
+    s.bowl(20_000, pins(&[7]));
+    assert_eq!(s.marks(0, 0), ["8/", "9"]);
+    assert_eq!(s.sheet(0, 0).frames[0].cumulative, Some(19));
+}
+
+#[test]
+fn the_same_seq_with_another_body_is_an_error_and_never_a_ball() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL); // seq 0
+    s.delivery(6_000, pins(&[7, 10])); // seq 1
+    let before = s.lane.entries().to_vec();
+    let fx = s.line(10_000, 1, Body::Pins(PinSet::EMPTY));
+    let r = refusals(&fx);
+    assert_eq!(r.len(), 1, "{fx:?}");
+    assert_eq!(
+        r[0].to_string(),
+        "serial line: seq 1 again with another body (was PINS 0000001001, now PINS \
+         0000000000): ignored, not a ball"
+    );
+    assert!(said(&fx).is_empty());
+    assert_eq!(s.lane.entries(), before.as_slice());
+    // A READY under a used number is no deck either.
+    let fx = s.line(10_500, 0, Body::Ready(pins(&[7])));
+    assert!(matches!(
+        refusals(&fx)[..],
+        [Refusal::SeqConflict { seq: 0, .. }]
+    ));
+    assert_eq!(s.lane.deck(), Some(PinSet::FULL));
+    assert_eq!(s.lane.serial().conflicts, 2);
+    assert_eq!(s.marks(0, 0), ["8"]);
+}
+
+#[test]
+fn thirty_pins_without_ready_within_a_second_are_at_most_the_one_real_ball() {
+    // All ten down thirty times: the same report again, ignored.
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.ball(6_000);
+    for i in 0..30 {
+        assert_eq!(refusals(&s.report(6_500 + i * 33, PinSet::EMPTY)), []);
+    }
+    assert_eq!(s.marks(0, 0), ["X"]);
+    assert_eq!(balls_of(&s), 1);
+    assert_eq!(s.lane.serial().repeats, 29);
+
+    // Other pins each time: errors, not balls.
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.ball(6_000);
+    let mut refused = Vec::new();
+    for i in 0..30u8 {
+        let standing = if i % 2 == 0 {
+            PinSet::EMPTY
+        } else {
+            pins(&[10])
+        };
+        refused.extend(refusals(&s.report(6_500 + u64::from(i) * 33, standing)));
+    }
+    assert_eq!(s.marks(0, 0), ["X"]);
+    assert_eq!(balls_of(&s), 1);
+    assert_eq!(refused.len(), 15, "{refused:?}");
+    assert!(
+        refused
+            .iter()
+            .all(|r| matches!(r, Refusal::PinsWithoutReady { .. }))
+    );
+    assert!(
+        refused[0]
+            .to_string()
+            .starts_with("serial line: PINS 0000000001 with no READY since the last PINS"),
+        "{}",
+        refused[0]
+    );
+
+    // A number skipped before each (a READY may have been lost): the
+    // minimum cycle still tells they are no balls.
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.ball(6_000);
+    let mut refused = Vec::new();
+    for i in 0..30u64 {
+        s.seq = s.seq.wrapping_add(1);
+        refused.extend(refusals(&s.report(6_500 + i * 33, PinSet::EMPTY)));
+    }
+    assert_eq!(s.marks(0, 0), ["X"]);
+    assert_eq!(balls_of(&s), 1);
+    assert_eq!(refused.len(), 29);
+    assert!(
+        refused
+            .iter()
+            .all(|r| matches!(r, Refusal::PinsTooSoon { .. }))
+    );
+    assert_eq!(s.lane.serial().too_soon, 29);
+}
+
+#[test]
+fn a_pins_that_reports_the_same_deck_again_is_ignored() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(6_000, pins(&[4, 7]));
+    // The pinsetter reads the deck again under a new number, long after.
+    let fx = s.report(12_000, pins(&[4, 7]));
+    assert_eq!(refusals(&fx), []);
+    assert!(said(&fx).is_empty());
+    assert_eq!(s.lane.serial().repeats, 1);
+    s.ready(13_000, pins(&[4, 7]));
+    s.delivery(18_000, PinSet::EMPTY);
+    assert_eq!(s.marks(0, 0), ["8/"]);
+}
+
+#[test]
+fn a_pins_sooner_than_the_minimum_cycle_after_the_last_is_refused() {
+    for (min_cycle_ms, counted) in [(3_000, false), (0, true)] {
+        let rules = Rules {
+            min_cycle_ms,
+            ..Rules::default()
+        };
+        let mut s = Sim::start(rules, &[("Anna", Class::B3)], 1);
+        s.ready(1_000, PinSet::FULL);
+        s.delivery(6_000, pins(&[10])); // PINS at 6 500
+        s.ready(7_000, pins(&[10]));
+        let fx = s.report(9_499, PinSet::EMPTY);
+        if counted {
+            assert_eq!(refusals(&fx), []);
+            assert_eq!(s.marks(0, 0), ["9/"]);
+            continue;
+        }
+        assert_eq!(
+            refusals(&fx),
+            [Refusal::PinsTooSoon {
+                standing: PinSet::EMPTY,
+                after_ms: 2_999,
+                min_cycle_ms: 3_000
+            }]
+        );
+        assert!(fx[0].clone() != Effect::Changed);
+        assert_eq!(s.marks(0, 0), ["9"]);
+        assert_eq!(s.lane.serial().too_soon, 1);
+        // At the minimum cycle it is a ball.
+        assert_eq!(refusals(&s.report(9_500, PinSet::EMPTY)), []);
+        assert_eq!(s.marks(0, 0), ["9/"]);
+    }
+}
+
+#[test]
+fn a_game_with_a_respotted_foul_a_fault_and_a_lost_link_scores_as_before() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.sensor(0, Sensor::SerialLink { up: true });
+    let mut t = 1_000;
+    // Frame 1: X.
+    s.bowl(t, PinSet::EMPTY);
+    t += 10_000;
+    // Frame 2: a foul on the first ball (8 down), the rack respotted: F9.
+    s.ready(t, PinSet::FULL);
+    s.beam(t + 4_000, true);
+    s.beam(t + 4_050, false); // the ball crosses the line
+    s.beam(t + 4_500, true); // then her foot
+    s.tick(t + 4_700);
+    s.beam(t + 5_000, false);
+    let fx = s.delivery(t + 6_000, pins(&[9, 10]));
+    assert!(outputs(&fx).contains(&out(t + 6_500, Output::PinsetterReset, Switch::Pulse)));
+    t += 10_000;
+    s.bowl(t, pins(&[10]));
+    t += 10_000;
+    // Frame 3: a jam after the first ball; the pinsetter recovers.
+    s.ready(t, PinSet::FULL);
+    s.delivery(t + 5_000, pins(&[7]));
+    s.serial(t + 6_000, Body::Fault("JAM".to_owned()));
+    assert!(s.lane.held());
+    t += 120_000;
+    s.bowl(t, PinSet::EMPTY);
+    assert!(!s.lane.held());
+    t += 10_000;
+    // Frame 4: the cable is pulled after the first ball, its READY is lost,
+    // and the pinsetter resends its last PINS when the cable is back.
+    s.ready(t, PinSet::FULL);
+    s.delivery(t + 5_000, pins(&[1, 2, 4]));
+    let last_pins = s.seq - 1;
+    s.sensor(t + 6_000, Sensor::SerialLink { up: false });
+    s.seq = s.seq.wrapping_add(1); // READY with the leave, never received
+    s.sensor(t + 30_000, Sensor::SerialLink { up: true });
+    assert_eq!(
+        refusals(&s.line(t + 30_100, last_pins, Body::Pins(pins(&[1, 2, 4])))),
+        []
+    );
+    let fx = s.delivery(t + 40_000, pins(&[4]));
+    assert_eq!(refusals(&fx), []);
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::SerialGap { lost: 1, .. }))
+    );
+    t += 50_000;
+    // Frames 5 to 10: nines.
+    while s.lane.up().is_some() {
+        s.bowl(t, pins(&[7]));
+        t += 10_000;
+    }
+    assert_eq!(
+        s.marks(0, 0),
+        ["X", "F9", "9/", "72", "9-", "9-", "9-", "9-", "9-", "9-"]
+    );
+    // X with F and 9 after it, F9, 9/ and 7, 72, six nines.
+    assert_eq!(s.sheet(0, 0).total, 19 + 9 + 17 + 9 + 6 * 9);
+    let stats = s.lane.serial();
+    assert_eq!((stats.retransmissions, stats.gaps, stats.lost), (1, 1, 1));
+    assert_eq!(
+        (
+            stats.conflicts,
+            stats.stale,
+            stats.without_ready,
+            stats.too_soon
+        ),
+        (0, 0, 0, 0)
+    );
 }
