@@ -3,7 +3,8 @@
 
 use lanecall::journal::Writer;
 use lanecall::lane::scoring::{self, Ball};
-use lanecall::lane::{PinSet, Side};
+use lanecall::lane::{Event, PinSet, Sensor, Side, Stamped};
+use lanecall::pinsetter::{WINDOW, parse_line};
 use lanecall::replay::Replay;
 use lanecall::sim::Scenario;
 use proptest::prelude::*;
@@ -285,4 +286,93 @@ fn a_journal_at_the_end_of_time_replays_without_panicking() {
     let r = Replay::from_reader(text.as_bytes()).expect("a journal");
     let out = serde_json::to_value(r.report()).unwrap();
     assert_eq!(out["bowlers"][0]["games"][0]["frames"][0]["marks"], "X");
+}
+
+/// The pinsetter's well-formed lines among `events`, as (index, line).
+fn pinsetter_lines_of(events: &[Stamped<Event>]) -> Vec<(usize, String)> {
+    events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match &e.event {
+            Event::Sensor(Sensor::Serial { line }) if parse_line(line).is_ok() => {
+                Some((i, line.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A pinsetter may resend any of its recent lines at any moment (after
+    /// noise, a lost link, or twice over): the sheet, the callouts and
+    /// everything else the lane did stay as they were.
+    #[test]
+    fn resending_recent_pinsetter_lines_anywhere_never_changes_the_sheet(
+        seed: u64,
+        resends in prop::collection::vec(
+            (any::<prop::sample::Index>(), 0..WINDOW, 1usize..3),
+            1..24,
+        ),
+    ) {
+        let mut scenario = Scenario::demo(seed);
+        scenario.bowlers.truncate(2);
+        scenario.games = 1;
+        scenario.foul_chance = 0.15;
+        scenario.noise_chance = 0.1;
+        let header = scenario.header();
+        let events: Vec<Stamped<Event>> = scenario.run().collect();
+        let lines = pinsetter_lines_of(&events);
+        // After event `i`: `n` lines from `back` lines before the latest
+        // one on, in their order (the line before last, the last two...).
+        let mut after: Vec<Vec<String>> = vec![Vec::new(); events.len()];
+        for (at, back, n) in resends {
+            let i = at.index(events.len());
+            let sent = lines.iter().take_while(|(k, _)| *k <= i).count();
+            if sent == 0 {
+                continue;
+            }
+            let back = usize::from(back).min(sent - 1);
+            let first = sent - 1 - back;
+            for (_, line) in lines[first..sent].iter().take(n) {
+                after[i].push(line.clone());
+            }
+        }
+        let mut resent = Vec::new();
+        for (e, extra) in events.iter().zip(&after) {
+            resent.push(e.clone());
+            for line in extra {
+                resent.push(Stamped {
+                    t: e.t,
+                    event: Event::Sensor(Sensor::Serial { line: line.clone() }),
+                });
+            }
+        }
+        let journal_of = |events: &[Stamped<Event>]| {
+            let mut w = Writer::create(Vec::new(), &header).unwrap();
+            for e in events {
+                w.write(e).unwrap();
+            }
+            String::from_utf8(w.into_inner()).unwrap()
+        };
+        let plain = replay(&journal_of(&events));
+        let with_resends = replay(&journal_of(&resent));
+        let count = |r: &Value| r["errors"].as_array().unwrap().len();
+        prop_assert_eq!(count(&plain), count(&with_resends), "{}", with_resends["errors"]);
+        prop_assert_eq!(what_the_lane_did_but_events(&plain), what_the_lane_did_but_events(&with_resends));
+    }
+}
+
+/// [`what_the_lane_did`] without the event counts, which count the resent
+/// lines too.
+fn what_the_lane_did_but_events(report: &Value) -> Value {
+    let part = |k: &str| report[k].clone();
+    serde_json::json!([
+        part("bowlers"),
+        part("practice"),
+        part("conduct"),
+        part("callouts"),
+        part("outputs"),
+    ])
 }
