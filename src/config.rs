@@ -271,6 +271,33 @@ pub struct WebConfig {
     /// How long a judge's login lasts: whole hours from 1 to 168 (a week,
     /// the web panel's cap).
     pub session: Duration,
+    /// Open connections at most (see [`crate::web::server`]); the daemon
+    /// lowers it further to stay below its file descriptor limit.
+    pub max_connections: usize,
+    /// Live views (`GET /api/events` streams) at most; fewer than
+    /// `max_connections`, so a full set of live views leaves room for the
+    /// judges' requests.
+    pub max_live_views: usize,
+    /// HTTPS instead of HTTP: the certificate and key files.
+    pub tls: Option<TlsFiles>,
+}
+
+impl WebConfig {
+    /// Whether the panel is served over HTTPS, so the session cookie can be
+    /// marked `Secure`.
+    pub fn tls(&self) -> bool {
+        self.tls.is_some()
+    }
+}
+
+/// The PEM files for HTTPS. Both were readable, and held a certificate and
+/// a private key, when the config was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, the server's own certificate first.
+    pub cert: PathBuf,
+    /// The private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
 }
 
 // ---------------------------------------------------------------------------
@@ -406,6 +433,9 @@ impl Config {
                 listen,
                 judge_pin_hash,
                 session: Duration::from_secs(DEFAULT_SESSION_HOURS * 3600),
+                max_connections: DEFAULT_MAX_CONNECTIONS,
+                max_live_views: DEFAULT_MAX_LIVE_VIEWS,
+                tls: None,
             },
             rules: Rules::default(),
         }
@@ -507,6 +537,18 @@ impl Config {
         line(format!("listen = {}", toml_str(&w.listen.to_string())));
         line(format!("judge_pin_hash = {}", toml_str(&w.judge_pin_hash)));
         line(format!("session_hours = {}", w.session.as_secs() / 3600));
+        line(format!("max_connections = {}", w.max_connections));
+        line(format!("max_live_views = {}", w.max_live_views));
+        if let Some(tls) = &w.tls {
+            line(format!(
+                "tls_cert = {}",
+                toml_str(&tls.cert.to_string_lossy())
+            ));
+            line(format!(
+                "tls_key = {}",
+                toml_str(&tls.key.to_string_lossy())
+            ));
+        }
 
         let r = &self.rules;
         line(String::new());
@@ -687,6 +729,10 @@ const ROOT: &[(&str, Kind)] = &[
             ("listen", Kind::Str),
             ("judge_pin_hash", Kind::Str),
             ("session_hours", Kind::Int),
+            ("max_connections", Kind::Int),
+            ("max_live_views", Kind::Int),
+            ("tls_cert", Kind::Str),
+            ("tls_key", Kind::Str),
         ]),
     ),
     ("rules", Kind::Table(RULES)),
@@ -899,6 +945,10 @@ struct RawWeb {
     listen: Option<String>,
     judge_pin_hash: Option<String>,
     session_hours: Option<i64>,
+    max_connections: Option<i64>,
+    max_live_views: Option<i64>,
+    tls_cert: Option<String>,
+    tls_key: Option<String>,
 }
 
 /// [`Rules`]' fields as options, so `[rules]` denies unknown keys (Rules
@@ -926,6 +976,8 @@ const DEFAULT_RECONNECT_MIN_MS: u64 = 500;
 const DEFAULT_RECONNECT_MAX_MS: u64 = 10_000;
 const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
 const DEFAULT_SESSION_HOURS: u64 = 12;
+const DEFAULT_MAX_CONNECTIONS: usize = 256;
+const DEFAULT_MAX_LIVE_VIEWS: usize = 64;
 const DEFAULT_DEBOUNCE_MS: i64 = 5;
 const DEFAULT_PULSE_MS: i64 = 300;
 
@@ -1514,12 +1566,105 @@ impl RawWeb {
             .int("web.session_hours", hours, 1..=168, "hours")
             .map(|h| Duration::from_secs(h * 3600));
 
+        // At least a few: a panel opens a live view and a request or two.
+        let max_connections = c
+            .int(
+                "web.max_connections",
+                self.max_connections
+                    .unwrap_or(DEFAULT_MAX_CONNECTIONS as i64),
+                8..=65_536,
+                "connections",
+            )
+            .map(|n| n as usize);
+        // Half the connections at most, so a full set of live views leaves
+        // room for the judges' requests. The default is lowered to fit a
+        // small max_connections; a value written in the file is checked.
+        let half = max_connections.map_or(65_536 / 2, |n| n as i64 / 2);
+        let max_live_views = match self.max_live_views {
+            None => Some((DEFAULT_MAX_LIVE_VIEWS as i64).min(half) as usize),
+            Some(n) => c
+                .int(
+                    "web.max_live_views",
+                    n,
+                    1..=half,
+                    "live views (at most half of web.max_connections)",
+                )
+                .map(|n| n as usize),
+        };
+        let tls = tls_files(c, self.tls_cert, self.tls_key);
+
         Some(WebConfig {
             listen: listen?,
             judge_pin_hash: hash?,
             session: session?,
+            max_connections: max_connections?,
+            max_live_views: max_live_views?,
+            tls: tls?,
         })
     }
+}
+
+/// `tls_cert` and `tls_key`: both or neither, each a readable PEM file
+/// with what it is named for. Read here so `lanecall check-config` finds a
+/// file the daemon could not read before the daemon is restarted.
+fn tls_files(c: &mut Check, cert: Option<String>, key: Option<String>) -> Option<Option<TlsFiles>> {
+    use rustls_pki_types::pem::PemObject as _;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    const HOW: &str = "set both web.tls_cert and web.tls_key for HTTPS, or neither for HTTP";
+    let (cert, key) = match (cert, key) {
+        (None, None) => return Some(None),
+        (Some(_), None) => {
+            c.push("web.tls_key", format!("is missing: {HOW}"));
+            return None;
+        }
+        (None, Some(_)) => {
+            c.push("web.tls_cert", format!("is missing: {HOW}"));
+            return None;
+        }
+        (Some(cert), Some(key)) => (PathBuf::from(cert), PathBuf::from(key)),
+    };
+    let mut ok = true;
+    match std::fs::read(&cert) {
+        Err(e) => {
+            c.push(
+                "web.tls_cert",
+                format!("cannot read {}: {e}", cert.display()),
+            );
+            ok = false;
+        }
+        Ok(pem) => {
+            let certs: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&pem).collect();
+            if !certs.is_ok_and(|certs| !certs.is_empty()) {
+                c.push(
+                    "web.tls_cert",
+                    format!(
+                        "{} holds no certificate in PEM form (-----BEGIN CERTIFICATE-----)",
+                        cert.display()
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
+    match std::fs::read(&key) {
+        Err(e) => {
+            c.push("web.tls_key", format!("cannot read {}: {e}", key.display()));
+            ok = false;
+        }
+        Ok(pem) => {
+            if PrivateKeyDer::from_pem_slice(&pem).is_err() {
+                c.push(
+                    "web.tls_key",
+                    format!(
+                        "{} holds no private key in PEM form (-----BEGIN PRIVATE KEY-----)",
+                        key.display()
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(Some(TlsFiles { cert, key }))
 }
 
 impl RawRules {

@@ -750,6 +750,8 @@ pub enum DaemonError {
     Listen { addr: SocketAddr, source: io::Error },
     #[error("cannot start the lane's thread: {0}")]
     Thread(io::Error),
+    #[error(transparent)]
+    Tls(#[from] web::server::TlsError),
     #[error(
         "the lane's thread stopped by itself: the lane is not scored, exiting so that it restarts"
     )]
@@ -812,6 +814,10 @@ pub async fn serve(
         .spawn(move || core.run(rx))
         .map_err(DaemonError::Thread)?;
 
+    let tls = match &config.web.tls {
+        Some(files) => Some(web::server::tls_acceptor(files)?),
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind(config.web.listen)
         .await
         .map_err(|source| DaemonError::Listen {
@@ -826,19 +832,33 @@ pub async fn serve(
         cookie_key: session_key(&config.state_dir),
         session: config.web.session,
         journal_dir: Some(config.journal_dir()),
+        live_views: config.web.max_live_views,
+        tls: config.web.tls(),
     });
+    let fd_limit = web::server::fd_limit();
+    let limits = web::server::Limits::new(web::server::connection_cap(
+        config.web.max_connections,
+        fd_limit,
+    ));
+    tracing::info!(
+        max_connections = limits.max_connections,
+        max_live_views = config.web.max_live_views,
+        fd_limit,
+        https = tls.is_some(),
+        "the panel's connection cap is {}",
+        limits.max_connections
+    );
+    if limits.max_connections < config.web.max_connections {
+        tracing::warn!(
+            "web.max_connections {} lowered to {}: the file limit is {fd_limit:?}; raise LimitNOFILE",
+            config.web.max_connections,
+            limits.max_connections
+        );
+    }
     let (stop_web, web_stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(async move {
-        let app = api.into_make_service_with_connect_info::<SocketAddr>();
-        let result = axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = web_stopped.await;
-            })
-            .await;
-        if let Err(e) = result {
-            tracing::error!("the control API stopped: {e}");
-        }
-    });
+    let server = tokio::spawn(web::server::serve(listener, api, tls, limits, async {
+        let _ = web_stopped.await;
+    }));
 
     let source = match &demo {
         Some(d) => {

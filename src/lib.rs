@@ -23,6 +23,9 @@
 //!   folder, on its own thread, catching up after the folder was missing.
 //! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
+//! - [`web`] is the control API for the judges' panel; [`web::server`]
+//!   serves it: its own accept loop with timeouts, a cap on open
+//!   connections below the file limit, and HTTPS when configured.
 
 pub mod backup;
 pub mod config;

@@ -84,6 +84,8 @@ fn lane() -> Lane {
         cookie_key: key(),
         session: Duration::from_secs(4 * 3600),
         journal_dir: None,
+        live_views: 64,
+        tls: false,
     });
     Lane {
         app,
@@ -453,6 +455,8 @@ async fn a_stopped_lane_is_reported_not_waited_for() {
         cookie_key: key(),
         session: Duration::from_secs(600),
         journal_dir: None,
+        live_views: 64,
+        tls: false,
     });
     let cookie = signed_cookie(r#"{"name":"Judge Orlova","expires":99999999999}"#);
     let (status, body) = act(&app, &cookie, r#"{"ev":"end_block"}"#).await;
@@ -618,6 +622,8 @@ fn app_with(journal_dir: Option<PathBuf>) -> Router {
         cookie_key: key(),
         session: Duration::from_secs(600),
         journal_dir,
+        live_views: 64,
+        tls: false,
     })
 }
 

@@ -53,9 +53,15 @@ pub fn snapshots(
     stream::once(async move { Ok(first_event) }).chain(rest)
 }
 
-/// The SSE answer for a client.
+/// The SSE answer for a client. `held` (a live view's permit) is kept as
+/// long as the stream, and dropped when the client goes or the lane stops.
 pub fn sse(
     lane: watch::Receiver<LaneSnapshot>,
+    held: impl Send + Sync + 'static,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>> + Send + 'static> {
-    Sse::new(snapshots(lane)).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+    let stream = snapshots(lane).map(move |event| {
+        let _ = &held;
+        event
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
 }

@@ -3,7 +3,8 @@
 //! check for itself, and gets `429` with `Retry-After` instead of a queue.
 //!
 //! The key is the peer's IP address from axum's `ConnectInfo<SocketAddr>`
-//! (the daemon serves with `into_make_service_with_connect_info`). Headers
+//! (the daemon's server, [`super::server`], gives it to each request as
+//! `into_make_service_with_connect_info` would). Headers
 //! such as `X-Forwarded-For` are not believed: the daemon is reached
 //! directly on the lane's network, and any client could write them. A
 //! request without `ConnectInfo` (a server on a Unix socket, a test calling

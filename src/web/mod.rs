@@ -16,7 +16,8 @@
 //!   (or refuses it, `409` with the lane's reason).
 //! - `GET /api/events`: the lane as Server-Sent Events ([`events`]): a
 //!   `lane` event with the snapshot at once, then one per change. Anyone
-//!   may listen, like `GET /api/lane`.
+//!   may listen, like `GET /api/lane`, up to `[web] max_live_views` at
+//!   once; one more gets `503`.
 //! - `GET /api/history`, `GET /api/history/{id}`: the lane's journals, newest
 //!   first, and the replay-output.md result of one ([`history`]).
 //! - `GET /export/{id}.csv`, `.json`, `.jsonl`: one journal's score sheet as
@@ -24,6 +25,9 @@
 //!
 //! Logins are limited per client address ([`limit`]): past a small burst an
 //! address gets `429` with `Retry-After` until its quota refills.
+//!
+//! The routes are served by [`server`]: its own accept loop with timeouts,
+//! a cap on open connections, and HTTPS when configured.
 //!
 //! Every error is a JSON object `{"error": "..."}` with a message a person
 //! can act on.
@@ -50,6 +54,7 @@ pub mod events;
 pub mod history;
 pub mod limit;
 pub mod page;
+pub mod server;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -119,6 +124,11 @@ pub struct ApiState {
     /// The lane's journal folder (`state_dir/journal`), for the history
     /// and export routes; `None` answers them `404`.
     pub journal_dir: Option<PathBuf>,
+    /// Live views (`GET /api/events`) at once; one more gets `503`.
+    pub live_views: usize,
+    /// Whether the panel is served over HTTPS, so the session cookie can
+    /// be marked `Secure`.
+    pub tls: bool,
 }
 
 pub use crate::daemon::LaneSnapshot;
@@ -135,6 +145,8 @@ struct Shared {
     journal_reads: Arc<Semaphore>,
     /// Forgets login addresses whose quota is full again.
     tidy_logins: Arc<dyn Fn() + Send + Sync>,
+    /// One permit per live view.
+    live_views: Arc<Semaphore>,
 }
 
 impl FromRef<Shared> for Key {
@@ -151,12 +163,14 @@ pub fn router(mut state: ApiState) -> Router {
     }
     state.session = state.session.min(MAX_SESSION);
     let (login_route, tidy_logins) = limit::limit_login(post(login));
+    let live_views = state.live_views;
     let shared = Shared {
         history: state.journal_dir.clone().map(|d| Arc::new(History::new(d))),
         api: Arc::new(state),
         pin_checks: Arc::new(Semaphore::new(PIN_CHECKS_AT_ONCE)),
         journal_reads: Arc::new(Semaphore::new(JOURNAL_READS_AT_ONCE)),
         tidy_logins,
+        live_views: Arc::new(Semaphore::new(live_views)),
     };
     Router::new()
         .route("/api/lane", get(lane))
@@ -277,7 +291,23 @@ fn etag_matches(value: &HeaderValue, etag: &str) -> bool {
 }
 
 async fn lane_events(State(shared): State<Shared>) -> Response {
-    events::sse(shared.api.lane.clone()).into_response()
+    // Each live view holds a connection for as long as a panel is open: a
+    // room full of phones must not take every connection the judges need.
+    let Ok(permit) = Arc::clone(&shared.live_views).try_acquire_owned() else {
+        let mut res = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "too many live views: {} screens are already following this lane; \
+                 close one, or read GET /api/lane now and then",
+                shared.api.live_views
+            ),
+        )
+        .into_response();
+        res.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("30"));
+        return res;
+    };
+    events::sse(shared.api.lane.clone(), permit).into_response()
 }
 
 // ----- history ----------------------------------------------------------------
