@@ -822,9 +822,8 @@ pub async fn serve(
     let api = web::router(ApiState {
         inputs: tx.clone(),
         lane: snapshot,
-        judge_pin_hash: config.web.judge_pin_hash.clone(),
         cookie_key: session_key(&config.state_dir),
-        session: config.web.session,
+        auth: web::AuthSettings::from_config(&config),
         journal_dir: Some(config.journal_dir()),
     });
     let (stop_web, web_stopped) = oneshot::channel::<()>();
