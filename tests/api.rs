@@ -1061,3 +1061,54 @@ async fn a_login_without_a_known_address_is_limited_not_failed() {
     .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
 }
+
+// ----- named judges -----------------------------------------------------------
+
+#[tokio::test]
+async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
+    let (inputs, _rx) = mpsc::channel::<Input>();
+    let (_snapshots, lane) = watch::channel(LaneSnapshot {
+        version: 1,
+        json: "{}".into(),
+    });
+    let orlova = "13572468";
+    let app = router(ApiState {
+        inputs,
+        lane,
+        cookie_key: key(),
+        auth: AuthSettings {
+            judge_pin_hash: None,
+            judges: vec![
+                lanecall::config::JudgeConfig {
+                    name: "Judge Orlova".into(),
+                    pin_hash: hash_pin(orlova).unwrap(),
+                },
+                lanecall::config::JudgeConfig {
+                    name: "Judge Ivanov".into(),
+                    pin_hash: PIN_HASH.into(),
+                },
+            ],
+            ..AuthSettings::with_pin_hash(PIN_HASH)
+        },
+        journal_dir: None,
+    });
+    let res = send(&app, get("/api/session", None)).await;
+    assert_eq!(json_of(res).await["pin_names"], true);
+    for (pin, name) in [(PIN, "Judge Ivanov"), (orlova, "Judge Orlova")] {
+        let body = json!({"pin": pin, "name": "Somebody Else"}).to_string();
+        let res = send(&app, post("/api/login", None, body)).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let cookie = set_cookie(&res).unwrap();
+        assert_eq!(json_of(res).await, json!({ "name": name }));
+        let cookie = cookie.split(';').next().unwrap();
+        let res = send(&app, get("/api/session", Some(cookie))).await;
+        assert_eq!(json_of(res).await["judge"], name);
+    }
+    // The shared PIN is not configured here: it opens nothing.
+    let res = send(
+        &app,
+        post("/api/login", None, json!({"pin": "135790"}).to_string()),
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+}
