@@ -54,7 +54,7 @@ use support::http::{Http, Response, find};
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 const LANE: u32 = 7;
-const PIN: &str = "1234";
+const PIN: &str = "123456";
 const CHANGE_TIMEOUT: Duration = Duration::from_secs(5);
 
 fn env_num(name: &str, default: u64) -> u64 {

@@ -63,7 +63,7 @@ fn main() {
     let (mut pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().unwrap();
     let http = support::free_port();
-    let hash = lanecall::web::hash_pin("1234").unwrap();
+    let hash = lanecall::web::hash_pin("123456").unwrap();
     let config = support::write_config(&dir, 3, &port, http, &hash);
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_lanecall"))
         .args(["run", "--config"])

@@ -265,9 +265,14 @@ impl Default for SpeakerConfig {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WebConfig {
     pub listen: SocketAddr,
-    /// The judge PIN's argon2 hash in PHC form (`$argon2id$v=19$...`), as
-    /// `lanecall hash-pin PIN` prints it.
-    pub judge_pin_hash: String,
+    /// The shared judge PIN's argon2 hash in PHC form
+    /// (`$argon2id$v=19$...`), as `lanecall hash-pin PIN` prints it; a
+    /// login with it gives the name typed at login. Optional when
+    /// `judges` has at least one judge.
+    pub judge_pin_hash: Option<String>,
+    /// Judges with their own PIN (`[[web.judges]]`): the journal names who
+    /// acted.
+    pub judges: Vec<JudgeConfig>,
     /// How long a judge's login lasts: whole hours from 1 to 168 (a week,
     /// the web panel's cap).
     pub session: Duration,
@@ -280,6 +285,14 @@ pub struct WebConfig {
     pub max_live_views: usize,
     /// HTTPS instead of HTTP: the certificate and key files.
     pub tls: Option<TlsFiles>,
+    /// How long a login lasts without a request (`session_idle_s`).
+    pub session_idle: Duration,
+    /// Wrong PINs in a row that lock the PIN checks (`lockout_after`).
+    pub lockout_after: u32,
+    /// The first lock's length, doubled at each lock (`lockout_base_s`).
+    pub lockout_base: Duration,
+    /// The longest lock (`lockout_max_s`).
+    pub lockout_max: Duration,
 }
 
 impl WebConfig {
@@ -298,6 +311,15 @@ pub struct TlsFiles {
     pub cert: PathBuf,
     /// The private key (PKCS#8, PKCS#1 or SEC1).
     pub key: PathBuf,
+}
+
+/// One `[[web.judges]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgeConfig {
+    /// As the journal names them.
+    pub name: String,
+    /// Their PIN's hash, as `lanecall hash-pin PIN` prints it.
+    pub pin_hash: String,
 }
 
 // ---------------------------------------------------------------------------
@@ -431,11 +453,16 @@ impl Config {
             speaker: SpeakerConfig::default(),
             web: WebConfig {
                 listen,
-                judge_pin_hash,
+                judge_pin_hash: Some(judge_pin_hash),
+                judges: Vec::new(),
                 session: Duration::from_secs(DEFAULT_SESSION_HOURS * 3600),
                 max_connections: DEFAULT_MAX_CONNECTIONS,
                 max_live_views: DEFAULT_MAX_LIVE_VIEWS,
                 tls: None,
+                session_idle: Duration::from_secs(DEFAULT_SESSION_IDLE_S),
+                lockout_after: DEFAULT_LOCKOUT_AFTER,
+                lockout_base: Duration::from_secs(DEFAULT_LOCKOUT_BASE_S),
+                lockout_max: Duration::from_secs(DEFAULT_LOCKOUT_MAX_S),
             },
             rules: Rules::default(),
         }
@@ -535,7 +562,9 @@ impl Config {
         line(String::new());
         line("[web]".into());
         line(format!("listen = {}", toml_str(&w.listen.to_string())));
-        line(format!("judge_pin_hash = {}", toml_str(&w.judge_pin_hash)));
+        if let Some(hash) = &w.judge_pin_hash {
+            line(format!("judge_pin_hash = {}", toml_str(hash)));
+        }
         line(format!("session_hours = {}", w.session.as_secs() / 3600));
         line(format!("max_connections = {}", w.max_connections));
         line(format!("max_live_views = {}", w.max_live_views));
@@ -548,6 +577,16 @@ impl Config {
                 "tls_key = {}",
                 toml_str(&tls.key.to_string_lossy())
             ));
+        }
+        line(format!("session_idle_s = {}", w.session_idle.as_secs()));
+        line(format!("lockout_after = {}", w.lockout_after));
+        line(format!("lockout_base_s = {}", w.lockout_base.as_secs()));
+        line(format!("lockout_max_s = {}", w.lockout_max.as_secs()));
+        for judge in &w.judges {
+            line(String::new());
+            line("[[web.judges]]".into());
+            line(format!("name = {}", toml_str(&judge.name)));
+            line(format!("pin_hash = {}", toml_str(&judge.pin_hash)));
         }
 
         let r = &self.rules;
@@ -620,6 +659,8 @@ enum Kind {
     Bool,
     /// A table with these keys.
     Table(&'static [(&'static str, Kind)]),
+    /// A list of such tables (`[[name]]`).
+    Tables(&'static [(&'static str, Kind)]),
 }
 
 impl Kind {
@@ -630,6 +671,7 @@ impl Kind {
             Kind::Str => "a string in quotes",
             Kind::Bool => "true or false",
             Kind::Table(_) => "a table",
+            Kind::Tables(_) => "a list of tables ([[...]])",
         }
     }
 }
@@ -733,6 +775,14 @@ const ROOT: &[(&str, Kind)] = &[
             ("max_live_views", Kind::Int),
             ("tls_cert", Kind::Str),
             ("tls_key", Kind::Str),
+            ("session_idle_s", Kind::Int),
+            ("lockout_after", Kind::Int),
+            ("lockout_base_s", Kind::Int),
+            ("lockout_max_s", Kind::Int),
+            (
+                "judges",
+                Kind::Tables(&[("name", Kind::Str), ("pin_hash", Kind::Str)]),
+            ),
         ]),
     ),
     ("rules", Kind::Table(RULES)),
@@ -766,6 +816,17 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         | (Kind::Str, V::String(_))
         | (Kind::Bool, V::Boolean(_)) => {}
         (Kind::Table(fields), V::Table(table)) => walk(table, fields, path, out),
+        // Counted from 1, as the `[[...]]` headers are read in the file.
+        (Kind::Tables(fields), V::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                check_kind(
+                    item,
+                    Kind::Table(fields),
+                    &format!("{path}[{}]", i + 1),
+                    out,
+                );
+            }
+        }
         // A GPIO input or output written as a value (`[gpio.buttons]
         // repeat = 5`).
         (Kind::Table(fields), other) if fields.iter().any(|(name, _)| *name == "pin") => {
@@ -949,6 +1010,18 @@ struct RawWeb {
     max_live_views: Option<i64>,
     tls_cert: Option<String>,
     tls_key: Option<String>,
+    session_idle_s: Option<i64>,
+    lockout_after: Option<i64>,
+    lockout_base_s: Option<i64>,
+    lockout_max_s: Option<i64>,
+    judges: Vec<RawJudge>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawJudge {
+    name: Option<String>,
+    pin_hash: Option<String>,
 }
 
 /// [`Rules`]' fields as options, so `[rules]` denies unknown keys (Rules
@@ -978,6 +1051,12 @@ const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
 const DEFAULT_SESSION_HOURS: u64 = 12;
 const DEFAULT_MAX_CONNECTIONS: usize = 256;
 const DEFAULT_MAX_LIVE_VIEWS: usize = 64;
+const DEFAULT_SESSION_IDLE_S: u64 = 2 * 3600;
+const DEFAULT_LOCKOUT_AFTER: u32 = 5;
+const DEFAULT_LOCKOUT_BASE_S: u64 = 60;
+const DEFAULT_LOCKOUT_MAX_S: u64 = 3600;
+/// Each named judge's hash is computed at every login.
+const MAX_JUDGES: usize = 8;
 const DEFAULT_DEBOUNCE_MS: i64 = 5;
 const DEFAULT_PULSE_MS: i64 = 300;
 
@@ -1535,36 +1614,66 @@ impl RawWeb {
             }
         };
 
-        const HOW: &str = "run `lanecall hash-pin PIN` and paste its output";
-        let hash = c
-            .required(
-                "web.judge_pin_hash",
-                self.judge_pin_hash,
-                &format!("the judge PIN's hash: {HOW}"),
-            )
-            .and_then(|hash| {
-                let complete = argon2::PasswordHash::new(&hash).is_ok_and(|phc| phc.hash.is_some());
-                if !hash.starts_with("$argon2") {
-                    c.push(
-                        "web.judge_pin_hash",
-                        format!("is not an argon2 hash (it must start with $argon2): {HOW}"),
-                    );
-                    None
-                } else if !complete {
-                    c.push(
-                        "web.judge_pin_hash",
-                        format!("is not a complete argon2 hash (cut short when pasted?): {HOW}"),
-                    );
-                    None
-                } else {
-                    Some(hash)
-                }
-            });
+        let judges = validate_judges(self.judges, c);
+        let hash = match self.judge_pin_hash {
+            Some(hash) => pin_hash(c, "web.judge_pin_hash", hash).map(Some),
+            // Named judges alone are enough.
+            None if judges.as_ref().is_none_or(|j| !j.is_empty()) => Some(None),
+            None => {
+                c.push(
+                    "web.judge_pin_hash",
+                    format!("is missing: the judge PIN's hash: {HOW}"),
+                );
+                None
+            }
+        };
 
         let hours = self.session_hours.unwrap_or(DEFAULT_SESSION_HOURS as i64);
         let session = c
             .int("web.session_hours", hours, 1..=168, "hours")
             .map(|h| Duration::from_secs(h * 3600));
+        let idle = self.session_idle_s.unwrap_or(DEFAULT_SESSION_IDLE_S as i64);
+        let session_idle = c
+            .int("web.session_idle_s", idle, 1..=7 * 86400, "seconds")
+            .map(Duration::from_secs);
+        let after = c
+            .int(
+                "web.lockout_after",
+                self.lockout_after
+                    .unwrap_or(i64::from(DEFAULT_LOCKOUT_AFTER)),
+                1..=100,
+                "wrong PINs",
+            )
+            .and_then(|n| u32::try_from(n).ok());
+        let base = c
+            .int(
+                "web.lockout_base_s",
+                self.lockout_base_s.unwrap_or(DEFAULT_LOCKOUT_BASE_S as i64),
+                1..=86400,
+                "seconds",
+            )
+            .map(Duration::from_secs);
+        let max = c
+            .int(
+                "web.lockout_max_s",
+                self.lockout_max_s.unwrap_or(DEFAULT_LOCKOUT_MAX_S as i64),
+                1..=7 * 86400,
+                "seconds",
+            )
+            .map(Duration::from_secs);
+        if let (Some(b), Some(m)) = (base, max)
+            && m < b
+        {
+            c.push(
+                "web.lockout_max_s",
+                format!(
+                    "{} is shorter than lockout_base_s ({}): the longest lock cannot be shorter \
+                     than the first",
+                    m.as_secs(),
+                    b.as_secs()
+                ),
+            );
+        }
 
         // At least a few: a panel opens a live view and a request or two.
         let max_connections = c
@@ -1596,10 +1705,15 @@ impl RawWeb {
         Some(WebConfig {
             listen: listen?,
             judge_pin_hash: hash?,
+            judges: judges?,
             session: session?,
             max_connections: max_connections?,
             max_live_views: max_live_views?,
             tls: tls?,
+            session_idle: session_idle?,
+            lockout_after: after?,
+            lockout_base: base?,
+            lockout_max: max.filter(|m| base.is_none_or(|b| *m >= b))?,
         })
     }
 }
@@ -1665,6 +1779,78 @@ fn tls_files(c: &mut Check, cert: Option<String>, key: Option<String>) -> Option
         }
     }
     ok.then_some(Some(TlsFiles { cert, key }))
+}
+
+const HOW: &str = "run `lanecall hash-pin PIN` and paste its output";
+
+/// A configured PIN hash that this build can check, or a problem at `key`.
+fn pin_hash(c: &mut Check, key: &str, hash: String) -> Option<String> {
+    let complete = argon2::PasswordHash::new(&hash).is_ok_and(|phc| phc.hash.is_some());
+    if !hash.starts_with("$argon2") {
+        c.push(
+            key,
+            format!("is not an argon2 hash (it must start with $argon2): {HOW}"),
+        );
+        None
+    } else if !complete {
+        c.push(
+            key,
+            format!("is not a complete argon2 hash (cut short when pasted?): {HOW}"),
+        );
+        None
+    } else {
+        Some(hash)
+    }
+}
+
+fn validate_judges(raw: Vec<RawJudge>, c: &mut Check) -> Option<Vec<JudgeConfig>> {
+    if raw.len() > MAX_JUDGES {
+        c.push(
+            "web.judges",
+            format!(
+                "{} judges: at most {MAX_JUDGES} (each login checks every judge's PIN)",
+                raw.len()
+            ),
+        );
+        return None;
+    }
+    let mut judges = Vec::new();
+    let mut ok = true;
+    for (i, j) in raw.into_iter().enumerate() {
+        let key = |k: &str| format!("web.judges[{}].{k}", i + 1);
+        let name = c
+            .non_empty(
+                &key("name"),
+                j.name,
+                "the judge's name as the journal writes it",
+            )
+            .map(|n| n.trim().to_owned())
+            .and_then(|n| match crate::web::auth::valid_name(&n) {
+                Ok(()) => Some(n),
+                Err(m) => {
+                    c.push(key("name"), m);
+                    None
+                }
+            });
+        if let Some(n) = &name
+            && judges.iter().any(|j: &JudgeConfig| j.name == *n)
+        {
+            c.push(key("name"), format!("{n:?} is named twice"));
+            ok = false;
+        }
+        let hash = c
+            .required(
+                &key("pin_hash"),
+                j.pin_hash,
+                &format!("the judge's PIN hash: {HOW}"),
+            )
+            .and_then(|h| pin_hash(c, &key("pin_hash"), h));
+        match (name, hash) {
+            (Some(name), Some(pin_hash)) => judges.push(JudgeConfig { name, pin_hash }),
+            _ => ok = false,
+        }
+    }
+    ok.then_some(judges)
 }
 
 impl RawRules {

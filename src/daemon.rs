@@ -828,12 +828,10 @@ pub async fn serve(
     let api = web::router(ApiState {
         inputs: tx.clone(),
         lane: snapshot,
-        judge_pin_hash: config.web.judge_pin_hash.clone(),
         cookie_key: session_key(&config.state_dir),
-        session: config.web.session,
+        auth: web::AuthSettings::from_config(&config),
         journal_dir: Some(config.journal_dir()),
         live_views: config.web.max_live_views,
-        tls: config.web.tls(),
     });
     let fd_limit = web::server::fd_limit();
     let limits = web::server::Limits::new(web::server::connection_cap(

@@ -57,8 +57,8 @@ enum Command {
         state_dir: Option<PathBuf>,
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: SocketAddr,
-        /// The judge PIN for the panel.
-        #[arg(long, default_value = "1234")]
+        /// The judge PIN for the panel (6 to 12 digits).
+        #[arg(long, default_value = "123456")]
         judge_pin: String,
         /// Same seed, same bowling.
         #[arg(long, default_value_t = 1)]
@@ -78,8 +78,14 @@ enum Command {
     },
     /// Check a config file: report every problem by its key (exit 1), or print the effective config.
     CheckConfig { path: PathBuf },
-    /// Print the hash of a judge PIN, for `[web] judge_pin_hash`.
+    /// Print the hash of a judge PIN (6 to 12 digits), for `[web] judge_pin_hash`
+    /// or a `[[web.judges]]` pin_hash.
     HashPin { pin: String },
+    /// End a PIN lockout (after too many wrong PINs) on the running daemon.
+    Unlock {
+        #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+        config: PathBuf,
+    },
     /// Print every input edge and serial line live, to check the wiring (stop the service first).
     Monitor {
         #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
@@ -157,6 +163,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Unlock { config } => unlock(&config),
         Command::Monitor { config } => monitor(&config),
         Command::Say {
             lang,
@@ -391,6 +398,44 @@ fn demo(
         stop_after,
     };
     live(config, options)
+}
+
+/// Leaves the unlock file for the daemon and waits for it to be taken.
+fn unlock(config: &Path) -> ExitCode {
+    use lanecall::web::pins::UNLOCK_FILE;
+    let state_dir = match Config::load(config) {
+        Ok(c) => c.state_dir,
+        Err(e) => {
+            eprintln!("lanecall unlock: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let file = state_dir.join(UNLOCK_FILE);
+    if let Err(e) = std::fs::write(&file, b"") {
+        eprintln!(
+            "lanecall unlock: cannot write {}: {e} (run it as the daemon's user or root)",
+            file.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    // The daemon looks for the file once a second and removes it when the
+    // lock is cleared.
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < until {
+        if !file.exists() {
+            println!("PIN checks unlocked: judges can log in again.");
+            return ExitCode::SUCCESS;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = std::fs::remove_file(&file);
+    eprintln!(
+        "lanecall unlock: the daemon did not take {} within 5 s: is it running with {}? \
+         (a restart also ends a lockout)",
+        file.display(),
+        config.display()
+    );
+    ExitCode::FAILURE
 }
 
 fn monitor(path: &std::path::Path) -> ExitCode {

@@ -18,14 +18,14 @@ use futures_util::StreamExt;
 use lanecall::daemon::{Input, NotTaken};
 use lanecall::lane::{Action, Refusal};
 use lanecall::replay::Replay;
-use lanecall::web::{ApiState, LaneSnapshot, hash_pin, router, verify_pin};
+use lanecall::web::{ApiState, AuthSettings, LaneSnapshot, hash_pin, router, verify_pin};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 use tower::ServiceExt;
 
-const PIN: &str = "2468";
-/// `hash_pin("2468")`, as `lanecall hash-pin 2468` would print it.
-const PIN_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$wQLBJ53yXnWS1FSmR7RdxA$pRDX/Tw1tO9l8PpLiGTMUICb8JmI11KCknIhF4PxrIw";
+const PIN: &str = "246813";
+/// `hash_pin("246813")`, as `lanecall hash-pin 246813` would print it.
+const PIN_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$r5DtFYrrh0Em8b6vpGgaeg$C7dnmSyV/yXUxYP+bLqmx5uiC3PcpPib0X6Kz6JJKyQ";
 
 const SNAPSHOT: &str =
     r#"{"lane":7,"bowlers":[],"practice":[],"conduct":[],"callouts":[],"outputs":[],"errors":[]}"#;
@@ -80,12 +80,13 @@ fn lane() -> Lane {
     let app = router(ApiState {
         inputs,
         lane,
-        judge_pin_hash: PIN_HASH.into(),
         cookie_key: key(),
-        session: Duration::from_secs(4 * 3600),
+        auth: AuthSettings {
+            session: Duration::from_secs(4 * 3600),
+            ..AuthSettings::with_pin_hash(PIN_HASH)
+        },
         journal_dir: None,
         live_views: 64,
-        tls: false,
     });
     Lane {
         app,
@@ -199,7 +200,10 @@ async fn an_action_without_a_login_is_refused_and_never_reaches_the_lane() {
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(json_of(res).await, json!({"error": "a judge must log in"}));
     let res = send(&lane.app, get("/api/session", None)).await;
-    assert_eq!(json_of(res).await, json!({"judge": null}));
+    assert_eq!(
+        json_of(res).await,
+        json!({"judge": null, "pin_names": false, "security": null})
+    );
     assert!(lane.taken.lock().unwrap().is_empty());
 }
 
@@ -211,7 +215,7 @@ async fn a_wrong_pin_gives_no_session() {
         post(
             "/api/login",
             None,
-            r#"{"pin":"1357","name":"Judge Orlova"}"#,
+            r#"{"pin":"135790","name":"Judge Orlova"}"#,
         ),
     )
     .await;
@@ -228,7 +232,7 @@ async fn a_judge_logs_in_and_the_lane_records_their_name_on_each_action() {
         post(
             "/api/login",
             None,
-            r#"{"pin":"2468","name":"Judge Orlova"}"#,
+            r#"{"pin":"246813","name":"Judge Orlova"}"#,
         ),
     )
     .await;
@@ -242,7 +246,9 @@ async fn a_judge_logs_in_and_the_lane_records_their_name_on_each_action() {
     let cookie = set.split(';').next().unwrap();
 
     let res = send(&lane.app, get("/api/session", Some(cookie))).await;
-    assert_eq!(json_of(res).await, json!({"judge": "Judge Orlova"}));
+    let session = json_of(res).await;
+    assert_eq!(session["judge"], "Judge Orlova");
+    assert_eq!(session["security"]["wrong_pins"], 0);
 
     // A `by` in the body is not believed: the session says who acts.
     let (status, body) = act(
@@ -263,17 +269,67 @@ async fn a_judge_logs_in_and_the_lane_records_their_name_on_each_action() {
         )]
     );
 
-    let res = send(&lane.app, post("/api/logout", Some(cookie), "")).await;
+    let res = send(&lane.app, post("/api/logout", Some(cookie), "{}")).await;
     assert_eq!(res.status(), StatusCode::OK);
     let cleared = set_cookie(&res).expect("the cookie is cleared");
     assert!(cleared.starts_with("lanecall_session=;"), "{cleared}");
     assert!(cleared.contains("Max-Age=0"), "{cleared}");
+
+    // The old cookie is no session any more: logging out ended it on the
+    // server, not only in the browser.
+    let (status, _) = act(&lane.app, cookie, r#"{"ev":"end_block"}"#).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let res = send(&lane.app, get("/api/session", Some(cookie))).await;
+    assert_eq!(json_of(res).await["judge"], Value::Null);
+    assert_eq!(lane.taken.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_logout_only_comes_as_json_so_another_site_cannot_log_a_judge_out() {
+    let lane = lane();
+    let cookie = log_in(&lane.app, "Judge Orlova").await;
+    let form = Request::post("/api/logout")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(header::COOKIE, &cookie)
+        .body(Body::from("x=1"))
+        .unwrap();
+    let res = send(&lane.app, form).await;
+    assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert!(set_cookie(&res).is_none());
+    let (status, _) = act(&lane.app, &cookie, r#"{"ev":"end_block"}"#).await;
+    assert_eq!(status, StatusCode::OK, "still logged in");
+}
+
+#[tokio::test]
+async fn a_pin_of_the_wrong_shape_is_refused_without_a_check() {
+    let lane = lane();
+    let cookie = log_in(&lane.app, "Judge Orlova").await;
+    // Four: with the login, the burst one address may make.
+    for pin in ["2468", "1234567890123", "24681x", " 246813"] {
+        let res = send(
+            &lane.app,
+            post("/api/login", None, json!({ "pin": pin }).to_string()),
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{pin:?}");
+    }
+    let res = send(&lane.app, get("/api/security", Some(&cookie))).await;
+    let security = json_of(res).await;
+    assert_eq!(security["pin_checks"], 1, "only the login: {security}");
+    assert_eq!(security["wrong_pins"], 0);
+}
+
+#[tokio::test]
+async fn the_security_report_is_for_judges_only() {
+    let lane = lane();
+    let res = send(&lane.app, get("/api/security", None)).await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
 async fn a_login_without_a_name_acts_as_judge() {
     let lane = lane();
-    let res = send(&lane.app, post("/api/login", None, r#"{"pin":"2468"}"#)).await;
+    let res = send(&lane.app, post("/api/login", None, r#"{"pin":"246813"}"#)).await;
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(json_of(res).await, json!({"name": "judge"}));
 }
@@ -369,7 +425,7 @@ async fn a_cross_site_form_post_is_not_read() {
     assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert!(json_of(res).await["error"].is_string());
     let bare = Request::post("/api/login")
-        .body(Body::from(r#"{"pin":"2468"}"#))
+        .body(Body::from(r#"{"pin":"246813"}"#))
         .unwrap();
     assert_eq!(
         send(&lane.app, bare).await.status(),
@@ -406,37 +462,43 @@ fn signed_cookie(value: &str) -> String {
 }
 
 #[tokio::test]
-async fn a_tampered_or_expired_cookie_is_no_session() {
+async fn a_tampered_forged_or_unknown_cookie_is_no_session() {
     let lane = lane();
     let cookie = log_in(&lane.app, "Judge Orlova").await;
-    let tampered = cookie.replace("Orlova", "Mallory");
+    let (name, value) = cookie.split_once('=').unwrap();
+    // One character of the signed id changed.
+    let last = value.chars().last().unwrap();
+    let other = if last == '0' { '1' } else { '0' };
+    let tampered = format!("{name}={}{other}", &value[..value.len() - 1]);
     assert_ne!(tampered, cookie);
     let (status, _) = act(&lane.app, &tampered, r#"{"ev":"end_block"}"#).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let res = send(&lane.app, get("/api/session", Some(&tampered))).await;
-    assert_eq!(json_of(res).await, json!({"judge": null}));
+    assert_eq!(json_of(res).await["judge"], Value::Null);
 
     // Signed with another key.
     let other = SignedCookieJar::new(Key::from(&[9u8; 64]))
-        .add(Cookie::new(
-            "lanecall_session",
-            r#"{"name":"Mallory","expires":99999999999}"#,
-        ))
+        .add(Cookie::new("lanecall_session", "ab".repeat(32)))
         .into_response();
     let other = other.headers()[header::SET_COOKIE].to_str().unwrap();
     let other = other.split(';').next().unwrap();
     let (status, _) = act(&lane.app, other, r#"{"ev":"end_block"}"#).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 
-    // Rightly signed, but its time is up.
-    let expired = signed_cookie(r#"{"name":"Judge Orlova","expires":1}"#);
-    let (status, _) = act(&lane.app, &expired, r#"{"ev":"end_block"}"#).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
-    // Rightly signed, still good: the check above is the expiry, not the key.
-    let good = signed_cookie(r#"{"name":"Judge Orlova","expires":99999999999}"#);
-    let (status, _) = act(&lane.app, &good, r#"{"ev":"end_block"}"#).await;
+    // Rightly signed, but no session the server made: the old cookie
+    // format with a name and an expiry in it is no session either.
+    for value in [
+        "ab".repeat(32),
+        r#"{"name":"Judge Orlova","expires":99999999999}"#.to_owned(),
+    ] {
+        let forged = signed_cookie(&value);
+        let (status, _) = act(&lane.app, &forged, r#"{"ev":"end_block"}"#).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    // The real one still works: the checks above are the session's, not
+    // the key's.
+    let (status, _) = act(&lane.app, &cookie, r#"{"ev":"end_block"}"#).await;
     assert_eq!(status, StatusCode::OK);
-
     assert_eq!(lane.taken.lock().unwrap().len(), 1);
 }
 
@@ -451,14 +513,15 @@ async fn a_stopped_lane_is_reported_not_waited_for() {
     let app = router(ApiState {
         inputs,
         lane,
-        judge_pin_hash: PIN_HASH.into(),
         cookie_key: key(),
-        session: Duration::from_secs(600),
+        auth: AuthSettings {
+            session: Duration::from_secs(600),
+            ..AuthSettings::with_pin_hash(PIN_HASH)
+        },
         journal_dir: None,
         live_views: 64,
-        tls: false,
     });
-    let cookie = signed_cookie(r#"{"name":"Judge Orlova","expires":99999999999}"#);
+    let cookie = log_in(&app, "Judge Orlova").await;
     let (status, body) = act(&app, &cookie, r#"{"ev":"end_block"}"#).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert!(body["error"].is_string());
@@ -478,15 +541,19 @@ async fn unknown_routes_and_methods_answer_in_json() {
 
 #[test]
 fn a_hashed_pin_verifies_and_another_pin_does_not() {
-    let hash = hash_pin("4321").unwrap();
+    let hash = hash_pin("432109").unwrap();
     assert!(
         hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
         "{hash}"
     );
-    assert!(verify_pin("4321", &hash));
-    assert!(!verify_pin("4322", &hash));
-    assert!(!verify_pin("4321", "not a hash"));
-    assert!(hash_pin("").is_err());
+    assert!(verify_pin("432109", &hash));
+    assert!(!verify_pin("432108", &hash));
+    assert!(!verify_pin("432109", "not a hash"));
+    // 6 to 12 digits, nothing else.
+    for pin in ["", "1", "12345", "1234567890123", "12345a", "１２３４５６"] {
+        assert!(hash_pin(pin).is_err(), "{pin:?}");
+    }
+    assert!(hash_pin("123456789012").is_ok());
 }
 
 // ----- live events ------------------------------------------------------------
@@ -618,12 +685,13 @@ fn app_with(journal_dir: Option<PathBuf>) -> Router {
     router(ApiState {
         inputs,
         lane,
-        judge_pin_hash: PIN_HASH.into(),
         cookie_key: key(),
-        session: Duration::from_secs(600),
+        auth: AuthSettings {
+            session: Duration::from_secs(600),
+            ..AuthSettings::with_pin_hash(PIN_HASH)
+        },
         journal_dir,
         live_views: 64,
-        tls: false,
     })
 }
 
@@ -964,7 +1032,7 @@ async fn one_address_trying_too_often_waits_while_another_is_still_heard() {
         &lane.app,
         from(
             "10.0.0.6:50000",
-            post("/api/login", None, r#"{"pin":"1357"}"#),
+            post("/api/login", None, r#"{"pin":"135790"}"#),
         ),
     )
     .await;
@@ -995,4 +1063,56 @@ async fn a_login_without_a_known_address_is_limited_not_failed() {
     )
     .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+}
+
+// ----- named judges -----------------------------------------------------------
+
+#[tokio::test]
+async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
+    let (inputs, _rx) = mpsc::channel::<Input>();
+    let (_snapshots, lane) = watch::channel(LaneSnapshot {
+        version: 1,
+        json: "{}".into(),
+    });
+    let orlova = "13572468";
+    let app = router(ApiState {
+        inputs,
+        lane,
+        cookie_key: key(),
+        auth: AuthSettings {
+            judge_pin_hash: None,
+            judges: vec![
+                lanecall::config::JudgeConfig {
+                    name: "Judge Orlova".into(),
+                    pin_hash: hash_pin(orlova).unwrap(),
+                },
+                lanecall::config::JudgeConfig {
+                    name: "Judge Ivanov".into(),
+                    pin_hash: PIN_HASH.into(),
+                },
+            ],
+            ..AuthSettings::with_pin_hash(PIN_HASH)
+        },
+        journal_dir: None,
+        live_views: 64,
+    });
+    let res = send(&app, get("/api/session", None)).await;
+    assert_eq!(json_of(res).await["pin_names"], true);
+    for (pin, name) in [(PIN, "Judge Ivanov"), (orlova, "Judge Orlova")] {
+        let body = json!({"pin": pin, "name": "Somebody Else"}).to_string();
+        let res = send(&app, post("/api/login", None, body)).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let cookie = set_cookie(&res).unwrap();
+        assert_eq!(json_of(res).await, json!({ "name": name }));
+        let cookie = cookie.split(';').next().unwrap();
+        let res = send(&app, get("/api/session", Some(cookie))).await;
+        assert_eq!(json_of(res).await["judge"], name);
+    }
+    // The shared PIN is not configured here: it opens nothing.
+    let res = send(
+        &app,
+        post("/api/login", None, json!({"pin": "135790"}).to_string()),
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
 }

@@ -144,7 +144,13 @@ fn example_file_loads_with_every_key() {
         config.web.listen,
         "0.0.0.0:8080".parse::<SocketAddr>().unwrap()
     );
-    assert!(config.web.judge_pin_hash.starts_with("$argon2id$"));
+    assert!(
+        config
+            .web
+            .judge_pin_hash
+            .as_deref()
+            .is_some_and(|h| h.starts_with("$argon2id$"))
+    );
     assert_eq!(config.web.session, Duration::from_secs(12 * 3600));
 
     assert_eq!(config.rules, Rules::default());
@@ -525,6 +531,53 @@ fn judge_pin_hash_must_be_argon2() {
         &HASH[..40],
         "web.judge_pin_hash",
         "not a complete argon2 hash",
+    );
+}
+
+#[test]
+fn named_judges_need_no_shared_pin_and_round_trip() {
+    let shared = format!("judge_pin_hash = \"{HASH}\"");
+    let judges = format!(
+        "session_idle_s = 5\nlockout_after = 3\nlockout_base_s = 2\nlockout_max_s = 8\n\
+         [[web.judges]]\nname = \"Judge Orlova\"\npin_hash = \"{HASH}\"\n\
+         [[web.judges]]\nname = \"Judge Ivanov\"\npin_hash = \"{HASH}\"\n"
+    );
+    let text = minimal().replace(&shared, &judges);
+    let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.web.judge_pin_hash, None);
+    let names: Vec<&str> = config.web.judges.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["Judge Orlova", "Judge Ivanov"]);
+    assert_eq!(config.web.session_idle, Duration::from_secs(5));
+    assert_eq!(config.web.lockout_after, 3);
+    assert_eq!(config.web.lockout_max, Duration::from_secs(8));
+    let again = parse(&config.to_toml()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, config);
+}
+
+#[test]
+fn named_judges_are_checked_one_by_one() {
+    let shared = format!("judge_pin_hash = \"{HASH}\"");
+    let text = minimal().replace(
+        &shared,
+        &format!(
+            "[[web.judges]]\nname = \"A\"\npin_hash = \"{HASH}\"\n\
+             [[web.judges]]\nname = \"A\"\npin_hash = \"1234\"\n\
+             [[web.judges]]\nname = \"B\"\npin = 5\n"
+        ),
+    );
+    let problems = problems(&text);
+    assert_problem(&problems, "web.judges[3].pin", "unknown key");
+    let text = text.replace("pin = 5", &format!("pin_hash = \"{HASH}\""));
+    let problems = self::problems(&text);
+    assert_problem(&problems, "web.judges[2].name", "named twice");
+    assert_problem(&problems, "web.judges[2].pin_hash", "hash-pin");
+    let problems = self::problems(
+        &minimal().replace("[web]", "[web]\nlockout_base_s = 60\nlockout_max_s = 30"),
+    );
+    assert_problem(
+        &problems,
+        "web.lockout_max_s",
+        "shorter than lockout_base_s",
     );
 }
 

@@ -87,7 +87,7 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
 
     let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().expect("the slave's name");
-    let hash = lanecall::web::hash_pin("2468").unwrap();
+    let hash = lanecall::web::hash_pin("246813").unwrap();
     let config = support::write_config(&dir, 3, &port, support::free_port(), &hash);
 
     let notation = "X 9/ 72 X X 8- 9/ 9- X X9/";

@@ -21,7 +21,7 @@ fn the_demo_runs_headless_and_its_journal_replays_to_the_same_lane() {
             "--listen",
             "127.0.0.1:0",
         ])
-        .args(["--judge-pin", "1357", "--state-dir"])
+        .args(["--judge-pin", "135790", "--state-dir"])
         .arg(&dir)
         .env("RUST_LOG", "warn")
         .output()

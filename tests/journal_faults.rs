@@ -20,7 +20,7 @@ use serialport::{SerialPort, TTYPort};
 mod support;
 use support::Daemon;
 
-const PIN: &str = "2468";
+const PIN: &str = "246813";
 
 fn fresh_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lanecall-faults-{name}-{}", std::process::id()));

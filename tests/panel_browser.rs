@@ -75,7 +75,7 @@ fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
     let (mut pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().expect("the slave's name");
     let http = support::free_port();
-    let pin = "2468";
+    let pin = "246813";
     let hash = lanecall::web::hash_pin(pin).unwrap();
     let config = support::write_config(&dir, 5, &port, http, &hash);
     let _daemon = Daemon(

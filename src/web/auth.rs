@@ -1,21 +1,19 @@
-//! Judges' PINs and sessions.
+//! Judges' PINs and the session cookie.
 //!
-//! The judge PIN is stored only as an argon2id hash (a PHC string made by
+//! A judge PIN is stored only as an argon2id hash (a PHC string made by
 //! `lanecall hash-pin PIN`); the PIN itself never reaches a file or a log.
-//! A login gives a session: a cookie signed with the daemon's key that holds
-//! the judge's name and when the session ends. The server keeps no session
-//! table, so a restart does not log anyone out, and logging out only asks
-//! the browser to forget the cookie (a copied cookie stays good until it
-//! expires: keep `session` short).
+//! A PIN is 6 to 12 digits: with the lockout ([`super::pins`]) a guesser
+//! gets a few dozen tries an hour, and a million PINs then take years.
+//! A login gives a session ([`super::sessions`]); the cookie holds only its
+//! random id, signed with the daemon's key.
 //!
 //! This module must never log a PIN, a hash or a cookie value, and never
-//! accept a session whose signature or expiry does not check out.
+//! accept a cookie whose signature does not check out.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use argon2::{Algorithm, Argon2, Params, PasswordHash, PasswordHasher, PasswordVerifier, Version};
 use axum_extra::extract::cookie::{Cookie, SameSite, SignedCookieJar};
-use serde::{Deserialize, Serialize};
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "lanecall_session";
@@ -30,11 +28,26 @@ const M_COST_KIB: u32 = 19 * 1024;
 const T_COST: u32 = 2;
 const P_COST: u32 = 1;
 
+/// The fewest digits a PIN has.
+pub const PIN_MIN_DIGITS: usize = 6;
+
+/// The most digits a PIN has: the panel's PIN field takes no more.
+pub const PIN_MAX_DIGITS: usize = 12;
+
+/// Whether `pin` has a PIN's shape: 6 to 12 digits 0-9. A login with
+/// anything else is answered without an argon2 check.
+pub fn pin_shape_ok(pin: &str) -> bool {
+    (PIN_MIN_DIGITS..=PIN_MAX_DIGITS).contains(&pin.len())
+        && pin.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Why a PIN could not be hashed.
 #[derive(Debug, thiserror::Error)]
 pub enum PinError {
-    #[error("the PIN is empty: choose a PIN of at least 4 characters")]
-    Empty,
+    #[error(
+        "a PIN is {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits (0-9), nothing else: choose another"
+    )]
+    Shape,
     #[error("cannot hash the PIN: {0}")]
     Hash(String),
 }
@@ -56,8 +69,8 @@ fn hasher() -> Result<Argon2<'static>, PinError> {
 /// (`$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`) with a fresh random salt
 /// from the operating system.
 pub fn hash_pin(pin: &str) -> Result<String, PinError> {
-    if pin.is_empty() {
-        return Err(PinError::Empty);
+    if !pin_shape_ok(pin) {
+        return Err(PinError::Shape);
     }
     let hash = hasher()?
         .hash_password(pin.as_bytes())
@@ -87,41 +100,27 @@ pub fn check_pin_hash(hash: &str) -> Result<(), PinHashError> {
         .map_err(|e| PinHashError(e.to_string()))
 }
 
-/// What the session cookie holds (as JSON, signed by the jar).
-#[derive(Debug, Serialize, Deserialize)]
-struct Session {
-    name: String,
-    /// Unix seconds after which the session is no longer accepted.
-    expires: u64,
-}
-
-fn unix_now() -> u64 {
-    // A clock before 1970 (a Pi without its RTC before NTP) reads as 0:
-    // sessions then look fresh, never the other way round.
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// The judge logged in with this request's session cookie, if its signature
-/// checks out and it has not expired.
-pub(crate) fn judge(jar: &SignedCookieJar) -> Option<String> {
+/// The session id in this request's cookie, if its signature checks out.
+/// Whether the session is still open is the session list's to say.
+pub(crate) fn session_id(jar: &SignedCookieJar) -> Option<String> {
     let cookie = jar.get(SESSION_COOKIE)?;
-    let session: Session = serde_json::from_str(cookie.value()).ok()?;
-    (session.expires > unix_now() && valid_name(&session.name).is_ok()).then_some(session.name)
+    let id = cookie.value();
+    (id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())).then(|| id.to_owned())
 }
 
-/// The jar with a new session for `name`, good for `length`.
-pub(crate) fn start_session(jar: SignedCookieJar, name: &str, length: Duration) -> SignedCookieJar {
-    let session = Session {
-        name: name.to_owned(),
-        expires: unix_now().saturating_add(length.as_secs()),
-    };
-    let value = serde_json::to_string(&session).unwrap_or_default();
-    // Not `Secure`: the panel is served over plain HTTP on the lane's own
-    // network. SameSite=Strict keeps other sites' pages from using it.
-    let mut cookie = Cookie::build((SESSION_COOKIE, value))
+/// The jar with the cookie for session `id`, kept by the browser for
+/// `length`. `secure` when the panel is served over TLS: the browser then
+/// never sends it over plain HTTP.
+pub(crate) fn start_session(
+    jar: SignedCookieJar,
+    id: String,
+    length: Duration,
+    secure: bool,
+) -> SignedCookieJar {
+    // SameSite=Strict keeps other sites' pages from using it.
+    let mut cookie = Cookie::build((SESSION_COOKIE, id))
         .http_only(true)
+        .secure(secure)
         .same_site(SameSite::Strict)
         .path("/");
     // The `time` crate's Duration, reached through cookie's own conversion

@@ -6,8 +6,12 @@
 //!   polling it gets `304` while nothing changed. Anyone on the network may
 //!   read it: scores are public at a tournament.
 //! - `POST /api/login`, `POST /api/logout`, `GET /api/session`: a judge logs
-//!   in with the judge PIN and a name; the session is a signed cookie
+//!   in with a PIN: their own (`[[web.judges]]`, the name comes with it) or
+//!   the shared judge PIN (with a name typed at login). The session is kept
+//!   by the server ([`sessions`]); the cookie holds its signed id
 //!   ([`auth`]).
+//! - `GET /api/security`: for a logged-in judge, the wrong PINs and the
+//!   lockout ([`pins`]).
 //! - `POST /api/actions`: one panel event of journal.md without its `t`,
 //!   e.g. `{"ev":"hold","on":true,"reason":"oil"}`. It is read by the
 //!   journal's own parser, so the API takes exactly what a journal holds
@@ -24,7 +28,9 @@
 //!   CSV, its result as JSON, or the journal file itself, as downloads.
 //!
 //! Logins are limited per client address ([`limit`]): past a small burst an
-//! address gets `429` with `Retry-After` until its quota refills.
+//! address gets `429` with `Retry-After` until its quota refills. Wrong
+//! PINs from all addresses together lock the PIN checks for a while
+//! ([`pins`]): `429` with `Retry-After` too, and no argon2 work.
 //!
 //! The routes are served by [`server`]: its own accept loop with timeouts,
 //! a cap on open connections, and HTTPS when configured.
@@ -43,7 +49,7 @@
 //!   `SameSite=Strict`);
 //! - panic or block an async thread on any request: bodies are capped at
 //!   16 KiB, nothing from a request is unwrapped, and the slow argon2 check
-//!   runs on the blocking pool, a few at a time;
+//!   runs on its own thread, one at a time, behind a short queue;
 //! - log a PIN or a cookie;
 //! - read a file outside the journal folder, or one not named like a
 //!   journal: an id is checked against `lane<N>-<stamp>-<NN>` before it
@@ -54,8 +60,11 @@ pub mod events;
 pub mod history;
 pub mod limit;
 pub mod page;
+pub mod pins;
 pub mod server;
+pub mod sessions;
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,7 +72,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRef, Path, State};
+use axum::extract::{ConnectInfo, FromRef, Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -74,6 +83,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncReadExt as _;
 use tokio::sync::{Semaphore, oneshot, watch};
+
+use crate::config::{Config, JudgeConfig};
 use tokio_util::codec::{BytesCodec, FramedRead};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
@@ -82,8 +93,10 @@ use crate::daemon::{Input, InputSender, NotTaken};
 use crate::journal::parse_event;
 use crate::lane::{Action, Event};
 use history::{History, HistoryError};
+use pins::{Checker, Lockout, Verdict};
+use sessions::Sessions;
 
-pub use auth::{PinError, PinHashError, check_pin_hash, hash_pin, verify_pin};
+pub use auth::{PinError, PinHashError, check_pin_hash, hash_pin, pin_shape_ok, verify_pin};
 
 /// The largest request body taken, in bytes.
 pub const MAX_BODY: usize = 16 * 1024;
@@ -94,15 +107,12 @@ pub const LANE_REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The longest session: a cookie must not outlive a tournament weekend.
 pub const MAX_SESSION: Duration = Duration::from_secs(7 * 24 * 3600);
 
-/// How many PIN checks run at once. Each takes 19 MiB and most of a core
-/// for a moment; a burst of logins waits its turn instead of filling a
-/// Pi's memory.
-const PIN_CHECKS_AT_ONCE: usize = 2;
+/// The idle time a session has when none is configured.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(2 * 3600);
 
-/// How long a wrong PIN keeps its place among the PIN checks. A 4-digit
-/// PIN falls to a few thousand guesses: this makes them take hours, not
-/// minutes. Each address is limited as well ([`limit`]).
-const WRONG_PIN_PAUSE: Duration = Duration::from_secs(1);
+/// The most named judges: each login computes every judge's hash, so each
+/// one adds a check's time to every login.
+pub const MAX_JUDGES: usize = 8;
 
 /// How many journals are read at once for the history routes: replaying a
 /// long journal takes a core for a moment.
@@ -114,31 +124,97 @@ pub struct ApiState {
     pub inputs: InputSender,
     /// The lane as the lane thread last published it.
     pub lane: watch::Receiver<LaneSnapshot>,
-    /// The judge PIN's argon2 PHC string (see [`hash_pin`]).
-    pub judge_pin_hash: String,
     /// Signs the session cookie. A key made at start logs everyone out at
     /// each restart; a key from a file keeps sessions across restarts.
     pub cookie_key: Key,
-    /// How long a login lasts (capped at [`MAX_SESSION`]).
-    pub session: Duration,
+    /// PINs, sessions and the lockout.
+    pub auth: AuthSettings,
     /// The lane's journal folder (`state_dir/journal`), for the history
     /// and export routes; `None` answers them `404`.
     pub journal_dir: Option<PathBuf>,
     /// Live views (`GET /api/events`) at once; one more gets `503`.
     pub live_views: usize,
-    /// Whether the panel is served over HTTPS, so the session cookie can
-    /// be marked `Secure`.
-    pub tls: bool,
 }
 
 pub use crate::daemon::LaneSnapshot;
+
+/// Who may log in, for how long, and when PIN checks lock.
+#[derive(Clone, Debug)]
+pub struct AuthSettings {
+    /// The shared judge PIN's argon2 PHC string (see [`hash_pin`]): a login
+    /// with it acts under the name typed at login.
+    pub judge_pin_hash: Option<String>,
+    /// Judges with their own PIN: a login with one acts under its name.
+    pub judges: Vec<JudgeConfig>,
+    /// How long a login lasts at most (capped at [`MAX_SESSION`]).
+    pub session: Duration,
+    /// How long a login lasts without a request.
+    pub idle: Duration,
+    pub lockout: Lockout,
+    /// Where `sessions.json` is kept and `lanecall unlock` leaves its file;
+    /// `None` keeps sessions in memory only and takes no unlock.
+    pub state_dir: Option<PathBuf>,
+    /// Whether the cookie is marked `Secure`: set it when the panel is
+    /// served over TLS, never over plain HTTP (the browser would then not
+    /// send it back).
+    pub secure: bool,
+}
+
+impl AuthSettings {
+    /// One shared PIN, the default lengths and lockout, nothing on disk.
+    pub fn with_pin_hash(hash: impl Into<String>) -> AuthSettings {
+        AuthSettings {
+            judge_pin_hash: Some(hash.into()),
+            judges: Vec::new(),
+            session: Duration::from_secs(12 * 3600),
+            idle: DEFAULT_IDLE,
+            lockout: Lockout::default(),
+            state_dir: None,
+            secure: false,
+        }
+    }
+
+    /// The config's `[web]` settings, keeping sessions in its `state_dir`.
+    /// `secure` is left false: the caller sets it when it serves TLS.
+    pub fn from_config(config: &Config) -> AuthSettings {
+        let w = &config.web;
+        AuthSettings {
+            judge_pin_hash: w.judge_pin_hash.clone(),
+            judges: w.judges.clone(),
+            session: w.session,
+            idle: w.session_idle,
+            lockout: Lockout {
+                after: w.lockout_after,
+                base: w.lockout_base,
+                max: w.lockout_max,
+            },
+            state_dir: Some(config.state_dir.clone()),
+            // Over HTTPS the session cookie never goes out in the clear.
+            secure: w.tls(),
+        }
+    }
+
+    /// Every hash a login is checked against, named judges first; and what
+    /// each gives: a judge's name, or `None` for the shared PIN.
+    fn hashes(&self) -> Vec<(Option<String>, String)> {
+        self.judges
+            .iter()
+            .map(|j| (Some(j.name.clone()), j.pin_hash.clone()))
+            .chain(self.judge_pin_hash.iter().map(|h| (None, h.clone())))
+            .collect()
+    }
+}
 
 /// The state the handlers share.
 #[derive(Clone)]
 struct Shared {
     api: Arc<ApiState>,
-    /// Bounds the argon2 checks running at once.
-    pin_checks: Arc<Semaphore>,
+    /// The argon2 checks and the lockout.
+    pins: Checker,
+    /// What a match of hash `n` gives (see [`AuthSettings::hashes`]) and
+    /// its digest, which the session keeps.
+    logins: Arc<Vec<(Option<String>, String)>>,
+    sessions: Sessions,
     /// The journals, if the daemon named their folder.
     history: Option<Arc<History>>,
     /// Bounds the journals read at once.
@@ -157,17 +233,49 @@ impl FromRef<Shared> for Key {
 
 /// The control API's routes, ready to serve.
 pub fn router(mut state: ApiState) -> Router {
-    if let Err(e) = check_pin_hash(&state.judge_pin_hash) {
-        // Every login will fail; say why once, where the operator looks.
-        tracing::error!("{e}");
+    let auth = &mut state.auth;
+    auth.session = auth.session.min(MAX_SESSION);
+    auth.idle = auth.idle.min(auth.session);
+    auth.judges.truncate(MAX_JUDGES);
+    let hashes = auth.hashes();
+    if hashes.is_empty() {
+        tracing::error!("no judge PIN is configured: no judge can log in");
     }
-    state.session = state.session.min(MAX_SESSION);
+    for (_, hash) in &hashes {
+        if let Err(e) = check_pin_hash(hash) {
+            // Logins with that PIN will fail; say why once, where the
+            // operator looks.
+            tracing::error!("{e}");
+        }
+    }
+    let pins = Checker::start(
+        hashes.iter().map(|(_, h)| h.clone()).collect(),
+        auth.lockout,
+        auth.state_dir.clone(),
+    );
+    let logins: Vec<(Option<String>, String)> = hashes
+        .iter()
+        .map(|(name, h)| (name.clone(), sessions::pin_digest(h)))
+        .collect();
+    let digests: Vec<String> = logins.iter().map(|(_, d)| d.clone()).collect();
+    let sessions = Sessions::load(
+        auth.state_dir
+            .as_ref()
+            .map(|d| d.join(sessions::SESSIONS_FILE)),
+        sessions::Lengths {
+            absolute: auth.session,
+            idle: auth.idle,
+        },
+        &digests,
+    );
     let (login_route, tidy_logins) = limit::limit_login(post(login));
     let live_views = state.live_views;
     let shared = Shared {
         history: state.journal_dir.clone().map(|d| Arc::new(History::new(d))),
         api: Arc::new(state),
-        pin_checks: Arc::new(Semaphore::new(PIN_CHECKS_AT_ONCE)),
+        pins,
+        logins: Arc::new(logins),
+        sessions,
         journal_reads: Arc::new(Semaphore::new(JOURNAL_READS_AT_ONCE)),
         tidy_logins,
         live_views: Arc::new(Semaphore::new(live_views)),
@@ -181,6 +289,7 @@ pub fn router(mut state: ApiState) -> Router {
         .route("/api/login", login_route)
         .route("/api/logout", post(logout))
         .route("/api/session", get(session))
+        .route("/api/security", get(security))
         .route("/api/actions", post(actions))
         .merge(page::routes())
         .fallback(not_found)
@@ -488,9 +597,17 @@ struct Login {
     name: Option<String>,
 }
 
+/// The client's address, when the server recorded it.
+fn peer(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
+    extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip().to_canonical())
+}
+
 async fn login(
     State(shared): State<Shared>,
     jar: SignedCookieJar,
+    extensions: axum::http::Extensions,
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
@@ -503,40 +620,100 @@ async fn login(
             format!("a login is {{\"pin\": \"...\", \"name\": \"...\"}}: {e}"),
         )
     })?;
-    let name = name.as_deref().map_or("judge", str::trim).to_owned();
-    auth::valid_name(&name).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
-
-    let unavailable = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "cannot check the PIN now");
-    let permit = shared
-        .pin_checks
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| unavailable())?;
-    let hash = shared.api.judge_pin_hash.clone();
-    let (ok, permit) = tokio::task::spawn_blocking(move || (verify_pin(&pin, &hash), permit))
-        .await
-        .map_err(|_| unavailable())?;
-    if !ok {
-        tracing::warn!(name, "login with a wrong PIN");
-        // Hold the permit a while: with few permits this caps guessing at
-        // a few PINs a second, whoever asks and however often.
-        tokio::time::sleep(WRONG_PIN_PAUSE).await;
-        drop(permit);
-        return Err(ApiError::new(StatusCode::UNAUTHORIZED, "wrong PIN"));
+    // The shape is public: a PIN that cannot be one is not worth a check,
+    // nor a place among the wrong tries.
+    if !pin_shape_ok(&pin) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "a PIN is {} to {} digits",
+                auth::PIN_MIN_DIGITS,
+                auth::PIN_MAX_DIGITS
+            ),
+        ));
     }
-    drop(permit);
+    let typed = name.as_deref().map_or("judge", str::trim).to_owned();
+    auth::valid_name(&typed).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
+
+    let found = match shared.pins.check(pin, peer(&extensions)).await {
+        Verdict::Match(n) => n,
+        Verdict::Wrong => {
+            tracing::info!(name = typed, "login with a wrong PIN");
+            return Err(ApiError::new(StatusCode::UNAUTHORIZED, "wrong PIN"));
+        }
+        Verdict::Locked(left) => {
+            let secs = left.as_secs() + 1;
+            let message = format!(
+                "too many wrong PINs: logins are locked for {secs} s \
+                 (`lanecall unlock` on the lane's computer ends it)"
+            );
+            let body = json!({ "error": message, "retry_after_s": secs });
+            let mut res = (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            return Ok(res);
+        }
+        Verdict::Busy => {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy checking other PINs: try again in a moment",
+            ));
+        }
+    };
+    let Some((judge, digest)) = shared.logins.get(found) else {
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "cannot tell whose PIN it is",
+        ));
+    };
+    // A judge's own PIN names them, whatever was typed.
+    let name = judge.clone().unwrap_or(typed);
+    let Some(id) = shared.sessions.create(&name, digest) else {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "cannot make a session now",
+        ));
+    };
     tracing::info!(name, "judge logged in");
-    let jar = auth::start_session(jar, &name, shared.api.session);
+    let auth = &shared.api.auth;
+    let jar = auth::start_session(jar, id, auth.session, auth.secure);
     Ok((jar, Json(json!({ "name": name }))).into_response())
 }
 
-async fn logout(jar: SignedCookieJar) -> Response {
-    (auth::end_session(jar), Json(json!({ "ok": true }))).into_response()
+/// The judge of this request's session, if it is open.
+fn judge(shared: &Shared, jar: &SignedCookieJar) -> Option<String> {
+    auth::session_id(jar).and_then(|id| shared.sessions.judge(&id))
 }
 
-async fn session(jar: SignedCookieJar) -> Response {
-    Json(json!({ "judge": auth::judge(&jar) })).into_response()
+/// Only as JSON: a cross-site form must not log a judge out.
+async fn logout(
+    State(shared): State<Shared>,
+    jar: SignedCookieJar,
+    headers: HeaderMap,
+) -> ApiResult {
+    require_json(&headers)?;
+    if let Some(id) = auth::session_id(&jar) {
+        shared.sessions.revoke(&id);
+    }
+    Ok((auth::end_session(jar), Json(json!({ "ok": true }))).into_response())
+}
+
+async fn session(State(shared): State<Shared>, jar: SignedCookieJar) -> Response {
+    let judge = judge(&shared, &jar);
+    // Whether a PIN names its judge: the panel then asks for no name.
+    let pin_names = shared.api.auth.judge_pin_hash.is_none() && !shared.api.auth.judges.is_empty();
+    let security = judge.is_some().then(|| shared.pins.security());
+    Json(json!({ "judge": judge, "pin_names": pin_names, "security": security })).into_response()
+}
+
+async fn security(State(shared): State<Shared>, jar: SignedCookieJar) -> ApiResult {
+    if judge(&shared, &jar).is_none() {
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "a judge must log in",
+        ));
+    }
+    Ok(Json(shared.pins.security()).into_response())
 }
 
 // ----- actions ----------------------------------------------------------------
@@ -566,7 +743,7 @@ async fn actions(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let Some(judge) = auth::judge(&jar) else {
+    let Some(judge) = judge(&shared, &jar) else {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "a judge must log in",

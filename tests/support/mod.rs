@@ -77,7 +77,8 @@ pub fn free_port() -> u16 {
 /// A config for `lanecall run` on this machine: no GPIO, no speaker, the
 /// pinsetter on `port` (a pseudo-terminal), the API on `http`. Written to
 /// `dir/lanecall.toml`, whose path it returns. Its rules are
-/// [`fast_pinsetter_rules`].
+/// [`fast_pinsetter_rules`]. `[web]` comes last: a test may append keys
+/// to it.
 pub fn write_config(
     dir: &std::path::Path,
     lane: u32,
@@ -89,8 +90,8 @@ pub fn write_config(
     let text = format!(
         "lane = {lane}\nstate_dir = {dir:?}\n[pinsetter]\nport = {port:?}\nbaud = 9600\n\
          reconnect_min_ms = 20\nreconnect_max_ms = 200\n[gpio]\nbackend = \"none\"\n\
-         [speaker]\nenabled = false\n[web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {pin_hash:?}\n\
-         [rules]\nmin_cycle_ms = 0\n"
+         [speaker]\nenabled = false\n[rules]\nmin_cycle_ms = 0\n\
+         [web]\nlisten = \"127.0.0.1:{http}\"\njudge_pin_hash = {pin_hash:?}\n"
     );
     std::fs::write(&config, text).expect("the config is written");
     // On the card for good, as a technician's config is long before a

@@ -13,6 +13,8 @@ const VOICES = ['pins', 'short', 'off'];
 const S = {
   lane: null,        // the latest lane JSON
   judge: null,       // the logged-in judge's name
+  pinNames: false,   // whether a PIN names its judge (no name field)
+  security: null,    // wrong PINs and the lockout, for judges
   conn: 'wait',      // wait | ok | down
   block: null,       // the block picked on the sheet (null: the latest)
   draft: null,       // the lane order being edited
@@ -143,6 +145,7 @@ async function send(ev) {
   const r = await api('POST', '/api/actions', ev);
   if (r.status === 200) {
     announce(t('done'));
+    checkSecurity();
     return true;
   }
   const msg = (r.data && r.data.error) || String(r.status);
@@ -925,8 +928,31 @@ function fmtDate(s) {
 async function checkSession() {
   const r = await api('GET', '/api/session');
   S.judge = r.status === 200 && r.data ? r.data.judge || null : null;
+  // With judges' own PINs the PIN names the judge: no name to type.
+  S.pinNames = !!(r.status === 200 && r.data && r.data.pin_names);
+  S.security = r.status === 200 && r.data ? r.data.security || null : null;
   renderAuth();
   renderAll();
+}
+
+// Wrong PINs and the lockout, for a judge to see that someone is guessing.
+// Asked for when the judge acts, not on a timer: a timer would keep an
+// unattended tablet's session from ever going idle.
+async function checkSecurity() {
+  if (!S.judge) return;
+  const r = await api('GET', '/api/security');
+  if (r.status === 200 && r.data) { S.security = r.data; renderSecurity(); }
+}
+
+function renderSecurity() {
+  const el = $('security-note');
+  const s = S.security;
+  const show = !!(S.judge && s && (s.wrong_pins > 0 || s.locked));
+  el.hidden = !show;
+  if (!show) { el.textContent = ''; return; }
+  let text = t('wrongPins', s.wrong_pins, (s.addresses || []).join(', '));
+  if (s.locked) text += ' ' + t('lockedFor', Math.ceil(s.locked_for_s / 60));
+  el.textContent = text;
 }
 
 async function login(e) {
@@ -934,8 +960,9 @@ async function login(e) {
   clearError();
   const pin = $('login-pin').value.trim();
   const name = $('login-name').value.trim();
-  if (!name) { showError(t('needName')); $('login-name').focus(); return; }
-  const r = await api('POST', '/api/login', { pin, name });
+  if (!/^[0-9]{6,12}$/.test(pin)) { showError(t('pinShape')); $('login-pin').focus(); return; }
+  if (!name && !S.pinNames) { showError(t('needName')); $('login-name').focus(); return; }
+  const r = await api('POST', '/api/login', name ? { pin, name } : { pin });
   $('login-pin').value = '';
   if (r.status === 200) {
     S.judge = (r.data && r.data.name) || name;
@@ -943,15 +970,23 @@ async function login(e) {
     renderAll();
     announce(t('judge') + ': ' + S.judge);
     $('logout').focus();
+    checkSecurity();
   } else {
-    const msg = r.status === 401 ? t('wrongPin') : r.status === 429 ? t('tooMany') : (r.data && r.data.error) || t('netError');
+    const locked = r.status === 429 && r.data && r.data.retry_after_s;
+    const msg = r.status === 401 ? t('wrongPin')
+      : locked ? t('loginLocked', Math.ceil(r.data.retry_after_s / 60))
+      : r.status === 429 ? t('tooMany')
+      : r.status === 503 ? t('pinBusy')
+      : (r.data && r.data.error) || t('netError');
     showError(msg);
     $('login-pin').focus();
   }
 }
 
 async function logout() {
-  await api('POST', '/api/logout');
+  // A JSON body: the server takes a logout only as JSON, so another site's
+  // form cannot log a judge out.
+  await api('POST', '/api/logout', {});
   S.judge = null;
   renderAuth();
   renderAll();
@@ -963,7 +998,10 @@ function renderAuth() {
   $('judge-box').hidden = !S.judge;
   $('judge-name').textContent = S.judge || '';
   $('readonly-note').hidden = !!S.judge;
+  $('login-name').hidden = !!S.pinNames;
+  $('login-name-label').hidden = !!S.pinNames;
   document.body.classList.toggle('judge', !!S.judge);
+  renderSecurity();
 }
 
 // ----- tabs, language, theme ---------------------------------------------------------
