@@ -837,8 +837,7 @@ mod tests {
     #[test]
     fn a_replay_of_many_bad_lines_lists_200_and_counts_them_all() {
         let header = Header::new(1, None, crate::lane::Rules::default());
-        let mut journal = Vec::new();
-        let mut w = crate::journal::Writer::create(&mut journal, &header).unwrap();
+        let mut w = crate::journal::Writer::create(Vec::new(), &header).unwrap();
         for t in 0..1000 {
             let e = Stamped {
                 t,
@@ -848,7 +847,7 @@ mod tests {
             };
             w.write(&e).unwrap();
         }
-        drop(w);
+        let journal = w.into_inner();
         let replay = Replay::from_reader(journal.as_slice()).unwrap();
         assert_eq!(replay.errors().len(), 2 * ISSUES_KEPT);
         assert_eq!(replay.errors()[0].line, 2);

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use lanecall::config::PinsetterConfig;
@@ -66,7 +66,7 @@ fn serial(line: &str) -> Sensor {
 async fn lines_from_a_pty_reach_the_lane_in_order_and_unplug_is_reported() {
     let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let path = slave.name().expect("the slave side's name");
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
     let (state_tx, state_rx) = tokio::sync::watch::channel(false);
     let link = tokio::spawn(run_pinsetter_link(settings(&path, 20, 200), tx, state_tx));
 
@@ -201,7 +201,7 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
 
     let dir = TempDir::new("serial-link");
     let port = dir.path().join("ttyPINSETTER");
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
     let (state_tx, state_rx) = tokio::sync::watch::channel(false);
 
     rt.block_on(async {
@@ -247,7 +247,7 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
 async fn link_returns_when_the_daemon_is_gone() {
     let (_master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let path = slave.name().unwrap();
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
     drop(rx);
     let (state_tx, _state_rx) = tokio::sync::watch::channel(false);
     tokio::time::timeout(
