@@ -51,11 +51,11 @@ const MAX_WAIT: Duration = Duration::from_millis(20);
 pub struct Closed;
 
 /// What happened to a serial line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Sent {
     Queued,
-    /// Noise, dropped because the queue was full.
-    Shed,
+    /// Noise, dropped because the queue was full: the line, for the log.
+    Shed(String),
 }
 
 /// One try at sending: a full queue gives the input back to retry or shed.
@@ -162,18 +162,16 @@ impl InputSender {
             Tried::Closed => return Err(Closed),
             Tried::Full(back) => back,
         };
-        let noise = match &input {
+        match input {
             Input::Reading(Reading {
                 sensor: Sensor::Serial { line },
                 ..
-            }) => crate::pinsetter::parse_line(line).is_err(),
-            _ => false,
-        };
-        if noise {
-            self.stats.shed_serial.fetch_add(1, Ordering::Relaxed);
-            return Ok(Sent::Shed);
+            }) if crate::pinsetter::parse_line(&line).is_err() => {
+                self.stats.shed_serial.fetch_add(1, Ordering::Relaxed);
+                Ok(Sent::Shed(line))
+            }
+            input => self.send(input).await.map(|()| Sent::Queued),
         }
-        self.send(input).await.map(|()| Sent::Queued)
     }
 
     /// A foul-beam edge: queued, or shed (and counted) on a full queue.
@@ -213,7 +211,10 @@ mod tests {
         let now = Instant::now();
         assert_eq!(tx.send_serial("x".into(), now).await, Ok(Sent::Queued));
         assert_eq!(tx.send_serial("y".into(), now).await, Ok(Sent::Queued));
-        assert_eq!(tx.send_serial("z".into(), now).await, Ok(Sent::Shed));
+        assert_eq!(
+            tx.send_serial("z".into(), now).await,
+            Ok(Sent::Shed("z".into()))
+        );
         assert_eq!(tx.stats().shed_serial(), 1);
         tx.send_beam(Input::now(Sensor::FoulBeam { broken: true }))
             .unwrap();

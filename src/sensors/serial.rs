@@ -287,10 +287,9 @@ async fn read_lines(stream: SerialStream, tx: &InputSender) -> (Ended, bool) {
                 match tx.send_serial(line, now).await {
                     Err(_) => return (Ended::DaemonGone, got_data),
                     Ok(Sent::Queued) => {}
-                    Ok(Sent::Shed) => {
+                    Ok(Sent::Shed(line)) => {
                         let what = "noise lines shed (the lane's queue was full)";
-                        if let Some(l) =
-                            shed_log.note("shed", what, now, "a line that does not parse")
+                        if let Some(l) = shed_log.note("shed", what, now, format_args!("{line:?}"))
                         {
                             warn!("{l}");
                         }

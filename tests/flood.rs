@@ -1,0 +1,222 @@
+//! A pinsetter line full of noise at full speed, through a pseudo-terminal
+//! to the real `lanecall run`: the daemon's memory and `/api/lane` stay
+//! small, every noise line is journaled or counted as shed, a good ball
+//! after the noise is scored, and SIGTERM in the middle of a flood stops
+//! the daemon cleanly.
+//!
+//! It prints its figures (RSS, sizes, lines per second) for BENCHMARKS.md;
+//! only generous bounds decide whether it passes.
+
+use std::fs;
+use std::io::{ErrorKind, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serialport::{SerialPort, TTYPort};
+
+mod support;
+
+const MIB: u64 = 1024 * 1024;
+
+/// Noise lines, some that look like the pinsetter's but fail their check.
+const NOISE: [&str; 3] = [
+    "noise 0123456789 abcdefghij",
+    "$PS,PINS,7,0000000000*00",
+    "\u{1}\u{2}~~~~ line hum ~~~~",
+];
+
+/// The daemon's resident memory, from `/proc`.
+fn rss(pid: u32) -> Option<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Writes noise lines to `master` as fast as it takes them until `stop`;
+/// returns the port and how many whole lines it wrote. A line is never
+/// left half written unless `abandon` is set (the daemon is stopping).
+fn flood(
+    mut master: TTYPort,
+    stop: Arc<AtomicBool>,
+    abandon: Arc<AtomicBool>,
+) -> JoinHandle<(TTYPort, u64)> {
+    std::thread::spawn(move || {
+        let mut chunk = String::new();
+        let per_chunk = 2000;
+        for i in 0..per_chunk {
+            chunk.push_str(NOISE[i % NOISE.len()]);
+            chunk.push_str("\r\n");
+        }
+        let mut lines = 0;
+        'flood: while !stop.load(Ordering::Relaxed) {
+            let mut rest = chunk.as_bytes();
+            while !rest.is_empty() {
+                match master.write(rest) {
+                    Ok(n) => rest = &rest[n..],
+                    // The port's timeout: the daemon is not reading now.
+                    Err(e)
+                        if matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::WouldBlock)
+                            || e.kind() == ErrorKind::Interrupted =>
+                    {
+                        if abandon.load(Ordering::Relaxed) {
+                            break 'flood;
+                        }
+                    }
+                    Err(e) => panic!("cannot write to the pseudo-terminal: {e}"),
+                }
+            }
+            lines += per_chunk as u64;
+        }
+        (master, lines)
+    })
+}
+
+#[test]
+fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
+    let dir = std::env::temp_dir().join(format!("lanecall-flood-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("journal")).unwrap();
+    let journal = dir.join("journal/lane3-20260101T000000Z-01.jsonl");
+    fs::write(&journal, support::journal_with_open_block(3, 1)).unwrap();
+
+    let (master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let port = slave.name().expect("the slave's name");
+    let http = support::free_port();
+    let hash = lanecall::web::hash_pin("2468").unwrap();
+    let config = support::write_config(&dir, 3, &port, http, &hash);
+    let mut daemon = support::Daemon::start(&config, http);
+    let pid = daemon.child.id();
+    daemon.wait_lane("the serial link up", |l| l["pinsetter"]["link"] == "up");
+    // The daemon holds the port now; the test keeps only the pinsetter's side.
+    drop(slave);
+    let journal_before = fs::metadata(&journal).unwrap().len();
+
+    // About 10 s of noise as fast as the daemon takes it.
+    let stop = Arc::new(AtomicBool::new(false));
+    let abandon = Arc::new(AtomicBool::new(false));
+    let writer = flood(master, stop.clone(), abandon.clone());
+    let started = Instant::now();
+    let mut peak_rss = 0;
+    let mut biggest_lane = 0;
+    let mut samples = 0;
+    while started.elapsed() < Duration::from_secs(10) {
+        if let Some(r) = rss(pid) {
+            peak_rss = peak_rss.max(r);
+        }
+        if samples % 5 == 0 {
+            let r = daemon.http.request("GET", "/api/lane", &[], b"").unwrap();
+            assert_eq!(r.status, 200, "the lane answers during the flood");
+            biggest_lane = biggest_lane.max(r.body.len());
+        }
+        samples += 1;
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let (mut master, noise_lines) = writer.join().unwrap();
+    let flood_time = started.elapsed();
+
+    // A good ball right after the noise: scored within 10 s.
+    let good = support::pinsetter_lines("72", 0);
+    for line in &good[..5] {
+        master.write_all(format!("{line}\r\n").as_bytes()).unwrap();
+    }
+    let scored_from = Instant::now();
+    let lane = daemon.wait_lane("the good frame scored after the flood", |l| {
+        l["bowlers"][0]["games"][0]["frames"][0]["cumulative"] == 9
+    });
+    let scored_in = scored_from.elapsed();
+    if let Some(r) = rss(pid) {
+        peak_rss = peak_rss.max(r);
+    }
+    let lane_bytes = serde_json::to_vec(&lane).unwrap().len();
+    biggest_lane = biggest_lane.max(lane_bytes);
+
+    // Every noise line was journaled (and counted as a serial error) or
+    // shed (and counted as such): none is lost without a trace.
+    let inputs = &lane["inputs"];
+    let shed = inputs["shed_serial"].as_u64().expect("inputs.shed_serial");
+    let counted = lane["error_counts"]["serial"]
+        .as_u64()
+        .expect("error_counts.serial");
+    assert_eq!(
+        shed + counted,
+        noise_lines,
+        "noise lines written {noise_lines}: shed {shed}, counted as errors {counted}"
+    );
+    assert_eq!(lane["error_counts"]["total"], counted);
+    assert!(lane["errors"].as_array().unwrap().len() <= 200);
+    assert_eq!(
+        lane["errors_omitted"].as_u64().unwrap(),
+        counted.saturating_sub(200)
+    );
+    assert_eq!(lane["pinsetter"]["rejected"], counted);
+    assert!(
+        inputs["shed_beam"] == 0 && inputs["queued"].is_u64(),
+        "{inputs}"
+    );
+
+    let journal_growth = fs::metadata(&journal).unwrap().len() - journal_before;
+    let secs = flood_time.as_secs_f64();
+    eprintln!(
+        "flood figures: {noise_lines} noise lines in {secs:.1} s ({:.0}/s): {counted} journaled ({:.0}/s), {shed} shed ({:.0}/s); \
+         journal +{:.1} MiB; peak RSS {:.1} MiB; /api/lane at most {:.1} KiB; the good ball scored {} ms after the flood",
+        noise_lines as f64 / secs,
+        counted as f64 / secs,
+        shed as f64 / secs,
+        journal_growth as f64 / MIB as f64,
+        peak_rss as f64 / MIB as f64,
+        biggest_lane as f64 / 1024.0,
+        scored_in.as_millis()
+    );
+    assert!(peak_rss > 0, "the daemon's RSS was read");
+    assert!(
+        peak_rss < 64 * MIB,
+        "RSS reached {} MiB during the flood",
+        peak_rss / MIB
+    );
+    assert!(
+        biggest_lane < 256 * 1024,
+        "/api/lane reached {biggest_lane} bytes"
+    );
+
+    // SIGTERM in the middle of another flood: the daemon ends, cleanly.
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = flood(master, stop.clone(), abandon.clone());
+    std::thread::sleep(Duration::from_secs(2));
+    let asked = Instant::now();
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let until = asked + Duration::from_secs(5);
+    let status = loop {
+        if let Some(status) = daemon.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < until,
+            "the daemon did not end within 5 s of SIGTERM during a flood"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    eprintln!(
+        "flood figures: SIGTERM during a flood ended the daemon in {} ms",
+        asked.elapsed().as_millis()
+    );
+    stop.store(true, Ordering::Relaxed);
+    abandon.store(true, Ordering::Relaxed);
+    // Nobody reads the port now, and a pseudo-terminal's write waits for
+    // room: read it here so that the writer's last write returns. Reading
+    // ends when the pinsetter's side is closed.
+    if let Ok(mut port) = fs::File::open(&port) {
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 64 * 1024];
+            while matches!(port.read(&mut buf), Ok(n) if n > 0) {}
+        });
+    }
+    drop(writer.join().unwrap());
+    assert!(status.success(), "exit status {status}");
+    let _ = fs::remove_dir_all(&dir);
+}
