@@ -15,9 +15,11 @@
 //!   it reads nothing, so the port's own buffer holds what follows. The
 //!   lane's order is kept: a good line is queued behind the noise already
 //!   in, never ahead of it (a reading's time must not go back).
-//! - A foul-beam edge is shed and counted (`shed_beam`): a beam that flaps
-//!   faster than the lane can journal is a fault, and the next edge
-//!   carries the beam's state again.
+//! - A foul-beam "broken" edge is shed and counted (`shed_beam`): a beam
+//!   that flaps faster than the lane can journal is a fault. Its "clear"
+//!   edge waits for room, never shed: a lane that saw the beam broken and
+//!   never clear would take it for a person standing on the line (a foul).
+//!   A clear edge without its break is ignored by the core.
 //! - The ball detector, the channel sensors and the rail buttons wait for
 //!   room: they are sent from the GPIO's own thread, which may block.
 //! - A panel action waits like a good serial line, on the runtime without
@@ -174,8 +176,19 @@ impl InputSender {
         }
     }
 
-    /// A foul-beam edge: queued, or shed (and counted) on a full queue.
+    /// A foul-beam edge, from a thread that may block: a break is queued
+    /// or shed (and counted) on a full queue; a clear waits for room.
     pub fn send_beam(&self, input: Input) -> Result<(), Closed> {
+        let clear = matches!(
+            input,
+            Input::Reading(Reading {
+                sensor: Sensor::FoulBeam { broken: false },
+                ..
+            })
+        );
+        if clear {
+            return self.send_blocking(input);
+        }
         match self.try_send(input) {
             Tried::Sent => Ok(()),
             Tried::Closed => Err(Closed),
@@ -219,6 +232,24 @@ mod tests {
         tx.send_beam(Input::now(Sensor::FoulBeam { broken: true }))
             .unwrap();
         assert_eq!(tx.stats().shed_beam(), 1);
+        // A clear edge waits, like a good line (below): never shed.
+        let (beam_tx, beam_rx) = channel(1);
+        beam_tx
+            .send_beam(Input::now(Sensor::FoulBeam { broken: true }))
+            .unwrap();
+        let clear = std::thread::spawn(move || {
+            beam_tx.send_beam(Input::now(Sensor::FoulBeam { broken: false }))
+        });
+        std::thread::sleep(Duration::from_millis(20));
+        let edges: Vec<Input> = beam_rx.iter().take(2).collect();
+        assert!(matches!(
+            edges[1],
+            Input::Reading(Reading {
+                sensor: Sensor::FoulBeam { broken: false },
+                ..
+            })
+        ));
+        clear.join().unwrap().unwrap();
         // A good line waits until the lane takes one.
         let reader = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(50));

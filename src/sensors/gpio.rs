@@ -6,9 +6,10 @@
 //! Inputs use the kernel's edge detection with its debounce
 //! (`set_async_interrupt`); rppal calls our callback on its own thread, and
 //! the callback only maps the edge to a [`Sensor`] and sends it on the
-//! lane's bounded channel ([`crate::inputs`]): a foul-beam edge is shed
-//! (and counted) when the channel is full; the ball detector, channel
-//! sensors and buttons wait for room, on rppal's thread, never the runtime. Outputs return from `set` at once; a pulse
+//! lane's bounded channel ([`crate::inputs`]): a foul-beam break is shed
+//! (and counted) when the channel is full; its clear, the ball detector,
+//! channel sensors and buttons wait for room, on rppal's thread, never the
+//! runtime. Outputs return from `set` at once; a pulse
 //! is ended by a short timer thread, never by the lane's thread.
 //!
 //! The mapping from a level to an event and the output logic are small pure
