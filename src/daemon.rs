@@ -416,21 +416,11 @@ impl Core {
             }
             // While the journal fails the lane stands still: no deadline
             // runs ahead of the readings still waiting for it.
-            let mut deadline = self
+            let deadline = self
                 .replay
                 .lane()
                 .poll_deadline()
                 .filter(|_| self.failure.is_none());
-            // A queue that never empties (a flood of noise) must not hold
-            // the lane's timers back for ever: a deadline a whole
-            // heartbeat overdue runs now, before the queue empties.
-            if let Some(due) =
-                deadline.filter(|&d| self.clock.instant(d) + GRACE + HEARTBEAT <= now)
-            {
-                self.replay.tick(due);
-                self.effects(false);
-                deadline = self.replay.lane().poll_deadline();
-            }
             let wake = deadline
                 .map(|d| self.clock.instant(d) + GRACE)
                 .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT))
