@@ -74,6 +74,50 @@ fn flood(
     })
 }
 
+/// The journal the daemon goes on in: one bowler, a block started, and a
+/// slow-bowling limit of 5 s, so that the lane's clock runs out in the
+/// middle of the flood.
+fn journal_with_a_short_clock() -> String {
+    use lanecall::journal::Header;
+    use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
+    let rules = Rules {
+        slow_bowling_limit_s: SLOW_BOWLING_LIMIT_S,
+        ..Rules::default()
+    };
+    let header = Header::new(
+        3,
+        Some(lanecall::store::rfc3339(lanecall::store::unix_now())),
+        rules,
+    );
+    let bowlers = vec![Bowler {
+        name: "Ivan Petrov".into(),
+        class: Class::B2,
+        handicap: 0,
+        team: None,
+        voice: Default::default(),
+    }];
+    let events = [
+        (0, Action::Lineup { bowlers }),
+        (1, Action::StartBlock { games: 1 }),
+    ]
+    .map(|(t, action)| Stamped {
+        t,
+        event: Event::Panel(Panel {
+            by: Some("Judge Orlova".into()),
+            action,
+        }),
+    });
+    support::journal_of(&header, &events)
+}
+
+const SLOW_BOWLING_LIMIT_S: u64 = 5;
+
+fn slow_bowling_flagged(lane: &serde_json::Value) -> bool {
+    lane["conduct"]
+        .as_array()
+        .is_some_and(|c| c.iter().any(|e| e["kind"] == "slow_bowling"))
+}
+
 /// Writes all of `bytes`, waiting up to 10 s for the daemon to make room
 /// (the port's buffer may still be full of noise).
 fn write_patiently(master: &mut TTYPort, mut bytes: &[u8]) {
@@ -93,7 +137,7 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(dir.join("journal")).unwrap();
     let journal = dir.join("journal/lane3-20260101T000000Z-01.jsonl");
-    fs::write(&journal, support::journal_with_open_block(3, 1)).unwrap();
+    fs::write(&journal, journal_with_a_short_clock()).unwrap();
 
     let (master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().expect("the slave's name");
@@ -115,6 +159,7 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     let mut peak_rss = 0;
     let mut biggest_lane = 0;
     let mut samples = 0;
+    let mut flagged_in_flood = false;
     while started.elapsed() < Duration::from_secs(10) {
         if let Some(r) = rss(pid) {
             peak_rss = peak_rss.max(r);
@@ -123,10 +168,18 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
             let r = daemon.http.request("GET", "/api/lane", &[], b"").unwrap();
             assert_eq!(r.status, 200, "the lane answers during the flood");
             biggest_lane = biggest_lane.max(r.body.len());
+            let lane: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+            flagged_in_flood |= slow_bowling_flagged(&lane);
         }
         samples += 1;
         std::thread::sleep(Duration::from_millis(100));
     }
+    // The lane's timers run though its queue never empties: the bowler's
+    // slow-bowling clock ran out in the middle of the flood.
+    assert!(
+        flagged_in_flood,
+        "no slow-bowling flag within 10 s of noise, with a {SLOW_BOWLING_LIMIT_S} s limit"
+    );
     stop.store(true, Ordering::Relaxed);
     let (mut master, noise_lines) = writer.join().unwrap();
     let flood_time = started.elapsed();
