@@ -18,7 +18,7 @@ use tokio::sync::{oneshot, watch};
 use axum_extra::extract::cookie::Key;
 
 use crate::config::{Config, GpioBackend};
-use crate::inputs::InputStats;
+use crate::inputs::{InputReceiver, InputStats};
 use crate::journal::Header;
 use crate::lane::{
     Action, Bowler, Callout, Conduct, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor,
@@ -239,8 +239,6 @@ pub struct Core {
     speaker_status: Option<serde_json::Value>,
     /// The input channel's counts (shed, queued) and the stop flag.
     inputs: Arc<InputStats>,
-    /// Inputs taken from the channel, to tell how many are queued.
-    taken: u64,
     /// The channel's counts as last published: (shed_serial, shed_beam).
     inputs_published: (u64, u64),
     /// Repeated bad inputs are logged once per kind per window.
@@ -330,7 +328,6 @@ impl Core {
             started: Instant::now(),
             speaker_status: None,
             inputs: Arc::default(),
-            taken: 0,
             inputs_published: (0, 0),
             log_limit: LogLimiter::new(crate::log_limit::WINDOW),
         };
@@ -376,12 +373,12 @@ impl Core {
         self.journal.path()
     }
 
-    /// Runs until [`Input::Shutdown`], the stop flag of `stats` (the
-    /// channel's, [`InputSender::stats`]) or until every sender is gone,
-    /// and returns the lane as it stood. Once told to stop it journals what
-    /// is queued for at most [`STOP_BUDGET`].
-    pub fn run(mut self, inputs: mpsc::Receiver<Input>, stats: Arc<InputStats>) -> Replay {
-        self.inputs = stats;
+    /// Runs until [`Input::Shutdown`], the channel's stop flag
+    /// ([`InputSender::stop`]) or until every sender is gone, and returns
+    /// the lane as it stood. Once told to stop it journals what is queued
+    /// for at most [`STOP_BUDGET`].
+    pub fn run(mut self, inputs: InputReceiver) -> Replay {
+        self.inputs = inputs.stats();
         let mut stop_seen: Option<Instant> = None;
         loop {
             let now = Instant::now();
@@ -430,11 +427,7 @@ impl Core {
                 Some(_) => Duration::ZERO,
                 None => wake.saturating_duration_since(now),
             };
-            let input = inputs.recv_timeout(timeout);
-            if input.is_ok() {
-                self.taken += 1;
-            }
-            match input {
+            match inputs.recv_timeout(timeout) {
                 Err(mpsc::RecvTimeoutError::Timeout) if stop_seen.is_some() => break,
                 Ok(Input::Reading(r)) => {
                     let t = self.clock.t(r.at);
@@ -799,7 +792,7 @@ impl Core {
 
     /// Inputs sent and not yet taken.
     fn queued(&self) -> u64 {
-        self.inputs.sent().saturating_sub(self.taken)
+        self.inputs.queued()
     }
 
     fn publish(&mut self) {
@@ -891,7 +884,6 @@ pub async fn serve(
     on_start: impl FnOnce(&Started),
 ) -> Result<Replay, DaemonError> {
     let (tx, rx) = crate::inputs::channel(crate::inputs::CAPACITY);
-    let stats = tx.stats();
     let demo = options.demo.clone();
     // GPIO first: on a machine that is not a Pi, fail before anything else.
     let (_gpio, outputs): (Option<RpiGpio>, Box<dyn OutputSink>) = match config.gpio.backend {
@@ -915,7 +907,7 @@ pub async fn serve(
     let journal = core.journal_path().to_owned();
     let lane_thread = std::thread::Builder::new()
         .name("lane".into())
-        .spawn(move || core.run(rx, stats))
+        .spawn(move || core.run(rx))
         .map_err(DaemonError::Thread)?;
 
     let listener = tokio::net::TcpListener::bind(config.web.listen)

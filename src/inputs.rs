@@ -9,7 +9,10 @@
 //!
 //! - A serial line that does not parse as a pinsetter message
 //!   ([`crate::pinsetter::parse_line`]) is dropped and counted
-//!   (`shed_serial`). Whatever parses waits for room: the serial task
+//!   (`shed_serial`) once the queue is nearly full: the last sixteenth of
+//!   it ([`noise_limit`]) is kept for the inputs that mean something, so
+//!   noise, which comes faster than any of them, cannot take every place
+//!   the lane frees before a judge's action or a ball gets one. Whatever parses waits for room: the serial task
 //!   sleeps a moment and tries again ([`InputSender::send`], backing off
 //!   from 1 to 20 ms), so it never blocks the runtime, and while it waits
 //!   it reads nothing, so the port's own buffer holds what follows. The
@@ -34,7 +37,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::{
+    self, Receiver, RecvError, RecvTimeoutError, SyncSender, TryRecvError, TrySendError,
+};
 use std::time::{Duration, Instant};
 
 use crate::daemon::{Input, Reading};
@@ -71,15 +76,23 @@ enum Tried {
 #[derive(Debug, Default)]
 pub struct InputStats {
     sent: AtomicU64,
+    taken: AtomicU64,
     shed_serial: AtomicU64,
     shed_beam: AtomicU64,
     stop: AtomicBool,
+    /// The receiver is gone: noise that would be shed says so instead.
+    closed: AtomicBool,
 }
 
 impl InputStats {
     /// Inputs ever queued.
     pub fn sent(&self) -> u64 {
         self.sent.load(Ordering::Relaxed)
+    }
+    /// Inputs sent and not yet taken by the lane.
+    pub fn queued(&self) -> u64 {
+        let taken = self.taken.load(Ordering::Relaxed);
+        self.sent().saturating_sub(taken)
     }
     /// Serial lines that did not parse, dropped on a full queue.
     pub fn shed_serial(&self) -> u64 {
@@ -100,14 +113,74 @@ impl InputStats {
 pub struct InputSender {
     tx: SyncSender<Input>,
     stats: Arc<InputStats>,
+    /// Past this many queued, noise is shed.
+    noise_limit: u64,
+}
+
+/// Where the lane's thread takes its inputs: the std receiver, counting
+/// what it takes so that the senders know how full the queue is.
+#[derive(Debug)]
+pub struct InputReceiver {
+    rx: Receiver<Input>,
+    stats: Arc<InputStats>,
+}
+
+/// How many inputs may be queued before noise is shed: all but the last
+/// sixteenth of the queue.
+pub fn noise_limit(capacity: usize) -> u64 {
+    (capacity - capacity / 16) as u64
 }
 
 /// A bounded input channel: the sender for the sources, the receiver for
 /// the lane's thread.
-pub fn channel(capacity: usize) -> (InputSender, Receiver<Input>) {
+pub fn channel(capacity: usize) -> (InputSender, InputReceiver) {
     let (tx, rx) = mpsc::sync_channel(capacity);
     let stats = Arc::new(InputStats::default());
-    (InputSender { tx, stats }, rx)
+    let receiver = InputReceiver {
+        rx,
+        stats: Arc::clone(&stats),
+    };
+    let noise_limit = noise_limit(capacity);
+    (
+        InputSender {
+            tx,
+            stats,
+            noise_limit,
+        },
+        receiver,
+    )
+}
+
+impl Drop for InputReceiver {
+    fn drop(&mut self) {
+        self.stats.closed.store(true, Ordering::Relaxed);
+    }
+}
+
+impl InputReceiver {
+    /// The channel's counts and stop flag.
+    pub fn stats(&self) -> Arc<InputStats> {
+        Arc::clone(&self.stats)
+    }
+
+    fn took<T>(&self, r: Result<Input, T>) -> Result<Input, T> {
+        if r.is_ok() {
+            self.stats.taken.fetch_add(1, Ordering::Relaxed);
+        }
+        r
+    }
+
+    pub fn recv(&self) -> Result<Input, RecvError> {
+        self.took(self.rx.recv())
+    }
+
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<Input, RecvTimeoutError> {
+        self.took(self.rx.recv_timeout(timeout))
+    }
+
+    pub fn try_recv(&self) -> Result<Input, TryRecvError> {
+        self.took(self.rx.try_recv())
+    }
 }
 
 impl InputSender {
@@ -152,17 +225,26 @@ impl InputSender {
         Ok(())
     }
 
-    /// A pinsetter line read at `at`: queued, or on a full queue dropped
-    /// if it does not parse and waited for if it does.
+    /// A pinsetter line read at `at`: queued, or on a nearly full queue
+    /// dropped if it does not parse and waited for if it does.
     pub async fn send_serial(&self, line: String, at: Instant) -> Result<Sent, Closed> {
         let input = Input::Reading(Reading {
             at,
             sensor: Sensor::Serial { line },
         });
-        let input = match self.try_send(input) {
-            Tried::Sent => return Ok(Sent::Queued),
-            Tried::Closed => return Err(Closed),
-            Tried::Full(back) => back,
+        // Below the limit nothing is parsed here: that is the core's work,
+        // after the journal has the line.
+        if self.stats.closed.load(Ordering::Relaxed) {
+            return Err(Closed);
+        }
+        let input = if self.stats.queued() < self.noise_limit {
+            match self.try_send(input) {
+                Tried::Sent => return Ok(Sent::Queued),
+                Tried::Closed => return Err(Closed),
+                Tried::Full(back) => back,
+            }
+        } else {
+            input
         };
         match input {
             Input::Reading(Reading {
@@ -221,6 +303,8 @@ mod tests {
     #[tokio::test]
     async fn a_full_queue_sheds_noise_and_keeps_what_parses() {
         let (tx, rx) = channel(2);
+        assert_eq!(noise_limit(2), 2);
+        assert_eq!(noise_limit(CAPACITY), 960);
         let now = Instant::now();
         assert_eq!(tx.send_serial("x".into(), now).await, Ok(Sent::Queued));
         assert_eq!(tx.send_serial("y".into(), now).await, Ok(Sent::Queued));
@@ -241,7 +325,7 @@ mod tests {
             beam_tx.send_beam(Input::now(Sensor::FoulBeam { broken: false }))
         });
         std::thread::sleep(Duration::from_millis(20));
-        let edges: Vec<Input> = beam_rx.iter().take(2).collect();
+        let edges: Vec<Input> = (0..2).map(|_| beam_rx.recv().unwrap()).collect();
         assert!(matches!(
             edges[1],
             Input::Reading(Reading {
@@ -253,7 +337,7 @@ mod tests {
         // A good line waits until the lane takes one.
         let reader = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(50));
-            rx.iter().take(3).collect::<Vec<_>>()
+            (0..3).map(|_| rx.recv().unwrap()).collect::<Vec<_>>()
         });
         assert_eq!(tx.send_serial(READY.into(), now).await, Ok(Sent::Queued));
         let got = reader.join().unwrap();
@@ -269,6 +353,39 @@ mod tests {
             .collect();
         assert_eq!(lines, ["x", "y", READY]);
         assert_eq!(tx.stats().sent(), 3);
+    }
+
+    #[tokio::test]
+    async fn noise_leaves_the_last_places_to_what_means_something() {
+        let (tx, rx) = channel(32);
+        let now = Instant::now();
+        let mut shed = 0;
+        for i in 0..40 {
+            if let Ok(Sent::Shed(_)) = tx.send_serial(format!("hum {i}"), now).await {
+                shed += 1;
+            }
+        }
+        assert_eq!(tx.stats().queued(), noise_limit(32));
+        assert_eq!(shed, 40 - noise_limit(32));
+        // A judge's action and a good line still find room at once.
+        let (reply, _) = tokio::sync::oneshot::channel();
+        let action = Input::Action {
+            by: None,
+            action: crate::lane::Action::Hold {
+                on: true,
+                reason: None,
+            },
+            reply: Some(reply),
+        };
+        assert!(matches!(tx.try_send(action), Tried::Sent));
+        assert_eq!(tx.send_serial(READY.into(), now).await, Ok(Sent::Queued));
+        assert_eq!(tx.stats().queued(), noise_limit(32) + 2);
+        // What the lane takes frees places for noise again.
+        rx.recv().unwrap();
+        rx.try_recv().unwrap();
+        rx.recv_timeout(Duration::from_millis(1)).unwrap();
+        assert_eq!(tx.stats().queued(), noise_limit(32) - 1);
+        assert_eq!(tx.send_serial("hum".into(), now).await, Ok(Sent::Queued));
     }
 
     #[tokio::test]

@@ -149,6 +149,7 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     daemon.wait_lane("the serial link up", |l| l["pinsetter"]["link"] == "up");
     // The daemon holds the port now; the test keeps only the pinsetter's side.
     drop(slave);
+    daemon.login("2468");
     let journal_before = fs::metadata(&journal).unwrap().len();
 
     // About 10 s of noise as fast as the daemon takes it.
@@ -160,6 +161,7 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     let mut biggest_lane = 0;
     let mut samples = 0;
     let mut flagged_in_flood = false;
+    let mut action_answered_in = None;
     while started.elapsed() < Duration::from_secs(10) {
         if let Some(r) = rss(pid) {
             peak_rss = peak_rss.max(r);
@@ -170,6 +172,14 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
             biggest_lane = biggest_lane.max(r.body.len());
             let lane: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
             flagged_in_flood |= slow_bowling_flagged(&lane);
+        }
+        // A judge's action in the middle of the noise reaches the lane and
+        // is answered by it (refused: the lane is not held), not timed out.
+        if action_answered_in.is_none() && started.elapsed() > Duration::from_secs(6) {
+            let asked = Instant::now();
+            let (status, body) = daemon.action(serde_json::json!({"ev": "hold", "on": false}));
+            assert_eq!(status, 409, "{body}");
+            action_answered_in = Some(asked.elapsed());
         }
         samples += 1;
         std::thread::sleep(Duration::from_millis(100));
@@ -212,11 +222,16 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
         noise_lines,
         "noise lines written {noise_lines}: shed {shed}, counted as errors {counted}"
     );
-    assert_eq!(lane["error_counts"]["total"], counted);
+    assert_eq!(
+        lane["error_counts"]["total"].as_u64().unwrap(),
+        counted + 1,
+        "the noise and the judge's refused action"
+    );
+    assert_eq!(lane["error_counts"]["refused"], 1);
     assert!(lane["errors"].as_array().unwrap().len() <= 200);
     assert_eq!(
         lane["errors_omitted"].as_u64().unwrap(),
-        counted.saturating_sub(200)
+        (counted + 1).saturating_sub(200)
     );
     assert_eq!(lane["pinsetter"]["rejected"], counted);
     assert!(
@@ -224,11 +239,12 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
         "{inputs}"
     );
 
+    let action_ms = action_answered_in.expect("the action was sent").as_millis();
     let journal_growth = fs::metadata(&journal).unwrap().len() - journal_before;
     let secs = flood_time.as_secs_f64();
     eprintln!(
         "flood figures: {noise_lines} noise lines in {secs:.1} s ({:.0}/s): {counted} journaled ({:.0}/s), {shed} shed ({:.0}/s); \
-         journal +{:.1} MiB; peak RSS {:.1} MiB; /api/lane at most {:.1} KiB; the good ball scored {} ms after the flood",
+         journal +{:.1} MiB; peak RSS {:.1} MiB; /api/lane at most {:.1} KiB; the good ball scored {} ms after the flood; a judge's action answered in {action_ms} ms during it",
         noise_lines as f64 / secs,
         counted as f64 / secs,
         shed as f64 / secs,

@@ -7,11 +7,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use lanecall::config::PinsetterConfig;
 use lanecall::daemon::Input;
+use lanecall::inputs::InputReceiver;
 use lanecall::lane::Sensor;
 use lanecall::pinsetter::MAX_LINE;
 use lanecall::sensors::serial::run_pinsetter_link;
@@ -31,7 +32,7 @@ fn settings(port: impl Into<PathBuf>, min_ms: u64, max_ms: u64) -> PinsetterConf
 
 /// The next reading, waiting at most 5 s (blocks this thread: only for
 /// tests whose link runs on the runtime's worker threads).
-fn next_reading(rx: &Receiver<Input>) -> Sensor {
+fn next_reading(rx: &InputReceiver) -> Sensor {
     let until = Instant::now() + Duration::from_secs(5);
     loop {
         let left = until.saturating_duration_since(Instant::now());
@@ -45,7 +46,7 @@ fn next_reading(rx: &Receiver<Input>) -> Sensor {
 }
 
 /// The next reading without blocking the runtime's thread.
-async fn next_reading_async(rx: &Receiver<Input>, within: Duration) -> Option<Sensor> {
+async fn next_reading_async(rx: &InputReceiver, within: Duration) -> Option<Sensor> {
     let until = Instant::now() + within;
     while Instant::now() < until {
         match rx.try_recv() {

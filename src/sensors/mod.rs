@@ -30,7 +30,6 @@ pub mod serial;
 
 use std::future::Future;
 use std::io::Write;
-use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::config::{InputConfig, OutputConfig, PinsetterConfig};
@@ -107,8 +106,8 @@ pub fn monitor_line(t: u64, sensor: Sensor) -> String {
     format!("{t:>8} {line}")
 }
 
-fn print_inputs(rx: mpsc::Receiver<Input>, mut out: impl Write, start: Instant) {
-    for input in rx {
+fn print_inputs(rx: crate::inputs::InputReceiver, mut out: impl Write, start: Instant) {
+    while let Ok(input) = rx.recv() {
         let Input::Reading(reading) = input else {
             continue;
         };
