@@ -4,7 +4,7 @@
 //!
 //! The channel is bounded ([`CAPACITY`] inputs): a pinsetter line full of
 //! noise at full speed must not queue millions of lines (gigabytes, and
-//! minutes before a good line behind them is journaled). When it is full,
+//! minutes before a good line behind them is journaled). When it fills up,
 //! what gives way is noise, never a reading that means something:
 //!
 //! - A serial line that does not parse as a pinsetter message
@@ -12,12 +12,14 @@
 //!   (`shed_serial`) once the queue is nearly full: the last sixteenth of
 //!   it ([`noise_limit`]) is kept for the inputs that mean something, so
 //!   noise, which comes faster than any of them, cannot take every place
-//!   the lane frees before a judge's action or a ball gets one. Whatever parses waits for room: the serial task
-//!   sleeps a moment and tries again ([`InputSender::send`], backing off
-//!   from 1 to 20 ms), so it never blocks the runtime, and while it waits
-//!   it reads nothing, so the port's own buffer holds what follows. The
-//!   lane's order is kept: a good line is queued behind the noise already
-//!   in, never ahead of it (a reading's time must not go back).
+//!   the lane frees before a judge's action or a ball gets one. Below
+//!   that nothing is parsed here, and noise is journaled like any line.
+//! - A serial line that parses waits for room: the serial task sleeps a
+//!   moment and tries again ([`InputSender::send`], backing off from 1 to
+//!   20 ms), so it never blocks the runtime, and while it waits it reads
+//!   nothing, so the port's own buffer holds what follows. The lane's
+//!   order is kept: a good line is queued behind the noise already in,
+//!   never ahead of it (a reading's time must not go back).
 //! - A foul-beam "broken" edge is shed and counted (`shed_beam`): a beam
 //!   that flaps faster than the lane can journal is a fault. Its "clear"
 //!   edge waits for room, never shed: a lane that saw the beam broken and
