@@ -1,8 +1,9 @@
 //! A pinsetter line full of noise at full speed, through a pseudo-terminal
 //! to the real `lanecall run`: the daemon's memory and `/api/lane` stay
-//! small, every noise line is journaled or counted as shed, a good ball
-//! after the noise is scored, and SIGTERM in the middle of a flood stops
-//! the daemon cleanly.
+//! small, every noise line is journaled or counted as shed, the lane's
+//! clock and a judge's action still get through during the noise, a good
+//! ball after it is scored, and SIGTERM in the middle of a flood stops the
+//! daemon cleanly.
 //!
 //! It prints its figures (RSS, sizes, lines per second) for BENCHMARKS.md;
 //! only generous bounds decide whether it passes.
