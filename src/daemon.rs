@@ -2,7 +2,8 @@
 //! applied to the core, and the core's effects sent to the outputs.
 //!
 //! One thread owns the lane. Everything reaches it as an [`Input`] on one
-//! channel, so the journal's order is the order the lane saw.
+//! bounded channel ([`crate::inputs`]), so the journal's order is the order
+//! the lane saw.
 
 use std::io;
 use std::net::SocketAddr;
@@ -17,11 +18,13 @@ use tokio::sync::{oneshot, watch};
 use axum_extra::extract::cookie::Key;
 
 use crate::config::{Config, GpioBackend};
+use crate::inputs::{InputReceiver, InputStats};
 use crate::journal::Header;
 use crate::lane::{
     Action, Bowler, Callout, Conduct, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor,
     Stamped, Switch,
 };
+use crate::log_limit::LogLimiter;
 use crate::mirror::Mirror;
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
@@ -63,8 +66,7 @@ pub enum Input {
     Shutdown,
 }
 
-/// Where sensors and the panel send their inputs.
-pub type InputSender = mpsc::Sender<Input>;
+pub use crate::inputs::InputSender;
 
 impl Input {
     /// A reading taken now.
@@ -174,6 +176,11 @@ const MAX_WAITING: usize = 4096;
 /// Notices kept for the panel.
 const MAX_NOTICES: usize = 10;
 
+/// How long the lane's thread goes on journaling what is queued once told
+/// to stop: systemd's stop must not wait on a queue full of noise, and what
+/// is left after this is counted in the log.
+const STOP_BUDGET: Duration = Duration::from_millis(500);
+
 /// The journal cannot be written: nothing is applied until it can.
 struct Failure {
     reason: String,
@@ -230,6 +237,12 @@ pub struct Core {
     started: Instant,
     /// The speaker's state as last published.
     speaker_status: Option<serde_json::Value>,
+    /// The input channel's counts (shed, queued) and the stop flag.
+    inputs: Arc<InputStats>,
+    /// The channel's counts as last published: (shed_serial, shed_beam).
+    inputs_published: (u64, u64),
+    /// Repeated bad inputs are logged once per kind per window.
+    log_limit: LogLimiter,
 }
 
 impl Core {
@@ -314,6 +327,9 @@ impl Core {
             heartbeat: Arc::new(AtomicU64::new(0)),
             started: Instant::now(),
             speaker_status: None,
+            inputs: Arc::default(),
+            inputs_published: (0, 0),
+            log_limit: LogLimiter::new(crate::log_limit::WINDOW),
         };
         if let Some(target) = core.settings.mirror.clone() {
             let mirror = Mirror::start(target);
@@ -357,17 +373,35 @@ impl Core {
         self.journal.path()
     }
 
-    /// Runs until [`Input::Shutdown`] or until every sender is gone, and
-    /// returns the lane as it stood.
-    pub fn run(mut self, inputs: mpsc::Receiver<Input>) -> Replay {
+    /// Runs until [`Input::Shutdown`], the channel's stop flag
+    /// ([`InputSender::stop`]) or until every sender is gone, and returns
+    /// the lane as it stood. Once told to stop it journals what is queued
+    /// for at most [`STOP_BUDGET`].
+    pub fn run(mut self, inputs: InputReceiver) -> Replay {
+        self.inputs = inputs.stats();
+        let mut stop_seen: Option<Instant> = None;
         loop {
             let now = Instant::now();
             self.heartbeat.store(
                 now.duration_since(self.started).as_millis() as u64,
                 Ordering::Relaxed,
             );
+            // The flag, not a message behind the queue: a queue full of
+            // noise cannot hold the stop back.
+            if self.inputs.stopping() {
+                let since = *stop_seen.get_or_insert(now);
+                if now.saturating_duration_since(since) >= STOP_BUDGET {
+                    break;
+                }
+            }
             if now >= self.next_duty {
                 self.next_duty = now + RETRY;
+                for line in self.log_limit.flush(now) {
+                    tracing::warn!("{line}");
+                }
+                if self.inputs_counts() != self.inputs_published {
+                    self.publish();
+                }
                 self.check_path();
                 if self.failure.is_some() {
                     self.retry();
@@ -388,7 +422,13 @@ impl Core {
                 .map(|d| self.clock.instant(d) + GRACE)
                 .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT))
                 .min(self.next_duty);
-            match inputs.recv_timeout(wake.saturating_duration_since(now)) {
+            // Stopping, only what is queued is taken: no waiting for more.
+            let timeout = match stop_seen {
+                Some(_) => Duration::ZERO,
+                None => wake.saturating_duration_since(now),
+            };
+            match inputs.recv_timeout(timeout) {
+                Err(mpsc::RecvTimeoutError::Timeout) if stop_seen.is_some() => break,
                 Ok(Input::Reading(r)) => {
                     let t = self.clock.t(r.at);
                     self.apply(t, Event::Sensor(r.sensor), None);
@@ -419,6 +459,16 @@ impl Core {
                 f.waiting.len() as u64 + f.shed,
                 f.reason
             );
+        }
+        let queued = self.queued();
+        if queued > 0 {
+            tracing::warn!("stopping with {queued} input(s) still queued, not journaled");
+        }
+        for line in self
+            .log_limit
+            .flush(Instant::now() + crate::log_limit::WINDOW)
+        {
+            tracing::warn!("{line}");
         }
         tracing::info!("the lane's thread stopped");
         self.replay
@@ -702,11 +752,29 @@ impl Core {
                     self.speaker.conduct(c);
                 }
                 Effect::Refused(r) => {
-                    tracing::info!("refused: {r}");
+                    let kind = match r {
+                        Refusal::Serial(_) => crate::replay::kind::SERIAL,
+                        _ => crate::replay::kind::REFUSED,
+                    };
+                    if let Some(line) = self.log_limit.note(
+                        kind,
+                        plural(kind),
+                        Instant::now(),
+                        format_args!("refused: {r}"),
+                    ) {
+                        tracing::warn!("{line}");
+                    }
                     refusal = Some(r.clone());
                 }
                 Effect::SerialGap { lost, .. } => {
-                    tracing::warn!("pinsetter lines lost: {lost}")
+                    let kind = crate::replay::kind::SERIAL_GAP;
+                    let message = format_args!("pinsetter lines lost: {lost}");
+                    if let Some(line) =
+                        self.log_limit
+                            .note(kind, plural(kind), Instant::now(), message)
+                    {
+                        tracing::warn!("{line}");
+                    }
                 }
                 Effect::Changed => changed = true,
             }
@@ -715,6 +783,16 @@ impl Core {
             self.publish();
         }
         refusal
+    }
+
+    /// The channel's shed counts: (serial lines, beam edges).
+    fn inputs_counts(&self) -> (u64, u64) {
+        (self.inputs.shed_serial(), self.inputs.shed_beam())
+    }
+
+    /// Inputs sent and not yet taken.
+    fn queued(&self) -> u64 {
+        self.inputs.queued()
     }
 
     fn publish(&mut self) {
@@ -727,6 +805,16 @@ impl Core {
             .collect();
         self.mirror_status = self.mirror.as_ref().map(Mirror::status);
         extra.push(("journal", self.journal_status()));
+        self.inputs_published = self.inputs_counts();
+        let (shed_serial, shed_beam) = self.inputs_published;
+        extra.push((
+            "inputs",
+            serde_json::json!({
+                "shed_serial": shed_serial,
+                "shed_beam": shed_beam,
+                "queued": self.queued(),
+            }),
+        ));
         match serde_json::to_string(&self.replay.report_with(&extra)) {
             Ok(json) => {
                 self.snapshot.send_replace(LaneSnapshot {
@@ -736,6 +824,16 @@ impl Core {
             }
             Err(e) => tracing::error!("cannot serialize the lane: {e}"),
         }
+    }
+}
+
+/// A kind of repeated log line ([`crate::replay::kind`]) in the plural, for
+/// its summary.
+fn plural(kind: &str) -> &'static str {
+    match kind {
+        crate::replay::kind::SERIAL => "bad serial lines",
+        crate::replay::kind::SERIAL_GAP => "pinsetter sequence gaps",
+        _ => "refused inputs",
     }
 }
 
@@ -787,7 +885,7 @@ pub async fn serve(
     options: ServeOptions,
     on_start: impl FnOnce(&Started),
 ) -> Result<Replay, DaemonError> {
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = crate::inputs::channel(crate::inputs::CAPACITY);
     let demo = options.demo.clone();
     // GPIO first: on a machine that is not a Pi, fail before anything else.
     let (_gpio, outputs): (Option<RpiGpio>, Box<dyn OutputSink>) = match config.gpio.backend {
@@ -892,7 +990,7 @@ pub async fn serve(
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
     source.abort();
     watchdog.abort();
-    let _ = tx.send(Input::Shutdown);
+    tx.stop();
     drop(tx);
     let _ = stop_web.send(());
     let _ = server.await;

@@ -26,7 +26,7 @@ pub async fn play(clock: Clock, start: Millis, first_seed: u64, inputs: InputSen
                     reply: None,
                 },
             };
-            if inputs.send(input).is_err() {
+            if inputs.send(input).await.is_err() {
                 return;
             }
         }

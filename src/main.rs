@@ -238,7 +238,21 @@ fn replay(log: PathBuf, json: bool, strict: bool) -> ExitCode {
     for e in replay.errors() {
         eprintln!("{}: line {}: {}", log.display(), e.line, e.message);
     }
-    if strict && !replay.errors().is_empty() {
+    for (what, issues) in [
+        ("warnings", replay.warning_counts()),
+        ("errors", replay.error_counts()),
+    ] {
+        if issues.omitted() > 0 {
+            eprintln!(
+                "{}: {} {what} in all, {} not listed",
+                log.display(),
+                issues.total(),
+                issues.omitted()
+            );
+        }
+    }
+    // Counted, not listed: the list keeps only the first and the latest.
+    if strict && replay.error_counts().total() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -6,6 +6,7 @@
 //! one serializer. The report streams as it is written: callouts and score
 //! sheets are never built up as one big value in memory.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::BufRead;
 
@@ -15,7 +16,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use crate::journal::{Checked, Header, HeaderError, Item, LineError, Reader};
 use crate::lane::scoring::{self, ScoredBall, Sheet};
 use crate::lane::{
-    Callout, Effect, Entry, Event, Lane, Millis, OutputChange, Pin, PinSet, Stamped, Word,
+    Callout, Effect, Entry, Event, Lane, Millis, OutputChange, Pin, PinSet, Refusal, Stamped, Word,
 };
 
 /// A journal line that was not applied, or a warning about one.
@@ -25,6 +26,102 @@ pub struct Issue {
     pub message: String,
 }
 
+/// How many issues of each list the report names: the first this many
+/// and the latest this many. A noisy serial line gives a bad line per
+/// millisecond for hours; every one of them kept would grow the live lane's
+/// memory and its every snapshot without end.
+pub const ISSUES_KEPT: usize = 100;
+
+/// Issues as the report lists them: the first [`ISSUES_KEPT`], then the
+/// latest [`ISSUES_KEPT`] in order, with exact counts by kind of all of
+/// them.
+#[derive(Clone, Debug, Default)]
+pub struct Issues {
+    /// The first `keep`, then the latest `keep`: one slice, so readers
+    /// still get the listed issues in journal order.
+    listed: Vec<Issue>,
+    keep: usize,
+    total: u64,
+    counts: BTreeMap<&'static str, u64>,
+}
+
+impl Issues {
+    /// Keeps the first `keep` and the latest `keep` issues.
+    pub fn new(keep: usize) -> Issues {
+        Issues {
+            listed: Vec::new(),
+            keep,
+            total: 0,
+            counts: BTreeMap::new(),
+        }
+    }
+
+    /// Counts an issue of `kind` and lists it, dropping the oldest of the
+    /// latest when the window is full.
+    pub fn push(&mut self, kind: &'static str, issue: Issue) {
+        self.total += 1;
+        *self.counts.entry(kind).or_insert(0) += 1;
+        if self.listed.len() == 2 * self.keep {
+            if self.keep == 0 {
+                return;
+            }
+            // The first `keep` stay; the oldest of the latest goes. At most
+            // `keep` issues move, each a few words.
+            self.listed.remove(self.keep);
+        }
+        self.listed.push(issue);
+    }
+
+    /// The issues listed, in journal order: the first, then the latest.
+    pub fn listed(&self) -> &[Issue] {
+        &self.listed
+    }
+
+    /// Every issue counted, listed or not.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Issues counted but not listed.
+    pub fn omitted(&self) -> u64 {
+        self.total - self.listed.len() as u64
+    }
+
+    /// Exact counts by kind.
+    pub fn counts(&self) -> &BTreeMap<&'static str, u64> {
+        &self.counts
+    }
+}
+
+/// `{"total": n, kind: n, ...}`, written without a copy.
+struct Counts<'a>(&'a Issues);
+
+impl Serialize for Counts<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.counts.len() + 1))?;
+        m.serialize_entry("total", &self.0.total)?;
+        for (kind, n) in &self.0.counts {
+            m.serialize_entry(kind, n)?;
+        }
+        m.end()
+    }
+}
+
+/// The kinds of [`Replay::error_counts`]: why a line was not applied.
+pub mod kind {
+    /// A pinsetter line the core rejected (pinsetter-serial.md).
+    pub const SERIAL: &str = "serial";
+    /// An event the lane's rules refused (a panel action, a sensor out of
+    /// turn).
+    pub const REFUSED: &str = "refused";
+    /// A journal line that could not be read (not JSON, damaged, a time
+    /// going back, a repeated line).
+    pub const JOURNAL: &str = "journal";
+    /// Pinsetter lines lost between two sequence numbers (a warning).
+    pub const SERIAL_GAP: &str = "serial_gap";
+}
+
 /// A lane fed from a journal, with what it did.
 pub struct Replay {
     lane: Lane,
@@ -32,8 +129,8 @@ pub struct Replay {
     events: u64,
     callouts: Vec<Callout>,
     outputs: Vec<OutputChange>,
-    errors: Vec<Issue>,
-    warnings: Vec<Issue>,
+    errors: Issues,
+    warnings: Issues,
     /// The effects of the latest input; reused to avoid an allocation per
     /// event.
     effects: Vec<Effect>,
@@ -47,8 +144,8 @@ impl Replay {
             events: 0,
             callouts: Vec::new(),
             outputs: Vec::new(),
-            errors: Vec::new(),
-            warnings: Vec::new(),
+            errors: Issues::new(ISSUES_KEPT),
+            warnings: Issues::new(ISSUES_KEPT),
             effects: Vec::with_capacity(8),
         }
     }
@@ -56,10 +153,21 @@ impl Replay {
     pub fn lane(&self) -> &Lane {
         &self.lane
     }
+    /// The errors listed: the first and the latest [`ISSUES_KEPT`].
+    /// Empty only when there was none.
     pub fn errors(&self) -> &[Issue] {
+        self.errors.listed()
+    }
+    /// The warnings listed, as [`Replay::errors`].
+    pub fn warnings(&self) -> &[Issue] {
+        self.warnings.listed()
+    }
+    /// Every error, counted by kind ([`kind`]), listed or not.
+    pub fn error_counts(&self) -> &Issues {
         &self.errors
     }
-    pub fn warnings(&self) -> &[Issue] {
+    /// Every warning, counted by kind, listed or not.
+    pub fn warning_counts(&self) -> &Issues {
         &self.warnings
     }
     pub fn callouts(&self) -> &[Callout] {
@@ -81,10 +189,13 @@ impl Replay {
     /// Records a line that could not be applied.
     pub fn reject(&mut self, line: u64, err: LineError) -> &[Effect] {
         self.effects.clear();
-        self.errors.push(Issue {
-            line,
-            message: err.to_string(),
-        });
+        self.errors.push(
+            kind::JOURNAL,
+            Issue {
+                line,
+                message: err.to_string(),
+            },
+        );
         &self.effects
     }
 
@@ -123,14 +234,21 @@ impl Replay {
             match effect {
                 Effect::Callout(c) => self.callouts.push(*c),
                 Effect::Output(o) => self.outputs.push(*o),
-                Effect::Refused(r) => self.errors.push(Issue {
-                    line,
-                    message: r.to_string(),
-                }),
-                Effect::SerialGap { lost, .. } => self.warnings.push(Issue {
-                    line,
-                    message: format!("pinsetter sequence number jumped: {lost} line(s) lost"),
-                }),
+                Effect::Refused(r) => {
+                    let kind = match r {
+                        Refusal::Serial(_) => kind::SERIAL,
+                        _ => kind::REFUSED,
+                    };
+                    let message = r.to_string();
+                    self.errors.push(kind, Issue { line, message });
+                }
+                Effect::SerialGap { lost, .. } => self.warnings.push(
+                    kind::SERIAL_GAP,
+                    Issue {
+                        line,
+                        message: format!("pinsetter sequence number jumped: {lost} line(s) lost"),
+                    },
+                ),
                 Effect::Conduct(_) | Effect::Changed => {}
             }
         }
@@ -153,7 +271,7 @@ impl Replay {
             Item::Event(n, e) => self.apply(n, &e),
             Item::Error(n, e) => self.reject(n, e),
             Item::Warning(line, message) => {
-                self.warnings.push(Issue { line, message });
+                self.warnings.push(kind::JOURNAL, Issue { line, message });
                 self.effects.clear();
                 &self.effects
             }
@@ -236,8 +354,12 @@ impl Serialize for Report<'_> {
             &SeqOf(|| r.callouts.iter().map(|c| CalloutJson(c, lane))),
         )?;
         m.serialize_field("outputs", &SeqOf(|| r.outputs.iter().map(OutputJson)))?;
-        m.serialize_field("errors", &r.errors)?;
-        m.serialize_field("warnings", &r.warnings)?;
+        m.serialize_field("errors", r.errors.listed())?;
+        m.serialize_field("error_counts", &Counts(&r.errors))?;
+        m.serialize_field("errors_omitted", &r.errors.omitted())?;
+        m.serialize_field("warnings", r.warnings.listed())?;
+        m.serialize_field("warning_counts", &Counts(&r.warnings))?;
+        m.serialize_field("warnings_omitted", &r.warnings.omitted())?;
         m.serialize_field(
             "up",
             &lane.up().map(|u| UpJson {
@@ -646,10 +768,14 @@ pub fn render_sheet(r: &Replay) -> String {
             let _ = writeln!(out, "  {}  {who}: {what}", time(c.t));
         }
     }
-    for (title, list) in [("Errors", r.errors()), ("Warnings", r.warnings())] {
+    for (title, issues) in [("Errors", &r.errors), ("Warnings", &r.warnings)] {
+        let list = issues.listed();
         if !list.is_empty() {
             let _ = writeln!(out, "\n{title}");
-            for i in list {
+            for (n, i) in list.iter().enumerate() {
+                if n == ISSUES_KEPT && issues.omitted() > 0 {
+                    let _ = writeln!(out, "  … {} more not listed", issues.omitted());
+                }
                 let _ = writeln!(out, "  line {}: {}", i.line, i.message);
             }
         }
@@ -658,4 +784,78 @@ pub fn render_sheet(r: &Replay) -> String {
         let _ = writeln!(out, "\nSplits are circled: ① to ⑨.");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn issue(line: u64) -> Issue {
+        Issue {
+            line,
+            message: format!("bad {line}"),
+        }
+    }
+
+    #[test]
+    fn issues_keep_the_first_and_the_latest_and_count_every_one() {
+        let mut issues = Issues::new(3);
+        for line in 1..=10 {
+            let kind = if line % 5 == 0 {
+                kind::REFUSED
+            } else {
+                kind::SERIAL
+            };
+            issues.push(kind, issue(line));
+        }
+        let lines: Vec<u64> = issues.listed().iter().map(|i| i.line).collect();
+        assert_eq!(lines, [1, 2, 3, 8, 9, 10]);
+        assert_eq!(issues.total(), 10);
+        assert_eq!(issues.omitted(), 4);
+        assert_eq!(issues.counts()[kind::SERIAL], 8);
+        assert_eq!(issues.counts()[kind::REFUSED], 2);
+        let counts = serde_json::to_value(Counts(&issues)).unwrap();
+        assert_eq!(
+            counts,
+            serde_json::json!({"total": 10, "serial": 8, "refused": 2})
+        );
+    }
+
+    #[test]
+    fn few_issues_are_all_listed() {
+        let mut issues = Issues::new(3);
+        for line in 1..=6 {
+            issues.push(kind::JOURNAL, issue(line));
+        }
+        assert_eq!(issues.listed().len(), 6);
+        assert_eq!(issues.omitted(), 0);
+        issues.push(kind::JOURNAL, issue(7));
+        let lines: Vec<u64> = issues.listed().iter().map(|i| i.line).collect();
+        assert_eq!(lines, [1, 2, 3, 5, 6, 7]);
+    }
+
+    #[test]
+    fn a_replay_of_many_bad_lines_lists_200_and_counts_them_all() {
+        let header = Header::new(1, None, crate::lane::Rules::default());
+        let mut w = crate::journal::Writer::create(Vec::new(), &header).unwrap();
+        for t in 0..1000 {
+            let e = Stamped {
+                t,
+                event: Event::Sensor(crate::lane::Sensor::Serial {
+                    line: "garbage".into(),
+                }),
+            };
+            w.write(&e).unwrap();
+        }
+        let journal = w.into_inner();
+        let replay = Replay::from_reader(journal.as_slice()).unwrap();
+        assert_eq!(replay.errors().len(), 2 * ISSUES_KEPT);
+        assert_eq!(replay.errors()[0].line, 2);
+        assert_eq!(replay.errors().last().unwrap().line, 1001);
+        let report = serde_json::to_value(replay.report()).unwrap();
+        assert_eq!(report["error_counts"]["total"], 1000);
+        assert_eq!(report["error_counts"]["serial"], 1000);
+        assert_eq!(report["errors_omitted"], 1000 - 2 * ISSUES_KEPT as u64);
+        assert_eq!(report["errors"].as_array().unwrap().len(), 2 * ISSUES_KEPT);
+    }
 }

@@ -4,7 +4,6 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -46,7 +45,7 @@ struct Lane {
 /// The API over a fake lane thread that refuses `start_block` (Anna K. is B1
 /// and nobody checked her blindfold) and takes everything else.
 fn lane() -> Lane {
-    let (inputs, rx) = mpsc::channel::<Input>();
+    let (inputs, rx) = lanecall::inputs::channel(64);
     let taken = Taken::default();
     let record = taken.clone();
     std::thread::spawn(move || {
@@ -504,7 +503,7 @@ async fn a_tampered_forged_or_unknown_cookie_is_no_session() {
 
 #[tokio::test]
 async fn a_stopped_lane_is_reported_not_waited_for() {
-    let (inputs, rx) = mpsc::channel::<Input>();
+    let (inputs, rx) = lanecall::inputs::channel(64);
     drop(rx);
     let (_snapshots, lane) = watch::channel(LaneSnapshot {
         version: 0,
@@ -677,7 +676,7 @@ fn journals(name: &str) -> PathBuf {
 }
 
 fn app_with(journal_dir: Option<PathBuf>) -> Router {
-    let (inputs, _rx) = mpsc::channel::<Input>();
+    let (inputs, _rx) = lanecall::inputs::channel(64);
     let (_snapshots, lane) = watch::channel(LaneSnapshot {
         version: 1,
         json: "{}".into(),
@@ -1069,7 +1068,7 @@ async fn a_login_without_a_known_address_is_limited_not_failed() {
 
 #[tokio::test]
 async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
-    let (inputs, _rx) = mpsc::channel::<Input>();
+    let (inputs, _rx) = lanecall::inputs::channel(64);
     let (_snapshots, lane) = watch::channel(LaneSnapshot {
         version: 1,
         json: "{}".into(),

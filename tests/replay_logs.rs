@@ -116,3 +116,41 @@ fn a_refused_start_block_names_the_unchecked_bowler() {
     assert!(message.contains("Olga Smirnova"), "{message}");
     assert!(message.contains("blindfold"), "{message}");
 }
+
+#[test]
+fn strict_counts_every_bad_line_though_only_200_are_listed() {
+    use lanecall::journal::{Header, Writer};
+    use lanecall::lane::{Event, Rules, Sensor, Stamped};
+    let header = Header::new(2, None, Rules::default());
+    let mut w = Writer::create(Vec::new(), &header).unwrap();
+    for t in 0..300 {
+        let line = "line hum".into();
+        w.write(&Stamped {
+            t,
+            event: Event::Sensor(Sensor::Serial { line }),
+        })
+        .unwrap();
+    }
+    let path = std::env::temp_dir().join(format!("lanecall-strict-{}.jsonl", std::process::id()));
+    std::fs::write(&path, w.into_inner()).unwrap();
+    let run = |path: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lanecall"))
+            .args(["replay", "--json", "--strict"])
+            .arg(path)
+            .output()
+            .expect("lanecall replay runs")
+    };
+    let out = run(&path);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["errors"].as_array().unwrap().len(), 200);
+    assert_eq!(report["error_counts"]["serial"], 300);
+    assert_eq!(report["errors_omitted"], 100);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("300 errors in all, 100 not listed"),
+        "{stderr}"
+    );
+    assert_eq!(run(&logs().join("all_spares.jsonl")).status.code(), Some(0));
+}

@@ -7,11 +7,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use lanecall::config::PinsetterConfig;
 use lanecall::daemon::Input;
+use lanecall::inputs::InputReceiver;
 use lanecall::lane::Sensor;
 use lanecall::pinsetter::MAX_LINE;
 use lanecall::sensors::serial::run_pinsetter_link;
@@ -31,7 +32,7 @@ fn settings(port: impl Into<PathBuf>, min_ms: u64, max_ms: u64) -> PinsetterConf
 
 /// The next reading, waiting at most 5 s (blocks this thread: only for
 /// tests whose link runs on the runtime's worker threads).
-fn next_reading(rx: &Receiver<Input>) -> Sensor {
+fn next_reading(rx: &InputReceiver) -> Sensor {
     let until = Instant::now() + Duration::from_secs(5);
     loop {
         let left = until.saturating_duration_since(Instant::now());
@@ -45,7 +46,7 @@ fn next_reading(rx: &Receiver<Input>) -> Sensor {
 }
 
 /// The next reading without blocking the runtime's thread.
-async fn next_reading_async(rx: &Receiver<Input>, within: Duration) -> Option<Sensor> {
+async fn next_reading_async(rx: &InputReceiver, within: Duration) -> Option<Sensor> {
     let until = Instant::now() + within;
     while Instant::now() < until {
         match rx.try_recv() {
@@ -66,7 +67,7 @@ fn serial(line: &str) -> Sensor {
 async fn lines_from_a_pty_reach_the_lane_in_order_and_unplug_is_reported() {
     let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let path = slave.name().expect("the slave side's name");
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
     let (state_tx, state_rx) = tokio::sync::watch::channel(false);
     let link = tokio::spawn(run_pinsetter_link(settings(&path, 20, 200), tx, state_tx));
 
@@ -201,7 +202,7 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
 
     let dir = TempDir::new("serial-link");
     let port = dir.path().join("ttyPINSETTER");
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
     let (state_tx, state_rx) = tokio::sync::watch::channel(false);
 
     rt.block_on(async {
@@ -247,7 +248,7 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
 async fn link_returns_when_the_daemon_is_gone() {
     let (_master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let path = slave.name().unwrap();
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
     drop(rx);
     let (state_tx, _state_rx) = tokio::sync::watch::channel(false);
     tokio::time::timeout(
@@ -256,4 +257,53 @@ async fn link_returns_when_the_daemon_is_gone() {
     )
     .await
     .expect("the link returns once its sends fail");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_channel_sheds_noise_and_keeps_the_lines_that_parse() {
+    let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let path = slave.name().expect("the slave side's name");
+    let (tx, rx) = lanecall::inputs::channel(4);
+    let stats = tx.stats();
+    let (state_tx, _state_rx) = tokio::sync::watch::channel(false);
+    let link = tokio::spawn(run_pinsetter_link(settings(&path, 20, 200), tx, state_tx));
+    assert_eq!(next_reading(&rx), Sensor::SerialLink { up: true });
+    drop(slave);
+
+    // Nobody takes from the channel: four lines fill it, the noise after
+    // them is shed, and the good line waits for room, the link reading
+    // nothing more meanwhile.
+    let mut wire = String::new();
+    for i in 0..200 {
+        wire.push_str(&format!("hum {i}\r\n"));
+        if i == 100 {
+            wire.push_str(&format!("{READY}\r\n"));
+        }
+    }
+    wire.push_str(&format!("{PINS}\r\n"));
+    master.write_all(wire.as_bytes()).unwrap();
+    let until = Instant::now() + Duration::from_secs(5);
+    while stats.shed_serial() < 97 {
+        assert!(Instant::now() < until, "shed {}", stats.shed_serial());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        stats.shed_serial(),
+        97,
+        "hum 4 to hum 100, not the good line"
+    );
+
+    let mut got = Vec::new();
+    while got.last().map(String::as_str) != Some(PINS) {
+        match next_reading_async(&rx, Duration::from_secs(5)).await {
+            Some(Sensor::Serial { line }) => got.push(line),
+            other => panic!("{other:?} after {got:?}"),
+        }
+    }
+    // The first four noise lines, then the good line; every line is taken
+    // or counted as shed.
+    assert_eq!(got[..5], ["hum 0", "hum 1", "hum 2", "hum 3", READY]);
+    assert_eq!(got.len() as u64 + stats.shed_serial(), 202, "{got:?}");
+    link.abort();
 }

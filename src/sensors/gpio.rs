@@ -5,8 +5,11 @@
 //!
 //! Inputs use the kernel's edge detection with its debounce
 //! (`set_async_interrupt`); rppal calls our callback on its own thread, and
-//! the callback only maps the edge to a [`Sensor`] and sends it on the std
-//! channel, which never blocks. Outputs return from `set` at once; a pulse
+//! the callback only maps the edge to a [`Sensor`] and sends it on the
+//! lane's bounded channel ([`crate::inputs`]): a foul-beam break is shed
+//! (and counted) when the channel is full; its clear, the ball detector,
+//! channel sensors and buttons wait for room, on rppal's thread, never the
+//! runtime. Outputs return from `set` at once; a pulse
 //! is ended by a short timer thread, never by the lane's thread.
 //!
 //! The mapping from a level to an event and the output logic are small pure
@@ -279,11 +282,17 @@ pub fn start_rpi(
                 _ => return,
             };
             if let Some(sensor) = input_event(&role, active_high, level_high) {
-                // The daemon gone means we are shutting down: nothing to do.
-                let _ = tx.send(Input::Reading(Reading {
+                let beam = matches!(sensor, Sensor::FoulBeam { .. });
+                let input = Input::Reading(Reading {
                     at: Instant::now(),
                     sensor,
-                }));
+                });
+                // The daemon gone means we are shutting down: nothing to do.
+                let _ = if beam {
+                    tx.send_beam(input)
+                } else {
+                    tx.send_blocking(input)
+                };
             }
         })
         .map_err(pin_error)?;
@@ -438,7 +447,7 @@ mod tests {
         if is_a_pi() {
             return;
         }
-        let (tx, _rx) = std::sync::mpsc::channel();
+        let (tx, _rx) = crate::inputs::channel(8);
         let inputs = [InputConfig {
             role: InputRole::FoulBeam,
             pin: BcmPin::new(17).unwrap(),

@@ -17,9 +17,10 @@
 //! ([`PinsetterConfig`] from `[pinsetter]`, [`InputConfig`] and
 //! [`OutputConfig`] from `[gpio]`): nothing here checks them again.
 //!
-//! Every reading goes to the daemon as an [`Input`] on the std channel,
-//! stamped where it was taken. Nothing here may block the lane's thread
-//! (sends never block; output pulses are timed here, not by the caller),
+//! Every reading goes to the daemon as an [`Input`] on the bounded channel
+//! of [`crate::inputs`], stamped where it was taken; on a full channel
+//! noise is shed first. Nothing here may block the lane's thread or the
+//! runtime (output pulses are timed here, not by the caller),
 //! panic on what the hardware or the wire brings, or spin on a device that
 //! is gone. Nothing here interprets a reading: that is the core's job,
 //! after the journal has the reading.
@@ -29,7 +30,6 @@ pub mod serial;
 
 use std::future::Future;
 use std::io::Write;
-use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::config::{InputConfig, OutputConfig, PinsetterConfig};
@@ -66,7 +66,7 @@ async fn monitor_until(
     stop: impl Future<Output = ()>,
 ) -> Result<(), GpioError> {
     let start = Instant::now();
-    let (tx, rx) = mpsc::channel::<Input>();
+    let (tx, rx) = crate::inputs::channel(crate::inputs::CAPACITY);
 
     // Held until the end: dropping them stops the inputs and frees the pins.
     let _gpio = match gpio {
@@ -106,8 +106,8 @@ pub fn monitor_line(t: u64, sensor: Sensor) -> String {
     format!("{t:>8} {line}")
 }
 
-fn print_inputs(rx: mpsc::Receiver<Input>, mut out: impl Write, start: Instant) {
-    for input in rx {
+fn print_inputs(rx: crate::inputs::InputReceiver, mut out: impl Write, start: Instant) {
+    while let Ok(input) = rx.recv() {
         let Input::Reading(reading) = input else {
             continue;
         };

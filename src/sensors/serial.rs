@@ -8,8 +8,10 @@
 //! reported once as [`Sensor::SerialLink`] `{ up: false }` and reopened with
 //! exponential backoff. This module must never spin on a dead port, never
 //! grow a buffer without bound on a noisy line, never block the lane's
-//! thread (sends go through a non-blocking std channel) and never panic on
-//! what the wire brings.
+//! thread or the runtime, and never panic on what the wire brings. The
+//! lane's channel is bounded ([`crate::inputs`]): when it is full a line
+//! that does not parse is shed (counted, and logged once per 10 s), and one
+//! that parses waits for room, the task sleeping meanwhile.
 
 use std::time::{Duration, Instant};
 
@@ -21,7 +23,9 @@ use tracing::{debug, info, warn};
 
 use crate::config::PinsetterConfig;
 use crate::daemon::{Input, InputSender};
+use crate::inputs::Sent;
 use crate::lane::Sensor;
+use crate::log_limit::LogLimiter;
 use crate::pinsetter::MAX_LINE;
 
 /// Splits the pinsetter's byte stream into lines.
@@ -223,6 +227,7 @@ pub async fn run_pinsetter_link(
                 link_state.send_replace(true);
                 if tx
                     .send(Input::now(Sensor::SerialLink { up: true }))
+                    .await
                     .is_err()
                 {
                     return;
@@ -243,6 +248,7 @@ pub async fn run_pinsetter_link(
                 link_state.send_replace(false);
                 if tx
                     .send(Input::now(Sensor::SerialLink { up: false }))
+                    .await
                     .is_err()
                 {
                     return;
@@ -272,12 +278,22 @@ pub async fn run_pinsetter_link(
 async fn read_lines(stream: SerialStream, tx: &InputSender) -> (Ended, bool) {
     let mut lines = FramedRead::new(stream, PinsetterLines::new());
     let mut got_data = false;
+    let mut shed_log = LogLimiter::new(crate::log_limit::WINDOW);
     loop {
         match lines.next().await {
             Some(Ok(line)) => {
                 got_data = true;
-                if tx.send(Input::now(Sensor::Serial { line })).is_err() {
-                    return (Ended::DaemonGone, got_data);
+                let now = Instant::now();
+                match tx.send_serial(line, now).await {
+                    Err(_) => return (Ended::DaemonGone, got_data),
+                    Ok(Sent::Queued) => {}
+                    Ok(Sent::Shed(line)) => {
+                        let what = "noise lines shed (the lane's queue was full)";
+                        if let Some(l) = shed_log.note("shed", what, now, format_args!("{line:?}"))
+                        {
+                            warn!("{l}");
+                        }
+                    }
                 }
             }
             Some(Err(e)) => return (Ended::Error(e), got_data),

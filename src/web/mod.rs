@@ -115,8 +115,13 @@ pub const DEFAULT_IDLE: Duration = Duration::from_secs(2 * 3600);
 pub const MAX_JUDGES: usize = 8;
 
 /// How many journals are read at once for the history routes: replaying a
-/// long journal takes a core for a moment.
+/// long journal takes a core for a moment and some memory. One more is
+/// answered `503` at once rather than queued: unauthenticated readers must
+/// not pile up replays behind each other.
 const JOURNAL_READS_AT_ONCE: usize = 2;
+
+/// The answer when [`JOURNAL_READS_AT_ONCE`] journals are being read.
+pub const JOURNALS_BUSY: &str = "busy reading other journals, try again";
 
 /// What the API needs from the daemon.
 pub struct ApiState {
@@ -442,13 +447,11 @@ async fn with_journals<T: Send + 'static>(
     let Some(history) = shared.history.clone() else {
         return Err(ApiError::new(StatusCode::NOT_FOUND, "no journals here"));
     };
-    let busy = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "cannot read journals now");
     let permit = shared
         .journal_reads
         .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| busy())?;
+        .try_acquire_owned()
+        .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, JOURNALS_BUSY))?;
     // The permit goes with the work: a client that hangs up does not free
     // its place while its journal is still being read.
     let done = tokio::task::spawn_blocking(move || {
@@ -761,7 +764,7 @@ async fn actions(
         reply: Some(tx),
     };
     let stopped = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the lane is not running");
-    shared.api.inputs.send(input).map_err(|_| stopped())?;
+    shared.api.inputs.send(input).await.map_err(|_| stopped())?;
     // On a timeout the action may still be applied later: the panel reads
     // the lane again rather than trusting either answer.
     match tokio::time::timeout(LANE_REPLY_TIMEOUT, rx).await {

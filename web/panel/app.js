@@ -310,6 +310,12 @@ function renderStatus() {
   const mirrorFailed = !!mirror && mirror.state === 'failed';
   $('status-mirror').hidden = !mirrorFailed;
   if (mirrorFailed) pill($('status-mirror'), t('mirrorFailed', (mirror.reason || '') + (mirror.path ? ' (' + mirror.path + ')' : '')), 'warn');
+  // Inputs dropped because the lane could not keep up: a noisy serial
+  // cable or a flapping foul beam, for the technician.
+  const inputs = (lane && lane.inputs) || {};
+  const shed = (inputs.shed_serial || 0) + (inputs.shed_beam || 0);
+  $('status-inputs').hidden = !shed;
+  if (shed) pill($('status-inputs'), t('inputsShed', inputs.shed_serial || 0, inputs.shed_beam || 0), 'warn');
   renderJournal(lane);
   $('title').textContent = lane && lane.lane ? 'Lanecall · ' + t('titleLane', lane.lane) : 'Lanecall';
   document.title = $('title').textContent;
