@@ -79,36 +79,11 @@ fn flood(
 /// slow-bowling limit of 5 s, so that the lane's clock runs out in the
 /// middle of the flood.
 fn journal_with_a_short_clock() -> String {
-    use lanecall::journal::Header;
-    use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
-    let rules = Rules {
+    let rules = lanecall::lane::Rules {
         slow_bowling_limit_s: SLOW_BOWLING_LIMIT_S,
         ..support::fast_pinsetter_rules()
     };
-    let header = Header::new(
-        3,
-        Some(lanecall::store::rfc3339(lanecall::store::unix_now())),
-        rules,
-    );
-    let bowlers = vec![Bowler {
-        name: "Ivan Petrov".into(),
-        class: Class::B2,
-        handicap: 0,
-        team: None,
-        voice: Default::default(),
-    }];
-    let events = [
-        (0, Action::Lineup { bowlers }),
-        (1, Action::StartBlock { games: 1 }),
-    ]
-    .map(|(t, action)| Stamped {
-        t,
-        event: Event::Panel(Panel {
-            by: Some("Judge Orlova".into()),
-            action,
-        }),
-    });
-    support::journal_of(&header, &events)
+    support::journal_with_open_block_under(rules, 3, 1)
 }
 
 const SLOW_BOWLING_LIMIT_S: u64 = 5;

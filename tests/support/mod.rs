@@ -13,7 +13,12 @@ use lanecall::store::{rfc3339, unix_now};
 /// bowler in the lane order, and a block of `games` started. The daemon
 /// goes on in it instead of starting a new one.
 pub fn journal_with_open_block(lane: u32, games: u32) -> String {
-    let header = Header::new(lane, Some(rfc3339(unix_now())), fast_pinsetter_rules());
+    journal_with_open_block_under(fast_pinsetter_rules(), lane, games)
+}
+
+/// [`journal_with_open_block`] under other rules.
+pub fn journal_with_open_block_under(rules: Rules, lane: u32, games: u32) -> String {
+    let header = Header::new(lane, Some(rfc3339(unix_now())), rules);
     let bowlers = vec![Bowler {
         name: "Ivan Petrov".into(),
         class: Class::B2,
