@@ -203,15 +203,21 @@ function announceChanges(prev, lane) {
   if (journalFailure(prev) && !journalFailure(lane)) announce(t('journalOk'));
   const counts = {
     callouts: (lane.callouts || []).length,
-    errors: (lane.errors || []).length,
+    errors: errorTotal(lane),
     conduct: (lane.conduct || []).length,
   };
   if (S.seen) {
     for (const c of (lane.callouts || []).slice(S.seen.callouts)) {
       announce((c.bowler ? c.bowler + ': ' : '') + calloutText(c));
     }
-    for (const e of (lane.errors || []).slice(S.seen.errors)) {
-      announce(t('newError', e.message));
+    // The lane lists only the first and latest errors: read out the newest
+    // few, and how many more, so noise never floods the screen reader.
+    const fresh = counts.errors - S.seen.errors;
+    if (fresh > 0) {
+      const errs = lane.errors || [];
+      const said = errs.slice(Math.max(0, errs.length - Math.min(fresh, 3)));
+      for (const e of said) announce(t('newError', e.message));
+      if (fresh > said.length) announce(t('moreErrors', fresh - said.length));
     }
     for (const c of (lane.conduct || []).slice(S.seen.conduct)) {
       announce(conductText(c));
@@ -561,12 +567,19 @@ function lastIndex(list, kind) {
   return -1;
 }
 
+// Every error the lane counted, listed or not.
+function errorTotal(lane) {
+  return (lane.error_counts && lane.error_counts.total) || (lane.errors || []).length;
+}
+
 function errorsSection(lane) {
   const errs = lane.errors || [];
   if (!errs.length) return null;
+  const omitted = lane.errors_omitted || 0;
   return h('details', { class: 'errs' },
-    h('summary', { text: t('errors') + ' (' + errs.length + ')' }),
-    h('ul', {}, errs.map((e) => h('li', { text: (e.line ? '#' + e.line + ': ' : '') + e.message }))));
+    h('summary', { text: t('errors') + ' (' + errorTotal(lane) + ')' }),
+    h('ul', {}, errs.map((e) => h('li', { text: (e.line ? '#' + e.line + ': ' : '') + e.message }))),
+    omitted ? h('p', { text: t('errorsOmitted', omitted) }) : null);
 }
 
 // ----- lane order --------------------------------------------------------------
