@@ -885,6 +885,9 @@ pub async fn serve(
     options: ServeOptions,
     on_start: impl FnOnce(&Started),
 ) -> Result<Replay, DaemonError> {
+    // SIGTERM is caught from the start: one that comes as soon as the panel
+    // answers must stop the lane cleanly, not kill it mid-write.
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let (tx, rx) = crate::inputs::channel(crate::inputs::CAPACITY);
     let demo = options.demo.clone();
     // GPIO first: on a machine that is not a Pi, fail before anything else.
@@ -983,7 +986,7 @@ pub async fn serve(
     // The lane's thread ends only when told to: if it ends on its own (a
     // bug), the daemon must not go on serving a lane nobody scores.
     let lane_ended = tokio::select! {
-        () = wait_for_stop(options.stop_after) => None,
+        () = wait_for_stop(options.stop_after, term) => None,
         joined = &mut lane_done => Some(joined),
     };
     tracing::info!("stopping");
@@ -1059,7 +1062,7 @@ async fn watchdog(heartbeat: Arc<AtomicU64>) {
     }
 }
 
-async fn wait_for_stop(after: Option<Duration>) {
+async fn wait_for_stop(after: Option<Duration>, term: Option<tokio::signal::unix::Signal>) {
     let timer = async {
         match after {
             Some(d) => tokio::time::sleep(d).await,
@@ -1067,11 +1070,11 @@ async fn wait_for_stop(after: Option<Duration>) {
         }
     };
     let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
+        match term {
+            Some(mut s) => {
                 s.recv().await;
             }
-            Err(_) => std::future::pending().await,
+            None => std::future::pending().await,
         }
     };
     tokio::select! {

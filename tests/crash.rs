@@ -148,3 +148,22 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
     assert!(crashed.errors().is_empty(), "{:?}", crashed.errors());
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// systemd may stop the lane the moment it answers: SIGTERM then must stop
+/// it cleanly (exit 0), never kill it with the signal's default action
+/// because the handler was not yet in place.
+#[test]
+fn a_sigterm_as_soon_as_the_panel_answers_stops_the_lane_cleanly() {
+    let dir = std::env::temp_dir().join(format!("lanecall-early-term-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let hash = lanecall::web::hash_pin("246810").unwrap();
+    for _ in 0..10 {
+        let http = support::free_port();
+        let config = support::write_config(&dir, 3, "/dev/null-pinsetter", http, &hash);
+        let daemon = support::Daemon::start(&config, http);
+        let status = daemon.stop();
+        assert!(status.success(), "SIGTERM right after start: {status:?}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
