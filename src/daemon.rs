@@ -173,7 +173,7 @@ const RETRY: Duration = Duration::from_secs(1);
 /// when it can; past this many the newest are shed (and counted).
 const MAX_WAITING: usize = 4096;
 
-/// Notices kept for the panel.
+/// Notices (and journals set aside at start) listed for the panel.
 const MAX_NOTICES: usize = 10;
 
 /// How long the lane's thread goes on journaling what is queued once told
@@ -272,8 +272,11 @@ impl Core {
                         kept_as = %aside.display(),
                         "cannot recover the journal, set it aside and going on without it: {e}"
                     );
-                    let name = aside.file_name().map(|n| n.to_string_lossy().into_owned());
-                    set_aside.push((name.unwrap_or_default(), e.to_string()));
+                    // Every one is in the log; the panel lists the first few.
+                    if set_aside.len() < MAX_NOTICES {
+                        let name = aside.file_name().map(|n| n.to_string_lossy().into_owned());
+                        set_aside.push((name.unwrap_or_default(), e.to_string()));
+                    }
                 }
             }
         };

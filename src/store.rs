@@ -168,10 +168,7 @@ impl Store {
             .into_iter()
             .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
             .collect();
-        out.sort_by(|a, b| {
-            let key = |p: &Path| (journal_seq(file_name(p)), file_name(p).to_owned());
-            key(a).cmp(&key(b))
-        });
+        out.sort_by_cached_key(|p| (journal_seq(file_name(p)), file_name(p).to_owned()));
         Ok(out)
     }
 
