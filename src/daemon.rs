@@ -21,8 +21,8 @@ use crate::config::{Config, GpioBackend};
 use crate::inputs::{InputReceiver, InputStats};
 use crate::journal::Header;
 use crate::lane::{
-    Action, Bowler, Callout, Conduct, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor,
-    Stamped, Switch,
+    Action, Bowler, Callout, Conduct, Day, Effect, Event, Millis, Output, Panel, Refusal, Rules,
+    Sensor, Stamped, Switch,
 };
 use crate::log_limit::LogLimiter;
 use crate::mirror::Mirror;
@@ -282,6 +282,9 @@ impl Core {
         };
         // Lane time goes on from the last journal, new or not.
         let last_t = recovered.as_ref().map_or(0, |r| r.replay.last_t());
+        let day = recovered
+            .as_ref()
+            .and_then(|r| Self::same_day(&r.replay, &settings, now));
         let (journal, replay) = match recovered {
             Some(r) if !Self::wants_new_journal(&r, &settings, now) => {
                 if let Some(torn) = &r.torn {
@@ -298,7 +301,7 @@ impl Core {
                 (r.file, r.replay)
             }
             _ => {
-                let header = Self::header(&settings, now);
+                let header = Self::header(&settings, now).with_day(day);
                 let file = store.create(&header, now)?;
                 tracing::info!(journal = %file.path().display(), "started a new journal");
                 (file, Replay::new(&header))
@@ -357,6 +360,16 @@ impl Core {
         started_day.as_deref() != Some(today.as_str())
             || r.header.rules != settings.rules
             || r.header.lane != settings.lane
+    }
+
+    /// What a journal leaves in force for the lane's next journal, when
+    /// that one starts on the same day (by the wall clock's date, as
+    /// [`Core::wants_new_journal`] decides) for the same lane.
+    fn same_day(replay: &Replay, settings: &CoreSettings, now: u64) -> Option<Day> {
+        let started = replay.started_at()?;
+        let same =
+            started.get(..10) == rfc3339(now).get(..10) && replay.lane().number() == settings.lane;
+        same.then(|| replay.lane().day())
     }
 
     fn header(settings: &CoreSettings, now: u64) -> Header {
@@ -535,7 +548,8 @@ impl Core {
             return self.journal.append(e);
         }
         let now = unix_now();
-        let header = Self::header(&self.settings, now);
+        let day = Self::same_day(&self.replay, &self.settings, now);
+        let header = Self::header(&self.settings, now).with_day(day);
         let mut file = self
             .store
             .create(&header, now)

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::lane::{
-    Action, Bowler, Class, Event, Language, Millis, Panel, Pin, PinSet, Rules, Sensor, Side,
+    Action, Bowler, Class, Day, Event, Language, Millis, Panel, Pin, PinSet, Rules, Sensor, Side,
     Stamped, Verbosity, Voice,
 };
 
@@ -37,6 +37,10 @@ pub struct Header {
     pub seq: u64,
     pub started_at: Option<String>,
     pub rules: Rules,
+    /// What the lane's earlier journals of the same competition day leave
+    /// in force (block numbers, blindfold checks); `None` for the day's
+    /// first journal.
+    pub day: Option<Day>,
 }
 
 /// Why a file is not a journal this version can replay.
@@ -54,6 +58,8 @@ pub enum HeaderError {
     Damaged(LineError),
     #[error("journal header rules: {0}")]
     Rules(String),
+    #[error("journal header day: {0}")]
+    Day(String),
     #[error("cannot read the journal: {0}")]
     Io(#[from] io::Error),
 }
@@ -152,11 +158,16 @@ impl Header {
             seq: 0,
             started_at,
             rules,
+            day: None,
         }
     }
 
     pub fn with_seq(self, seq: u64) -> Header {
         Header { seq, ..self }
+    }
+
+    pub fn with_day(self, day: Option<Day>) -> Header {
+        Header { day, ..self }
     }
 
     pub fn parse(line: &str) -> Result<Header, HeaderError> {
@@ -170,6 +181,7 @@ impl Header {
             seq: u64,
             started_at: Option<String>,
             rules: Option<Value>,
+            day: Option<Value>,
         }
         // A damaged byte may leave good JSON: the seal is checked first.
         let sealed = looks_sealed(line);
@@ -198,12 +210,19 @@ impl Header {
         if !problems.is_empty() {
             return Err(HeaderError::Rules(problems.join("; ")));
         }
+        let day = match raw.day {
+            None => None,
+            Some(v) => {
+                Some(serde_json::from_value(v).map_err(|e| HeaderError::Day(e.to_string()))?)
+            }
+        };
         Ok(Header {
             version: raw.version,
             lane: raw.lane,
             seq: raw.seq,
             started_at: raw.started_at,
             rules,
+            day,
         })
     }
 
@@ -219,6 +238,9 @@ impl Header {
         });
         if let Some(s) = &self.started_at {
             v["started_at"] = json!(s);
+        }
+        if let Some(day) = &self.day {
+            v["day"] = json!(day);
         }
         seal(&v.to_string(), 1)
     }
@@ -541,6 +563,15 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 bowler: fields::<F>(ev, line)?.bowler,
             }
         }
+        "blindfold_recheck" => {
+            #[derive(Deserialize)]
+            struct F {
+                bowler: String,
+            }
+            Action::BlindfoldRecheck {
+                bowler: fields::<F>(ev, line)?.bowler,
+            }
+        }
         "substitute" => {
             #[derive(Deserialize)]
             struct F {
@@ -664,7 +695,9 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     put("bowler", json!(bowler));
                     put("ok", json!(ok));
                 }
-                Action::BlindfoldAdjust { bowler } => put("bowler", json!(bowler)),
+                Action::BlindfoldAdjust { bowler } | Action::BlindfoldRecheck { bowler } => {
+                    put("bowler", json!(bowler))
+                }
                 Action::Substitute { out, incoming } => {
                     put("out", json!(out));
                     put("in", bowler_json(incoming));
@@ -1106,6 +1139,9 @@ mod tests {
                 ok: true,
             },
             Action::BlindfoldAdjust {
+                bowler: "Anna K.".into(),
+            },
+            Action::BlindfoldRecheck {
                 bowler: "Anna K.".into(),
             },
             Action::Substitute {

@@ -125,6 +125,9 @@ pub mod kind {
 /// A lane fed from a journal, with what it did.
 pub struct Replay {
     lane: Lane,
+    /// The header's wall-clock start, for people and for the day's
+    /// journals.
+    started_at: Option<String>,
     last_t: Millis,
     events: u64,
     callouts: Vec<Callout>,
@@ -138,8 +141,13 @@ pub struct Replay {
 
 impl Replay {
     pub fn new(header: &Header) -> Replay {
+        let mut lane = Lane::new(header.lane, header.rules.clone());
+        if let Some(day) = &header.day {
+            lane.begin_day(day);
+        }
         Replay {
-            lane: Lane::new(header.lane, header.rules.clone()),
+            lane,
+            started_at: header.started_at.clone(),
             last_t: 0,
             events: 0,
             callouts: Vec::new(),
@@ -152,6 +160,10 @@ impl Replay {
 
     pub fn lane(&self) -> &Lane {
         &self.lane
+    }
+    /// The journal header's `started_at`.
+    pub fn started_at(&self) -> Option<&str> {
+        self.started_at.as_deref()
     }
     /// The errors listed: the first and the latest [`ISSUES_KEPT`].
     /// Empty only when there was none.
@@ -334,20 +346,23 @@ impl Serialize for Report<'_> {
             "bowlers",
             &SeqOf(|| bowler_entries(lane).map(move |e| BowlerJson::new(e, fouls_count))),
         )?;
-        m.serialize_field(
-            "practice",
-            &SeqOf(|| {
-                lane.practice().iter().map(move |p| {
+        let outside = move |after: bool| {
+            lane.practice()
+                .iter()
+                .filter(move |p| p.after_block.is_some() == after)
+                .map(move |p| {
                     let (scored, _) = scoring::roll(p.at, &p.ball, fouls_count);
                     PracticeJson {
                         t: p.ball.t,
                         standing: pins(scored.standing),
                         pinfall: scored.pinfall,
                         foul: p.ball.foul,
+                        block: p.after_block,
                     }
                 })
-            }),
-        )?;
+        };
+        m.serialize_field("practice", &SeqOf(|| outside(false)))?;
+        m.serialize_field("after_block", &SeqOf(|| outside(true)))?;
         m.serialize_field("conduct", lane.conduct())?;
         m.serialize_field(
             "callouts",
@@ -405,6 +420,7 @@ impl Serialize for Report<'_> {
                     ok: b.last_check.as_ref().is_some_and(|c| c.1),
                     by: b.last_check.as_ref().and_then(|c| c.2.as_deref()),
                     adjusting: b.adjusting,
+                    recheck: b.recheck,
                 })
             }),
         )?;
@@ -436,7 +452,7 @@ pub fn bowler_entries(lane: &Lane) -> impl Iterator<Item = EntryView<'_>> + Clon
             .flatten()
             .map(move |&i| EntryView::Bowled(&lane.entries()[i]))
     });
-    let next_block = lane.blocks().len() as u32 + 1;
+    let next_block = lane.next_block_number();
     let waiting = lane
         .pending_lineup()
         .into_iter()
@@ -568,6 +584,9 @@ struct PracticeJson<P: Serialize> {
     standing: P,
     pinfall: u8,
     foul: bool,
+    /// For a ball after a block's last game: that block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block: Option<u32>,
 }
 
 struct CalloutJson<'a>(&'a Callout, &'a Lane);
@@ -670,6 +689,8 @@ struct BlindfoldJson<'a> {
     ok: bool,
     by: Option<&'a str>,
     adjusting: bool,
+    /// A judge asked for a new check.
+    recheck: bool,
 }
 
 #[derive(Serialize)]
@@ -709,7 +730,7 @@ pub fn render_sheet(r: &Replay) -> String {
         let b = BowlerJson::new(e, fouls_count);
         if b.block != last_block {
             last_block = b.block;
-            let games = lane.blocks().get(b.block as usize - 1).map(|x| x.games);
+            let games = lane.block(b.block).map(|x| x.games);
             match games {
                 Some(g) => {
                     let plural = if g == 1 { "" } else { "s" };
@@ -757,8 +778,17 @@ pub fn render_sheet(r: &Replay) -> String {
             out.push('\n');
         }
     }
-    if !lane.practice().is_empty() {
-        let _ = writeln!(out, "\nPractice: {} deliveries", lane.practice().len());
+    let after = lane.practice().iter().filter(|p| p.after_block.is_some());
+    let after = after.count();
+    let practice = lane.practice().len() - after;
+    if practice > 0 {
+        let _ = writeln!(out, "\nPractice: {practice} deliveries");
+    }
+    if after > 0 {
+        let _ = writeln!(
+            out,
+            "\nAfter the block: {after} deliveries after the last game, counted nowhere"
+        );
     }
     if !lane.conduct().is_empty() {
         let _ = writeln!(out, "\nConduct");
@@ -857,5 +887,30 @@ mod tests {
         assert_eq!(report["error_counts"]["serial"], 1000);
         assert_eq!(report["errors_omitted"], 1000 - 2 * ISSUES_KEPT as u64);
         assert_eq!(report["errors"].as_array().unwrap().len(), 2 * ISSUES_KEPT);
+    }
+
+    fn sheet_of(log: &str) -> String {
+        let path = format!("{}/tests/logs/{log}.jsonl", env!("CARGO_MANIFEST_DIR"));
+        let file = std::fs::File::open(path).unwrap();
+        render_sheet(&Replay::from_reader(std::io::BufReader::new(file)).unwrap())
+    }
+
+    #[test]
+    fn the_sheet_says_the_balls_after_the_block_count_nowhere() {
+        let sheet = sheet_of("after_block");
+        assert!(sheet.contains("\nPractice: 1 deliveries\n"), "{sheet}");
+        assert!(
+            sheet
+                .contains("\nAfter the block: 2 deliveries after the last game, counted nowhere\n"),
+            "{sheet}"
+        );
+    }
+
+    #[test]
+    fn the_sheet_names_blocks_by_their_number_in_the_day() {
+        let sheet = sheet_of("block_numbers");
+        assert!(sheet.contains("\nBlock 2 (1 game)\n"), "{sheet}");
+        assert!(sheet.contains("\nBlock 3 (1 game)\n"), "{sheet}");
+        assert!(!sheet.contains("Block 1"), "{sheet}");
     }
 }

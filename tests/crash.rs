@@ -167,3 +167,98 @@ fn a_sigterm_as_soon_as_the_panel_answers_stops_the_lane_cleanly() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// The journal names of `dir/journal`, oldest first.
+fn journals(dir: &Path) -> Vec<PathBuf> {
+    let mut names: Vec<PathBuf> = fs::read_dir(dir.join("journal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn header_of(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap();
+    serde_json::from_str(text.lines().next().unwrap()).unwrap()
+}
+
+/// The second and third blocks of the day each start a journal of their
+/// own: they are still "Block 2" and "Block 3", also after a restart, and
+/// a B1 bowler's blindfold check from the first block still holds.
+#[test]
+fn blocks_are_numbered_through_the_day_across_journals_and_restarts() {
+    const PIN: &str = "135792";
+    let dir = std::env::temp_dir().join(format!("lanecall-crash-day-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let (_pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let port = slave.name().expect("the slave's name");
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let http = support::free_port();
+    let config = support::write_config(&dir, 3, &port, http, &hash);
+    let bowlers = serde_json::json!([
+        {"name": "Olga Smirnova", "class": "B1"},
+        {"name": "Ivan Petrov", "class": "B3"}
+    ]);
+    let lineup = serde_json::json!({"ev": "lineup", "bowlers": bowlers});
+    let start = serde_json::json!({"ev": "start_block", "games": 1});
+    let end = serde_json::json!({"ev": "end_block"});
+    let blocks = |lane: &Value| -> Vec<u64> {
+        lane["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["block"].as_u64().unwrap())
+            .collect()
+    };
+
+    let mut daemon = support::Daemon::start(&config, http);
+    daemon.login(PIN);
+    assert_eq!(daemon.action(lineup.clone()).0, 200);
+    let check = serde_json::json!({"ev": "blindfold_check", "bowler": "Olga Smirnova", "ok": true});
+    assert_eq!(daemon.action(check).0, 200);
+    assert_eq!(daemon.action(start.clone()).0, 200);
+    assert_eq!(daemon.action(end.clone()).0, 200);
+    assert_eq!(blocks(&daemon.lane()), [1]);
+
+    // The next lineup starts the second journal; no new check is needed.
+    assert_eq!(daemon.action(lineup.clone()).0, 200);
+    let (status, body) = daemon.action(start.clone());
+    assert_eq!(status, 200, "{body}");
+    let lane = daemon.lane();
+    assert_eq!(blocks(&lane), [2]);
+    assert_eq!(lane["bowlers"][0]["block"], 2);
+    let files = journals(&dir);
+    assert_eq!(files.len(), 2, "{files:?}");
+    let day = &header_of(&files[1])["day"];
+    assert_eq!(day["blocks"], 1, "{day}");
+    assert_eq!(day["blindfolds"][0]["bowler"], "Olga Smirnova", "{day}");
+    assert_eq!(day["blindfolds"][0]["by"], "Judge Orlova", "{day}");
+
+    // A restart recovers block 2 from the second journal alone.
+    daemon.stop();
+    let mut daemon = support::Daemon::start(&config, http);
+    daemon.login(PIN);
+    let lane = daemon.lane();
+    assert_eq!(blocks(&lane), [2]);
+    assert_eq!(lane["blindfolds"][0]["ok"], true);
+    // A judge asks for a new check through the API, and makes it.
+    let recheck = serde_json::json!({"ev": "blindfold_recheck", "bowler": "Olga Smirnova"});
+    assert_eq!(daemon.action(recheck).0, 200);
+    assert_eq!(daemon.lane()["blindfolds"][0]["recheck"], true);
+    let check = serde_json::json!({"ev": "blindfold_check", "bowler": "Olga Smirnova", "ok": true});
+    assert_eq!(daemon.action(check).0, 200);
+    assert_eq!(daemon.lane()["blindfolds"][0]["recheck"], false);
+    assert_eq!(daemon.action(end).0, 200);
+    assert_eq!(daemon.action(lineup).0, 200);
+    assert_eq!(daemon.action(start).0, 200);
+    assert_eq!(blocks(&daemon.lane()), [3]);
+    let files = journals(&dir);
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert_eq!(header_of(&files[2])["day"]["blocks"], 2);
+    daemon.stop();
+    drop(slave);
+    let _ = fs::remove_dir_all(&dir);
+}

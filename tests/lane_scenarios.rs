@@ -374,7 +374,7 @@ fn a_second_ball_before_the_pin_report_is_refused_and_changes_nothing() {
 #[test]
 fn a_pinsetter_fault_holds_the_lane_and_stops_the_slow_clock_until_the_next_ready() {
     let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
-    s.ready(1_000, PinSet::FULL);
+    s.ready(0, PinSet::FULL);
     assert!(!s.lane.held());
 
     let fx = s.serial(10_000, Body::Fault("JAM".to_owned()));
@@ -401,17 +401,17 @@ fn a_pinsetter_fault_holds_the_lane_and_stops_the_slow_clock_until_the_next_read
     assert!(!s.lane.held());
     assert_eq!(s.lane.pinsetter_fault(), None);
     assert_eq!(s.lane.slow_clock(), Some((0, 10_000, true)));
-    // 50 s left on the clock.
-    assert_eq!(s.lane.poll_deadline(), Some(250_000));
-    assert!(conducts(&s.tick(249_999)).is_empty());
-    let slow = conducts(&s.tick(250_000));
+    // 50 s left on the clock: flagged once past them.
+    assert_eq!(s.lane.poll_deadline(), Some(250_001));
+    assert!(conducts(&s.tick(250_000)).is_empty());
+    let slow = conducts(&s.tick(250_001));
     assert_eq!(slow.len(), 1);
-    assert_eq!(slow[0].t, 250_000);
+    assert_eq!(slow[0].t, 250_001);
     assert_eq!(
         slow[0].kind,
         ConductKind::SlowBowling {
             level: Level::Warning,
-            seconds: 60.0,
+            seconds: 60.001,
             confirmed_by: None
         }
     );
@@ -420,7 +420,7 @@ fn a_pinsetter_fault_holds_the_lane_and_stops_the_slow_clock_until_the_next_read
 #[test]
 fn a_judge_hold_stops_the_slow_clock_until_released_and_a_second_hold_is_refused() {
     let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
-    s.ready(1_000, PinSet::FULL);
+    s.ready(0, PinSet::FULL);
 
     let hold = |on| Action::Hold {
         on,
@@ -446,7 +446,7 @@ fn a_judge_hold_stops_the_slow_clock_until_released_and_a_second_hold_is_refused
     assert!(!s.lane.held());
     assert_eq!(s.lane.hold(), None);
     assert_eq!(s.lane.slow_clock(), Some((0, 10_000, true)));
-    assert_eq!(s.lane.poll_deadline(), Some(90_000));
+    assert_eq!(s.lane.poll_deadline(), Some(90_001));
 
     let fx = s.judge(41_000, hold(false));
     assert_eq!(fx, [Effect::Refused(Refusal::NotHeld)]);
@@ -461,19 +461,20 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
         &[("Anna", Class::B3), ("Boris", Class::B3)],
         1,
     );
-    s.ready(500, PinSet::FULL);
+    s.ready(0, PinSet::FULL);
 
-    // Anna still holds the ball when her 60 s run out.
-    assert_eq!(s.lane.poll_deadline(), Some(60_000));
-    let fx = s.tick(60_000);
+    // Anna still holds the ball when her 60 s are past.
+    assert_eq!(s.lane.poll_deadline(), Some(60_001));
+    assert_eq!(conducts(&s.tick(60_000)), []);
+    let fx = s.tick(60_001);
     let c = conducts(&fx);
     assert_eq!(c.len(), 1);
-    assert_eq!((c[0].t, c[0].bowler.as_deref()), (60_000, Some("Anna")));
+    assert_eq!((c[0].t, c[0].bowler.as_deref()), (60_001, Some("Anna")));
     assert_eq!(
         c[0].kind,
         ConductKind::SlowBowling {
             level: Level::Warning,
-            seconds: 60.0,
+            seconds: 60.001,
             confirmed_by: None
         }
     );
@@ -491,14 +492,14 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
 
     // Her second ball: slow again, a penalty for the judge.
     s.ready(71_000, pins(&[7]));
-    let c = conducts(&s.tick(131_000));
+    let c = conducts(&s.tick(131_001));
     assert_eq!(c.len(), 1);
-    assert_eq!((c[0].t, c[0].bowler.as_deref()), (131_000, Some("Anna")));
+    assert_eq!((c[0].t, c[0].bowler.as_deref()), (131_001, Some("Anna")));
     assert_eq!(
         c[0].kind,
         ConductKind::SlowBowling {
             level: Level::Penalty,
-            seconds: 60.0,
+            seconds: 60.001,
             confirmed_by: None
         }
     );
@@ -507,7 +508,7 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
     // Boris's first slow ball is his own warning.
     s.ready(136_000, PinSet::FULL);
     assert_eq!(s.up(), Some((1, 1, 1, 1)));
-    let c = conducts(&s.tick(196_000));
+    let c = conducts(&s.tick(196_001));
     assert_eq!(c.len(), 1);
     assert_eq!(c[0].bowler.as_deref(), Some("Boris"));
     assert!(matches!(
@@ -603,7 +604,7 @@ fn after_a_correction_changes_who_is_up_the_slow_clock_runs_for_the_new_bowler()
     // Boris takes 65 s: the warning is his, not Anna's.
     let c = conducts(&s.tick(75_000));
     let who: Vec<(Millis, Option<&str>)> = c.iter().map(|c| (c.t, c.bowler.as_deref())).collect();
-    assert_eq!(who, [(70_000, Some("Boris"))]);
+    assert_eq!(who, [(70_001, Some("Boris"))]);
     assert_eq!(s.lane.slow_clock().map(|c| c.0), Some(1), "Boris's clock");
 }
 
@@ -790,7 +791,7 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
     assert_eq!(s.marks(0, 0), ["8/"]);
     assert_eq!(s.up(), Some((0, 1, 2, 1)));
     assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
-    assert_eq!(s.lane.poll_deadline(), Some(80_000));
+    assert_eq!(s.lane.poll_deadline(), Some(80_001));
 }
 
 // ----- the rail buttons ------------------------------------------------------
@@ -842,7 +843,7 @@ fn a_blindfold_adjustment_holds_the_lane_for_that_b1_bowler_until_a_new_check() 
         &[("Anna", Class::B1), ("Boris", Class::B2)],
         1,
     );
-    s.ready(1_000, PinSet::FULL);
+    s.ready(0, PinSet::FULL);
     let fx = s.ok(
         10_000,
         Action::BlindfoldAdjust {
@@ -864,7 +865,7 @@ fn a_blindfold_adjustment_holds_the_lane_for_that_b1_bowler_until_a_new_check() 
     );
     assert!(!s.lane.held());
     assert_eq!(s.lane.slow_clock(), Some((0, 10_000, true)));
-    assert_eq!(s.lane.poll_deadline(), Some(150_000));
+    assert_eq!(s.lane.poll_deadline(), Some(150_001));
 
     let fx = s.judge(
         101_000,
@@ -1412,4 +1413,321 @@ fn a_game_with_a_respotted_foul_a_fault_and_a_lost_link_scores_as_before() {
         ),
         (0, 0, 0, 0)
     );
+}
+
+// ----- the slow clock's start and limit --------------------------------------
+
+fn limit_rules() -> Rules {
+    Rules {
+        slow_bowling_limit_s: 20,
+        ..Rules::default()
+    }
+}
+
+/// A ball released at `release` by a ball break on the foul beam, reaching
+/// the detector 2.5 s later and reported 2 s after that.
+fn release_at(s: &mut Sim, release: Millis, standing: PinSet) -> Vec<Effect> {
+    let mut fx = s.beam(release, true);
+    fx.extend(s.beam(release + 40, false));
+    fx.extend(s.delivery(release + 2_500, standing));
+    fx
+}
+
+#[test]
+fn a_release_exactly_at_the_slow_bowling_limit_is_in_time_and_one_millisecond_past_it_is_not() {
+    let mut s = Sim::start(limit_rules(), &[("Anna", Class::B3)], 1);
+    s.ready(0, PinSet::FULL);
+    assert_eq!(s.lane.poll_deadline(), Some(20_001));
+    let fx = release_at(&mut s, 20_000, pins(&[10]));
+    assert_eq!(refusals(&fx), []);
+    assert!(!s.lane.conduct().iter().any(is_slow), "20.000 s is in time");
+
+    s.ready(30_000, pins(&[10]));
+    release_at(&mut s, 50_001, PinSet::EMPTY);
+    let slow: Vec<&Conduct> = s.lane.conduct().iter().filter(|c| is_slow(c)).collect();
+    assert_eq!(slow.len(), 1);
+    assert_eq!(
+        slow[0].kind,
+        ConductKind::SlowBowling {
+            level: Level::Warning,
+            seconds: 20.001,
+            confirmed_by: None
+        }
+    );
+}
+
+#[test]
+fn the_first_ball_of_a_block_is_timed_from_the_pinsetters_ready_not_from_the_block_start() {
+    let mut s = Sim::new(limit_rules());
+    s.sensor(0, Sensor::SerialLink { up: true });
+    s.ready(300, PinSet::FULL);
+    s.ok(
+        1_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Anna", Class::B3)],
+        },
+    );
+    // A practice ball: the pinsetter is still cycling at the block start.
+    s.delivery(4_000, pins(&[7]));
+    s.ok(7_000, Action::StartBlock { games: 1 });
+    assert_eq!(s.lane.slow_clock(), None);
+    s.ready(9_500, PinSet::FULL);
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
+    // 19.5 s after the READY, 22 s after the block start: in time.
+    release_at(&mut s, 29_000, PinSet::EMPTY);
+    assert!(!s.lane.conduct().iter().any(is_slow));
+}
+
+#[test]
+fn with_the_pinsetter_linked_and_silent_the_clock_waits_for_its_ready() {
+    let mut s = Sim::new(limit_rules());
+    s.sensor(0, Sensor::SerialLink { up: true });
+    s.ok(
+        1_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Anna", Class::B3)],
+        },
+    );
+    s.ok(2_000, Action::StartBlock { games: 1 });
+    assert_eq!(s.lane.slow_clock(), None);
+    s.ready(40_000, PinSet::FULL);
+    assert_eq!(s.lane.poll_deadline(), Some(60_001));
+}
+
+#[test]
+fn on_a_lane_with_pins_set_by_hand_the_clock_starts_at_the_block_start_and_a_pinsetters_ready_starts_it_again()
+ {
+    let mut s = Sim::start(limit_rules(), &[("Anna", Class::B3)], 1);
+    // No pinsetter has spoken and none is linked: the pins stand.
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
+    assert_eq!(s.lane.poll_deadline(), Some(20_001));
+    // A pinsetter says READY before the ball: the lane is ready from then.
+    s.ready(5_000, PinSet::FULL);
+    assert_eq!(s.lane.poll_deadline(), Some(25_001));
+    // A READY again (a deck set once more) does not restart a clock the
+    // pinsetter started.
+    s.ready(6_000, PinSet::FULL);
+    assert_eq!(s.lane.poll_deadline(), Some(25_001));
+}
+
+#[test]
+fn a_judge_asking_for_a_new_blindfold_check_holds_the_lane_and_stops_the_clock_until_it() {
+    let mut s = Sim::start(limit_rules(), &[("Anna", Class::B1)], 1);
+    s.ready(0, PinSet::FULL);
+    let recheck = Action::BlindfoldRecheck {
+        bowler: "Anna".to_owned(),
+    };
+    s.ok(5_000, recheck);
+    assert!(s.lane.held());
+    assert_eq!(
+        s.lane.pause(Some(0)),
+        Some(lanecall::lane::Pause::Blindfold)
+    );
+    assert_eq!(s.lane.slow_clock(), Some((0, 5_000, false)));
+    assert!(s.lane.blindfolds()[0].recheck);
+    s.ok(
+        65_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: true,
+        },
+    );
+    assert!(!s.lane.held());
+    assert_eq!(s.lane.poll_deadline(), Some(80_001));
+    // Refused for a bowler not on the lane.
+    let fx = s.judge(
+        66_000,
+        Action::BlindfoldRecheck {
+            bowler: "Nobody".to_owned(),
+        },
+    );
+    assert_eq!(
+        fx,
+        [Effect::Refused(Refusal::UnknownBowler("Nobody".to_owned()))]
+    );
+}
+
+// ----- blindfolds at the release ---------------------------------------------
+
+fn unchecked(s: &Sim) -> usize {
+    s.lane
+        .conduct()
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.kind,
+                ConductKind::Blindfold {
+                    issue: "bowled_unchecked",
+                    ..
+                }
+            )
+        })
+        .count()
+}
+
+#[test]
+fn adjusting_the_blindfold_between_the_release_and_the_pin_report_is_allowed() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    s.ready(0, PinSet::FULL);
+    s.beam(10_000, true);
+    s.beam(10_040, false);
+    s.ok(
+        11_000,
+        Action::BlindfoldAdjust {
+            bowler: "Anna".to_owned(),
+        },
+    );
+    s.delivery(12_500, pins(&[7]));
+    assert_eq!(unchecked(&s), 0);
+    assert_eq!(s.lane.entries()[0].games[0].len(), 1);
+}
+
+#[test]
+fn a_blindfold_check_recorded_after_the_release_is_too_late_for_that_ball() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    s.ready(0, PinSet::FULL);
+    s.ok(
+        2_000,
+        Action::BlindfoldAdjust {
+            bowler: "Anna".to_owned(),
+        },
+    );
+    // No ball break: the release is the ball's time − 2.5 s = 10 s.
+    s.ball(12_500);
+    s.ok(
+        12_600,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: true,
+        },
+    );
+    let fx = s.report(13_000, pins(&[7]));
+    let c = conducts(&fx);
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].t, c[0].bowler.as_deref()), (13_000, Some("Anna")));
+    // A check at the release itself is in time.
+    s.ok(
+        15_000,
+        Action::BlindfoldAdjust {
+            bowler: "Anna".to_owned(),
+        },
+    );
+    s.ready(16_000, pins(&[7]));
+    s.ok(
+        20_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: true,
+        },
+    );
+    s.ball(22_500);
+    s.report(23_000, PinSet::EMPTY);
+    assert_eq!(unchecked(&s), 1);
+}
+
+#[test]
+fn a_blindfold_check_holds_for_the_next_block_of_the_day() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    s.ok(1_000, Action::EndBlock);
+    s.ok(
+        2_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Boris", Class::B3)],
+        },
+    );
+    s.ok(3_000, Action::StartBlock { games: 1 });
+    s.ok(4_000, Action::EndBlock);
+    // Anna is back in the third block: her check from the first holds.
+    s.ok(
+        5_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Anna", Class::B1)],
+        },
+    );
+    s.ok(6_000, Action::StartBlock { games: 1 });
+    assert_eq!(s.lane.open_block().map(|b| b.number), Some(3));
+    assert!(!s.lane.held());
+}
+
+// ----- after the last game, and blocks through the day -------------------------
+
+#[test]
+fn balls_after_the_last_game_and_before_end_block_are_not_practice() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    let t = s.open_frames_through_game(0, 1);
+    assert_eq!(s.up(), None);
+    s.bowl(t, pins(&[7, 10]));
+    let after = s.lane.practice();
+    assert_eq!(after.len(), 1);
+    assert_eq!(after[0].after_block, Some(1));
+    assert_eq!(after[0].ball.standing, pins(&[7, 10]));
+    assert_eq!(s.lane.entries()[0].games[0].len(), 20);
+    s.ok(t + 20_000, Action::EndBlock);
+    s.bowl(t + 30_000, pins(&[5]));
+    assert_eq!(s.lane.practice()[1].after_block, None);
+}
+
+#[test]
+fn a_journal_that_goes_on_from_the_days_earlier_ones_numbers_its_blocks_on_and_keeps_their_checks()
+{
+    let day = lanecall::lane::Day {
+        blocks: 2,
+        blindfolds: vec![lanecall::lane::DayCheck {
+            bowler: "Anna".to_owned(),
+            t: 100,
+            by: Some(JUDGE.to_owned()),
+        }],
+    };
+    let mut s = Sim::new(Rules::default());
+    s.lane.begin_day(&day);
+    assert_eq!(s.lane.next_block_number(), 3);
+    s.ok(
+        1_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Anna", Class::B1)],
+        },
+    );
+    s.ok(2_000, Action::StartBlock { games: 1 });
+    assert_eq!(s.lane.open_block().map(|b| b.number), Some(3));
+    assert_eq!(s.lane.entries()[0].block, 3);
+    assert!(s.lane.block(3).is_some() && s.lane.block(1).is_none());
+    // What it leaves for the next journal.
+    assert_eq!(
+        s.lane.day(),
+        lanecall::lane::Day {
+            blocks: 3,
+            ..day.clone()
+        }
+    );
+    // Through the header.
+    let header = Header::new(7, None, Rules::default()).with_day(Some(day.clone()));
+    let parsed = Header::parse(&header.to_line()).expect("a header");
+    assert_eq!(parsed.day, Some(day));
+    let replay = Replay::new(&parsed);
+    assert_eq!(replay.lane().next_block_number(), 3);
+}
+
+#[test]
+fn a_ball_released_at_the_limit_and_still_on_the_foul_beam_after_it_is_never_flagged() {
+    let mut s = Sim::start(limit_rules(), &[("Anna", Class::B3)], 1);
+    s.ready(0, PinSet::FULL);
+    s.beam(19_990, true);
+    // 20.001 s: the ball is still passing the line.
+    assert_eq!(conducts(&s.tick(20_050)), []);
+    let fx = s.beam(20_030, false);
+    assert_eq!(
+        conducts(&fx),
+        [],
+        "released at 19.99 s: nothing flagged, nothing said"
+    );
+    s.delivery(22_500, pins(&[10]));
+    assert!(!s.lane.conduct().iter().any(is_slow));
+    // A person on the line at the limit: flagged once the break is too
+    // long for a ball.
+    s.ready(30_000, pins(&[10]));
+    s.beam(49_950, true);
+    assert_eq!(conducts(&s.tick(50_050)), []);
+    let c = conducts(&s.tick(50_051));
+    assert_eq!(c.len(), 1);
+    assert!(is_slow(&c[0]));
 }

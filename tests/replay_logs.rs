@@ -107,6 +107,10 @@ logs!(
     game_cut_off,
     practice,
     bad_actions,
+    slow_bowling_limit,
+    blindfold_release,
+    after_block,
+    block_numbers,
 );
 
 #[test]

@@ -139,6 +139,11 @@ pub enum Action {
     BlindfoldAdjust {
         bowler: String,
     },
+    /// A judge asks for a new check of a B1 bowler's blindfold: the last
+    /// check no longer holds.
+    BlindfoldRecheck {
+        bowler: String,
+    },
     Substitute {
         out: String,
         incoming: Bowler,
@@ -174,6 +179,7 @@ impl Action {
             Action::StartBlock { .. } => "start_block",
             Action::BlindfoldCheck { .. } => "blindfold_check",
             Action::BlindfoldAdjust { .. } => "blindfold_adjust",
+            Action::BlindfoldRecheck { .. } => "blindfold_recheck",
             Action::Substitute { .. } => "substitute",
             Action::Correct { .. } => "correct",
             Action::Penalty { .. } => "penalty",

@@ -250,7 +250,9 @@ pub struct Block {
     pub ended: bool,
 }
 
-/// A B1 bowler's blindfold as the judges last saw it.
+/// A B1 bowler's blindfold as the judges last saw it. A check holds for
+/// the competition day, across blocks, until the bowler adjusts the
+/// blindfold or a judge asks for a new check.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Blindfold {
     pub bowler: String,
@@ -258,12 +260,82 @@ pub struct Blindfold {
     pub last_check: Option<(Millis, bool, Option<String>)>,
     /// The bowler asked to adjust it; the lane waits for a new check.
     pub adjusting: bool,
+    /// A judge asked for a new check; the lane waits for it.
+    pub recheck: bool,
+    /// When it became fit to bowl with (`true`) or stopped being so, the
+    /// latest few: whether a ball was bowled with a checked blindfold is
+    /// decided at its release, which may be known only later.
+    changes: Vec<(Millis, bool)>,
 }
 
+/// Changes of a blindfold kept: a release is never more than
+/// `max_travel_ms` before it is settled, and a bowler's blindfold does not
+/// change this often in a few seconds.
+const MAX_BLINDFOLD_CHANGES: usize = 8;
+
 impl Blindfold {
-    pub fn ok(&self) -> bool {
-        matches!(self.last_check, Some((_, true, _))) && !self.adjusting
+    fn new(bowler: &str) -> Blindfold {
+        Blindfold {
+            bowler: bowler.to_owned(),
+            last_check: None,
+            adjusting: false,
+            recheck: false,
+            changes: Vec::new(),
+        }
     }
+
+    /// Fit to bowl with now: checked and in order, not being adjusted, no
+    /// new check asked for.
+    pub fn ok(&self) -> bool {
+        matches!(self.last_check, Some((_, true, _))) && !self.adjusting && !self.recheck
+    }
+
+    /// Whether it was fit to bowl with at `t` (after everything journaled
+    /// at `t`).
+    pub fn ok_at(&self, t: Millis) -> bool {
+        match self.changes.iter().rev().find(|(at, _)| *at <= t) {
+            Some(&(_, ok)) => ok,
+            // Older than the changes kept: the state before the oldest.
+            None => self.changes.first().is_some_and(|&(_, ok)| !ok),
+        }
+    }
+
+    /// Records the state after an action at `t`.
+    fn changed(&mut self, t: Millis) {
+        let ok = self.ok();
+        if self.changes.last().is_some_and(|&(_, was)| was == ok) {
+            return;
+        }
+        if self.changes.len() == MAX_BLINDFOLD_CHANGES {
+            self.changes.remove(0);
+        }
+        self.changes.push((t, ok));
+    }
+}
+
+/// What a lane's earlier journals of the same competition day leave in
+/// force: the daemon writes it into the header of each new journal (one
+/// per block), so that a journal replays alone, and a restart, to the same
+/// block numbers and blindfold checks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Day {
+    /// Blocks begun on the lane earlier in the day: this journal's first
+    /// block is number `blocks + 1`.
+    #[serde(default)]
+    pub blocks: u32,
+    /// The B1 blindfold checks that hold.
+    #[serde(default)]
+    pub blindfolds: Vec<DayCheck>,
+}
+
+/// A blindfold check that holds for the day.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct DayCheck {
+    pub bowler: String,
+    /// Lane time of the check (lane time goes on across journals).
+    pub t: Millis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// A delivery made outside a block's games.
@@ -272,6 +344,21 @@ pub struct PracticeBall {
     pub ball: Ball,
     /// What it was rolled at.
     pub at: Position,
+    /// Rolled after the block's last game and before its `end_block`: not
+    /// practice, and counted nowhere. The block's number.
+    pub after_block: Option<u32>,
+}
+
+/// Why the slow-bowling clock stands still ([`Lane::pause`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pause {
+    /// A judge holds the lane.
+    Hold,
+    /// The pinsetter reported a fault and has not said `READY` since.
+    PinsetterFault,
+    /// The bowler's blindfold is being adjusted or checked.
+    Blindfold,
 }
 
 /// A judge's hold.
@@ -369,6 +456,10 @@ struct SlowClock {
     since: Option<Millis>,
     /// The conduct entry raised when the limit passed.
     flagged: Option<u32>,
+    /// Started for pins set by hand (no pinsetter has spoken, or an
+    /// assistant entered the pins): a pinsetter's `READY` before the ball
+    /// is the lane becoming ready, and starts it again.
+    by_hand: bool,
 }
 
 impl SlowClock {
@@ -387,6 +478,8 @@ pub struct Lane {
     pending: Option<Vec<Bowler>>,
     /// Any lineup was ever set: balls can be scored (as practice at least).
     has_lineup: bool,
+    /// Blocks begun on the lane earlier in the day, in other journals.
+    blocks_before: u32,
     blocks: Vec<Block>,
     entries: Vec<Entry>,
     blindfolds: Vec<Blindfold>,
@@ -425,6 +518,7 @@ impl Lane {
             now: 0,
             pending: None,
             has_lineup: false,
+            blocks_before: 0,
             blocks: Vec::new(),
             entries: Vec::new(),
             blindfolds: Vec::new(),
@@ -477,8 +571,58 @@ impl Lane {
     pub fn conduct(&self) -> &[Conduct] {
         &self.conduct
     }
+    /// Deliveries outside the games: practice, and balls after a block's
+    /// last game ([`PracticeBall::after_block`]).
     pub fn practice(&self) -> &[PracticeBall] {
         &self.practice
+    }
+
+    /// The number the next block will get: blocks are numbered through
+    /// the day, across the lane's journals.
+    pub fn next_block_number(&self) -> u32 {
+        self.blocks_before + self.blocks.len() as u32 + 1
+    }
+
+    /// The block numbered `number`, begun in this journal.
+    pub fn block(&self, number: u32) -> Option<&Block> {
+        let i = number.checked_sub(self.blocks_before + 1)?;
+        self.blocks.get(i as usize)
+    }
+
+    /// Starts the lane where the day's earlier journals left it (before
+    /// any event).
+    pub fn begin_day(&mut self, day: &Day) {
+        self.blocks_before = day.blocks;
+        self.blindfolds = day
+            .blindfolds
+            .iter()
+            .map(|c| {
+                let mut b = Blindfold::new(&c.bowler);
+                b.last_check = Some((c.t, true, c.by.clone()));
+                b.changed(c.t);
+                b
+            })
+            .collect();
+    }
+
+    /// What this lane leaves in force for its next journal of the day.
+    pub fn day(&self) -> Day {
+        Day {
+            blocks: self.next_block_number() - 1,
+            blindfolds: self
+                .blindfolds
+                .iter()
+                .filter(|b| b.ok())
+                .filter_map(|b| {
+                    let (t, _, by) = b.last_check.clone()?;
+                    Some(DayCheck {
+                        bowler: b.bowler.clone(),
+                        t,
+                        by,
+                    })
+                })
+                .collect(),
+        }
     }
     pub fn serial(&self) -> SerialStats {
         self.serial
@@ -546,14 +690,33 @@ impl Lane {
     /// Whether the lane waits for someone: a judge's hold, a pinsetter
     /// fault, or the blindfold of the bowler up.
     pub fn held(&self) -> bool {
-        self.held_for(self.up().map(|u| u.entry))
+        self.pause(self.up().map(|u| u.entry)).is_some()
     }
 
-    /// Whether the lane waits, with `entry` up.
-    fn held_for(&self, entry: Option<usize>) -> bool {
-        self.hold.is_some()
-            || self.fault.is_some()
-            || entry.is_some_and(|e| !self.blindfold_ok(&self.entries[e].bowler))
+    /// Why the lane is not ready for the bowler `entry` through no fault of
+    /// theirs, if it is not: the slow-bowling clock stands still while
+    /// there is a reason. Every such reason is here, and only here.
+    pub fn pause(&self, entry: Option<usize>) -> Option<Pause> {
+        if self.hold.is_some() {
+            return Some(Pause::Hold);
+        }
+        if self.fault.is_some() {
+            return Some(Pause::PinsetterFault);
+        }
+        if entry.is_some_and(|e| !self.blindfold_ok(&self.entries[e].bowler)) {
+            return Some(Pause::Blindfold);
+        }
+        None
+    }
+
+    /// The deck stands ready for a ball now: the pinsetter's last word was
+    /// `READY`, or no pinsetter is linked and none has reported (the pins
+    /// are set by hand). Not while it is mid-cycle or at fault.
+    fn deck_ready(&self) -> bool {
+        if self.fault.is_some() || self.awaiting_ready {
+            return false;
+        }
+        self.deck.is_some() || (self.last_pins.is_none() && self.link_up != Some(true))
     }
 
     fn blindfold_ok(&self, bowler: &Bowler) -> bool {
@@ -562,6 +725,17 @@ impl Lane {
                 .blindfolds
                 .iter()
                 .any(|b| b.bowler == bowler.name && b.ok())
+    }
+
+    /// Whether `bowler` bowled with a checked blindfold, for a ball
+    /// released at `release`: adjusting it between the release and the pin
+    /// report is allowed, a check recorded after the release is too late.
+    fn blindfold_ok_at(&self, bowler: &Bowler, release: Millis) -> bool {
+        bowler.class != Class::B1
+            || self
+                .blindfolds
+                .iter()
+                .any(|b| b.bowler == bowler.name && b.ok_at(release))
     }
 
     /// The earliest time at which [`Lane::tick`] has work to do.
@@ -577,13 +751,27 @@ impl Lane {
         .min()
     }
 
+    fn slow_limit_ms(&self) -> Millis {
+        self.rules.slow_bowling_limit_s.saturating_mul(1000)
+    }
+
     fn slow_due(&self) -> Option<Millis> {
         let c = self.clock?;
         if c.flagged.is_some() {
             return None;
         }
-        let limit = self.rules.slow_bowling_limit_s.saturating_mul(1000);
-        Some(c.since?.saturating_add(limit.saturating_sub(c.ran)))
+        // Past the limit: exactly at it is in time.
+        let past = self.slow_limit_ms().saturating_add(1);
+        let due = c.since?.saturating_add(past.saturating_sub(c.ran));
+        // A ball may be passing the foul line: whether it left the hand in
+        // time is known when the beam clears, or once the break is too long
+        // for a ball. Nothing is flagged (nor said) before.
+        match self.beam.broken_since {
+            Some(since) if since < due => {
+                Some(due.max(since.saturating_add(self.rules.ball_break_max_ms + 1)))
+            }
+            _ => Some(due),
+        }
     }
 
     // ----- driving the lane -------------------------------------------------
@@ -740,7 +928,7 @@ impl Lane {
         self.awaiting_ready = false;
         self.fault = None;
         self.window = None;
-        self.start_clock(t);
+        self.start_clock(t, false);
     }
 
     // ----- deliveries -------------------------------------------------------
@@ -875,7 +1063,8 @@ impl Lane {
                     game,
                     ball: entry.games[game].len() - 1,
                 };
-                if !self.blindfold_ok(&self.entries[up.entry].bowler) {
+                let release = flight.release.unwrap_or(t);
+                if !self.blindfold_ok_at(&self.entries[up.entry].bowler, release) {
                     let name = self.entries[up.entry].bowler.name.clone();
                     let issue = ConductKind::Blindfold {
                         issue: "bowled_unchecked",
@@ -891,7 +1080,12 @@ impl Lane {
                 self.practice_at = next
                     .filter(|n| n.frame == at.frame)
                     .unwrap_or(Position::START);
-                self.practice.push(PracticeBall { ball, at });
+                let after_block = self.open_block().map(|b| b.number);
+                self.practice.push(PracticeBall {
+                    ball,
+                    at,
+                    after_block,
+                });
                 (BallRef::Practice(self.practice.len() - 1), scored, None)
             }
         };
@@ -1070,10 +1264,17 @@ impl Lane {
     // ----- the slow-bowling clock -------------------------------------------
 
     /// The lane is ready for the next ball: the clock of the bowler up
-    /// starts, unless it already runs for this ball.
-    fn start_clock(&mut self, t: Millis) {
-        if self.clock.is_some() || self.flight.started() {
+    /// starts, unless it already runs for this ball. `by_hand`: the pins
+    /// were set by hand, not by the pinsetter's `READY`.
+    fn start_clock(&mut self, t: Millis, by_hand: bool) {
+        if self.flight.started() {
             return;
+        }
+        match self.clock {
+            // The pinsetter set the deck after all: the lane is ready now.
+            Some(c) if c.by_hand && !by_hand && c.flagged.is_none() => {}
+            Some(_) => return,
+            None => {}
         }
         if let Some(up) = self.up() {
             self.clock = Some(SlowClock {
@@ -1081,6 +1282,7 @@ impl Lane {
                 ran: 0,
                 since: Some(t),
                 flagged: None,
+                by_hand,
             });
         }
     }
@@ -1096,7 +1298,7 @@ impl Lane {
         {
             self.clock = None;
             if let Some(t) = restart {
-                self.start_clock(t);
+                self.start_clock(t, false);
             }
         }
     }
@@ -1106,7 +1308,7 @@ impl Lane {
         if self.clock.is_none() {
             return;
         }
-        let held = self.held_for(self.clock.map(|c| c.entry));
+        let held = self.pause(self.clock.map(|c| c.entry)).is_some();
         if let Some(c) = &mut self.clock {
             match (c.since, held) {
                 (Some(since), true) => {
@@ -1123,12 +1325,12 @@ impl Lane {
     fn stop_clock(&mut self, release: Millis) {
         let Some(c) = self.clock.take() else { return };
         let Some(id) = c.flagged else { return };
-        let seconds = c.elapsed(release.max(c.since.unwrap_or(0))) as f64 / 1000.0;
-        let limit = self.rules.slow_bowling_limit_s as f64;
+        let elapsed = c.elapsed(release.max(c.since.unwrap_or(0)));
+        let seconds = elapsed as f64 / 1000.0;
         if let Some(i) = self.conduct.iter().rposition(|x| x.id == id) {
-            if seconds < limit {
-                // The release was inferred after the flag and came before
-                // the limit after all.
+            if elapsed <= self.slow_limit_ms() {
+                // The release was inferred after the flag and came by the
+                // limit after all.
                 self.conduct.remove(i);
                 self.entries[c.entry].slow_flags -= 1;
             } else if let ConductKind::SlowBowling { seconds: s, .. } = &mut self.conduct[i].kind {
@@ -1167,6 +1369,8 @@ impl Lane {
                 let b = self.blindfold_mut(bowler)?;
                 b.last_check = Some((t, *ok, by.clone()));
                 b.adjusting = false;
+                b.recheck = false;
+                b.changed(t);
                 if !ok {
                     let issue = ConductKind::Blindfold {
                         issue: "failed_check",
@@ -1177,7 +1381,15 @@ impl Lane {
                 Ok(())
             }
             Action::BlindfoldAdjust { bowler } => {
-                self.blindfold_mut(bowler)?.adjusting = true;
+                let b = self.blindfold_mut(bowler)?;
+                b.adjusting = true;
+                b.changed(t);
+                Ok(())
+            }
+            Action::BlindfoldRecheck { bowler } => {
+                let b = self.blindfold_mut(bowler)?;
+                b.recheck = true;
+                b.changed(t);
                 Ok(())
             }
             Action::Substitute {
@@ -1227,7 +1439,7 @@ impl Lane {
                 // pinsetter that comes back may report the next ball.
                 self.awaiting_ready = false;
                 self.window = None;
-                self.start_clock(t);
+                self.start_clock(t, true);
                 Ok(())
             }
             Action::EndBlock => self.end_block(t, out),
@@ -1239,8 +1451,6 @@ impl Lane {
             return Err(Refusal::BlockOpen(b.number));
         }
         check_lineup(bowlers)?;
-        self.blindfolds
-            .retain(|b| bowlers.iter().any(|x| x.name == b.bowler));
         self.pending = Some(bowlers.to_vec());
         self.has_lineup = true;
         Ok(())
@@ -1263,7 +1473,7 @@ impl Lane {
         if !unchecked.is_empty() {
             return Err(Refusal::BlindfoldsUnchecked(unchecked));
         }
-        let number = self.blocks.len() as u32 + 1;
+        let number = self.next_block_number();
         let bowlers = self.pending.take().unwrap_or_default();
         let mut slots = Vec::with_capacity(bowlers.len());
         for (i, bowler) in bowlers.into_iter().enumerate() {
@@ -1278,7 +1488,11 @@ impl Lane {
             slots,
             ended: false,
         });
-        self.start_clock(t);
+        // The first bowler's clock starts when the lane is ready for their
+        // ball: now if the deck already stands, else at the next READY.
+        if self.deck_ready() {
+            self.start_clock(t, self.deck.is_none());
+        }
         Ok(())
     }
 
@@ -1294,8 +1508,8 @@ impl Lane {
         if cut_short {
             self.output(t, Output::PinsetterReset, Switch::Pulse, out);
         }
+        // Blindfold checks hold for the day: not cleared here.
         self.clock = None;
-        self.blindfolds.clear();
         Ok(())
     }
 
@@ -1326,11 +1540,7 @@ impl Lane {
         let i = match self.blindfolds.iter().position(|b| b.bowler == name) {
             Some(i) => i,
             None => {
-                self.blindfolds.push(Blindfold {
-                    bowler: name.to_owned(),
-                    last_check: None,
-                    adjusting: false,
-                });
+                self.blindfolds.push(Blindfold::new(name));
                 self.blindfolds.len() - 1
             }
         };
