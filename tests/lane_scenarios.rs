@@ -1731,3 +1731,34 @@ fn a_ball_released_at_the_limit_and_still_on_the_foul_beam_after_it_is_never_fla
     assert_eq!(c.len(), 1);
     assert!(is_slow(&c[0]));
 }
+
+#[test]
+fn a_header_day_with_an_absurd_block_count_replays_without_a_panic() {
+    let line = r#"{"journal":"lanecall","version":1,"lane":7,"day":{"blocks":4294967295}}"#;
+    let header = Header::parse(line).expect("a header");
+    let mut replay = Replay::new(&header);
+    let lineup = Event::Panel(Panel {
+        by: None,
+        action: Action::Lineup {
+            bowlers: vec![bowler("Anna", Class::B3)],
+        },
+    });
+    replay.apply(
+        2,
+        &Stamped {
+            t: 0,
+            event: lineup,
+        },
+    );
+    let start = Event::Panel(Panel {
+        by: None,
+        action: Action::StartBlock { games: 1 },
+    });
+    replay.apply(3, &Stamped { t: 1, event: start });
+    let _ = lanecall::replay::render_sheet(&replay);
+    let _ = serde_json::to_value(replay.report()).unwrap();
+    // A day that is not an object is a header error, not a panic.
+    let bad = r#"{"journal":"lanecall","version":1,"lane":7,"day":{"blocks":"two"}}"#;
+    let err = Header::parse(bad).expect_err("a bad day");
+    assert!(err.to_string().contains("day"), "{err}");
+}

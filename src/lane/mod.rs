@@ -580,12 +580,15 @@ impl Lane {
     /// The number the next block will get: blocks are numbered through
     /// the day, across the lane's journals.
     pub fn next_block_number(&self) -> u32 {
-        self.blocks_before + self.blocks.len() as u32 + 1
+        // Saturating: `blocks_before` comes from a journal header.
+        (self.blocks_before)
+            .saturating_add(self.blocks.len() as u32)
+            .saturating_add(1)
     }
 
     /// The block numbered `number`, begun in this journal.
     pub fn block(&self, number: u32) -> Option<&Block> {
-        let i = number.checked_sub(self.blocks_before + 1)?;
+        let i = number.checked_sub(self.blocks_before.saturating_add(1))?;
         self.blocks.get(i as usize)
     }
 
@@ -608,7 +611,7 @@ impl Lane {
     /// What this lane leaves in force for its next journal of the day.
     pub fn day(&self) -> Day {
         Day {
-            blocks: self.next_block_number() - 1,
+            blocks: self.next_block_number().saturating_sub(1),
             blindfolds: self
                 .blindfolds
                 .iter()
