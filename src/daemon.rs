@@ -521,8 +521,15 @@ impl Core {
     /// Appends an input to the journal, durably; after a block ends, the
     /// next lineup starts a journal of its own (the lane switches to it only
     /// once the lineup is in it). Returns the line's number.
+    ///
+    /// A new journal's first line is the pinsetter link's state the lane
+    /// had (a `serial_link` reading at the lineup's time), when it had one:
+    /// the port stays open across blocks and reports no change, and the
+    /// new journal, replayed alone or recovered after a restart, must not
+    /// show a working link as never connected.
     fn journal_input(&mut self, e: &Stamped<Event>) -> io::Result<u64> {
         let lane = self.replay.lane();
+        let link_up = lane.link_up();
         let next_block = matches!(
             e.event,
             Event::Panel(Panel {
@@ -540,11 +547,23 @@ impl Core {
             .store
             .create(&header, now)
             .map_err(|e| io::Error::other(e.to_string()))?;
-        match file.append(e) {
-            Ok(line) => {
+        let inherited = link_up.map(|up| Stamped {
+            t: e.t,
+            event: Event::Sensor(Sensor::SerialLink { up }),
+        });
+        let appended = match &inherited {
+            Some(link) => file.append(link).map(Some),
+            None => Ok(None),
+        }
+        .and_then(|link_line| Ok((link_line, file.append(e)?)));
+        match appended {
+            Ok((link_line, line)) => {
                 tracing::info!(journal = %file.path().display(), "started a new journal for the next block");
                 self.journal = file;
                 self.replay = Replay::new(&header);
+                if let (Some(n), Some(link)) = (link_line, &inherited) {
+                    self.replay.apply(n, link);
+                }
                 Ok(line)
             }
             Err(err) => {
