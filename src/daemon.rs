@@ -21,8 +21,8 @@ use crate::config::{Config, GpioBackend};
 use crate::inputs::{InputReceiver, InputStats};
 use crate::journal::Header;
 use crate::lane::{
-    Action, Bowler, Callout, Conduct, Effect, Event, Millis, Output, Panel, Refusal, Rules, Sensor,
-    Stamped, Switch,
+    Action, Bowler, Callout, Conduct, Effect, Event, Language, Millis, Output, Panel, Refusal,
+    Rules, Sensor, Stamped, Switch,
 };
 use crate::log_limit::LogLimiter;
 use crate::mirror::Mirror;
@@ -145,6 +145,9 @@ pub struct CoreSettings {
     pub speed: f64,
     /// `[journal] mirror`: where a live second copy of the journal goes.
     pub mirror: Option<PathBuf>,
+    /// `[speaker] language`: the callouts' language for a bowler without
+    /// their own, published as `speaker_language` for the panel's editor.
+    pub language: Language,
 }
 
 /// The lane's latest result (replay-output.md), serialized once per
@@ -826,6 +829,10 @@ impl Core {
             .map(|s| ("speaker", s.clone()))
             .collect();
         self.mirror_status = self.mirror.as_ref().map(Mirror::status);
+        extra.push((
+            "speaker_language",
+            serde_json::json!(self.settings.language),
+        ));
         extra.push(("journal", self.journal_status()));
         self.inputs_published = self.inputs_counts();
         let (shed_serial, shed_beam) = self.inputs_published;
@@ -926,6 +933,7 @@ pub async fn serve(
         rules: config.rules.clone(),
         speed: demo.as_ref().map_or(1.0, |d| d.speed),
         mirror: config.journal.mirror.clone(),
+        language: config.speaker.language,
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
     let (core, snapshot) = Core::start(settings, outputs, voice)?;
