@@ -179,6 +179,25 @@ try {
   await waitText('#sheet', 'left, replaced by Elena');
   if (!(await elena.innerText()).includes('needs a blindfold check')) throw new Error(`Elena's card in English: ${await elena.innerText()}`);
   await shot('editor-04-substituted-en');
+
+  step('the block ends: the editor starts from the order with the substitute, and saves it as shown');
+  const journalBefore = (await lane()).journal.file;
+  page.once('dialog', (d) => d.accept());
+  await page.click(id('end-block'));
+  await page.waitForSelector(id('lineup-name-2'));
+  same('the editor after the block', await shown(), [
+    ['Elena', 'B1', 'en', 'pins'], ['Dmitri', 'B1', 'en', 'pins'], ['Anna', 'B1', 'ru', 'pins']]);
+  await page.click(id('lineup-save'));
+  await page.waitForFunction(async (before) => {
+    const l = await (await fetch('/api/lane')).json();
+    return l.journal && l.journal.file !== before && (l.bowlers || []).length === 3;
+  }, journalBefore);
+  const next = await serverOrder();
+  same('the next block\'s lineup on the server', next.order.map((b) => [b.name, b.class, b.lang || 'en', b.voice]), await shown());
+  // The next block has a journal of its own: it starts with the link's state.
+  same('the link in the next block\'s journal', next.lane.pinsetter.link, 'down');
+  await waitText('#status-link', 'LINK DOWN');
+  await page.waitForSelector(id('manual-open'));
 } catch (e) {
   failed = true;
   console.error(`FAILED: ${e.message}`);
