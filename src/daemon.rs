@@ -21,8 +21,8 @@ use crate::config::{Config, GpioBackend};
 use crate::inputs::{InputReceiver, InputStats};
 use crate::journal::Header;
 use crate::lane::{
-    Action, Bowler, Callout, Conduct, Day, Effect, Event, Millis, Output, Panel, Refusal, Rules,
-    Sensor, Stamped, Switch,
+    Action, Bowler, Callout, Conduct, Day, Effect, Event, Language, Millis, Output, Panel, Refusal,
+    Rules, Sensor, Stamped, Switch,
 };
 use crate::log_limit::LogLimiter;
 use crate::mirror::Mirror;
@@ -145,6 +145,9 @@ pub struct CoreSettings {
     pub speed: f64,
     /// `[journal] mirror`: where a live second copy of the journal goes.
     pub mirror: Option<PathBuf>,
+    /// `[speaker] language`: the callouts' language for a bowler without
+    /// their own, published as `speaker_language` for the panel's editor.
+    pub language: Language,
 }
 
 /// The lane's latest result (replay-output.md), serialized once per
@@ -534,8 +537,15 @@ impl Core {
     /// Appends an input to the journal, durably; after a block ends, the
     /// next lineup starts a journal of its own (the lane switches to it only
     /// once the lineup is in it). Returns the line's number.
+    ///
+    /// A new journal's first line is the pinsetter link's state the lane
+    /// had (a `serial_link` reading at the lineup's time), when it had one:
+    /// the port stays open across blocks and reports no change, and the
+    /// new journal, replayed alone or recovered after a restart, must not
+    /// show a working link as never connected.
     fn journal_input(&mut self, e: &Stamped<Event>) -> io::Result<u64> {
         let lane = self.replay.lane();
+        let link_up = lane.link_up();
         let next_block = matches!(
             e.event,
             Event::Panel(Panel {
@@ -554,11 +564,23 @@ impl Core {
             .store
             .create(&header, now)
             .map_err(|e| io::Error::other(e.to_string()))?;
-        match file.append(e) {
-            Ok(line) => {
+        let inherited = link_up.map(|up| Stamped {
+            t: e.t,
+            event: Event::Sensor(Sensor::SerialLink { up }),
+        });
+        let appended = match &inherited {
+            Some(link) => file.append(link).map(Some),
+            None => Ok(None),
+        }
+        .and_then(|link_line| Ok((link_line, file.append(e)?)));
+        match appended {
+            Ok((link_line, line)) => {
                 tracing::info!(journal = %file.path().display(), "started a new journal for the next block");
                 self.journal = file;
                 self.replay = Replay::new(&header);
+                if let (Some(n), Some(link)) = (link_line, &inherited) {
+                    self.replay.apply(n, link);
+                }
                 Ok(line)
             }
             Err(err) => {
@@ -821,6 +843,10 @@ impl Core {
             .map(|s| ("speaker", s.clone()))
             .collect();
         self.mirror_status = self.mirror.as_ref().map(Mirror::status);
+        extra.push((
+            "speaker_language",
+            serde_json::json!(self.settings.language),
+        ));
         extra.push(("journal", self.journal_status()));
         self.inputs_published = self.inputs_counts();
         let (shed_serial, shed_beam) = self.inputs_published;
@@ -921,6 +947,7 @@ pub async fn serve(
         rules: config.rules.clone(),
         speed: demo.as_ref().map_or(1.0, |d| d.speed),
         mirror: config.journal.mirror.clone(),
+        language: config.speaker.language,
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
     let (core, snapshot) = Core::start(settings, outputs, voice)?;

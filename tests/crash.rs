@@ -262,3 +262,86 @@ fn blocks_are_numbered_through_the_day_across_journals_and_restarts() {
     drop(slave);
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// The next block's journal starts with the pinsetter link's state the lane
+/// had: the port stays open across blocks and says nothing new, so without
+/// it the new journal, replayed alone or recovered after a crash, showed
+/// the working link as never connected while its lines arrived.
+#[test]
+fn the_next_blocks_journal_inherits_the_link_state_across_a_crash() {
+    let dir = std::env::temp_dir().join(format!("lanecall-inherit-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("journal")).unwrap();
+    // Today's journal with a block bowled and ended: the daemon goes on in
+    // it, and the next lineup starts a new one.
+    let mut old = support::journal_with_open_block(3, 1);
+    let n = old.lines().count() as u64 + 1;
+    old.push_str(&sealed_event_line(
+        &Stamped {
+            t: 2,
+            event: Event::Panel(lanecall::lane::Panel {
+                by: Some("Judge Orlova".into()),
+                action: lanecall::lane::Action::EndBlock,
+            }),
+        },
+        n,
+    ));
+    old.push('\n');
+    let first = dir.join("journal/lane3-20260101T000000Z-01.jsonl");
+    fs::write(&first, old).unwrap();
+
+    let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let port = slave.name().expect("the slave's name");
+    let http = support::free_port();
+    let hash = lanecall::web::hash_pin("246813").unwrap();
+    let config = support::write_config(&dir, 3, &port, http, &hash);
+    let mut daemon = support::Daemon::start(&config, http);
+    wait_for(&first, "the serial link up", |t| links_up(t) == 1);
+    drop(slave);
+
+    daemon.login("246813");
+    let lineup = serde_json::json!({"ev": "lineup", "bowlers": [{"name": "Olga", "class": "B2"}]});
+    let (status, body) = daemon.action(lineup);
+    assert_eq!(status, 200, "{body}");
+    let journals = || {
+        let mut v: Vec<PathBuf> = fs::read_dir(dir.join("journal"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p != &first && p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        v.sort();
+        v
+    };
+    let new = journals();
+    assert_eq!(new.len(), 1, "one new journal for the next block: {new:?}");
+    let new = new[0].clone();
+    let ready = &support::pinsetter_lines("X", 0)[0];
+    master.write_all(format!("{ready}\r\n").as_bytes()).unwrap();
+    wait_for(&new, "the pinsetter's line", |t| t.contains(ready.as_str()));
+    daemon.child.kill().expect("SIGKILL");
+    daemon.child.wait().unwrap();
+
+    let text = fs::read_to_string(&new).unwrap();
+    let second = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        second.contains(r#""ev":"serial_link","state":"up""#),
+        "the new journal's first event: {second}"
+    );
+    let alone = Replay::from_reader(text.as_bytes()).unwrap();
+    let report = serde_json::to_value(alone.report()).unwrap();
+    assert_eq!(report["pinsetter"]["link"], "up", "{text}");
+    assert_eq!(report["pinsetter"]["lines"], 1);
+    assert_eq!(report["bowlers"][0]["name"], "Olga");
+    assert!(alone.errors().is_empty(), "{:?}", alone.errors());
+
+    // Recovered after the crash, the lane goes on in the new journal with
+    // the link it had; the port opening again is one more reading.
+    let mut daemon = support::Daemon::start(&config, http);
+    wait_for(&new, "the serial link up again", |t| links_up(t) == 2);
+    let lane = daemon.wait_lane("the link up", |l| l["pinsetter"]["link"] == "up");
+    assert_eq!(lane["pinsetter"]["lines"], 1);
+    assert_eq!(lane["bowlers"][0]["name"], "Olga");
+    assert_eq!(journals(), vec![new]);
+    drop(daemon);
+    let _ = fs::remove_dir_all(&dir);
+}

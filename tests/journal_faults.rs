@@ -556,9 +556,16 @@ fn lane_time_runs_on_into_the_next_blocks_journal() {
         lane.daemon.action(json!({"ev": "hold", "on": false}));
     }
     let text = fs::read_to_string(&journal).unwrap();
+    // The new journal starts with the link's state the lane had
+    // (journal.md, Files), then the lineup.
+    let inherited = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        inherited.contains(r#""ev":"serial_link","state":"up""#),
+        "{text}"
+    );
     let ts: Vec<u64> = text
         .lines()
-        .skip(1)
+        .skip(2)
         .map(|l| {
             serde_json::from_str::<Value>(l).unwrap()["t"]
                 .as_u64()

@@ -10,6 +10,10 @@
 //! The lane is the real `lanecall run`, its pinsetter a pseudo-terminal this
 //! test writes to when the browser script asks for a ball.
 //!
+//! A second test runs `tests/browser/editor.mjs` against a lane whose
+//! callouts are in English and whose pinsetter port never opened: the lane
+//! order editor shows exactly what it saves.
+//!
 //! Needs `node`, `chromium` and `npm ci` in `tests/browser/` (`.ci/run`
 //! installs them). Without them the test says so and passes, except under
 //! CI, where it fails.
@@ -123,6 +127,53 @@ fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
         }
     }
     let status = script.wait().unwrap();
+    assert!(status.success(), "the browser script failed: {status}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The lane order editor: after ↑, ↓, ✕ and a substitution the form is
+/// what the server then has; a new bowler's class must be chosen; the
+/// bowler who left keeps a marked card; each bowler's callout language is
+/// kept, and a new one takes the lane's `[speaker] language` (English
+/// here), not the screen's (Russian). The pinsetter port never opens: the
+/// panel shows the link down and offers manual pin entry.
+#[test]
+fn the_lane_order_editor_saves_what_it_shows() {
+    if let Some(missing) = missing_tools() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install the browser tools: missing {missing}"
+        );
+        eprintln!("skipped: missing {missing}");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lanecall-editor-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let shots = root().join("target/panel-screenshots");
+    fs::create_dir_all(&shots).unwrap();
+    let http = support::free_port();
+    let pin = "246813";
+    let hash = lanecall::web::hash_pin(pin).unwrap();
+    let port = dir.join("ttyNOPINSETTER");
+    let config = support::write_config(&dir, 6, port.to_str().unwrap(), http, &hash);
+    let text = fs::read_to_string(&config).unwrap();
+    let english = text.replace("[speaker]\n", "[speaker]\nlanguage = \"en\"\n");
+    assert_ne!(text, english, "the config has a [speaker] table");
+    fs::write(&config, english).unwrap();
+    let _daemon = support::Daemon::start(&config, http);
+
+    let status = Command::new("node")
+        .arg(root().join("tests/browser/editor.mjs"))
+        .arg(format!("http://127.0.0.1:{http}/"))
+        .arg(pin)
+        .arg(&shots)
+        .current_dir(root().join("tests/browser"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .status()
+        .expect("node runs");
     assert!(status.success(), "the browser script failed: {status}");
     let _ = fs::remove_dir_all(&dir);
 }

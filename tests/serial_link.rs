@@ -18,6 +18,8 @@ use lanecall::pinsetter::MAX_LINE;
 use lanecall::sensors::serial::run_pinsetter_link;
 use serialport::{SerialPort, TTYPort};
 
+mod support;
+
 const READY: &str = "$PS,READY,0,1111111111*54";
 const PINS: &str = "$PS,PINS,1,0000001001*1A";
 
@@ -219,9 +221,16 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
         );
         // One warning per outage, the rest at debug level.
         assert_eq!(attempts.warn.load(Ordering::SeqCst), 1);
+        // A port that never opened is a link down, said once (the panel
+        // shows "link down" and offers manual pin entry); nothing more is
+        // sent while it stays missing.
+        match rx.try_recv() {
+            Ok(Input::Reading(r)) => assert_eq!(r.sensor, Sensor::SerialLink { up: false }),
+            other => panic!("the missing port is not reported down: {other:?}"),
+        }
         assert!(
             rx.try_recv().is_err(),
-            "nothing is sent while the port is missing"
+            "nothing more is sent while the port is missing"
         );
         assert!(!*state_rx.borrow());
 
@@ -306,4 +315,34 @@ async fn a_full_channel_sheds_noise_and_keeps_the_lines_that_parse() {
     assert_eq!(got[..5], ["hum 0", "hum 1", "hum 2", "hum 3", READY]);
     assert_eq!(got.len() as u64 + stats.shed_serial(), 202, "{got:?}");
     link.abort();
+}
+
+/// A lane whose pinsetter port never opened shows the link down (the panel
+/// then offers manual pin entry), not "not connected", and its journal says
+/// so: a replay shows the same.
+#[test]
+fn a_port_that_never_opened_is_a_link_down_on_the_lane() {
+    let dir = TempDir::new("never-opened");
+    let http = support::free_port();
+    let hash = lanecall::web::hash_pin("246813").unwrap();
+    let missing = dir.path().join("ttyNOPINSETTER");
+    let config = support::write_config(dir.path(), 4, missing.to_str().unwrap(), http, &hash);
+    let mut daemon = support::Daemon::start(&config, http);
+    let lane = daemon.wait_lane("the link down", |l| l["pinsetter"]["link"] == "down");
+    assert_eq!(lane["pinsetter"]["lines"], 0);
+    drop(daemon);
+    let journal = std::fs::read_dir(dir.path().join("journal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("the lane's journal");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(
+        text.matches(r#""ev":"serial_link","state":"down""#).count(),
+        1,
+        "{text}"
+    );
+    let replay = lanecall::replay::Replay::from_reader(text.as_bytes()).unwrap();
+    let report = serde_json::to_value(replay.report()).unwrap();
+    assert_eq!(report["pinsetter"]["link"], "down");
 }

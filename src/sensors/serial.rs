@@ -203,7 +203,9 @@ fn open(settings: &PinsetterConfig) -> tokio_serial::Result<SerialStream> {
 ///
 /// Each line goes to `tx` as [`Sensor::Serial`]; the link's state goes to
 /// `tx` as [`Sensor::SerialLink`] (journaled) and to `link_state` (for the
-/// panel). While the port is missing the task only sends on reconnection,
+/// panel). A port that cannot be opened is reported down once, at the
+/// first failed attempt (unless the lane was already told); while it stays
+/// missing the task sends nothing more until it opens,
 /// so the daemon should abort this task on shutdown rather than wait for
 /// it: it holds nothing that needs a clean stop.
 pub async fn run_pinsetter_link(
@@ -216,6 +218,10 @@ pub async fn run_pinsetter_link(
     // Whether this outage has been logged at warn level already.
     let mut outage_logged = false;
     let mut open_attempt: u64 = 0;
+    // Whether the lane has been told the link is down (a lost link always
+    // is): a port that never opens is a link down too (the panel then
+    // offers manual pin entry), said once.
+    let mut down_sent = false;
     loop {
         open_attempt += 1;
         match open(&settings) {
@@ -253,6 +259,7 @@ pub async fn run_pinsetter_link(
                 {
                     return;
                 }
+                down_sent = true;
                 // Back to the shortest wait only after a link that worked:
                 // a port that opens and drops at once (a flapping adapter)
                 // keeps backing off instead of journaling up/down pairs at
@@ -267,6 +274,17 @@ pub async fn run_pinsetter_link(
                 } else {
                     warn!(port = %port, error = %e, open_attempt, "cannot open the pinsetter port; retrying with backoff");
                     outage_logged = true;
+                }
+                if !down_sent {
+                    link_state.send_replace(false);
+                    if tx
+                        .send(Input::now(Sensor::SerialLink { up: false }))
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
+                    down_sent = true;
                 }
             }
         }

@@ -89,12 +89,24 @@ function clearError() {
 // and keyboard focus (and the caret) on the element with the same id when
 // it is drawn again: the lane may change while a judge types.
 function replace(container, ...kids) {
+  redraw(container, kids, true);
+}
+
+// Draws a form that is the picture of its model (every keystroke is in the
+// model already): only focus and the caret are kept. Nothing typed is
+// carried over by id, since after a move or a removal the same id holds
+// another bowler.
+function drawModel(container, ...kids) {
+  redraw(container, kids, false);
+}
+
+function redraw(container, kids, keepTyped) {
   const active = document.activeElement;
   const fid = active && container.contains(active) ? active.id : null;
   let sel = null;
   try { sel = fid && active.selectionStart !== undefined ? [active.selectionStart, active.selectionEnd] : null; } catch (e) { sel = null; }
   const typed = new Map();
-  for (const el of container.querySelectorAll('input[id], select[id], textarea[id]')) {
+  if (keepTyped) for (const el of container.querySelectorAll('input[id], select[id], textarea[id]')) {
     if (el.type !== 'checkbox') typed.set(el.id, el.value);
   }
   while (container.firstChild) container.firstChild.remove();
@@ -419,17 +431,27 @@ function frameCell(lane, bi, b, game, fnum, live) {
     h('div', { class: 'cum' }, cum || h('span', { class: 'vh', text: frame ? t('notFinished') : '' })));
 }
 
+// The bowler who took this one's place in the block, if any: the next
+// entry at the same position.
+function replacedBy(lane, b) {
+  const all = lane.bowlers || [];
+  return all.slice(all.indexOf(b) + 1).find((x) => x.block === b.block && x.position === b.position) || null;
+}
+
 function bowlerCard(lane, bi, b, gamesInBlock, live) {
   const isUp = live && lane.up && lane.up.bowler === b.name;
+  // The position's number is its current bowler's alone.
+  const after = replacedBy(lane, b);
   const games = gameRows(lane, b, gamesInBlock);
   const hd = b.handicap || 0;
   const headId = 'bowler-h-' + (live ? '' : 'v') + bi;
   const meta = [b.class, b.team, hd ? t('hdcp') + ' ' + hd : null].filter(Boolean).join(' · ');
   const fouls = (lane.conduct || []).filter((c) => c.bowler === b.name && (c.kind === 'foul' || c.kind === 'slow_bowling' || c.kind === 'penalty' || c.kind === 'blindfold') && !c.withdrawn);
-  return h('article', { class: 'bowler' + (isUp ? ' is-up' : ''), 'aria-labelledby': headId, 'data-testid': (live ? '' : 'past-') + 'bowler-' + bi },
+  return h('article', { class: 'bowler' + (isUp ? ' is-up' : '') + (after ? ' left' : ''), 'aria-labelledby': headId, 'data-testid': (live ? '' : 'past-') + 'bowler-' + bi },
     h('h3', { id: headId },
-      h('span', { class: 'pos', text: (b.position || bi + 1) + '.' }), ' ', b.name, ' ',
+      after ? null : h('span', { class: 'pos', text: (b.position || bi + 1) + '.' }), after ? null : ' ', b.name, ' ',
       h('span', { class: 'meta', text: meta }),
+      after ? h('span', { class: 'badge left-badge', ...tid((live ? '' : 'past-') + 'left-' + bi), text: t('leftFor', after.name) }) : null,
       isUp ? h('span', { class: 'badge up-badge', text: t('up') }) : null),
     isUp ? h('p', { class: 'upline', text: t('upNow', b.name, lane.up.game, lane.up.frame, lane.up.ball) }) : null,
     fouls.length ? h('p', { class: 'warnline' }, fouls.map((c) => h('span', { class: 'badge warn-badge', text: shortConduct(c) }))) : null,
@@ -584,37 +606,91 @@ function errorsSection(lane) {
 
 // ----- lane order --------------------------------------------------------------
 
-function draftFromLane(lane) {
-  // After an ended block, start from its order so the next block is quick to set.
-  const order = lane ? currentOrder(lane) : [];
-  return order.slice(0, 4).map(({ b }) => ({
-    name: b.name, class: b.class || 'B1', handicap: b.handicap || 0, team: b.team || '',
-    voice: b.voice || 'pins', lang: b.lang || 'ru',
-  }));
+// The callouts' language for a bowler without their own: the lane's
+// `[speaker] language`, never the screen's.
+function laneLang() {
+  const l = S.lane && S.lane.speaker_language;
+  return LANGS.includes(l) ? l : 'ru';
 }
 
-function blankBowler() {
-  return { name: '', class: 'B1', handicap: 0, team: '', voice: 'pins', lang: lang() };
+// The editor's per-bowler fields, in the form's order, one entry each:
+// `from` reads a bowler of the lane (null: a new bowler), `put` writes the
+// field into the lineup's JSON, `shown` (if any) is what the form shows for
+// a value. Kinds: text, number, select, checkbox.
+const BOWLER_FIELDS = [
+  { key: 'name', label: 'name', kind: 'text', attrs: { maxlength: '40', autocomplete: 'off', required: true },
+    from: (b) => (b ? b.name : ''), put: (o, v) => { o.name = v.trim(); } },
+  // No default: a judge picks the class of every new bowler.
+  { key: 'class', label: 'cls', kind: 'select', blank: 'chooseClass', options: () => CLASSES, text: (o) => o,
+    from: (b) => (b && b.class) || '', put: (o, v) => { o.class = v; } },
+  { key: 'handicap', label: 'hdcp', kind: 'number', attrs: { inputmode: 'numeric', min: '0', max: '300' },
+    from: (b) => (b && b.handicap) || 0, put: (o, v) => { o.handicap = Number(v) || 0; } },
+  { key: 'team', label: 'team', kind: 'text', attrs: { maxlength: '40', autocomplete: 'off' },
+    from: (b) => (b && b.team) || '', put: (o, v) => { if (v.trim()) o.team = v.trim(); } },
+  { key: 'voice', label: 'voice', kind: 'select', options: () => VOICES, text: (o) => t('v_' + o),
+    from: (b) => (b && b.voice) || 'pins', put: (o, v) => { o.voice = v; } },
+  // null: the lane's language, kept so until a judge picks one; a new
+  // bowler takes the lane's.
+  { key: 'lang', label: 'lang', kind: 'select', options: () => LANGS, text: (o) => t('l_' + o),
+    from: (b) => (b ? b.lang || null : laneLang()), shown: (v) => v || laneLang(), put: (o, v) => { if (v) o.lang = v; } },
+];
+
+function bowlerModel(b) {
+  return Object.fromEntries(BOWLER_FIELDS.map((f) => [f.key, f.from(b || null)]));
 }
 
 function bowlerJson(d) {
-  const o = { name: d.name.trim(), class: d.class, handicap: Number(d.handicap) || 0, voice: d.voice, lang: d.lang };
-  if (d.team && d.team.trim()) o.team = d.team.trim();
+  const o = {};
+  for (const f of BOWLER_FIELDS) f.put(o, d[f.key]);
   return o;
 }
 
+function draftFromLane(lane) {
+  // After an ended block, start from its order so the next block is quick to set.
+  const order = lane ? currentOrder(lane) : [];
+  return order.slice(0, 4).map(({ b }) => bowlerModel(b));
+}
+
+function blankBowler() {
+  return bowlerModel(null);
+}
+
 function bowlerFields(prefix, d, i, onchange, ro) {
-  const f = (key, label, control) => h('p', { class: 'field' }, h('label', { for: prefix + key + '-' + i, text: label }), control);
-  const sel = (key, opts, lab) => h('select', { ...tid(prefix + key + '-' + i), disabled: ro, onchange: (e) => onchange(key, e.target.value) },
-    opts.map((o) => h('option', { value: o, selected: d[key] === o, text: lab(o) })));
-  return [
-    f('name', t('name'), h('input', { ...tid(prefix + 'name-' + i), type: 'text', value: d.name, maxlength: '40', autocomplete: 'off', required: true, readonly: ro, oninput: (e) => onchange('name', e.target.value) })),
-    f('class', t('cls'), sel('class', CLASSES, (o) => o)),
-    f('handicap', t('hdcp'), h('input', { ...tid(prefix + 'handicap-' + i), type: 'number', inputmode: 'numeric', min: '0', max: '300', value: d.handicap, readonly: ro, oninput: (e) => onchange('handicap', e.target.value) })),
-    f('team', t('team'), h('input', { ...tid(prefix + 'team-' + i), type: 'text', value: d.team, maxlength: '40', autocomplete: 'off', readonly: ro, oninput: (e) => onchange('team', e.target.value) })),
-    f('voice', t('voice'), sel('voice', VOICES, (o) => t('v_' + o))),
-    f('lang', t('lang'), sel('lang', LANGS, (o) => t('l_' + o))),
-  ];
+  return BOWLER_FIELDS.map((f) => {
+    const id = prefix + f.key + '-' + i;
+    const v = f.shown ? f.shown(d[f.key]) : d[f.key];
+    let control;
+    if (f.kind === 'select') {
+      control = h('select', { ...tid(id), disabled: ro, required: !!f.blank, onchange: (e) => onchange(f.key, e.target.value) },
+        f.blank ? h('option', { value: '', selected: v === '', text: t(f.blank) }) : null,
+        f.options().map((o) => h('option', { value: o, selected: v === o, text: f.text(o) })));
+    } else if (f.kind === 'checkbox') {
+      control = h('input', { ...tid(id), type: 'checkbox', checked: !!v, disabled: ro, onchange: (e) => onchange(f.key, e.target.checked) });
+    } else {
+      control = h('input', { ...tid(id), type: f.kind, ...f.attrs, value: v, readonly: ro, oninput: (e) => onchange(f.key, e.target.value) });
+    }
+    return h('p', { class: 'field' + (f.kind === 'checkbox' ? ' check' : '') }, h('label', { for: id, text: t(f.label) }), control);
+  });
+}
+
+// The first bowler of a model without a name or a class, shown as refused.
+function missingField(rows, prefix, who) {
+  const names = rows.map((d) => d.name.trim());
+  for (let i = 0; i < rows.length; i++) {
+    if (!names[i]) return [t('nameNeeded'), prefix + 'name-' + i];
+    if (!rows[i].class) return [t('classNeeded', who(i)), prefix + 'class-' + i];
+  }
+  if (new Set(names).size !== names.length) return [t('nameNeeded'), prefix + 'name-0'];
+  return null;
+}
+
+function refuseMissing(rows, prefix, who) {
+  const miss = missingField(rows, prefix, who);
+  if (!miss) return false;
+  showError(miss[0]);
+  const el = $(miss[1]);
+  if (el) el.focus();
+  return true;
 }
 
 function renderLineup() {
@@ -622,7 +698,7 @@ function renderLineup() {
   const lane = S.lane;
   if (!lane) { replace(el, h('h2', { id: 'h-lineup', text: t('lineup') }), h('p', { text: t('loading') })); return; }
   const open = openBlock(lane);
-  if (open) { replace(el, lockedLineup(lane, open)); return; }
+  if (open) { drawModel(el, lockedLineup(lane, open)); return; }
   if (!S.draft || !S.draftDirty) S.draft = draftFromLane(lane);
   const ro = !isJudge();
   const d = S.draft;
@@ -636,7 +712,7 @@ function renderLineup() {
       h('button', { type: 'button', ...tid('lineup-down-' + i), disabled: i === d.length - 1, 'aria-label': t('moveDown', i + 1), text: '↓', onclick: () => move(i, i + 1) }),
       h('button', { type: 'button', ...tid('lineup-remove-' + i), 'aria-label': t('remove', i + 1), text: '✕', onclick: () => { d.splice(i, 1); S.draftDirty = true; renderLineup(); $('lineup-add').focus(); } }))));
   const onServer = currentOrder(lane).length > 0 && !blockEndedLatest(lane);
-  replace(el,
+  drawModel(el,
     h('h2', { id: 'h-lineup', text: t('lineup') }),
     rows.length ? rows : h('p', { text: t('noBowlers') }),
     h('p', { id: 'lineup-state', class: 'note', role: 'status', text: S.draftDirty ? t('unsaved') : onServer ? t('saved') : '' }),
@@ -654,16 +730,15 @@ function blockEndedLatest(lane) {
   return !!(info && info.ended);
 }
 
-function validDraft() {
-  const names = S.draft.map((d) => d.name.trim());
-  if (names.some((n) => !n) || new Set(names).size !== names.length) { showError(t('nameNeeded')); return false; }
-  return true;
-}
-
 function saveLineup() {
-  if (!validDraft()) return Promise.resolve(false);
+  if (refuseMissing(S.draft, 'lineup-', (i) => t('bowlerN', i + 1))) return Promise.resolve(false);
   const sent = JSON.stringify(S.draft);
-  S.saving = act({ ev: 'lineup', bowlers: S.draft.map(bowlerJson) }).then((ok) => {
+  S.saving = act({ ev: 'lineup', bowlers: S.draft.map(bowlerJson) }).then(async (ok) => {
+    // The lane as it is now, so the form is drawn again from what was saved.
+    if (ok) {
+      const r = await api('GET', '/api/lane');
+      if (r.status === 200 && r.data) setLane(r.data);
+    }
     S.saving = null;
     if (ok && JSON.stringify(S.draft) === sent) { S.draftDirty = false; renderLineup(); }
     return ok;
@@ -686,6 +761,7 @@ async function startBlock() {
 function lockedLineup(lane, open) {
   const order = currentOrder(lane);
   const sub = S.sub || (S.sub = blankBowler());
+  if (!order.some(({ b }) => b.name === sub.out)) sub.out = order.length ? order[0].b.name : '';
   const judge = isJudge();
   return [
     h('h2', { id: 'h-lineup', text: t('lineup') + ' · ' + t('blockN', open.block) }),
@@ -699,12 +775,19 @@ function lockedLineup(lane, open) {
     judge ? h('section', { class: 'box', 'aria-labelledby': 'sub-h' },
       h('h3', { id: 'sub-h', text: t('substitute') }),
       h('p', { class: 'field' }, h('label', { for: 'sub-out', text: t('subOut') }),
-        h('select', { ...tid('sub-out') }, order.map(({ b }) => h('option', { value: b.name, text: b.name })))),
+        h('select', { ...tid('sub-out'), onchange: (e) => { sub.out = e.target.value; } },
+          order.map(({ b }) => h('option', { value: b.name, selected: b.name === sub.out, text: b.name })))),
       h('fieldset', { class: 'lrow' }, h('legend', { text: t('subIn') }),
         h('div', { class: 'fields' }, bowlerFields('sub-', sub, 0, (k, v) => { sub[k] = v; }, false))),
       h('button', { type: 'button', ...tid('sub-submit'), text: t('subDo'), onclick: async () => {
-        if (!sub.name.trim()) { showError(t('nameNeeded')); return; }
-        if (await act({ ev: 'substitute', out: $('sub-out').value, in: bowlerJson(sub) })) { S.sub = null; renderLineup(); }
+        if (refuseMissing([sub], 'sub-', () => t('subIn'))) return;
+        const incoming = bowlerJson(sub);
+        if (await act({ ev: 'substitute', out: sub.out, in: incoming })) {
+          if (S.sub === sub) S.sub = null;
+          renderLineup();
+          // A B1 bowler bowls only after a judge checks the blindfold.
+          if (incoming.class === 'B1') announce(t('bfNeeded', incoming.name));
+        }
       } })) : null,
     judge ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'danger', ...tid('end-block'), text: t('endBlock'), onclick: () => {
       if (window.confirm(t('endBlockAsk'))) act({ ev: 'end_block' });
@@ -729,6 +812,7 @@ function renderBlindfolds() {
         h('h3', { text: b.name }),
         h('p', {}, t('lastCheck') + ': ', h('strong', { text: checked ? t('checkedAt', mmss(rec.checked_at), rec.by, rec.ok) : t('never') })),
         rec && rec.adjusting ? h('p', { class: 'alarm', text: t('heldFor', b.name) }) : null,
+        !(checked && rec.ok) ? h('p', { class: 'alarm', ...tid('blindfold-needed-' + li), text: t('bfNeeded', b.name) }) : null,
         judge ? h('div', { class: 'row' },
           h('button', { type: 'button', class: 'good', ...tid('blindfold-ok-' + li), text: t('bfOk'), 'aria-label': t('bfOk') + ' — ' + b.name, onclick: () => act({ ev: 'blindfold_check', bowler: b.name, ok: true }) }),
           h('button', { type: 'button', class: 'danger', ...tid('blindfold-fail-' + li), text: t('bfFail'), 'aria-label': t('bfFail') + ' — ' + b.name, onclick: () => act({ ev: 'blindfold_check', bowler: b.name, ok: false }) }),
