@@ -257,7 +257,7 @@ fn demo_lane_has_no_gpio_and_round_trips() {
 #[test]
 fn backend_none_runs_without_gpio_and_keeps_listed_pins() {
     let text = format!(
-        "lane = 1\nstate_dir = \"s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"none\"\n\
+        "lane = 1\nstate_dir = \"/s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"none\"\n\
          [gpio.inputs.ball]\npin = 4\n[web]\njudge_pin_hash = \"{HASH}\"\n"
     );
     let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
@@ -605,6 +605,65 @@ fn empty_state_dir_or_port() {
 }
 
 #[test]
+fn relative_state_dir_is_refused() {
+    // The daemon's working directory is / under systemd, not where the
+    // file was written.
+    one_problem(
+        "state_dir = \"/var/lib/lanecall\"",
+        "state_dir = \"var/lib/lanecall\"",
+        "state_dir",
+        "\"var/lib/lanecall\" is not an absolute path",
+    );
+    one_problem(
+        "state_dir = \"/var/lib/lanecall\"",
+        "state_dir = \"./state\"",
+        "state_dir",
+        "write it from the root, e.g. state_dir = \"/var/lib/lanecall\"",
+    );
+}
+
+#[test]
+fn problems_name_their_line_and_column() {
+    // The minimal file starts with an empty line: `lane` is on line 2.
+    let text = minimal()
+        .replace("lane = 3", "lane = 0")
+        .replace("pin = 17", "pinn = 17")
+        .replace("[web]", "[web]\n  listen = \"nowhere\"");
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let problems = problems(&text);
+    let at = |key: &str| problems.iter().find(|p| p.key == key).unwrap().at;
+    assert_eq!(at("lane"), Some((2, 1)));
+    assert_eq!(at("gpio.inputs.foul_beam.pinn"), Some((line_of("pinn"), 1)));
+    assert_eq!(at("web.listen"), Some((line_of("nowhere"), 3)));
+    // A missing key: where its table is, at its name in the header.
+    assert_eq!(
+        at("gpio.inputs.foul_beam.pin"),
+        Some((line_of("[gpio.inputs.foul_beam]"), 14))
+    );
+    let error = parse(&text).unwrap_err().to_string();
+    assert!(
+        error.contains(&format!(
+            "\n  web.listen: \"nowhere\" is not an address like 0.0.0.0:8080 (line {}, column 3)",
+            line_of("nowhere")
+        )),
+        "{error}"
+    );
+    // Named judges are counted from 1, as the file's [[web.judges]].
+    let text = minimal().replace(
+        &format!("judge_pin_hash = \"{HASH}\""),
+        &format!(
+            "[[web.judges]]\nname = \"A\"\npin_hash = \"{HASH}\"\n\
+             [[web.judges]]\nname = \"B\"\npin_hash = \"1234\"\n"
+        ),
+    );
+    let bad = text.lines().position(|l| l.contains("1234")).unwrap() + 1;
+    let problems = self::problems(&text);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].key, "web.judges[2].pin_hash");
+    assert_eq!(problems[0].at, Some((bad, 1)));
+}
+
+#[test]
 fn required_keys_are_named() {
     let problems = problems("");
     for key in [
@@ -622,7 +681,7 @@ fn required_keys_are_named() {
 #[test]
 fn rpi_backend_needs_beam_ball_lamp_and_reset() {
     let text = format!(
-        "lane = 1\nstate_dir = \"s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"rpi\"\n\
+        "lane = 1\nstate_dir = \"/s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"rpi\"\n\
          [web]\njudge_pin_hash = \"{HASH}\"\n"
     );
     let problems = problems(&text);
@@ -841,13 +900,17 @@ fn wrong_types_name_their_keys() {
 
 #[test]
 fn syntax_error_keeps_the_line_number() {
+    // toml points at the value that does not end where it should.
     let text = minimal().replace("pin = 27", "pin = 27 27");
     let line = text.lines().position(|l| l == "pin = 27 27").unwrap() + 1;
     match parse(&text) {
         Err(error @ ConfigError::Syntax { .. }) => {
             let message = error.to_string();
             assert!(message.starts_with("lanecall.toml: "), "{message}");
-            assert!(message.contains(&format!("line {line}")), "{message}");
+            assert!(
+                message.contains(&format!("line {line}, column 7")),
+                "{message}"
+            );
         }
         other => panic!("expected a syntax error, got {other:?}"),
     }
