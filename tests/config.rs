@@ -927,3 +927,163 @@ fn missing_file_names_it() {
         "{error}"
     );
 }
+
+// ----- the example and the docs state the code's defaults -------------------
+
+/// Every leaf of a table, by its dotted path, with its value.
+fn leaves(table: &toml::Table, prefix: &str, out: &mut Vec<(String, toml::Value)>) {
+    for (key, value) in table {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match value {
+            toml::Value::Table(t) => leaves(t, &path, out),
+            v => out.push((path, v.clone())),
+        }
+    }
+}
+
+/// The example file with only its required keys: what the code fills in
+/// for everything else is its defaults.
+fn defaults_of_the_code() -> toml::Table {
+    let example = Config::load(Path::new(EXAMPLE)).unwrap();
+    let mut required = format!(
+        "lane = {}\nstate_dir = {:?}\n[pinsetter]\nport = {:?}\n[gpio]\nbackend = \"rpi\"\n\
+         [web]\njudge_pin_hash = {:?}\n",
+        example.lane,
+        example.state_dir,
+        example.pinsetter.port,
+        example.web.judge_pin_hash.clone().unwrap(),
+    );
+    for input in &example.gpio.inputs {
+        required += &format!(
+            "[{}]\npin = {}\n",
+            input.role.config_key(),
+            input.pin.number()
+        );
+    }
+    for output in &example.gpio.outputs {
+        let name = match output.output {
+            Output::FoulLamp => "foul_lamp",
+            Output::PinsetterReset => "pinsetter_reset",
+        };
+        required += &format!("[gpio.outputs.{name}]\npin = {}\n", output.pin.number());
+    }
+    let config = parse(&required).unwrap_or_else(|e| panic!("{e}\n{required}"));
+    toml::from_str(&config.to_toml()).unwrap()
+}
+
+/// The keys of the example that differ from the code's defaults on purpose.
+fn deliberately_different(key: &str) -> bool {
+    // Required, so no default: the lane's own values.
+    let required = ["lane", "state_dir", "pinsetter.port", "gpio.backend"];
+    // The placeholder, which check-config refuses: there is no default PIN.
+    let placeholder = key == "web.judge_pin_hash";
+    // The wiring: each pin is the technician's choice.
+    let pin = key.starts_with("gpio.") && key.ends_with(".pin");
+    // Buttons bounce longer than the sensors (default 5): the example says so.
+    let buttons = key.starts_with("gpio.buttons.") && key.ends_with(".debounce_ms");
+    required.contains(&key) || placeholder || pin || buttons
+}
+
+#[test]
+fn every_value_in_the_example_is_the_codes_default() {
+    let example: toml::Table = toml::from_str(&std::fs::read_to_string(EXAMPLE).unwrap()).unwrap();
+    let mut stated = Vec::new();
+    leaves(&example, "", &mut stated);
+    let mut defaults = Vec::new();
+    leaves(&defaults_of_the_code(), "", &mut defaults);
+    let mut checked = 0;
+    for (key, value) in &stated {
+        let default = defaults.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        if deliberately_different(key) {
+            continue;
+        }
+        assert_eq!(Some(value), default, "{key} in config/lanecall.toml");
+        checked += 1;
+    }
+    // Pull, active and debounce of six inputs, two outputs' levels, the
+    // pulse, the serial line, speaker, web and rules: most of the file.
+    assert!(checked >= 40, "only {checked} keys checked");
+    // The buttons' debounce does differ, as the example's comment says.
+    let button = stated
+        .iter()
+        .find(|(k, _)| k == "gpio.buttons.repeat.debounce_ms")
+        .map(|(_, v)| v.clone());
+    assert_eq!(button, Some(toml::Value::Integer(20)));
+}
+
+/// The example's values of each leaf key name (`pulse_ms` → 300).
+fn example_values(leaf: &str) -> Vec<toml::Value> {
+    let example: toml::Table = toml::from_str(&std::fs::read_to_string(EXAMPLE).unwrap()).unwrap();
+    let mut stated = Vec::new();
+    leaves(&example, "", &mut stated);
+    stated
+        .into_iter()
+        .filter(|(k, _)| k.rsplit('.').next() == Some(leaf))
+        .map(|(_, v)| v)
+        .collect()
+}
+
+fn toml_value(text: &str) -> Option<toml::Value> {
+    let table: toml::Table = toml::from_str(&format!("v = {text}")).ok()?;
+    table.get("v").cloned()
+}
+
+#[test]
+fn the_install_and_hardware_docs_state_the_examples_values() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for doc in ["docs/install.md", "hardware/README.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            // `pulse_ms = 300`: a key as written in the file.
+            for snippet in line.split('`').skip(1).step_by(2) {
+                let Some((key, value)) = snippet.split_once(" = ") else {
+                    continue;
+                };
+                let values = example_values(key);
+                let Some(value) = toml_value(value) else {
+                    continue;
+                };
+                if values.is_empty() || key.contains(' ') {
+                    continue;
+                }
+                checked += 1;
+                if !values.contains(&value) {
+                    wrong.push(format!(
+                        "{doc}:{}: `{snippet}`, the example has {values:?}",
+                        n + 1
+                    ));
+                }
+            }
+            // | `[rules] foul_lamp_ms` | `3000` | ...: the value of that key.
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            if let [_, key, value, ..] = cells[..]
+                && let Some(key) = key.strip_prefix("`[").and_then(|k| k.strip_suffix('`'))
+                && let Some((table, leaf)) = key.split_once("] ")
+                && let Some(value) = value.strip_prefix('`').and_then(|v| v.strip_suffix('`'))
+                && let Some(value) = toml_value(value)
+            {
+                let example: toml::Table =
+                    toml::from_str(&std::fs::read_to_string(EXAMPLE).unwrap()).unwrap();
+                let stated = example
+                    .get(table)
+                    .and_then(|t| t.get(leaf))
+                    .unwrap_or_else(|| panic!("{doc}:{}: no {table}.{leaf} in the example", n + 1));
+                checked += 1;
+                if *stated != value {
+                    wrong.push(format!(
+                        "{doc}:{}: {table}.{leaf} = {value}, the example has {stated}",
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(checked >= 30, "only {checked} values checked");
+}
