@@ -2038,8 +2038,11 @@ pub fn unit_grant(units: &[(PathBuf, String)]) -> Option<PathBuf> {
     let mut ambient: Option<&Path> = None;
     let mut bounding = true;
     for (path, text) in units {
-        for line in text.lines() {
-            let Some((key, value)) = line.trim().split_once('=') else {
+        for line in text.lines().map(str::trim) {
+            if line.starts_with(['#', ';']) {
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
                 continue;
             };
             let value = value.trim();
