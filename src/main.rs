@@ -1,7 +1,7 @@
 //! The `lanecall` command line: parses arguments and calls into the library.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,10 +9,10 @@ use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use lanecall::config::{Config, GpioBackend};
+use lanecall::config::{Config, GpioBackend, Host};
 use lanecall::daemon::{DemoOptions, ServeOptions, serve};
 use lanecall::journal::Writer;
-use lanecall::replay::{Replay, render_sheet};
+use lanecall::replay::{Replay, render_scores, render_sheet};
 use lanecall::sim::Scenario;
 
 #[derive(Parser)]
@@ -40,7 +40,8 @@ enum Command {
     },
     /// Run the lane: pinsetter, GPIO, journal, control API (the systemd service).
     Run {
-        #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+        /// The lane's config file (`lanecall check-config` checks it).
+        #[arg(long, default_value = DEFAULT_CONFIG)]
         config: PathBuf,
     },
     /// A simulated lane on any machine: bowlers and a pinsetter played
@@ -55,6 +56,8 @@ enum Command {
         /// Where the journal goes (default: a new folder under the system's temp dir).
         #[arg(long)]
         state_dir: Option<PathBuf>,
+        /// The panel's address: this machine only by default; 0.0.0.0:8080 lets
+        /// a tablet on the same network open it.
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: SocketAddr,
         /// The judge PIN for the panel (6 to 12 digits).
@@ -70,29 +73,43 @@ enum Command {
         /// The folder to copy into; it must exist.
         dir: PathBuf,
         /// The config whose state_dir holds the journals.
-        #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+        #[arg(long, default_value = DEFAULT_CONFIG)]
         config: PathBuf,
         /// The journal folder itself, instead of the config's.
         #[arg(long)]
         journal_dir: Option<PathBuf>,
     },
-    /// Check a config file: report every problem by its key (exit 1), or print the effective config.
-    CheckConfig { path: PathBuf },
+    /// Check a config file: report every problem by its key and line (exit 1),
+    /// or print the effective config.
+    CheckConfig {
+        /// The config file (the same as --config).
+        #[arg(value_name = "PATH", conflicts_with = "config")]
+        path: Option<PathBuf>,
+        /// The config file [default: /etc/lanecall/lanecall.toml].
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Print the hash of a judge PIN (6 to 12 digits), for `[web] judge_pin_hash`
     /// or a `[[web.judges]]` pin_hash.
-    HashPin { pin: String },
+    HashPin {
+        /// The judge's PIN: 6 to 12 digits.
+        pin: String,
+    },
     /// End a PIN lockout (after too many wrong PINs) on the running daemon.
     Unlock {
-        #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+        /// The running daemon's config (its state_dir is where the unlock file goes).
+        #[arg(long, default_value = DEFAULT_CONFIG)]
         config: PathBuf,
     },
     /// Print every input edge and serial line live, to check the wiring (stop the service first).
     Monitor {
-        #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+        /// The config naming the pinsetter port and the GPIO pins.
+        #[arg(long, default_value = DEFAULT_CONFIG)]
         config: PathBuf,
     },
     /// Say words through the speaker, or render them to a WAV file: `say 7 10 split`.
     Say {
+        /// The voice's language.
         #[arg(long, default_value = "ru", value_parser = ["ru", "en"])]
         lang: String,
         /// Write a WAV file instead of playing.
@@ -101,7 +118,8 @@ enum Command {
         /// The ALSA device (default: the system's default output).
         #[arg(long)]
         device: Option<String>,
-        #[arg(long, default_value_t = 1.0)]
+        /// Loudness, 0.0 to 2.0 as `[speaker] volume`: 1.0 plays as recorded.
+        #[arg(long, default_value_t = 1.0, value_parser = volume, allow_negative_numbers = true)]
         volume: f32,
         /// Pin numbers, numbers, or words of the voice (strike, spare, split, left_side...).
         #[arg(required = true)]
@@ -121,13 +139,35 @@ enum Command {
     },
 }
 
+/// Where the daemon's config is installed (docs/install.md).
+const DEFAULT_CONFIG: &str = "/etc/lanecall/lanecall.toml";
+
+/// `say --volume`: a number in the config's range for `[speaker] volume`.
+fn volume(s: &str) -> Result<f32, String> {
+    let range = lanecall::config::VOLUME;
+    match s.parse::<f64>() {
+        Ok(v) if range.contains(&v) => Ok(v as f32),
+        _ => Err(format!(
+            "use {:?} to {:?}, the range of [speaker] volume (1.0 plays as recorded)",
+            range.start(),
+            range.end()
+        )),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { config } => {
             init_logs();
             match Config::load(&config) {
-                Ok(cfg) => live(cfg, ServeOptions::default()),
+                Ok(cfg) => {
+                    // What check-config would refuse: said, and the lane runs.
+                    for p in cfg.site_check(&Host::this(), "").problems {
+                        tracing::warn!("{}: {p}", config.display());
+                    }
+                    live(cfg, ServeOptions::default())
+                }
                 Err(e) => {
                     tracing::error!("{e}");
                     eprintln!("lanecall run: {e}");
@@ -143,16 +183,9 @@ fn main() -> ExitCode {
             judge_pin,
             seed,
         } => demo(speed, duration, state_dir, listen, &judge_pin, seed),
-        Command::CheckConfig { path } => match Config::load(&path) {
-            Ok(cfg) => {
-                print!("{}", cfg.to_toml());
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::FAILURE
-            }
-        },
+        Command::CheckConfig { path, config } => {
+            check_config(&path.or(config).unwrap_or_else(|| DEFAULT_CONFIG.into()))
+        }
         Command::HashPin { pin } => match lanecall::web::hash_pin(&pin) {
             Ok(hash) => {
                 println!("{hash}");
@@ -184,6 +217,33 @@ fn main() -> ExitCode {
             blocks,
         } => simulate(seed, games, blocks),
     }
+}
+
+/// Exit 1 with every problem of the file, and what the file alone cannot
+/// tell (a placeholder PIN hash, a port this process may not bind); else
+/// the effective config.
+fn check_config(path: &Path) -> ExitCode {
+    let config = match Config::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let site = config.site_check(&Host::this(), &text);
+    for note in &site.notes {
+        eprintln!("{}: note: {note}", path.display());
+    }
+    if site.problems.is_empty() {
+        print!("{}", config.to_toml());
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("{}: {} problem(s):", path.display(), site.problems.len());
+    for p in &site.problems {
+        eprintln!("  {p}");
+    }
+    ExitCode::FAILURE
 }
 
 fn simulate(seed: u64, games: u8, blocks: u32) -> ExitCode {
@@ -224,7 +284,7 @@ fn replay(log: PathBuf, json: bool, strict: bool) -> ExitCode {
             .map_err(io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
-        out.write_all(render_sheet(&replay).as_bytes())
+        out.write_all(render_scores(&replay).as_bytes())
     };
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != io::ErrorKind::BrokenPipe
@@ -316,8 +376,13 @@ fn init_logs() {
     let registry = tracing_subscriber::registry().with(filter);
     match journald {
         Some(layer) => registry.with(layer).init(),
+        // Colours only for a person at a terminal, not in a file or a pipe.
         None => registry
-            .with(tracing_subscriber::fmt::layer().with_writer(io::stderr))
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(io::stderr)
+                    .with_ansi(io::stderr().is_terminal()),
+            )
             .init(),
     }
 }
@@ -342,6 +407,16 @@ fn live(config: Config, options: ServeOptions) -> ExitCode {
     let result = rt.block_on(serve(config, options, |started| {
         if demo {
             println!("Panel:    http://{}/", started.listen);
+            let port = started.listen.port();
+            if started.listen.ip().is_loopback() {
+                println!(
+                    "          (this machine only; for a tablet on the same network, run the \
+                     demo with --listen 0.0.0.0:{port} and open http://<this machine's \
+                     address>:{port}/ on the tablet)"
+                );
+            } else if started.listen.ip().is_unspecified() {
+                println!("          (on a tablet: http://<this machine's address>:{port}/)");
+            }
             println!("Journal:  {}", started.journal.display());
         }
     }));
@@ -351,7 +426,8 @@ fn live(config: Config, options: ServeOptions) -> ExitCode {
                 print!("{}", render_sheet(&replay));
                 // With the journal, this time gives the same lane again: the
                 // timers that ran after the last input ran up to it.
-                println!("Stopped at lane time {} ms.", replay.lane().now());
+                let now = replay.lane().now();
+                println!("Stopped at lane time {} ({now} ms).", clock(now));
             }
             ExitCode::SUCCESS
         }
@@ -404,6 +480,9 @@ fn demo(
     println!("It runs without GPIO, a pinsetter or a sound card: the simulator plays the");
     println!("bowlers and the pinsetter; the callouts are spoken when there is a sound");
     println!("card and written to the log in any case.");
+    println!("Now and then the simulated pinsetter sends a garbled line on purpose, as a");
+    println!("noisy cable would: the log then warns \"refused: serial line: ...\", the line");
+    println!("is kept in the journal, and the lane goes on with the next good one.");
     println!("Judge PIN: {judge_pin}");
     let mut config = Config::demo(state_dir, listen, hash);
     config.lane = 7;
@@ -412,6 +491,12 @@ fn demo(
         stop_after,
     };
     live(config, options)
+}
+
+/// Lane time as h:mm:ss.
+fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
 /// Leaves the unlock file for the daemon and waits for it to be taken.
@@ -453,6 +538,7 @@ fn unlock(config: &Path) -> ExitCode {
 }
 
 fn monitor(path: &std::path::Path) -> ExitCode {
+    init_logs();
     let config = match Config::load(path) {
         Ok(c) => c,
         Err(e) => {
@@ -460,6 +546,25 @@ fn monitor(path: &std::path::Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Without the port the monitor would wait for ever, saying nothing
+    // about the pinsetter; an adapter unplugged later is shown as
+    // `serial_link` down, and up again when it is back.
+    let port = &config.pinsetter.port;
+    if let Err(e) = std::fs::metadata(port) {
+        let what = if e.kind() == io::ErrorKind::NotFound {
+            "does not exist".to_owned()
+        } else {
+            format!("cannot be reached: {e}")
+        };
+        eprintln!(
+            "lanecall monitor: the pinsetter port {} ([pinsetter] port in {}) {what}: plug \
+             the serial adapter in, or find its name with `ls -l /dev/serial/by-id/` and set \
+             it in the config",
+            port.display(),
+            path.display()
+        );
+        return ExitCode::FAILURE;
+    }
     let gpio = (config.gpio.backend == GpioBackend::Rpi)
         .then(|| (config.gpio.inputs.clone(), config.gpio.outputs.clone()));
     let rt = match runtime() {
@@ -498,28 +603,50 @@ fn say(
         lanecall::lane::Language::Ru
     };
     let pack = VoicePack::builtin(language);
-    let clips = match lanecall::speaker::clips_for_words(words, &pack) {
-        Ok(c) => c,
+    let names = match lanecall::speaker::clip_names_for_words(words, language) {
+        Ok(n) => n,
         Err(e) => {
             eprintln!("lanecall say: {e}");
             return ExitCode::from(2);
         }
     };
-    let result = match out {
+    let (names, clips): (Vec<&str>, Vec<_>) = names
+        .into_iter()
+        .filter_map(|n| pack.get(n).map(|c| (n, c.clone())))
+        .unzip();
+    let length: Duration = clips.iter().map(|c| c.duration() + CLIP_GAP).sum();
+    let what = format!(
+        "{} ({} clip(s), {:.1} s, {lang}, volume {volume})",
+        names.join(" "),
+        clips.len(),
+        length.saturating_sub(CLIP_GAP).as_secs_f64()
+    );
+    let result = match &out {
         Some(path) => {
             let (rate, samples) = render(&clips, CLIP_GAP);
-            write_wav(&path, rate, &samples).map_err(|e| format!("{}: {e}", path.display()))
+            // As the speaker plays it: the samples scaled by the volume.
+            let scaled: Vec<i16> = samples
+                .iter()
+                .map(|&s| (f32::from(s) * volume).round().clamp(-32768.0, 32767.0) as i16)
+                .collect();
+            write_wav(path, rate, &scaled)
+                .map(|()| format!("Wrote {}: {what}", path.display()))
+                .map_err(|e| format!("{}: {e}", path.display()))
         }
         None => {
             let mut speaker = RodioOut::new(device);
             speaker.open().and_then(|name| {
-                eprintln!("playing on {name}");
-                speaker.play(&clips, volume)
+                speaker
+                    .play(&clips, volume)
+                    .map(|()| format!("Played on {name}: {what}"))
             })
         }
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(done) => {
+            println!("{done}");
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("lanecall say: {e}");
             ExitCode::FAILURE

@@ -718,8 +718,19 @@ fn time(t: Millis) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
-/// The score sheet a judge reads in a terminal.
+/// The score sheet a judge reads in a terminal, with the journal's errors
+/// and warnings at the end.
 pub fn render_sheet(r: &Replay) -> String {
+    sheet(r, true)
+}
+
+/// The score sheet without the errors and warnings, for `lanecall replay`,
+/// which prints those on stderr (once each).
+pub fn render_scores(r: &Replay) -> String {
+    sheet(r, false)
+}
+
+fn sheet(r: &Replay, with_issues: bool) -> String {
     let lane = r.lane();
     let fouls_count = lane.rules().fouls_count();
     let mut out = String::new();
@@ -747,6 +758,12 @@ pub fn render_sheet(r: &Replay) -> String {
             let _ = write!(who, ", handicap {}", b.handicap);
         }
         let _ = writeln!(out, "\n  {who})");
+        if !b.games.is_empty() {
+            let frames: String = (1..=10)
+                .map(|n| format!("|{n:^width$}", width = if n == 10 { 7 } else { 5 }))
+                .collect();
+            let _ = writeln!(out, "    frame   {frames}|");
+        }
         for g in &b.games {
             let mut marks = String::new();
             let mut totals = String::new();
@@ -798,7 +815,8 @@ pub fn render_sheet(r: &Replay) -> String {
             let _ = writeln!(out, "  {}  {who}: {what}", time(c.t));
         }
     }
-    for (title, issues) in [("Errors", &r.errors), ("Warnings", &r.warnings)] {
+    let issues = [("Errors", &r.errors), ("Warnings", &r.warnings)];
+    for (title, issues) in issues.into_iter().filter(|_| with_issues) {
         let list = issues.listed();
         if !list.is_empty() {
             let _ = writeln!(out, "\n{title}");

@@ -257,7 +257,7 @@ fn demo_lane_has_no_gpio_and_round_trips() {
 #[test]
 fn backend_none_runs_without_gpio_and_keeps_listed_pins() {
     let text = format!(
-        "lane = 1\nstate_dir = \"s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"none\"\n\
+        "lane = 1\nstate_dir = \"/s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"none\"\n\
          [gpio.inputs.ball]\npin = 4\n[web]\njudge_pin_hash = \"{HASH}\"\n"
     );
     let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
@@ -605,6 +605,65 @@ fn empty_state_dir_or_port() {
 }
 
 #[test]
+fn relative_state_dir_is_refused() {
+    // The daemon's working directory is / under systemd, not where the
+    // file was written.
+    one_problem(
+        "state_dir = \"/var/lib/lanecall\"",
+        "state_dir = \"var/lib/lanecall\"",
+        "state_dir",
+        "\"var/lib/lanecall\" is not an absolute path",
+    );
+    one_problem(
+        "state_dir = \"/var/lib/lanecall\"",
+        "state_dir = \"./state\"",
+        "state_dir",
+        "write it from the root, e.g. state_dir = \"/var/lib/lanecall\"",
+    );
+}
+
+#[test]
+fn problems_name_their_line_and_column() {
+    // The minimal file starts with an empty line: `lane` is on line 2.
+    let text = minimal()
+        .replace("lane = 3", "lane = 0")
+        .replace("pin = 17", "pinn = 17")
+        .replace("[web]", "[web]\n  listen = \"nowhere\"");
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let problems = problems(&text);
+    let at = |key: &str| problems.iter().find(|p| p.key == key).unwrap().at;
+    assert_eq!(at("lane"), Some((2, 1)));
+    assert_eq!(at("gpio.inputs.foul_beam.pinn"), Some((line_of("pinn"), 1)));
+    assert_eq!(at("web.listen"), Some((line_of("nowhere"), 3)));
+    // A missing key: where its table is, at its name in the header.
+    assert_eq!(
+        at("gpio.inputs.foul_beam.pin"),
+        Some((line_of("[gpio.inputs.foul_beam]"), 14))
+    );
+    let error = parse(&text).unwrap_err().to_string();
+    assert!(
+        error.contains(&format!(
+            "\n  web.listen: \"nowhere\" is not an address like 0.0.0.0:8080 (line {}, column 3)",
+            line_of("nowhere")
+        )),
+        "{error}"
+    );
+    // Named judges are counted from 1, as the file's [[web.judges]].
+    let text = minimal().replace(
+        &format!("judge_pin_hash = \"{HASH}\""),
+        &format!(
+            "[[web.judges]]\nname = \"A\"\npin_hash = \"{HASH}\"\n\
+             [[web.judges]]\nname = \"B\"\npin_hash = \"1234\"\n"
+        ),
+    );
+    let bad = text.lines().position(|l| l.contains("1234")).unwrap() + 1;
+    let problems = self::problems(&text);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].key, "web.judges[2].pin_hash");
+    assert_eq!(problems[0].at, Some((bad, 1)));
+}
+
+#[test]
 fn required_keys_are_named() {
     let problems = problems("");
     for key in [
@@ -622,7 +681,7 @@ fn required_keys_are_named() {
 #[test]
 fn rpi_backend_needs_beam_ball_lamp_and_reset() {
     let text = format!(
-        "lane = 1\nstate_dir = \"s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"rpi\"\n\
+        "lane = 1\nstate_dir = \"/s\"\n[pinsetter]\nport = \"p\"\n[gpio]\nbackend = \"rpi\"\n\
          [web]\njudge_pin_hash = \"{HASH}\"\n"
     );
     let problems = problems(&text);
@@ -841,13 +900,17 @@ fn wrong_types_name_their_keys() {
 
 #[test]
 fn syntax_error_keeps_the_line_number() {
+    // toml points at the value that does not end where it should.
     let text = minimal().replace("pin = 27", "pin = 27 27");
     let line = text.lines().position(|l| l == "pin = 27 27").unwrap() + 1;
     match parse(&text) {
         Err(error @ ConfigError::Syntax { .. }) => {
             let message = error.to_string();
             assert!(message.starts_with("lanecall.toml: "), "{message}");
-            assert!(message.contains(&format!("line {line}")), "{message}");
+            assert!(
+                message.contains(&format!("line {line}, column 7")),
+                "{message}"
+            );
         }
         other => panic!("expected a syntax error, got {other:?}"),
     }
@@ -863,4 +926,164 @@ fn missing_file_names_it() {
             .starts_with("cannot read /nonexistent/lanecall.toml: "),
         "{error}"
     );
+}
+
+// ----- the example and the docs state the code's defaults -------------------
+
+/// Every leaf of a table, by its dotted path, with its value.
+fn leaves(table: &toml::Table, prefix: &str, out: &mut Vec<(String, toml::Value)>) {
+    for (key, value) in table {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match value {
+            toml::Value::Table(t) => leaves(t, &path, out),
+            v => out.push((path, v.clone())),
+        }
+    }
+}
+
+/// The example file with only its required keys: what the code fills in
+/// for everything else is its defaults.
+fn defaults_of_the_code() -> toml::Table {
+    let example = Config::load(Path::new(EXAMPLE)).unwrap();
+    let mut required = format!(
+        "lane = {}\nstate_dir = {:?}\n[pinsetter]\nport = {:?}\n[gpio]\nbackend = \"rpi\"\n\
+         [web]\njudge_pin_hash = {:?}\n",
+        example.lane,
+        example.state_dir,
+        example.pinsetter.port,
+        example.web.judge_pin_hash.clone().unwrap(),
+    );
+    for input in &example.gpio.inputs {
+        required += &format!(
+            "[{}]\npin = {}\n",
+            input.role.config_key(),
+            input.pin.number()
+        );
+    }
+    for output in &example.gpio.outputs {
+        let name = match output.output {
+            Output::FoulLamp => "foul_lamp",
+            Output::PinsetterReset => "pinsetter_reset",
+        };
+        required += &format!("[gpio.outputs.{name}]\npin = {}\n", output.pin.number());
+    }
+    let config = parse(&required).unwrap_or_else(|e| panic!("{e}\n{required}"));
+    toml::from_str(&config.to_toml()).unwrap()
+}
+
+/// The keys of the example that differ from the code's defaults on purpose.
+fn deliberately_different(key: &str) -> bool {
+    // Required, so no default: the lane's own values.
+    let required = ["lane", "state_dir", "pinsetter.port", "gpio.backend"];
+    // The placeholder, which check-config refuses: there is no default PIN.
+    let placeholder = key == "web.judge_pin_hash";
+    // The wiring: each pin is the technician's choice.
+    let pin = key.starts_with("gpio.") && key.ends_with(".pin");
+    // Buttons bounce longer than the sensors (default 5): the example says so.
+    let buttons = key.starts_with("gpio.buttons.") && key.ends_with(".debounce_ms");
+    required.contains(&key) || placeholder || pin || buttons
+}
+
+#[test]
+fn every_value_in_the_example_is_the_codes_default() {
+    let example: toml::Table = toml::from_str(&std::fs::read_to_string(EXAMPLE).unwrap()).unwrap();
+    let mut stated = Vec::new();
+    leaves(&example, "", &mut stated);
+    let mut defaults = Vec::new();
+    leaves(&defaults_of_the_code(), "", &mut defaults);
+    let mut checked = 0;
+    for (key, value) in &stated {
+        let default = defaults.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        if deliberately_different(key) {
+            continue;
+        }
+        assert_eq!(Some(value), default, "{key} in config/lanecall.toml");
+        checked += 1;
+    }
+    // Pull, active and debounce of six inputs, two outputs' levels, the
+    // pulse, the serial line, speaker, web and rules: most of the file.
+    assert!(checked >= 40, "only {checked} keys checked");
+    // The buttons' debounce does differ, as the example's comment says.
+    let button = stated
+        .iter()
+        .find(|(k, _)| k == "gpio.buttons.repeat.debounce_ms")
+        .map(|(_, v)| v.clone());
+    assert_eq!(button, Some(toml::Value::Integer(20)));
+}
+
+/// The example's values of each leaf key name (`pulse_ms` → 300).
+fn example_values(leaf: &str) -> Vec<toml::Value> {
+    let example: toml::Table = toml::from_str(&std::fs::read_to_string(EXAMPLE).unwrap()).unwrap();
+    let mut stated = Vec::new();
+    leaves(&example, "", &mut stated);
+    stated
+        .into_iter()
+        .filter(|(k, _)| k.rsplit('.').next() == Some(leaf))
+        .map(|(_, v)| v)
+        .collect()
+}
+
+fn toml_value(text: &str) -> Option<toml::Value> {
+    let table: toml::Table = toml::from_str(&format!("v = {text}")).ok()?;
+    table.get("v").cloned()
+}
+
+#[test]
+fn the_install_and_hardware_docs_state_the_examples_values() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for doc in ["docs/install.md", "hardware/README.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            // `pulse_ms = 300`: a key as written in the file.
+            for snippet in line.split('`').skip(1).step_by(2) {
+                let Some((key, value)) = snippet.split_once(" = ") else {
+                    continue;
+                };
+                let values = example_values(key);
+                let Some(value) = toml_value(value) else {
+                    continue;
+                };
+                if values.is_empty() || key.contains(' ') {
+                    continue;
+                }
+                checked += 1;
+                if !values.contains(&value) {
+                    wrong.push(format!(
+                        "{doc}:{}: `{snippet}`, the example has {values:?}",
+                        n + 1
+                    ));
+                }
+            }
+            // | `[rules] foul_lamp_ms` | `3000` | ...: the value of that key.
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            if let [_, key, value, ..] = cells[..]
+                && let Some(key) = key.strip_prefix("`[").and_then(|k| k.strip_suffix('`'))
+                && let Some((table, leaf)) = key.split_once("] ")
+                && let Some(value) = value.strip_prefix('`').and_then(|v| v.strip_suffix('`'))
+                && let Some(value) = toml_value(value)
+            {
+                let example: toml::Table =
+                    toml::from_str(&std::fs::read_to_string(EXAMPLE).unwrap()).unwrap();
+                let stated = example
+                    .get(table)
+                    .and_then(|t| t.get(leaf))
+                    .unwrap_or_else(|| panic!("{doc}:{}: no {table}.{leaf} in the example", n + 1));
+                checked += 1;
+                if *stated != value {
+                    wrong.push(format!(
+                        "{doc}:{}: {table}.{leaf} = {value}, the example has {stated}",
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(checked >= 30, "only {checked} values checked");
 }

@@ -23,28 +23,50 @@ fn the_demo_runs_headless_and_its_journal_replays_to_the_same_lane() {
         ])
         .args(["--judge-pin", "135790", "--state-dir"])
         .arg(&dir)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "info")
         .output()
         .expect("lanecall demo runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "exit {:?}\n{stdout}", out.status);
     assert!(
         stdout.contains("without GPIO, a pinsetter or a sound card"),
         "{stdout}"
     );
     assert!(stdout.contains("Panel:    http://127.0.0.1:"), "{stdout}");
+    // Output to pipes, as here, or to files: no colour codes in it.
+    assert!(stderr.contains("lane 7 is up"), "{stderr}");
+    assert!(
+        !stdout.contains('\x1b') && !stderr.contains('\x1b'),
+        "{stdout}\n{stderr}"
+    );
+    // The garbled serial line the simulator sends on purpose is explained.
+    assert!(
+        stdout.contains("sends a garbled line on purpose")
+            && stdout.contains("refused: serial line"),
+        "{stdout}"
+    );
+    // Listening on this machine only: how to reach it from a tablet.
+    assert!(stdout.contains("--listen 0.0.0.0:"), "{stdout}");
 
     let journal = stdout
         .lines()
         .find_map(|l| l.strip_prefix("Journal:"))
         .map(str::trim)
         .expect("the demo says where its journal is");
-    let stopped: u64 = stdout
+    // "Stopped at lane time 0:09:50 (590906 ms)."
+    let (clock, stopped) = stdout
         .lines()
         .find_map(|l| l.strip_prefix("Stopped at lane time "))
-        .and_then(|l| l.strip_suffix(" ms."))
-        .and_then(|n| n.parse().ok())
+        .and_then(|l| l.strip_suffix(" ms)."))
+        .and_then(|l| l.split_once(" ("))
+        .map(|(clock, ms)| (clock.to_owned(), ms.parse::<u64>().unwrap()))
         .expect("the demo says when it stopped");
+    let s = stopped / 1000;
+    assert_eq!(
+        clock,
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    );
     let sheet_start = stdout.find("Lane 7").expect("a score sheet");
     let sheet_end = stdout.find("Stopped at lane time").unwrap();
     let printed = &stdout[sheet_start..sheet_end];

@@ -169,10 +169,22 @@ impl CalloutSink for Voice {
 /// The clips for words typed by a technician (`lanecall say 7 10 split`):
 /// numbers are read as numbers, anything else must be a clip's name.
 pub fn clips_for_words(words: &[String], pack: &VoicePack) -> Result<Vec<Clip>, String> {
+    Ok(clip_names_for_words(words, pack.language())?
+        .into_iter()
+        .filter_map(|n| pack.get(n).cloned())
+        .collect())
+}
+
+/// The names of the clips [`clips_for_words`] plays, in order, so `say`
+/// can tell what it played.
+pub fn clip_names_for_words(
+    words: &[String],
+    language: Language,
+) -> Result<Vec<&'static str>, String> {
     let mut names = Vec::new();
     for word in words {
         match word.parse::<u16>() {
-            Ok(n) => names.extend(phrase::number(n, pack.language())),
+            Ok(n) => names.extend(phrase::number(n, language)),
             Err(_) => match phrase::CLIPS.iter().find(|c| **c == word.as_str()) {
                 Some(name) => names.push(*name),
                 None => {
@@ -189,8 +201,5 @@ pub fn clips_for_words(words: &[String], pack: &VoicePack) -> Result<Vec<Clip>, 
             },
         }
     }
-    Ok(names
-        .into_iter()
-        .filter_map(|n| pack.get(n).cloned())
-        .collect())
+    Ok(names)
 }

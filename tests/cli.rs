@@ -1,0 +1,445 @@
+//! The command line as a technician meets it: the built binary run as a
+//! shell would run it, its help, its exit codes and what it prints.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lanecall");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/lanecall.toml");
+
+fn lanecall(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("lanecall runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh folder for one test, readable by every user (a test runs the
+/// binary as `nobody` when it is root).
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanecall-cli-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A config of a lane with no GPIO, listening on `listen`.
+fn config(dir: &Path, listen: &str, port: &str) -> PathBuf {
+    let hash = lanecall::web::hash_pin("482913").unwrap();
+    let path = dir.join("lanecall.toml");
+    fs::write(
+        &path,
+        format!(
+            "lane = 2\nstate_dir = {dir:?}\n[pinsetter]\nport = {port:?}\n[gpio]\n\
+             backend = \"none\"\n[web]\nlisten = {listen:?}\njudge_pin_hash = {hash:?}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+// ----- help -------------------------------------------------------------------
+
+/// The entries of the `Arguments:` and `Options:` sections of a help text,
+/// each as (what is typed, what the help says of it, without the
+/// `[default: …]` and `[possible values: …]` clap adds).
+fn entries(help: &str) -> Vec<(String, String)> {
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut in_section = false;
+    for line in help.lines() {
+        if line == "Arguments:" || line == "Options:" {
+            in_section = true;
+            continue;
+        }
+        if !line.starts_with(' ') {
+            in_section = false;
+            continue;
+        }
+        if !in_section || line.trim().is_empty() {
+            continue;
+        }
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        let starts_entry = indent <= 6 && (body.starts_with('-') || body.starts_with(['<', '[']));
+        if starts_entry {
+            let (spec, said) = body.split_once("  ").unwrap_or((body, ""));
+            entries.push((spec.to_owned(), said.trim().to_owned()));
+        } else if let Some(last) = entries.last_mut() {
+            // Help on the next line, or wrapped.
+            last.1.push(' ');
+            last.1.push_str(body);
+        }
+    }
+    for (_, said) in &mut entries {
+        for bracket in ["[default: ", "[possible values: "] {
+            while let Some(start) = said.find(bracket) {
+                let end = said[start..]
+                    .find(']')
+                    .map_or(said.len(), |e| start + e + 1);
+                said.replace_range(start..end, "");
+            }
+        }
+        *said = said.trim().to_owned();
+    }
+    entries
+}
+
+#[test]
+fn every_option_and_argument_of_every_command_has_help() {
+    let top = lanecall(&["help"]);
+    assert!(top.status.success());
+    let top = text(&top.stdout);
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_owned)
+        .collect();
+    for command in [
+        "replay",
+        "run",
+        "demo",
+        "check-config",
+        "say",
+        "monitor",
+        "simulate",
+    ] {
+        assert!(commands.iter().any(|c| c == command), "{command}: {top}");
+    }
+    let mut missing = Vec::new();
+    for command in &commands {
+        let out = lanecall(&["help", command]);
+        assert!(out.status.success(), "lanecall help {command}");
+        let help = text(&out.stdout);
+        let entries = entries(&help);
+        assert!(
+            entries.iter().any(|(spec, _)| spec.contains("--help")),
+            "{command}: no options read from\n{help}"
+        );
+        for (spec, said) in entries {
+            if said.is_empty() {
+                missing.push(format!("lanecall {command} {spec}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "without help: {missing:#?}");
+}
+
+#[test]
+fn the_help_reader_sees_an_option_without_help() {
+    let help = "Usage: x\n\nArguments:\n  <PATH>  \n\nOptions:\n      --config <CONFIG>  [default: /etc/x]\n      --seed <SEED>      Same seed [default: 1]\n  -h, --help             Print help\n";
+    let entries = entries(help);
+    assert_eq!(
+        entries,
+        [
+            ("<PATH>".to_owned(), String::new()),
+            ("--config <CONFIG>".to_owned(), String::new()),
+            ("--seed <SEED>".to_owned(), "Same seed".to_owned()),
+            ("-h, --help".to_owned(), "Print help".to_owned()),
+        ]
+    );
+}
+
+// ----- check-config -------------------------------------------------------------
+
+#[test]
+fn check_config_refuses_the_shipped_placeholder_pin_with_no_environment() {
+    // As `env -i lanecall check-config --config config/lanecall.toml`: no
+    // PATH, no HOME.
+    let out = Command::new(BIN)
+        .env_clear()
+        .args(["check-config", "--config", EXAMPLE])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let line = fs::read_to_string(EXAMPLE)
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("judge_pin_hash = "))
+        .unwrap()
+        + 1;
+    assert!(
+        stderr.contains("web.judge_pin_hash: it is the example's placeholder")
+            && stderr.contains("run `lanecall hash-pin PIN`")
+            && stderr.contains(&format!("(line {line}, column 1)")),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+
+    // With a real hash in its place, the same file passes, still without
+    // PATH, and the effective config is printed.
+    let dir = scratch("example");
+    let real = lanecall::web::hash_pin("482913").unwrap();
+    let mut example = lanecall::config::Config::load(Path::new(EXAMPLE)).unwrap();
+    let placeholder = example.web.judge_pin_hash.take().unwrap();
+    let file = dir.join("lanecall.toml");
+    fs::write(
+        &file,
+        fs::read_to_string(EXAMPLE)
+            .unwrap()
+            .replace(&placeholder, &real),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .env_clear()
+        .arg("check-config")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("# The effective configuration")
+            && stdout.contains(&format!("judge_pin_hash = \"{real}\"")),
+        "{stdout}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Runs `check-config` as a user without capabilities: `nobody` when the
+/// tests run as root, else the user running them.
+fn check_config_unprivileged(file: &Path) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(BIN);
+    command.arg("check-config").arg(file);
+    if rustix::process::getuid().is_root() {
+        command.uid(65534).gid(65534);
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn check_config_refuses_a_low_port_this_process_may_not_bind() {
+    let dir = scratch("port");
+    let low = config(&dir, "0.0.0.0:80", "/dev/ttyUSB0");
+    let out = check_config_unprivileged(&low);
+    let stderr = text(&out.stderr);
+    // What the machine allows decides: a kernel that lets anyone bind port
+    // 80, or an installed unit that gives the service the capability.
+    let host = lanecall::config::Host::this();
+    if host.unprivileged_port_start <= 80 {
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+    } else if let Some(unit) = host.unit_grant {
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("note: web.listen") && stderr.contains(&*unit.to_string_lossy()),
+            "{stderr}"
+        );
+    } else {
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("web.listen: port 80 is below")
+                && stderr.contains("lacks CAP_NET_BIND_SERVICE (CapEff in /proc/self/status)")
+                && stderr.contains("AmbientCapabilities=CAP_NET_BIND_SERVICE")
+                && stderr.contains("listen = \"0.0.0.0:8080\"")
+                && stderr.contains("(line 8, column 1)"),
+            "{stderr}"
+        );
+    }
+    // Port 8080 needs no capability.
+    let high = config(&dir, "0.0.0.0:8080", "/dev/ttyUSB0");
+    let out = check_config_unprivileged(&high);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_config_takes_the_path_either_way() {
+    let dir = scratch("path");
+    let file = config(&dir, "127.0.0.1:8080", "/dev/ttyUSB0");
+    let file = file.to_str().unwrap();
+    let positional = lanecall(&["check-config", file]);
+    let option = lanecall(&["check-config", "--config", file]);
+    assert_eq!(positional.status.code(), Some(0));
+    assert_eq!(option.status.code(), Some(0));
+    assert_eq!(positional.stdout, option.stdout);
+    let both = lanecall(&["check-config", file, "--config", file]);
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both.stderr));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+// ----- say ----------------------------------------------------------------------
+
+/// The samples of a mono 16-bit WAV file as `write_wav` writes it.
+fn wav_samples(path: &Path) -> Vec<i16> {
+    let bytes = fs::read(path).unwrap();
+    assert_eq!(&bytes[..4], b"RIFF");
+    bytes[44..]
+        .chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
+
+#[test]
+fn say_names_what_it_wrote_and_keeps_to_the_volume_range() {
+    let dir = scratch("say");
+    let full = dir.join("full.wav");
+    let out = lanecall(&["say", "--out", full.to_str().unwrap(), "7", "10", "split"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.starts_with(&format!(
+            "Wrote {}: n7 n10 split (3 clip(s), ",
+            full.display()
+        )) && stdout.contains("ru, volume 1)"),
+        "{stdout}"
+    );
+
+    // The volume is applied to the file as the speaker applies it.
+    let half = dir.join("half.wav");
+    let out = lanecall(&[
+        "say",
+        "--volume",
+        "0.5",
+        "--out",
+        half.to_str().unwrap(),
+        "7",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(": n7 (1 clip(s), "));
+    let one = dir.join("one.wav");
+    assert!(
+        lanecall(&["say", "--out", one.to_str().unwrap(), "7"])
+            .status
+            .success()
+    );
+    let (loud, quiet) = (wav_samples(&one), wav_samples(&half));
+    assert_eq!(loud.len(), quiet.len());
+    assert!(loud.iter().any(|&s| s != 0));
+    for (l, q) in loud.iter().zip(&quiet) {
+        assert!(
+            (f32::from(*l) * 0.5 - f32::from(*q)).abs() <= 0.5,
+            "{l} {q}"
+        );
+    }
+
+    // [speaker] volume's range, 0.0 to 2.0, here too.
+    for bad in ["2.5", "-0.1", "loud"] {
+        let out = lanecall(&["say", "--volume", bad, "--out", "/dev/null", "7"]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("use 0.0 to 2.0"), "{bad}: {stderr}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+// ----- monitor ------------------------------------------------------------------
+
+#[test]
+fn monitor_says_the_port_is_missing_and_fails() {
+    let dir = scratch("monitor");
+    let port = dir.join("ttyUSB-not-plugged");
+    let file = config(&dir, "127.0.0.1:8080", port.to_str().unwrap());
+    let mut child = Command::new(BIN)
+        .args(["monitor", "--config"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the monitor kept waiting for a port that does not exist");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the pinsetter port {} ([pinsetter] port in {}) does not exist",
+            port.display(),
+            file.display()
+        )),
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+// ----- replay -------------------------------------------------------------------
+
+const NOISY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/logs/noisy_serial.jsonl");
+
+/// Its errors and warnings, by hand from the journal.
+const NOISY_ISSUES: [&str; 12] = [
+    "line 11: serial line: checksum mismatch: line says 72, bytes give 53",
+    "line 17: serial line: pin mask `11111111x1` is not ten characters 0/1",
+    "line 30: serial line: checksum mismatch: line says 1D, bytes give 19",
+    "line 34: serial line: pin mask `00000000001` is not ten characters 0/1",
+    "line 50: serial line: unknown message type `STATUS`",
+    "line 56: serial line: not a pinsetter line (no `$PS,` at the start)",
+    "line 15: warning: pinsetter sequence number jumped: 1 line(s) lost",
+    "line 21: warning: pinsetter sequence number jumped: 1 line(s) lost",
+    "line 32: warning: pinsetter sequence number jumped: 1 line(s) lost",
+    "line 38: warning: pinsetter sequence number jumped: 1 line(s) lost",
+    "line 54: warning: pinsetter sequence number jumped: 1 line(s) lost",
+    "line 77: warning: pinsetter sequence number jumped: 3 line(s) lost",
+];
+
+#[test]
+fn replay_prints_each_error_once_on_stderr() {
+    for json in [false, true] {
+        let mut args = vec!["replay", NOISY];
+        if json {
+            args.insert(1, "--json");
+        }
+        let out = lanecall(&args);
+        assert_eq!(out.status.code(), Some(0));
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        for issue in NOISY_ISSUES {
+            let wanted = format!("{NOISY}: {issue}");
+            assert_eq!(
+                stderr.matches(&wanted).count(),
+                1,
+                "json {json}: {wanted}\n{stderr}"
+            );
+            // Not again on the sheet; the JSON holds them as data.
+            let message = issue.split_once(": ").unwrap().1;
+            if !json {
+                assert!(!stdout.contains(message), "{message}\n{stdout}");
+            }
+        }
+        assert_eq!(stderr.lines().count(), NOISY_ISSUES.len(), "{stderr}");
+        if json {
+            let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            assert_eq!(report["errors"].as_array().unwrap().len(), 6);
+        }
+    }
+}
+
+#[test]
+fn the_replay_sheet_numbers_the_frames() {
+    let out = lanecall(&["replay", NOISY]);
+    let stdout = text(&out.stdout);
+    let sheet: Vec<&str> = stdout.lines().collect();
+    let game = sheet
+        .iter()
+        .position(|l| l.starts_with("    game  1 "))
+        .unwrap();
+    assert_eq!(
+        sheet[game - 1],
+        "    frame   |  1  |  2  |  3  |  4  |  5  |  6  |  7  |  8  |  9  |  10   |"
+    );
+    assert_eq!(
+        sheet[game],
+        "    game  1 | 9 / | ⑧ 1 |  X  | 7 / | 9 - |  X  | 9 / | ⑧ 1 |  X  | 9 / X |  162"
+    );
+}
