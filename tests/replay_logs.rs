@@ -107,6 +107,7 @@ logs!(
     game_cut_off,
     practice,
     bad_actions,
+    speaker_extras,
 );
 
 #[test]
