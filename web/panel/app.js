@@ -9,6 +9,9 @@ const PIN_ROWS = [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]];
 const ALL_PINS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const CLASSES = ['B1', 'B2', 'B3'];
 const VOICES = ['pins', 'short', 'off'];
+// A bowler's "extras" (split, the score on request: training): '' is the
+// lane's [speaker] extras, and is left out of the lineup.
+const EXTRAS = ['', 'on', 'off'];
 
 const S = {
   lane: null,        // the latest lane JSON
@@ -590,16 +593,18 @@ function draftFromLane(lane) {
   return order.slice(0, 4).map(({ b }) => ({
     name: b.name, class: b.class || 'B1', handicap: b.handicap || 0, team: b.team || '',
     voice: b.voice || 'pins', lang: b.lang || 'ru',
+    extras: b.extras === true ? 'on' : b.extras === false ? 'off' : '',
   }));
 }
 
 function blankBowler() {
-  return { name: '', class: 'B1', handicap: 0, team: '', voice: 'pins', lang: lang() };
+  return { name: '', class: 'B1', handicap: 0, team: '', voice: 'pins', lang: lang(), extras: '' };
 }
 
 function bowlerJson(d) {
   const o = { name: d.name.trim(), class: d.class, handicap: Number(d.handicap) || 0, voice: d.voice, lang: d.lang };
   if (d.team && d.team.trim()) o.team = d.team.trim();
+  if (d.extras) o.extras = d.extras === 'on';
   return o;
 }
 
@@ -614,6 +619,7 @@ function bowlerFields(prefix, d, i, onchange, ro) {
     f('team', t('team'), h('input', { ...tid(prefix + 'team-' + i), type: 'text', value: d.team, maxlength: '40', autocomplete: 'off', readonly: ro, oninput: (e) => onchange('team', e.target.value) })),
     f('voice', t('voice'), sel('voice', VOICES, (o) => t('v_' + o))),
     f('lang', t('lang'), sel('lang', LANGS, (o) => t('l_' + o))),
+    f('extras', t('extras'), sel('extras', EXTRAS, (o) => t('x_' + (o || 'lane')))),
   ];
 }
 
