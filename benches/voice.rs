@@ -72,6 +72,7 @@ fn main() {
             standing: seven_ten,
             full_rack: true,
             split: true,
+            extras: true,
             ..Default::default()
         }),
     };

@@ -571,6 +571,7 @@ impl Config {
         if let Some(dir) = &s.voice_dir {
             line(format!("voice_dir = {}", toml_str(&dir.to_string_lossy())));
         }
+        line(format!("extras = {}", self.rules.speaker_extras));
 
         let w = &self.web;
         line(String::new());
@@ -777,6 +778,7 @@ const ROOT: &[(&str, Kind)] = &[
             ("language", Kind::Str),
             ("stale_after_ms", Kind::Int),
             ("voice_dir", Kind::Str),
+            ("extras", Kind::Bool),
         ]),
     ),
     (
@@ -1012,6 +1014,9 @@ struct RawSpeaker {
     language: Option<String>,
     stale_after_ms: Option<i64>,
     voice_dir: Option<String>,
+    /// Goes into the rules (`speaker_extras`): the journal's header must
+    /// carry it, as it changes the callouts a replay gives.
+    extras: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1307,7 +1312,12 @@ impl RawConfig {
         let mut rules_check = Check::default();
         let rules = self.rules.validate(&mut rules_check);
         let gpio = self.gpio.validate(&mut c, rules.as_ref());
+        let extras = self.speaker.extras.unwrap_or(false);
         let speaker = self.speaker.validate(&mut c);
+        let rules = rules.map(|rules| Rules {
+            speaker_extras: extras,
+            ..rules
+        });
         let web = self.web.validate(&mut c);
         c.problems.append(&mut rules_check.problems);
 

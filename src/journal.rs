@@ -202,10 +202,10 @@ impl Header {
         if raw.version >= 2 && !sealed {
             return Err(HeaderError::Damaged(LineError::NoSeal));
         }
-        let rules: Rules = match raw.rules {
-            None => Rules::default(),
-            Some(v) => serde_json::from_value(v).map_err(|e| HeaderError::Rules(e.to_string()))?,
-        };
+        // No `rules` at all takes every field's header default, as an
+        // empty object does.
+        let rules: Rules = serde_json::from_value(raw.rules.unwrap_or_else(|| json!({})))
+            .map_err(|e| HeaderError::Rules(e.to_string()))?;
         let problems = rules.problems();
         if !problems.is_empty() {
             return Err(HeaderError::Rules(problems.join("; ")));
@@ -264,6 +264,7 @@ struct RawBowler {
     #[serde(default)]
     voice: Verbosity,
     lang: Option<Language>,
+    extras: Option<bool>,
 }
 
 impl From<RawBowler> for Bowler {
@@ -276,6 +277,7 @@ impl From<RawBowler> for Bowler {
             voice: Voice {
                 verbosity: b.voice,
                 language: b.lang,
+                extras: b.extras,
             },
         }
     }
@@ -656,6 +658,9 @@ fn bowler_json(b: &Bowler) -> Value {
     }
     if let Some(lang) = b.voice.language {
         v["lang"] = json!(lang.as_str());
+    }
+    if let Some(extras) = b.voice.extras {
+        v["extras"] = json!(extras);
     }
     v
 }
@@ -1048,16 +1053,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(h.lane, 7);
-        assert_eq!(h.rules, Rules::default());
+        // Written before `speaker_extras` existed, when "split" and the
+        // score were always said.
+        let before = Rules {
+            speaker_extras: true,
+            ..Rules::default()
+        };
+        assert_eq!(h.rules, before);
+        let bare = Header::parse(r#"{"journal":"lanecall","version":1,"lane":7}"#).unwrap();
+        assert_eq!(bare.rules, before, "no rules at all: the same defaults");
     }
 
     /// The format 2 lines of journal.md, as they stand there.
     #[test]
     fn the_documented_format_2_lines_hold_their_seals() {
-        let header = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"foul_lamp_ms":3000,"foul_mode":"score","max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"97bd9d94"}"#;
+        let header = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"foul_lamp_ms":3000,"foul_mode":"score","max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"speaker_extras":false,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"8ad277cd"}"#;
         let h = Header::parse(header).unwrap();
         assert_eq!((h.version, h.lane, h.seq), (2, 7, 12));
+        assert_eq!(h.rules, Rules::default());
         assert_eq!(h.to_line(), header);
+        // The same header as lanecall wrote it before `speaker_extras`.
+        let before = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"foul_lamp_ms":3000,"foul_mode":"score","max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"97bd9d94"}"#;
+        assert!(Header::parse(before).unwrap().rules.speaker_extras);
         let ball = r#"{"t":5120,"ev":"ball","n":17,"c":"d9cd632b"}"#;
         assert_eq!(unseal(ball), Ok(17));
         assert_eq!(parse_event(ball).unwrap().t, 5120);
@@ -1113,6 +1130,7 @@ mod tests {
             voice: Voice {
                 verbosity: Verbosity::Short,
                 language: Some(Language::En),
+                extras: Some(true),
             },
         };
         let seven_ten = PinSet::from_pins([7, 10].map(|n| Pin::new(n).unwrap()));

@@ -480,6 +480,9 @@ struct BowlerJson<'a> {
     voice: &'static str,
     /// The bowler's own callout language, if not the lane's.
     lang: Option<&'static str>,
+    /// The bowler's own `extras` (split, score on request), if not the
+    /// lane's.
+    extras: Option<bool>,
     block: u32,
     position: u8,
     games: Vec<GameJson>,
@@ -517,6 +520,7 @@ impl<'a> BowlerJson<'a> {
             team: bowler.team.as_deref(),
             voice: bowler.voice.verbosity.as_str(),
             lang: bowler.voice.language.map(|l| l.as_str()),
+            extras: bowler.voice.extras,
             block,
             position,
             series_with_handicap: i64::from(series)

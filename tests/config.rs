@@ -178,16 +178,51 @@ fn example_file_states_every_key() {
 #[test]
 fn every_rules_field_is_a_config_key() {
     // Rules serialized as a [rules] table: a field added to Rules but not to
-    // the config's mirror of it would be an unknown key here.
+    // the config's mirror of it would be an unknown key here. The one
+    // exception is `speaker_extras`, which is `[speaker] extras`.
     let rules = Rules {
         foul_mode: FoulMode::Warn,
         slow_bowling_limit_s: 90,
+        speaker_extras: true,
         ..Rules::default()
     };
-    let table = toml::to_string(&rules).unwrap();
-    let config =
-        parse(&format!("{}\n[rules]\n{table}", minimal())).unwrap_or_else(|e| panic!("{e}"));
+    let mut table = toml::Table::try_from(&rules).unwrap();
+    let extras = table.remove("speaker_extras").expect("speaker_extras");
+    let config = parse(&format!(
+        "{}\n[rules]\n{table}\n[speaker]\nextras = {extras}\n",
+        minimal()
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(config.rules, rules);
+}
+
+#[test]
+fn speaker_extras_are_off_unless_the_config_turns_them_on() {
+    // Competition by default: no "split", no score read aloud.
+    let config = parse(&minimal()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!config.rules.speaker_extras);
+    assert!(config.to_toml().contains("[speaker]\nenabled = true\n"));
+    assert!(config.to_toml().contains("\nextras = false\n"));
+    let example = Config::load(Path::new(EXAMPLE)).unwrap();
+    assert!(
+        !example.rules.speaker_extras,
+        "the example states the default"
+    );
+
+    // Training: on, into the rules the journal header carries.
+    let text = minimal().replace("[web]", "[speaker]\nextras = true\n\n[web]");
+    let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(config.rules.speaker_extras);
+    assert!(config.to_toml().contains("\nextras = true\n"));
+    assert_eq!(parse(&config.to_toml()).unwrap(), config);
+
+    // check-config names a bad value by its key, and a misplaced one.
+    let bad = minimal().replace("[web]", "[speaker]\nextras = \"yes\"\n\n[web]");
+    let found = problems(&bad);
+    assert_problem(&found, "speaker.extras", "must be true or false");
+    assert_eq!(found.len(), 1, "{found:?}");
+    let misplaced = minimal() + "\n[rules]\nspeaker_extras = true\n";
+    assert_problem(&problems(&misplaced), "rules.speaker_extras", "unknown");
 }
 
 #[test]

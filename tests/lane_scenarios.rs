@@ -316,7 +316,7 @@ fn a_ball_without_a_pin_report_raises_the_alarm_at_the_timeout_and_a_late_report
         s.lane.entries()[0].games,
         [vec![recorded(25_000, pins(&[7, 10]), false)]]
     );
-    assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
+    assert_eq!(said(&fx), [words(&["7", "10"])]); // no "split" in competition
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
     assert_eq!(s.lane.up().unwrap().at.before, pins(&[7, 10]));
     assert_eq!(s.lane.conduct().len(), 1, "no second alarm");
@@ -777,7 +777,7 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
     };
 
     let fx = s.ok(10_000, manual(&[7, 10]));
-    assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
+    assert_eq!(said(&fx), [words(&["7", "10"])]); // no "split" in competition
     assert_eq!(
         s.lane.entries()[0].games,
         [vec![recorded(10_000, pins(&[7, 10]), false)]]
@@ -798,7 +798,12 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
 
 #[test]
 fn rail_buttons_repeat_the_last_callout_and_read_the_score() {
-    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    // Training: the extras (split, the score on request) are on.
+    let rules = Rules {
+        speaker_extras: true,
+        ..Rules::default()
+    };
+    let mut s = Sim::start(rules, &[("Anna", Class::B1)], 1);
     assert_eq!(
         s.button(500, "repeat"),
         [Effect::Refused(Refusal::NothingToRepeat)]

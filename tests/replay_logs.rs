@@ -111,6 +111,7 @@ logs!(
     blindfold_release,
     after_block,
     block_numbers,
+    speaker_extras,
 );
 
 #[test]

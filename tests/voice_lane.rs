@@ -1,14 +1,16 @@
 //! The lane's callouts through the voice: what the speaker plays after a
 //! ball is the pack's clips for the core's words, in the bowler's language
-//! and verbosity, and the rail's repeat button plays it again.
+//! and verbosity, and the rail's repeat button plays it again. In
+//! competition (the default) it says only what IBSA allows: no "split",
+//! no score read aloud; a lane or a bowler with the extras on hears both.
 
 use std::sync::{Arc, Mutex};
 
 use lanecall::config::SpeakerConfig;
 use lanecall::daemon::CalloutSink;
 use lanecall::lane::{
-    Action, Bowler, Class, Effect, Event, Lane, Language, Panel, PinSet, Rules, Sensor, Verbosity,
-    Voice as BowlerVoice,
+    Action, Bowler, Class, Effect, Event, Lane, Language, Panel, PinSet, Refusal, Rules, Sensor,
+    Verbosity, Voice as BowlerVoice,
 };
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::speaker::Voice;
@@ -81,8 +83,15 @@ fn bowler(name: &str, verbosity: Verbosity, language: Option<Language>) -> Bowle
         voice: BowlerVoice {
             verbosity,
             language,
+            extras: None,
         },
     }
+}
+
+/// A bowler with their own extras setting.
+fn with_extras(mut b: Bowler, extras: bool) -> Bowler {
+    b.voice.extras = Some(extras);
+    b
 }
 
 /// Names the clips the recorder holds: `ru:n7`, `en:strike`.
@@ -116,12 +125,17 @@ struct Fixture {
 }
 
 impl Fixture {
+    /// A competition lane (the default rules: no extras).
     fn new(bowlers: Vec<Bowler>) -> Fixture {
+        Fixture::under(Rules::default(), bowlers)
+    }
+
+    fn under(rules: Rules, bowlers: Vec<Bowler>) -> Fixture {
         let played = Arc::new(Mutex::new(Vec::new()));
         let config = SpeakerConfig::default(); // Russian, 8 s stale
         let voice = Voice::with_output(&config, Box::new(Recorder(played.clone())));
         let mut f = Fixture {
-            lane: Lane::new(1, Rules::default()),
+            lane: Lane::new(1, rules),
             voice,
             played,
             t: 0,
@@ -133,7 +147,7 @@ impl Fixture {
         f
     }
 
-    fn event(&mut self, event: Event) {
+    fn event(&mut self, event: Event) -> Vec<Effect> {
         self.t += 1000;
         let mut out = Vec::new();
         self.lane.handle(self.t, &event, &mut out);
@@ -149,10 +163,15 @@ impl Fixture {
                 _ => {}
             }
         }
+        out
     }
 
     fn panel(&mut self, action: Action) {
         self.event(Event::Panel(Panel { by: None, action }));
+    }
+
+    fn button(&mut self, name: &str) -> Vec<Effect> {
+        self.event(Event::Sensor(Sensor::Button { name: name.into() }))
     }
 
     fn serial(&mut self, body: Body) {
@@ -181,21 +200,54 @@ impl Fixture {
 }
 
 #[test]
-fn a_split_is_called_with_its_pins_and_the_repeat_button_says_it_again() {
+fn in_competition_a_split_is_called_by_its_pins_and_the_repeat_button_says_it_again() {
     let mut f = Fixture::new(vec![bowler("Anna", Verbosity::Pins, None)]);
     f.ball("0000001001"); // 7-10
-    f.event(Event::Sensor(Sensor::Button {
-        name: "repeat".into(),
-    }));
+    f.button("repeat");
     let played = f.played(2);
-    assert_eq!(names(&played[0]), ["ru:n7", "ru:n10", "ru:split"]);
+    assert_eq!(names(&played[0]), ["ru:n7", "ru:n10"], "no \"split\"");
     assert_eq!(played[1], played[0], "the repeat button says it again");
 }
 
 #[test]
-fn a_bowler_hears_their_own_language_and_verbosity() {
+fn in_competition_the_score_button_is_refused_and_nothing_is_said() {
+    let mut f = Fixture::new(vec![bowler("Anna", Verbosity::Pins, None)]);
+    f.ball("0000000000"); // strike
+    let fx = f.button("score");
+    assert_eq!(
+        fx,
+        [Effect::Refused(Refusal::ScoreNotSaid("Anna".into()))],
+        "nothing said, and the judges see why"
+    );
+    assert_eq!(names(&f.played(1)[0]), ["ru:strike"]);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(f.played.lock().unwrap().len(), 1, "the score was not read");
+}
+
+#[test]
+fn a_training_lane_says_split_and_reads_the_score() {
+    let rules = Rules {
+        speaker_extras: true,
+        ..Rules::default()
+    };
+    let mut f = Fixture::under(rules, vec![bowler("Anna", Verbosity::Pins, None)]);
+    f.ball("0000001001"); // 7-10
+    f.ball("0000001000"); // the 10 falls
+    f.button("score");
+    let played = f.played(3);
+    assert_eq!(names(&played[0]), ["ru:n7", "ru:n10", "ru:split"]);
+    assert_eq!(names(&played[1]), ["ru:n7", "ru:left_side"]);
+    assert_eq!(
+        names(&played[2]),
+        ["ru:frame", "ru:n2", "ru:n9"],
+        "frame 2, 9 pins"
+    );
+}
+
+#[test]
+fn a_bowler_hears_their_own_language_verbosity_and_extras() {
     let mut f = Fixture::new(vec![
-        bowler("Anna", Verbosity::Pins, Some(Language::En)),
+        with_extras(bowler("Anna", Verbosity::Pins, Some(Language::En)), true),
         bowler("Boris", Verbosity::Short, None),
         bowler("Vera", Verbosity::Off, None),
     ]);
@@ -203,9 +255,7 @@ fn a_bowler_hears_their_own_language_and_verbosity() {
     f.ball("0000000011"); // Boris: 9 and 10 stand, a split
     f.ball("0000000000"); // Boris: spare
     f.ball("0000000000"); // Vera: strike, said to nobody
-    f.event(Event::Sensor(Sensor::Button {
-        name: "score".into(),
-    })); // Anna is up
+    f.button("score"); // Anna is up, and has the extras on
     let score = f.lane.last_callout().map(|c| c.said).unwrap();
     let anna = phrase::callout(&score, Language::En, Verbosity::Pins);
     assert_eq!(
@@ -213,21 +263,27 @@ fn a_bowler_hears_their_own_language_and_verbosity() {
         ["frame", "n2", "n0"],
         "frame 2, her strike not counted yet"
     );
-    let played = f.played(4);
+    f.ball("0000001001"); // Anna: 7-10, a split
+    f.ball("0000000000"); // Anna: spare
+    f.ball("0000001001"); // Boris: 7-10, a split
+    let played = f.played(7);
     let said: Vec<Vec<String>> = played.iter().map(|p| names(p)).collect();
     assert_eq!(
         said,
         [
             vec!["en:strike"],
-            vec!["ru:n2f", "ru:standing_few", "ru:split"],
+            vec!["ru:n2f", "ru:standing_few"],
             vec!["ru:spare"],
             vec!["en:frame", "en:n2", "en:n0"],
+            vec!["en:n7", "en:n10", "en:split"],
+            vec!["en:spare"],
+            vec!["ru:n2f", "ru:standing_few"],
         ]
     );
     std::thread::sleep(std::time::Duration::from_millis(50));
     assert_eq!(
         f.played.lock().unwrap().len(),
-        4,
+        7,
         "Vera's strike was not said"
     );
 }
@@ -291,4 +347,108 @@ fn the_journal_failure_is_said_in_the_lanes_language_not_the_bowlers() {
     let mut f = Fixture::new(vec![bowler("Anna", Verbosity::Pins, Some(Language::En))]);
     f.voice.journal_failed();
     assert_eq!(names(&f.played(1)[0]), ["ru:journal_failed"]);
+}
+
+/// The running lane's path: a config without `[speaker] extras` (the
+/// competition default) goes into the journal's header; the speaker says no
+/// "split" to a bowler on the lane's setting and says it to a bowler whose
+/// lineup entry has `"extras": true`; the score button is refused for the
+/// one and read for the other; a replay of the journal gives the same
+/// words.
+#[test]
+fn the_daemon_journals_the_setting_and_says_what_it_allows() {
+    use lanecall::config::Config;
+    use lanecall::daemon::{Core, CoreSettings, Input};
+    use lanecall::sensors::gpio::NullOutputs;
+
+    let dir = std::env::temp_dir().join(format!("lanecall-voice-lane-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = format!(
+        "lane = 4\nstate_dir = {dir:?}\n[pinsetter]\nport = \"simulated\"\n[gpio]\nbackend = \"none\"\n\
+         [rules]\nmin_cycle_ms = 0\n[web]\njudge_pin_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"\n"
+    );
+    let config = Config::parse(&text, &dir.join("lanecall.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let played = Arc::new(Mutex::new(Vec::new()));
+    let voice = Voice::with_output(&config.speaker, Box::new(Recorder(played.clone())));
+    let settings = CoreSettings {
+        state_dir: config.state_dir.clone(),
+        lane: config.lane,
+        rules: config.rules.clone(),
+        speed: 1.0,
+        mirror: None,
+    };
+    let (core, _snapshot) =
+        Core::start(settings, Box::new(NullOutputs), Box::new(voice)).expect("the lane starts");
+    let journal = core.journal_path().to_owned();
+    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
+    let lane = std::thread::spawn(move || core.run(rx));
+
+    let send = |input| tx.send_blocking(input).expect("the lane takes it");
+    let action = |action| Input::Action {
+        by: Some("Judge Orlova".into()),
+        action,
+        reply: None,
+    };
+    let mut seq = 0u8;
+    let mut serial = |body| {
+        let line = format_line(&Message { seq, body });
+        seq += 1;
+        Input::now(Sensor::Serial { line })
+    };
+    send(action(Action::Lineup {
+        bowlers: vec![
+            bowler("Anna", Verbosity::Pins, None),
+            with_extras(bowler("Boris", Verbosity::Pins, None), true),
+        ],
+    }));
+    send(action(Action::StartBlock { games: 1 }));
+    let split = PinSet::from_mask("0000001001").unwrap();
+    for _ in 0..2 {
+        // Each bowler leaves 7-10 and knocks both down: a spare.
+        send(serial(Body::Ready(PinSet::FULL)));
+        send(serial(Body::Pins(split)));
+        send(serial(Body::Ready(split)));
+        send(serial(Body::Pins(PinSet::EMPTY)));
+        // The one up next (Boris, then Anna) presses the score button.
+        send(Input::now(Sensor::Button {
+            name: "score".into(),
+        }));
+    }
+    send(Input::Shutdown);
+    let replay = lane.join().expect("the lane's thread");
+
+    let said: Vec<Vec<String>> = played_now(&played, 5).iter().map(|p| names(p)).collect();
+    assert_eq!(
+        said,
+        [
+            vec!["ru:n7", "ru:n10"],
+            vec!["ru:spare"],
+            vec!["ru:frame", "ru:n1", "ru:n0"], // Boris: frame 1, 0
+            vec!["ru:n7", "ru:n10", "ru:split"],
+            vec!["ru:spare"],
+        ]
+    );
+    let errors: Vec<String> = replay.errors().iter().map(|e| e.message.clone()).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("not read aloud to Anna"), "{errors:?}");
+
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(header.contains("\"speaker_extras\":false"), "{header}");
+    assert!(text.contains("\"extras\":true"), "Boris's lineup entry");
+    let again = lanecall::replay::Replay::from_reader(text.as_bytes()).unwrap();
+    let words = |r: &lanecall::replay::Replay| -> Vec<Vec<String>> {
+        r.callouts().iter().map(|c| c.words().tokens()).collect()
+    };
+    assert_eq!(words(&again), words(&replay));
+    assert_eq!(words(&again)[3], ["7", "10", "split"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What the recorder holds once it has `n` utterances.
+fn played_now(played: &Mutex<Vec<Vec<Vec<i16>>>>, n: usize) -> Vec<Vec<Vec<i16>>> {
+    wait_for(played, n);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    played.lock().unwrap().clone()
 }

@@ -203,13 +203,25 @@ fn say(said: &Said, lang: Language, v: Verbosity) -> Vec<&'static str> {
 
 #[test]
 fn a_split_is_its_pins_then_split() {
-    let split = ball(BallResult {
+    let leave = BallResult {
         standing: pins(&[7, 10]),
         full_rack: true,
         split: true,
         ..Default::default()
+    };
+    // Competition: the pins only, in full or short.
+    let pins_only = ball(leave);
+    assert_eq!(
+        say(&pins_only, Language::Ru, Verbosity::Short),
+        ["n2f", "standing_few"]
+    );
+    // Training: the extras add "split".
+    let split = ball(BallResult {
+        extras: true,
+        ..leave
     });
     for lang in LANGUAGES {
+        assert_eq!(say(&pins_only, lang, Verbosity::Pins), ["n7", "n10"]);
         assert_eq!(say(&split, lang, Verbosity::Pins), ["n7", "n10", "split"]);
         assert!(say(&split, lang, Verbosity::Off).is_empty());
     }

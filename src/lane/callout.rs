@@ -2,8 +2,12 @@
 //!
 //! IBSA allows an assistant to tell a bowler only the numbers of the pins
 //! left standing, the side on which pins were missed, and the channel the
-//! ball went into; reading the score on request is allowed too. [`Word`] has
-//! no variant for anything else, so the lane cannot coach by construction.
+//! ball went into. [`Word`] has no variant for anything else, so the lane
+//! cannot coach by construction. Strike, spare, "no pins" and foul say the
+//! same fact as the pin numbers. "Split" and the score read on request are
+//! extras, said only when the lane or the bowler has them on (training):
+//! [`BallResult::extras`], and the lane refuses the score button without
+//! them.
 
 use std::fmt;
 
@@ -17,6 +21,7 @@ pub enum Word {
     Strike,
     Spare,
     Foul,
+    /// The leave is a split (an extra: only with [`BallResult::extras`]).
     Split,
     /// Every standing pin is on this side.
     SideOf(Side),
@@ -109,8 +114,8 @@ impl Words {
     }
 
     /// The words of a ball's result: the standing pins in ascending order,
-    /// then split, side and channel as they apply; or strike, spare, foul,
-    /// no pins down.
+    /// then split (with the extras on), side and channel as they apply; or
+    /// strike, spare, foul, no pins down.
     pub fn for_ball(result: &BallResult) -> Words {
         let mut words = Words::new();
         if result.correction {
@@ -128,7 +133,7 @@ impl Words {
             for pin in result.standing.iter() {
                 words.push(Word::Pin(pin));
             }
-            if result.split {
+            if result.split && result.extras {
                 words.push(Word::Split);
             }
             if let Some(side) = result.standing.side() {
@@ -220,6 +225,9 @@ pub struct BallResult {
     pub split: bool,
     pub channel: Option<Side>,
     pub correction: bool,
+    /// Whether the bowler hears the extras ("split"): training, not
+    /// competition.
+    pub extras: bool,
 }
 
 #[cfg(test)]
@@ -231,15 +239,69 @@ mod tests {
     }
 
     #[test]
-    fn a_split_is_called_with_its_pins() {
-        let w = Words::for_ball(&BallResult {
+    fn a_split_is_called_by_its_pins_and_named_only_with_the_extras() {
+        let split = BallResult {
             standing: standing(&[10, 7]),
             full_rack: true,
             split: true,
             ..Default::default()
+        };
+        let w = Words::for_ball(&split);
+        assert_eq!(w.tokens(), ["7", "10"], "competition: the pins only");
+        assert_eq!(w.to_string(), "7, 10");
+        let w = Words::for_ball(&BallResult {
+            extras: true,
+            ..split
         });
-        assert_eq!(w.tokens(), ["7", "10", "split"]);
+        assert_eq!(w.tokens(), ["7", "10", "split"], "training");
         assert_eq!(w.to_string(), "7, 10, split");
+    }
+
+    #[test]
+    fn a_split_on_one_side_keeps_its_side_and_channel_without_the_extras() {
+        let w = Words::for_ball(&BallResult {
+            standing: standing(&[6, 7]),
+            full_rack: true,
+            split: true,
+            channel: Some(Side::Left),
+            correction: true,
+            ..Default::default()
+        });
+        assert_eq!(w.tokens(), ["correction", "6", "7", "channel_left"]);
+        let w = Words::for_ball(&BallResult {
+            standing: standing(&[3, 10]),
+            full_rack: true,
+            split: true,
+            channel: Some(Side::Right),
+            ..Default::default()
+        });
+        assert_eq!(w.tokens(), ["3", "10", "right_side", "channel_right"]);
+    }
+
+    #[test]
+    fn strike_spare_and_no_pins_are_said_whatever_the_extras() {
+        for extras in [false, true] {
+            let strike = BallResult {
+                full_rack: true,
+                strike: true,
+                extras,
+                ..Default::default()
+            };
+            assert_eq!(Words::for_ball(&strike).tokens(), ["strike"]);
+            let spare = BallResult {
+                spare: true,
+                extras,
+                ..Default::default()
+            };
+            assert_eq!(Words::for_ball(&spare).tokens(), ["spare"]);
+            let none = BallResult {
+                standing: PinSet::FULL,
+                full_rack: true,
+                extras,
+                ..Default::default()
+            };
+            assert_eq!(Words::for_ball(&none).tokens(), ["no_pins"]);
+        }
     }
 
     #[test]

@@ -95,7 +95,8 @@ impl Language {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verbosity {
-    /// The standing pins' numbers and the marks (strike, spare, split...).
+    /// The standing pins' numbers and the marks (strike, spare, side,
+    /// channel; split only with the extras on).
     #[default]
     Pins,
     /// The marks, and how many pins stand.
@@ -114,12 +115,16 @@ impl Verbosity {
     }
 }
 
-/// A bowler's voice settings, from the lineup: `"voice"` and `"lang"`.
+/// A bowler's voice settings, from the lineup: `"voice"`, `"lang"` and
+/// `"extras"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Voice {
     pub verbosity: Verbosity,
     /// `None`: the lane's language.
     pub language: Option<Language>,
+    /// Whether the speaker says "split" and reads the score on request to
+    /// this bowler (training); `None`: the lane's `speaker_extras`.
+    pub extras: Option<bool>,
 }
 
 /// What a judge or assistant can do on the panel.

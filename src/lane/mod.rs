@@ -157,6 +157,10 @@ pub enum Refusal {
     NothingToRepeat,
     #[error("no bowler is up: no score to read")]
     NobodyUp,
+    #[error(
+        "the score is not read aloud to {0}: in competition the speaker says only the standing pins, the side and the channel (IBSA); the extras are on with [speaker] extras or the bowler's \"extras\" (training)"
+    )]
+    ScoreNotSaid(String),
     #[error("serial line: {0}")]
     Serial(#[from] pinsetter::LineError),
     #[error(
@@ -1209,8 +1213,18 @@ impl Lane {
             split: scored.split,
             channel: scored.channel,
             correction,
+            extras: self.extras(bowler),
         };
         self.speak(t, bowler, Said::Ball(result), out);
+    }
+
+    /// Whether the speaker says the extras (split, the score) to an entry's
+    /// bowler: their own `extras`, else the lane's (practice too).
+    fn extras(&self, entry: Option<usize>) -> bool {
+        entry
+            .and_then(|e| self.entries.get(e))
+            .and_then(|e| e.bowler.voice.extras)
+            .unwrap_or(self.rules.speaker_extras)
     }
 
     fn speak(&mut self, t: Millis, bowler: Option<usize>, said: Said, out: &mut Vec<Effect>) {
@@ -1252,6 +1266,9 @@ impl Lane {
             "score" => {
                 let up = self.up().ok_or(Refusal::NobodyUp)?;
                 let entry = &self.entries[up.entry];
+                if !self.extras(Some(up.entry)) {
+                    return Err(Refusal::ScoreNotSaid(entry.bowler.name.clone()));
+                }
                 let game = usize::from(up.game - entry.first_game);
                 let total = entry.games.get(game).map_or(0, |balls| {
                     scoring::sheet(balls, self.rules.fouls_count()).total

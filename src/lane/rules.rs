@@ -42,6 +42,20 @@ pub struct Rules {
     /// The least time from one `PINS` report to the next that a pinsetter
     /// can give: a report sooner than this is not a ball. 0 turns it off.
     pub min_cycle_ms: u64,
+    /// Whether the speaker says more than IBSA allows in competition: the
+    /// word "split" after a split leave, and the score on the rail's score
+    /// button (training). A bowler's own `extras` in the lineup comes
+    /// first. `[speaker] extras` in the config, off by default; a journal
+    /// header without it was written when both were always said, so it
+    /// replays with them on.
+    #[serde(default = "said_before_the_setting")]
+    pub speaker_extras: bool,
+}
+
+/// `speaker_extras` of a journal header that does not carry it: lanecall
+/// said "split" and read the score to everyone before the setting existed.
+fn said_before_the_setting() -> bool {
+    true
 }
 
 impl Default for Rules {
@@ -55,6 +69,7 @@ impl Default for Rules {
             foul_lamp_ms: 3000,
             foul_mode: FoulMode::Score,
             min_cycle_ms: MIN_CYCLE_MS,
+            speaker_extras: false,
         }
     }
 }

@@ -59,7 +59,6 @@ pub const CLIPS: &[&str] = &[
     "correction",
     "frame",
     // For the assistant and the judges.
-    "lane",
     "pinsetter_fault",
     "slow_bowling_warning",
     // The journal cannot be written: the lane holds (said to the assistant).
@@ -160,9 +159,13 @@ fn push_word(word: Word, language: Language, clips: &mut Vec<&'static str>) {
 /// - [`Verbosity::Short`]: strike, spare, foul, no pins and the correction
 ///   word as in `Pins`; a leave is the count of standing pins with
 ///   "кегля стоит / кегли стоят / кеглей стоят" ("pin(s) standing"), then
-///   `split` and the channel; the side is not said.
-/// - [`Verbosity::Off`]: nothing after a ball; the score on request is
-///   always read.
+///   `split` (when the core's words have it: the extras are on) and the
+///   channel; the side is not said.
+/// - [`Verbosity::Off`]: nothing after a ball; the score on request (which
+///   the lane gives only with the extras on) is always read.
+///
+/// Whether "split" and the score are said at all is the core's choice
+/// ([`crate::lane::BallResult::extras`]): this only reads its words.
 pub fn callout(said: &Said, language: Language, verbosity: Verbosity) -> Vec<&'static str> {
     let words = said.words();
     match (said, verbosity) {
@@ -210,4 +213,53 @@ fn short(words: &Words, language: Language) -> Vec<&'static str> {
         }
     }
     clips
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lane::{Pin, Side};
+
+    /// Every clip a pack holds is one something says: a clip nothing says
+    /// would be documented and recorded for nothing.
+    #[test]
+    fn every_clip_is_said_by_something() {
+        let mut said: Vec<&str> = Vec::new();
+        for language in [Language::Ru, Language::En] {
+            for n in 0..=300 {
+                said.extend(number(n, language));
+            }
+        }
+        let words = [
+            Word::Strike,
+            Word::Spare,
+            Word::Foul,
+            Word::Split,
+            Word::SideOf(Side::Left),
+            Word::SideOf(Side::Right),
+            Word::Channel(Side::Left),
+            Word::Channel(Side::Right),
+            Word::NoPins,
+            Word::Correction,
+            Word::Frame,
+            Word::Pin(Pin::new(7).unwrap()),
+        ];
+        said.extend(words.iter().filter_map(|&w| fixed(w)));
+        // Short verbosity's counts, with Russian agreement.
+        said.extend([
+            "n1f",
+            "n2f",
+            "standing_one",
+            "standing_few",
+            "standing_many",
+        ]);
+        // Said to the assistant by the speaker (`speaker::Voice`).
+        said.extend(["pinsetter_fault", "slow_bowling_warning", "journal_failed"]);
+        let unsaid: Vec<&str> = CLIPS
+            .iter()
+            .copied()
+            .filter(|c| !said.contains(c))
+            .collect();
+        assert!(unsaid.is_empty(), "clips nothing says: {unsaid:?}");
+    }
 }

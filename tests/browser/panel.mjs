@@ -56,6 +56,7 @@ try {
   await page.click(id('lineup-add'));
   await page.fill(id('lineup-name-1'), 'Boris');
   await page.selectOption(id('lineup-class-1'), 'B3');
+  await page.selectOption(id('lineup-extras-1'), 'on'); // split and score: training
   await page.click(id('lineup-save'));
 
   step('the block cannot start before the blindfold check');
@@ -72,6 +73,11 @@ try {
   await page.click(id('start-block'));
   await page.waitForSelector(id('frame-0-1-1'));
   await shot('03-block-started');
+  const extras = await page.evaluate(() => fetch('/api/lane').then((r) => r.json())
+    .then((l) => l.bowlers.map((b) => b.extras)));
+  if (JSON.stringify(extras) !== '[null,true]') {
+    throw new Error(`the lineup's extras are ${JSON.stringify(extras)}, not [null,true]`);
+  }
 
   step('a ball from the pinsetter arrives on the sheet');
   await ball('0000001001'); // 7-10 stand: 8 pins

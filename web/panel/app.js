@@ -9,6 +9,9 @@ const PIN_ROWS = [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]];
 const ALL_PINS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const CLASSES = ['B1', 'B2', 'B3'];
 const VOICES = ['pins', 'short', 'off'];
+// A bowler's "extras" (split, the score on request: training): '' is the
+// lane's [speaker] extras, and is left out of the lineup.
+const EXTRAS = ['', 'on', 'off'];
 
 const S = {
   lane: null,        // the latest lane JSON
@@ -633,6 +636,9 @@ const BOWLER_FIELDS = [
   // bowler takes the lane's.
   { key: 'lang', label: 'lang', kind: 'select', options: () => LANGS, text: (o) => t('l_' + o),
     from: (b) => (b ? b.lang || null : laneLang()), shown: (v) => v || laneLang(), put: (o, v) => { if (v) o.lang = v; } },
+  // '': the lane's `[speaker] extras`; 'on' (training) or 'off' (competition).
+  { key: 'extras', label: 'extras', kind: 'select', options: () => EXTRAS, text: (o) => t('x_' + (o || 'lane')),
+    from: (b) => (b && b.extras === true ? 'on' : b && b.extras === false ? 'off' : ''), put: (o, v) => { if (v) o.extras = v === 'on'; } },
 ];
 
 function bowlerModel(b) {
