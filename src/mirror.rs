@@ -537,8 +537,13 @@ mod tests {
         mirror.written(&journal, len);
         eventually("the mirror file is the journal", || same(&journal, &copy));
 
-        // A file that is the journal's beginning is kept and extended.
+        // A file that is the journal's beginning is kept and extended. (A
+        // journal of its own: the first mirror's thread, not waited for,
+        // makes its last pass on the first one.)
         drop(mirror);
+        let journal = dir.join("lane3-20261130T130000Z-000002.jsonl");
+        let copy = usb.join(journal.file_name().unwrap());
+        let len = append(&journal, 0, 5);
         let half = fs::read(&journal).unwrap()[..len as usize / 2].to_vec();
         fs::write(&copy, &half).unwrap();
         let mirror = Mirror::start(usb.clone());

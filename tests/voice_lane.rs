@@ -377,6 +377,7 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
         rules: config.rules.clone(),
         speed: 1.0,
         mirror: None,
+        language: config.speaker.language,
     };
     let (core, _snapshot) =
         Core::start(settings, Box::new(NullOutputs), Box::new(voice)).expect("the lane starts");
