@@ -17,8 +17,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::lane::{
-    Action, Bowler, Class, Event, Language, Millis, Panel, Pin, PinSet, Rules, Sensor, Side,
-    Stamped, Verbosity, Voice,
+    Action, Bowler, Class, Event, Language, LaterBall, Millis, Panel, Pin, PinSet, Rules, Sensor,
+    Side, Stamped, Verbosity, Voice,
 };
 
 /// The format lanecall writes.
@@ -556,6 +556,11 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
         }
         "correct" => {
             #[derive(Deserialize)]
+            struct Later {
+                standing: Vec<u8>,
+                foul: Option<bool>,
+            }
+            #[derive(Deserialize)]
             struct F {
                 bowler: String,
                 game: u8,
@@ -563,8 +568,20 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 ball: u8,
                 standing: Vec<u8>,
                 foul: Option<bool>,
+                #[serde(default)]
+                later: Vec<Later>,
             }
             let f: F = fields(ev, line)?;
+            let later = f
+                .later
+                .iter()
+                .map(|l| {
+                    Ok(LaterBall {
+                        standing: pins(ev, &l.standing)?,
+                        foul: l.foul,
+                    })
+                })
+                .collect::<Result<_, LineError>>()?;
             Action::Correct {
                 bowler: f.bowler,
                 game: f.game,
@@ -572,6 +589,7 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 ball: f.ball,
                 standing: pins(ev, &f.standing)?,
                 foul: f.foul,
+                later,
             }
         }
         "penalty" => {
@@ -607,6 +625,7 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 standing: pins(ev, &fields::<F>(ev, line)?.standing)?,
             }
         }
+        "dead_ball" => Action::DeadBall,
         "end_block" => Action::EndBlock,
         other => return Err(LineError::UnknownEvent(other.chars().take(40).collect())),
     })
@@ -676,6 +695,7 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     ball,
                     standing,
                     foul,
+                    later,
                 } => {
                     put("bowler", json!(bowler));
                     put("game", json!(game));
@@ -684,6 +704,16 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     put("standing", standing_json(*standing));
                     if let Some(f) = foul {
                         put("foul", json!(f));
+                    }
+                    if !later.is_empty() {
+                        let balls = later.iter().map(|l| {
+                            let mut b = json!({"standing": standing_json(l.standing)});
+                            if let Some(f) = l.foul {
+                                b["foul"] = json!(f);
+                            }
+                            b
+                        });
+                        put("later", balls.collect());
                     }
                 }
                 Action::Penalty { bowler, reason } => {
@@ -697,7 +727,7 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     }
                 }
                 Action::ManualPins { standing } => put("standing", standing_json(*standing)),
-                Action::EndBlock => {}
+                Action::DeadBall | Action::EndBlock => {}
             }
             if let Some(by) = &p.by {
                 put("by", json!(by));
@@ -1119,6 +1149,16 @@ mod tests {
                 ball: 2,
                 standing: seven_ten,
                 foul: Some(true),
+                later: vec![
+                    LaterBall {
+                        standing: PinSet::EMPTY,
+                        foul: None,
+                    },
+                    LaterBall {
+                        standing: seven_ten,
+                        foul: Some(false),
+                    },
+                ],
             },
             Action::Penalty {
                 bowler: "Anna K.".into(),
@@ -1131,6 +1171,7 @@ mod tests {
             Action::ManualPins {
                 standing: seven_ten,
             },
+            Action::DeadBall,
             Action::EndBlock,
         ];
         let events = sensors

@@ -380,6 +380,29 @@ impl Serialize for Report<'_> {
             }),
         )?;
         m.serialize_field(
+            "wrong_deck",
+            &lane.wrong_deck().map(|w| WrongDeckJson {
+                bowler: &lane.entries()[w.up.entry].bowler.name,
+                game: w.up.game,
+                frame: w.up.at.frame,
+                ball: w.up.at.ball,
+                deck: DeckJson::new(w.expected(), w.set),
+            }),
+        )?;
+        m.serialize_field(
+            "last_ball",
+            &lane.last_ball().map(|l| LastBallJson {
+                bowler: &lane.entries()[l.entry].bowler.name,
+                game: l.game,
+                frame: l.scored.at.frame,
+                ball: l.scored.at.ball,
+                wrong_deck: l
+                    .scored
+                    .wrong_deck
+                    .map(|set| DeckJson::new(l.scored.at.before, set)),
+            }),
+        )?;
+        m.serialize_field(
             "pinsetter",
             &PinsetterJson {
                 link: lane.link_up().map(|up| if up { "up" } else { "down" }),
@@ -550,11 +573,15 @@ struct BallJson<'a>(&'a ScoredBall);
 impl Serialize for BallJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let b = self.0;
-        let mut m = s.serialize_struct("Ball", 5)?;
+        let mut m = s.serialize_struct("Ball", 6)?;
         m.serialize_field("pinfall", &b.pinfall)?;
         m.serialize_field("standing", &pins(b.standing))?;
         m.serialize_field("foul", &b.foul)?;
         m.serialize_field("split", &b.split)?;
+        m.serialize_field(
+            "wrong_deck",
+            &b.wrong_deck.map(|set| DeckJson::new(b.at.before, set)),
+        )?;
         if let Some(side) = b.channel {
             m.serialize_field("channel", side.as_str())?;
         }
@@ -647,6 +674,49 @@ struct InPlayJson<'a> {
     ball: u8,
 }
 
+/// A deck set that is not the one the rules expect.
+#[derive(Serialize)]
+struct DeckJson {
+    expected: PinList,
+    set: PinList,
+    /// Expected, not set.
+    missing: PinList,
+    /// Set, not expected.
+    extra: PinList,
+}
+
+impl DeckJson {
+    fn new(expected: PinSet, set: PinSet) -> DeckJson {
+        DeckJson {
+            expected: pins(expected),
+            set: pins(set),
+            missing: pins(expected.without(set)),
+            extra: pins(set.without(expected)),
+        }
+    }
+}
+
+/// The deck set now for the ball up, when it is wrong.
+#[derive(Serialize)]
+struct WrongDeckJson<'a> {
+    bowler: &'a str,
+    game: u8,
+    frame: u8,
+    ball: u8,
+    #[serde(flatten)]
+    deck: DeckJson,
+}
+
+/// The ball a judge can declare dead.
+#[derive(Serialize)]
+struct LastBallJson<'a> {
+    bowler: &'a str,
+    game: u8,
+    frame: u8,
+    ball: u8,
+    wrong_deck: Option<DeckJson>,
+}
+
 #[derive(Serialize)]
 struct PinsetterJson<'a, P: Serialize> {
     link: Option<&'static str>,
@@ -682,14 +752,19 @@ struct BlockJson {
 
 // ----- the terminal score sheet -------------------------------------------
 
-/// A ball's symbol on a printed sheet: a split's count is circled.
+/// A ball's symbol on a printed sheet: a split's count is circled, and a
+/// ball bowled at a wrong deck is starred.
 fn sheet_symbol(b: &ScoredBall) -> String {
     const CIRCLED: [char; 10] = ['⓪', '①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧', '⑨'];
-    if b.split && !b.foul && (1..=9).contains(&b.pinfall) {
+    let mut symbol = if b.split && !b.foul && (1..=9).contains(&b.pinfall) {
         CIRCLED[usize::from(b.pinfall)].to_string()
     } else {
         b.mark().to_string()
+    };
+    if b.wrong_deck.is_some() {
+        symbol.push('*');
     }
+    symbol
 }
 
 fn time(t: Millis) -> String {
@@ -748,6 +823,17 @@ pub fn render_sheet(r: &Replay) -> String {
                 g.game, g.sheet.total
             );
             let _ = writeln!(out, "            {totals}|");
+            for f in &g.sheet.frames {
+                for b in &f.balls {
+                    if let Some(set) = b.wrong_deck {
+                        let _ = writeln!(
+                            out,
+                            "            * frame {} ball {} bowled at a wrong deck: set {set}, the rules' deck {}",
+                            f.number, b.at.ball, b.at.before
+                        );
+                    }
+                }
+            }
         }
         if !b.games.is_empty() {
             let _ = write!(out, "    series {}", b.series);

@@ -262,13 +262,16 @@ fn is_foul(c: &Conduct) -> bool {
     matches!(c.kind, ConductKind::Foul { .. })
 }
 
-fn recorded(t: Millis, standing: PinSet, corrected: bool) -> Ball {
+/// A ball as the lane records it: `deck` is the pinsetter's last READY
+/// before it, if one came.
+fn recorded(t: Millis, standing: PinSet, corrected: bool, deck: Option<PinSet>) -> Ball {
     Ball {
         t,
         standing,
         foul: false,
         channel: None,
         corrected,
+        deck,
     }
 }
 
@@ -280,6 +283,7 @@ fn correct(bowler: &str, frame: u8, ball: u8, standing: PinSet) -> Action {
         ball,
         standing,
         foul: None,
+        later: Vec::new(),
     }
 }
 
@@ -314,7 +318,12 @@ fn a_ball_without_a_pin_report_raises_the_alarm_at_the_timeout_and_a_late_report
     assert_eq!(refusals(&fx), []);
     assert_eq!(
         s.lane.entries()[0].games,
-        [vec![recorded(25_000, pins(&[7, 10]), false)]]
+        [vec![recorded(
+            25_000,
+            pins(&[7, 10]),
+            false,
+            Some(PinSet::FULL)
+        )]]
     );
     assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
@@ -335,7 +344,12 @@ fn a_judge_correction_for_the_ball_awaiting_its_pin_report_records_it() {
     assert_eq!(refusals(&fx), []);
     assert_eq!(
         s.lane.entries()[0].games,
-        [vec![recorded(21_000, pins(&[10]), true)]]
+        [vec![recorded(
+            21_000,
+            pins(&[10]),
+            true,
+            Some(PinSet::FULL)
+        )]]
     );
     assert_eq!(said(&fx), [words(&["10", "right_side"])]);
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
@@ -779,7 +793,7 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
     assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
     assert_eq!(
         s.lane.entries()[0].games,
-        [vec![recorded(10_000, pins(&[7, 10]), false)]]
+        [vec![recorded(10_000, pins(&[7, 10]), false, None)]]
     );
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
     assert_eq!(s.lane.up().unwrap().at.before, pins(&[7, 10]));

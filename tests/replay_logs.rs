@@ -107,6 +107,9 @@ logs!(
     game_cut_off,
     practice,
     bad_actions,
+    wrong_deck,
+    dead_ball,
+    late_foul,
 );
 
 #[test]
