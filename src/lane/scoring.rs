@@ -491,4 +491,22 @@ mod tests {
         assert_eq!(s.frames[0].balls[1].wrong_deck, Some(pins(&[4, 7])));
         assert_eq!(s.frames[0].balls[0].wrong_deck, None);
     }
+    /// Every deck the machine could set and every report after the first
+    /// ball: the ball is credited only with pins of that deck, and every
+    /// pin the deck lacks still stands for the rules.
+    #[test]
+    fn no_deck_and_no_report_credits_a_pin_the_machine_did_not_set() {
+        for deck in 0..1024 {
+            let deck = PinSet::from_bits(deck).unwrap();
+            let lacking = PinSet::FULL.without(deck);
+            for standing in 0..1024 {
+                let standing = PinSet::from_bits(standing).unwrap();
+                let (s, _) = roll(Position::START, &at_deck(standing, deck), true);
+                assert!(s.pinfall <= deck.len());
+                assert_eq!(s.standing.intersect(lacking), lacking);
+                assert_eq!(s.strike, deck == PinSet::FULL && standing.is_empty());
+                assert_eq!(s.wrong_deck.is_some(), deck != PinSet::FULL);
+            }
+        }
+    }
 }
