@@ -1535,6 +1535,12 @@ fn a_dead_ball_is_bowled_again_at_the_deck_before_it() {
     s.delivery(35_000, PinSet::EMPTY);
     assert_eq!(s.marks(0, 0), ["8/"]);
     assert_eq!(s.up(), Some((1, 1, 1, 1)));
+    // Once the block is over there is nothing to void.
+    s.ok(40_000, Action::EndBlock);
+    assert_eq!(
+        refusals(&s.judge(41_000, dead_ball())),
+        [Refusal::NoBlockOpen]
+    );
 }
 
 #[test]

@@ -1654,6 +1654,7 @@ impl Lane {
         by: Option<String>,
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
+        self.open_block().ok_or(Refusal::NoBlockOpen)?;
         if self.flight.started() {
             return Err(Refusal::BallUnderWay);
         }
