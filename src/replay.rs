@@ -944,4 +944,23 @@ mod tests {
         assert_eq!(report["errors_omitted"], 1000 - 2 * ISSUES_KEPT as u64);
         assert_eq!(report["errors"].as_array().unwrap().len(), 2 * ISSUES_KEPT);
     }
+    #[test]
+    fn the_text_sheet_stars_a_ball_bowled_at_a_wrong_deck_and_names_its_decks() {
+        let journal = include_str!("../tests/logs/wrong_deck.jsonl");
+        let replay = Replay::from_reader(journal.as_bytes()).unwrap();
+        let sheet = render_sheet(&replay);
+        assert!(sheet.contains("|8* / |"), "{sheet}");
+        assert!(sheet.contains("|F 2* |"), "{sheet}");
+        assert!(
+            sheet.contains(
+                "* frame 2 ball 1 bowled at a wrong deck: set 1-2-3-4-6-7-8-9-10, the rules' deck 1-2-3-4-5-6-7-8-9-10"
+            ),
+            "{sheet}"
+        );
+        assert!(
+            sheet.contains("* frame 4 ball 2 bowled at a wrong deck: set 4-7, the rules' deck 1-2-3-4-5-6-7-8-9-10"),
+            "{sheet}"
+        );
+        assert_eq!(sheet.matches("wrong deck").count(), 2, "{sheet}");
+    }
 }
