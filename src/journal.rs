@@ -1205,6 +1205,14 @@ mod tests {
             err(r#"{"t":1,"ev":"manual_pins","standing":[11]}"#).contains("pin 11 does not exist")
         );
         assert!(
+            err(r#"{"t":1,"ev":"correct","bowler":"A","game":1,"frame":1,"ball":1,"standing":[],"later":[{"standing":[0]}]}"#)
+                .contains("pin 0 does not exist")
+        );
+        assert!(
+            err(r#"{"t":1,"ev":"correct","bowler":"A","game":1,"frame":1,"ball":1,"standing":[],"later":[{}]}"#)
+                .contains("missing field `standing`")
+        );
+        assert!(
             err(r#"{"t":1,"ev":"lineup","bowlers":[{"name":"A","class":"B4"}]}"#)
                 .contains("lineup:")
         );
