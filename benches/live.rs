@@ -312,6 +312,7 @@ fn game_lines(rng: &mut Rng) -> Vec<(bool, Body)> {
             foul: false,
             channel: None,
             corrected: false,
+            deck: None,
         };
         at = roll(pos, &ball, true).1;
         out.push((true, Body::Pins(standing)));

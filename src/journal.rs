@@ -17,8 +17,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::lane::{
-    Action, Bowler, Class, Day, Event, Language, Millis, Panel, Pin, PinSet, Rules, Sensor, Side,
-    Stamped, Verbosity, Voice,
+    Action, Bowler, Class, Day, Event, Language, LaterBall, Millis, Panel, Pin, PinSet, Rules,
+    Sensor, Side, Stamped, Verbosity, Voice,
 };
 
 /// The format lanecall writes.
@@ -589,6 +589,11 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
         }
         "correct" => {
             #[derive(Deserialize)]
+            struct Later {
+                standing: Vec<u8>,
+                foul: Option<bool>,
+            }
+            #[derive(Deserialize)]
             struct F {
                 bowler: String,
                 game: u8,
@@ -596,8 +601,20 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 ball: u8,
                 standing: Vec<u8>,
                 foul: Option<bool>,
+                #[serde(default)]
+                later: Vec<Later>,
             }
             let f: F = fields(ev, line)?;
+            let later = f
+                .later
+                .iter()
+                .map(|l| {
+                    Ok(LaterBall {
+                        standing: pins(ev, &l.standing)?,
+                        foul: l.foul,
+                    })
+                })
+                .collect::<Result<_, LineError>>()?;
             Action::Correct {
                 bowler: f.bowler,
                 game: f.game,
@@ -605,6 +622,7 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 ball: f.ball,
                 standing: pins(ev, &f.standing)?,
                 foul: f.foul,
+                later,
             }
         }
         "penalty" => {
@@ -640,6 +658,7 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 standing: pins(ev, &fields::<F>(ev, line)?.standing)?,
             }
         }
+        "dead_ball" => Action::DeadBall,
         "end_block" => Action::EndBlock,
         other => return Err(LineError::UnknownEvent(other.chars().take(40).collect())),
     })
@@ -714,6 +733,7 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     ball,
                     standing,
                     foul,
+                    later,
                 } => {
                     put("bowler", json!(bowler));
                     put("game", json!(game));
@@ -722,6 +742,16 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     put("standing", standing_json(*standing));
                     if let Some(f) = foul {
                         put("foul", json!(f));
+                    }
+                    if !later.is_empty() {
+                        let balls = later.iter().map(|l| {
+                            let mut b = json!({"standing": standing_json(l.standing)});
+                            if let Some(f) = l.foul {
+                                b["foul"] = json!(f);
+                            }
+                            b
+                        });
+                        put("later", balls.collect());
                     }
                 }
                 Action::Penalty { bowler, reason } => {
@@ -735,7 +765,7 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     }
                 }
                 Action::ManualPins { standing } => put("standing", standing_json(*standing)),
-                Action::EndBlock => {}
+                Action::DeadBall | Action::EndBlock => {}
             }
             if let Some(by) = &p.by {
                 put("by", json!(by));
@@ -1173,6 +1203,16 @@ mod tests {
                 ball: 2,
                 standing: seven_ten,
                 foul: Some(true),
+                later: vec![
+                    LaterBall {
+                        standing: PinSet::EMPTY,
+                        foul: None,
+                    },
+                    LaterBall {
+                        standing: seven_ten,
+                        foul: Some(false),
+                    },
+                ],
             },
             Action::Penalty {
                 bowler: "Anna K.".into(),
@@ -1185,6 +1225,7 @@ mod tests {
             Action::ManualPins {
                 standing: seven_ten,
             },
+            Action::DeadBall,
             Action::EndBlock,
         ];
         let events = sensors
@@ -1216,6 +1257,14 @@ mod tests {
         );
         assert!(
             err(r#"{"t":1,"ev":"manual_pins","standing":[11]}"#).contains("pin 11 does not exist")
+        );
+        assert!(
+            err(r#"{"t":1,"ev":"correct","bowler":"A","game":1,"frame":1,"ball":1,"standing":[],"later":[{"standing":[0]}]}"#)
+                .contains("pin 0 does not exist")
+        );
+        assert!(
+            err(r#"{"t":1,"ev":"correct","bowler":"A","game":1,"frame":1,"ball":1,"standing":[],"later":[{}]}"#)
+                .contains("missing field `standing`")
         );
         assert!(
             err(r#"{"t":1,"ev":"lineup","bowlers":[{"name":"A","class":"B4"}]}"#)

@@ -395,6 +395,29 @@ impl Serialize for Report<'_> {
             }),
         )?;
         m.serialize_field(
+            "wrong_deck",
+            &lane.wrong_deck().map(|w| WrongDeckJson {
+                bowler: &lane.entries()[w.up.entry].bowler.name,
+                game: w.up.game,
+                frame: w.up.at.frame,
+                ball: w.up.at.ball,
+                deck: DeckJson::new(w.expected(), w.set),
+            }),
+        )?;
+        m.serialize_field(
+            "last_ball",
+            &lane.last_ball().map(|l| LastBallJson {
+                bowler: &lane.entries()[l.entry].bowler.name,
+                game: l.game,
+                frame: l.scored.at.frame,
+                ball: l.scored.at.ball,
+                wrong_deck: l
+                    .scored
+                    .wrong_deck
+                    .map(|set| DeckJson::new(l.scored.at.before, set)),
+            }),
+        )?;
+        m.serialize_field(
             "pinsetter",
             &PinsetterJson {
                 link: lane.link_up().map(|up| if up { "up" } else { "down" }),
@@ -570,11 +593,15 @@ struct BallJson<'a>(&'a ScoredBall);
 impl Serialize for BallJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let b = self.0;
-        let mut m = s.serialize_struct("Ball", 5)?;
+        let mut m = s.serialize_struct("Ball", 6)?;
         m.serialize_field("pinfall", &b.pinfall)?;
         m.serialize_field("standing", &pins(b.standing))?;
         m.serialize_field("foul", &b.foul)?;
         m.serialize_field("split", &b.split)?;
+        m.serialize_field(
+            "wrong_deck",
+            &b.wrong_deck.map(|set| DeckJson::new(b.at.before, set)),
+        )?;
         if let Some(side) = b.channel {
             m.serialize_field("channel", side.as_str())?;
         }
@@ -670,6 +697,49 @@ struct InPlayJson<'a> {
     ball: u8,
 }
 
+/// A deck set that is not the one the rules expect.
+#[derive(Serialize)]
+struct DeckJson {
+    expected: PinList,
+    set: PinList,
+    /// Expected, not set.
+    missing: PinList,
+    /// Set, not expected.
+    extra: PinList,
+}
+
+impl DeckJson {
+    fn new(expected: PinSet, set: PinSet) -> DeckJson {
+        DeckJson {
+            expected: pins(expected),
+            set: pins(set),
+            missing: pins(expected.without(set)),
+            extra: pins(set.without(expected)),
+        }
+    }
+}
+
+/// The deck set now for the ball up, when it is wrong.
+#[derive(Serialize)]
+struct WrongDeckJson<'a> {
+    bowler: &'a str,
+    game: u8,
+    frame: u8,
+    ball: u8,
+    #[serde(flatten)]
+    deck: DeckJson,
+}
+
+/// The ball a judge can declare dead.
+#[derive(Serialize)]
+struct LastBallJson<'a> {
+    bowler: &'a str,
+    game: u8,
+    frame: u8,
+    ball: u8,
+    wrong_deck: Option<DeckJson>,
+}
+
 #[derive(Serialize)]
 struct PinsetterJson<'a, P: Serialize> {
     link: Option<&'static str>,
@@ -707,14 +777,19 @@ struct BlockJson {
 
 // ----- the terminal score sheet -------------------------------------------
 
-/// A ball's symbol on a printed sheet: a split's count is circled.
+/// A ball's symbol on a printed sheet: a split's count is circled, and a
+/// ball bowled at a wrong deck is starred.
 fn sheet_symbol(b: &ScoredBall) -> String {
     const CIRCLED: [char; 10] = ['⓪', '①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧', '⑨'];
-    if b.split && !b.foul && (1..=9).contains(&b.pinfall) {
+    let mut symbol = if b.split && !b.foul && (1..=9).contains(&b.pinfall) {
         CIRCLED[usize::from(b.pinfall)].to_string()
     } else {
         b.mark().to_string()
+    };
+    if b.wrong_deck.is_some() {
+        symbol.push('*');
     }
+    symbol
 }
 
 fn time(t: Millis) -> String {
@@ -790,6 +865,17 @@ fn sheet(r: &Replay, with_issues: bool) -> String {
                 g.game, g.sheet.total
             );
             let _ = writeln!(out, "            {totals}|");
+            for f in &g.sheet.frames {
+                for b in &f.balls {
+                    if let Some(set) = b.wrong_deck {
+                        let _ = writeln!(
+                            out,
+                            "            * frame {} ball {} bowled at a wrong deck: set {set}, the rules' deck {}",
+                            f.number, b.at.ball, b.at.before
+                        );
+                    }
+                }
+            }
         }
         if !b.games.is_empty() {
             let _ = write!(out, "    series {}", b.series);
@@ -934,5 +1020,25 @@ mod tests {
         assert!(sheet.contains("\nBlock 2 (1 game)\n"), "{sheet}");
         assert!(sheet.contains("\nBlock 3 (1 game)\n"), "{sheet}");
         assert!(!sheet.contains("Block 1"), "{sheet}");
+    }
+
+    #[test]
+    fn the_text_sheet_stars_a_ball_bowled_at_a_wrong_deck_and_names_its_decks() {
+        let journal = include_str!("../tests/logs/wrong_deck.jsonl");
+        let replay = Replay::from_reader(journal.as_bytes()).unwrap();
+        let sheet = render_sheet(&replay);
+        assert!(sheet.contains("|8* / |"), "{sheet}");
+        assert!(sheet.contains("|F 2* |"), "{sheet}");
+        assert!(
+            sheet.contains(
+                "* frame 2 ball 1 bowled at a wrong deck: set 1-2-3-4-6-7-8-9-10, the rules' deck 1-2-3-4-5-6-7-8-9-10"
+            ),
+            "{sheet}"
+        );
+        assert!(
+            sheet.contains("* frame 4 ball 2 bowled at a wrong deck: set 4-7, the rules' deck 1-2-3-4-5-6-7-8-9-10"),
+            "{sheet}"
+        );
+        assert_eq!(sheet.matches("wrong deck").count(), 2, "{sheet}");
     }
 }

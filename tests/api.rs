@@ -1115,3 +1115,143 @@ async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
     .await;
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
 }
+
+// ----- a dead ball, through the real lane thread ------------------------------
+
+/// The outputs the lane switched, as the relays would see them.
+#[derive(Clone, Default)]
+struct Relays(Arc<Mutex<Vec<(lanecall::lane::Output, lanecall::lane::Switch)>>>);
+
+impl lanecall::daemon::OutputSink for Relays {
+    fn set(&mut self, output: lanecall::lane::Output, switch: lanecall::lane::Switch) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push((output, switch));
+        }
+    }
+}
+
+struct Quiet;
+
+impl lanecall::daemon::CalloutSink for Quiet {
+    fn say(&mut self, _: &lanecall::lane::Callout, _: Option<&lanecall::lane::Bowler>) {}
+}
+
+/// Polls the lane's snapshot for up to 10 s until `cond` holds.
+async fn lane_until(app: &Router, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..1000 {
+        let lane = json_of(send(app, get("/api/lane", None)).await).await;
+        if cond(&lane) {
+            return lane;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the lane never showed {what}");
+}
+
+#[tokio::test]
+async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
+    use lanecall::daemon::{Core, CoreSettings, Input};
+    use lanecall::lane::{Output, PinSet, Sensor, Switch};
+    use lanecall::pinsetter::{Body, Message, format_line};
+
+    let dir = std::env::temp_dir().join(format!("lanecall-api-dead-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let relays = Relays::default();
+    let settings = CoreSettings {
+        state_dir: dir.clone(),
+        lane: 7,
+        rules: lanecall::lane::Rules {
+            min_cycle_ms: 0,
+            ..Default::default()
+        },
+        speed: 1.0,
+        mirror: None,
+        language: lanecall::lane::Language::Ru,
+    };
+    let (core, snapshots) =
+        Core::start(settings, Box::new(relays.clone()), Box::new(Quiet)).expect("the lane starts");
+    let journal = core.journal_path().to_owned();
+    let (inputs, rx) = lanecall::inputs::channel(64);
+    let sensors = inputs.clone();
+    let thread = std::thread::spawn(move || core.run(rx));
+    let app = router(ApiState {
+        inputs,
+        lane: snapshots,
+        cookie_key: key(),
+        auth: AuthSettings::with_pin_hash(PIN_HASH),
+        journal_dir: None,
+        live_views: 64,
+    });
+    let cookie = log_in(&app, "Judge Orlova").await;
+    let lineup = r#"{"ev":"lineup","bowlers":[{"name":"Pavel Orlov","class":"B2"}]}"#;
+    assert_eq!(act(&app, &cookie, lineup).await.0, StatusCode::OK);
+    let start = r#"{"ev":"start_block","games":1}"#;
+    assert_eq!(act(&app, &cookie, start).await.0, StatusCode::OK);
+
+    // Nothing bowled yet: refused, with the lane's reason.
+    let (status, body) = act(&app, &cookie, r#"{"ev":"dead_ball"}"#).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(
+        body["error"],
+        "no ball to declare dead: none recorded in the open block since it started, since the last dead ball or since a substitution"
+    );
+
+    // A rack missing the 8, bowled anyway: the 10 stays, 8 pins count.
+    let mut seq = 0;
+    let mut line = |body| {
+        let l = format_line(&Message { seq, body });
+        seq += 1;
+        Input::now(Sensor::Serial { line: l })
+    };
+    let no_eight = PinSet::from_mask("1111111011").unwrap();
+    let ten = PinSet::from_mask("0000000001").unwrap();
+    sensors.send(line(Body::Ready(no_eight))).await.unwrap();
+    let lane = lane_until(&app, "the deck named wrong", |l| !l["wrong_deck"].is_null()).await;
+    assert_eq!(lane["wrong_deck"]["missing"], json!([8]));
+    sensors.send(line(Body::Pins(ten))).await.unwrap();
+    sensors.send(line(Body::Ready(ten))).await.unwrap();
+    let lane = lane_until(&app, "the ball", |l| !l["last_ball"].is_null()).await;
+    let frame = &lane["bowlers"][0]["games"][0]["frames"][0];
+    assert_eq!(frame["balls"][0]["pinfall"], 8);
+    assert_eq!(
+        frame["balls"][0]["wrong_deck"]["set"],
+        json!([1, 2, 3, 4, 5, 6, 7, 9, 10])
+    );
+    assert_eq!(lane["last_ball"]["frame"], 1);
+    assert_eq!(lane["up"]["ball"], 2);
+
+    let (status, body) = act(&app, &cookie, r#"{"ev":"dead_ball"}"#).await;
+    assert_eq!((status, body), (StatusCode::OK, json!({"ok": true})));
+    let lane = lane_until(&app, "the ball gone", |l| l["last_ball"].is_null()).await;
+    assert_eq!(lane["bowlers"][0]["games"], json!([]));
+    assert_eq!(
+        lane["up"],
+        json!({"bowler": "Pavel Orlov", "game": 1, "frame": 1, "ball": 1, "standing": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]})
+    );
+    let dead = lane["conduct"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(dead["kind"], "dead_ball");
+    assert_eq!(dead["by"], "Judge Orlova");
+    // The machine had set the 10 for a second ball: it is asked for a full
+    // rack, and until it sets one the deck is named wrong.
+    assert_eq!(lane["wrong_deck"]["extra"], json!([]));
+    assert_eq!(lane["wrong_deck"]["set"], json!([10]));
+    assert!(
+        relays
+            .0
+            .lock()
+            .unwrap()
+            .contains(&(Output::PinsetterReset, Switch::Pulse))
+    );
+    // Both actions are in the journal, the refused one too.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(text.matches(r#""ev":"dead_ball""#).count(), 2, "{text}");
+    assert!(
+        text.contains(r#""by":"Judge Orlova","ev":"dead_ball""#),
+        "{text}"
+    );
+
+    sensors.send(Input::Shutdown).await.unwrap();
+    thread.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

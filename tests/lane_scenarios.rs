@@ -10,8 +10,9 @@
 use lanecall::journal::Header;
 use lanecall::lane::scoring::{self, Ball, Sheet};
 use lanecall::lane::{
-    Action, Bowler, Class, Conduct, ConductKind, Effect, Event, FoulMode, Lane, Level, Millis,
-    Output, OutputChange, Panel, Pin, PinSet, Refusal, Rules, Sensor, Side, Stamped, Switch,
+    Action, Bowler, Class, Conduct, ConductKind, Effect, Event, FoulMode, Lane, LaterBall, Level,
+    Millis, Output, OutputChange, Panel, Pin, PinSet, Refusal, Rules, Sensor, Side, Stamped,
+    Switch,
 };
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::replay::Replay;
@@ -262,13 +263,16 @@ fn is_foul(c: &Conduct) -> bool {
     matches!(c.kind, ConductKind::Foul { .. })
 }
 
-fn recorded(t: Millis, standing: PinSet, corrected: bool) -> Ball {
+/// A ball as the lane records it: `deck` is the pinsetter's last READY
+/// before it, if one came.
+fn recorded(t: Millis, standing: PinSet, corrected: bool, deck: Option<PinSet>) -> Ball {
     Ball {
         t,
         standing,
         foul: false,
         channel: None,
         corrected,
+        deck,
     }
 }
 
@@ -280,6 +284,7 @@ fn correct(bowler: &str, frame: u8, ball: u8, standing: PinSet) -> Action {
         ball,
         standing,
         foul: None,
+        later: Vec::new(),
     }
 }
 
@@ -314,7 +319,12 @@ fn a_ball_without_a_pin_report_raises_the_alarm_at_the_timeout_and_a_late_report
     assert_eq!(refusals(&fx), []);
     assert_eq!(
         s.lane.entries()[0].games,
-        [vec![recorded(25_000, pins(&[7, 10]), false)]]
+        [vec![recorded(
+            25_000,
+            pins(&[7, 10]),
+            false,
+            Some(PinSet::FULL)
+        )]]
     );
     assert_eq!(said(&fx), [words(&["7", "10"])]); // no "split" in competition
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
@@ -335,7 +345,12 @@ fn a_judge_correction_for_the_ball_awaiting_its_pin_report_records_it() {
     assert_eq!(refusals(&fx), []);
     assert_eq!(
         s.lane.entries()[0].games,
-        [vec![recorded(21_000, pins(&[10]), true)]]
+        [vec![recorded(
+            21_000,
+            pins(&[10]),
+            true,
+            Some(PinSet::FULL)
+        )]]
     );
     assert_eq!(said(&fx), [words(&["10", "right_side"])]);
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
@@ -780,7 +795,7 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
     assert_eq!(said(&fx), [words(&["7", "10"])]); // no "split" in competition
     assert_eq!(
         s.lane.entries()[0].games,
-        [vec![recorded(10_000, pins(&[7, 10]), false)]]
+        [vec![recorded(10_000, pins(&[7, 10]), false, None)]]
     );
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
     assert_eq!(s.lane.up().unwrap().at.before, pins(&[7, 10]));
@@ -1766,4 +1781,229 @@ fn a_header_day_with_an_absurd_block_count_replays_without_a_panic() {
     let bad = r#"{"journal":"lanecall","version":1,"lane":7,"day":{"blocks":"two"}}"#;
     let err = Header::parse(bad).expect_err("a bad day");
     assert!(err.to_string().contains("day"), "{err}");
+}
+
+// ----- the deck set, dead balls, late fouls ----------------------------------
+
+#[test]
+fn a_wrong_deck_is_named_at_once_and_the_slow_clock_waits_until_it_is_set_right() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, PinSet::EMPTY);
+    // Frame 2's rack: the machine knocked the 5 down while setting it.
+    let no_five = PinSet::FULL.without(pins(&[5]));
+    s.ready(8_000, no_five);
+    let wrong = s.lane.wrong_deck().expect("the deck is wrong");
+    assert_eq!((wrong.up.at.frame, wrong.up.at.ball), (2, 1));
+    assert_eq!(wrong.expected(), PinSet::FULL);
+    assert_eq!(wrong.set, no_five);
+    assert_eq!(wrong.missing(), pins(&[5]));
+    assert_eq!(wrong.extra(), PinSet::EMPTY);
+    // The clock stands while the judge has the machine re-rack: 90 s,
+    // past the 60 s limit, and no flag.
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, false)));
+    assert_eq!(s.lane.poll_deadline(), None);
+    assert_eq!(s.tick(98_000), []);
+    s.ready(98_000, PinSet::FULL);
+    assert_eq!(s.lane.wrong_deck(), None);
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
+    assert_eq!(s.lane.poll_deadline(), Some(158_001));
+    assert!(s.lane.conduct().is_empty());
+}
+
+#[test]
+fn a_ball_bowled_at_a_wrong_deck_counts_only_the_pins_it_knocked_down() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    // The 1-pin is missing from the rack and the ball takes all the rest:
+    // 9, not a strike; the head pin is the second ball's.
+    s.ready(1_000, PinSet::FULL.without(pins(&[1])));
+    let fx = s.delivery(5_000, PinSet::EMPTY);
+    assert_eq!(refusals(&fx), []);
+    assert_eq!(s.marks(0, 0), ["9"]);
+    assert_eq!(s.lane.up().unwrap().at.before, pins(&[1]));
+    let last = s.lane.last_ball().expect("a ball to declare dead");
+    assert_eq!(
+        last.scored.wrong_deck,
+        Some(PinSet::FULL.without(pins(&[1])))
+    );
+    // The pinsetter, which saw nothing standing, sets a full rack: wrong
+    // again (the rules want the head pin alone).
+    s.ready(8_000, PinSet::FULL);
+    assert_eq!(
+        s.lane.wrong_deck().unwrap().extra(),
+        PinSet::FULL.without(pins(&[1]))
+    );
+}
+
+fn dead_ball() -> Action {
+    Action::DeadBall
+}
+
+#[test]
+fn a_dead_ball_is_bowled_again_at_the_deck_before_it() {
+    let mut s = Sim::start(
+        Rules::default(),
+        &[("Anna", Class::B3), ("Boris", Class::B3)],
+        1,
+    );
+    assert_eq!(
+        refusals(&s.judge(500, dead_ball())),
+        [Refusal::NoBallToVoid]
+    );
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7, 10]));
+    s.ready(8_000, pins(&[7, 10]));
+    s.delivery(15_000, pins(&[10]));
+    // Boris is up at a full rack; Anna's second ball is declared dead.
+    s.ready(18_000, PinSet::FULL);
+    assert_eq!(s.up(), Some((1, 1, 1, 1)));
+    let fx = s.ok(19_000, dead_ball());
+    assert_eq!(s.up(), Some((0, 1, 1, 2)));
+    assert_eq!(s.marks(0, 0), ["8"]);
+    // No output sets a 7-10: the panel shows the deck wrong until the
+    // machine respots it, and the clock (Anna's now) waits.
+    assert_eq!(outputs(&fx), []);
+    let c = conducts(&fx);
+    assert_eq!(
+        c[0].kind,
+        ConductKind::DeadBall {
+            game: 1,
+            frame: 1,
+            ball: 2,
+            deck: vec![7, 10],
+            by: Some(JUDGE.to_owned())
+        }
+    );
+    assert_eq!(
+        s.lane.wrong_deck().unwrap().extra(),
+        PinSet::FULL.without(pins(&[7, 10]))
+    );
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, false)));
+    // Only the last ball can be dead, once.
+    assert_eq!(
+        refusals(&s.judge(20_000, dead_ball())),
+        [Refusal::NoBallToVoid]
+    );
+    s.ready(30_000, pins(&[7, 10]));
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
+    s.delivery(35_000, PinSet::EMPTY);
+    assert_eq!(s.marks(0, 0), ["8/"]);
+    assert_eq!(s.up(), Some((1, 1, 1, 1)));
+    // Once the block is over there is nothing to void.
+    s.ok(40_000, Action::EndBlock);
+    assert_eq!(
+        refusals(&s.judge(41_000, dead_ball())),
+        [Refusal::NoBlockOpen]
+    );
+}
+
+#[test]
+fn a_dead_first_ball_asks_for_a_full_rack_and_takes_its_foul_with_it() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    // A foul on the first ball, then the ball is declared dead before the
+    // pinsetter has set anything.
+    s.beam(2_000, true);
+    s.beam(2_040, false);
+    s.beam(2_500, true);
+    s.tick(2_700);
+    s.beam(3_000, false);
+    // The ball detector fired: the ball is under way, not yet recorded.
+    s.ball(4_500);
+    assert_eq!(
+        refusals(&s.judge(4_700, dead_ball())),
+        [Refusal::BallUnderWay]
+    );
+    let fx = s.report(5_000, pins(&[4, 7]));
+    assert_eq!(s.marks(0, 0), ["F"]);
+    assert!(outputs(&fx).contains(&out(5_000, Output::PinsetterReset, Switch::Pulse)));
+    s.tick(6_000);
+    // No READY since the ball: the pinsetter is asked for a full rack.
+    let fx = s.ok(7_000, dead_ball());
+    assert_eq!(
+        outputs(&fx),
+        [out(7_000, Output::PinsetterReset, Switch::Pulse)]
+    );
+    assert!(s.lane.entries()[0].games.is_empty(), "the game has no ball");
+    assert_eq!(s.up(), Some((0, 1, 1, 1)));
+    let foul = s.lane.conduct().iter().find(|c| is_foul(c)).unwrap();
+    assert!(matches!(
+        foul.kind,
+        ConductKind::Foul {
+            withdrawn: true,
+            ..
+        }
+    ));
+    // The rack comes: the lane is ready and the clock runs.
+    s.ready(10_000, PinSet::FULL);
+    assert_eq!(s.lane.wrong_deck(), None);
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
+}
+
+fn correct_foul(frame: u8, ball: u8, standing: PinSet, foul: bool, later: &[PinSet]) -> Action {
+    Action::Correct {
+        bowler: "Anna".to_owned(),
+        game: 1,
+        frame,
+        ball,
+        standing,
+        foul: Some(foul),
+        later: later
+            .iter()
+            .map(|&standing| LaterBall {
+                standing,
+                foul: None,
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn a_foul_is_called_only_until_a_later_ball_is_bowled_at_the_deck_it_left() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.bowl(1_000, pins(&[7]));
+    // Before the second ball the judge may still call it.
+    let before = s.lane.clone();
+    s.ok(7_000, correct_foul(1, 1, pins(&[7]), true, &[]));
+    assert_eq!(s.marks(0, 0), ["F"]);
+    assert_eq!(s.lane.up().unwrap().at.before, PinSet::FULL);
+    s.lane = before;
+    s.bowl(10_000, PinSet::EMPTY);
+    assert_eq!(s.marks(0, 0), ["9/"]);
+    let snapshot = s.snapshot_after_time(20_000);
+    let fx = s.judge(20_000, correct_foul(1, 1, pins(&[7]), true, &[]));
+    assert_eq!(
+        refusals(&fx),
+        [Refusal::FoulTooLate {
+            bowler: "Anna".into(),
+            frame: 1,
+            ball: 1,
+            later_frame: 1,
+            later_ball: 2
+        }]
+    );
+    assert_eq!(s.snapshot(), snapshot, "nothing changed");
+    // More later balls than were bowled.
+    let fx = s.judge(
+        20_000,
+        correct_foul(1, 1, pins(&[7]), true, &[PinSet::EMPTY; 2]),
+    );
+    assert!(matches!(
+        refusals(&fx)[..],
+        [Refusal::TooManyLater {
+            recorded: 1,
+            given: 2,
+            ..
+        }]
+    ));
+    // With the second ball re-entered (the judge rules it took all ten at
+    // the respotted rack) the foul is called: F/.
+    s.ok(
+        21_000,
+        correct_foul(1, 1, pins(&[7]), true, &[PinSet::EMPTY]),
+    );
+    assert_eq!(s.marks(0, 0), ["F/"]);
+    let sheet = s.sheet(0, 0);
+    assert_eq!(sheet.frames[0].balls[1].pinfall, 10);
+    assert!(s.lane.conduct().iter().any(is_foul));
 }

@@ -24,6 +24,7 @@ fn balls() -> impl Strategy<Value = Vec<Ball>> {
                 foul,
                 channel: None::<Side>,
                 corrected: false,
+                deck: None,
             })
             .collect()
     })

@@ -112,6 +112,9 @@ logs!(
     after_block,
     block_numbers,
     speaker_extras,
+    wrong_deck,
+    dead_ball,
+    late_foul,
 );
 
 #[test]

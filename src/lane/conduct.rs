@@ -67,6 +67,16 @@ pub enum ConductKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         by: Option<String>,
     },
+    /// A judge declared a ball dead: it does not count and is bowled again
+    /// at `deck`, the pins the rules had standing before it.
+    DeadBall {
+        game: u8,
+        frame: u8,
+        ball: u8,
+        deck: Vec<u8>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+    },
 }
 
 impl std::fmt::Display for ConductKind {
@@ -124,6 +134,20 @@ impl std::fmt::Display for ConductKind {
             ConductKind::Penalty { reason, by } => {
                 write!(f, "penalty: {reason}")?;
                 by.as_ref().map_or(Ok(()), |by| write!(f, " ({by})"))
+            }
+            ConductKind::DeadBall {
+                game,
+                frame,
+                ball,
+                deck,
+                by,
+            } => {
+                write!(f, "dead ball in game {game}, frame {frame}, ball {ball}")?;
+                if let Some(by) = by {
+                    write!(f, ", declared by {by}")?;
+                }
+                let pins: Vec<String> = deck.iter().map(u8::to_string).collect();
+                write!(f, "; bowled again at {}", pins.join("-"))
             }
         }
     }

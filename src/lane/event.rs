@@ -161,6 +161,11 @@ pub enum Action {
         standing: PinSet,
         /// `None` keeps the ball's foul as recorded.
         foul: Option<bool>,
+        /// The balls after it in the same game, re-entered by the judge in
+        /// order from the next one (empty: they stay as recorded). A foul
+        /// called or withdrawn after a later ball was bowled at the deck
+        /// the ball left needs those balls re-entered (rules.md).
+        later: Vec<LaterBall>,
     },
     Penalty {
         bowler: String,
@@ -173,7 +178,19 @@ pub enum Action {
     ManualPins {
         standing: PinSet,
     },
+    /// A judge declares the last ball dead: it does not count and is
+    /// bowled again at the deck it was bowled at by the rules.
+    DeadBall,
     EndBlock,
+}
+
+/// A later ball re-entered with a correction: what stood after it, as the
+/// rules count it (against the deck the rules expect), and its foul.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaterBall {
+    pub standing: PinSet,
+    /// `None` keeps the ball's foul as recorded.
+    pub foul: Option<bool>,
 }
 
 impl Action {
@@ -190,6 +207,7 @@ impl Action {
             Action::Penalty { .. } => "penalty",
             Action::Hold { .. } => "hold",
             Action::ManualPins { .. } => "manual_pins",
+            Action::DeadBall => "dead_ball",
             Action::EndBlock => "end_block",
         }
     }

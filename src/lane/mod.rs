@@ -23,7 +23,8 @@ use crate::pinsetter::{self, Body, Sequencer, Verdict};
 pub use callout::{BallResult, Said, Word, Words};
 pub use conduct::{Conduct, ConductKind, Level};
 pub use event::{
-    Action, Bowler, Class, Event, Language, Millis, Panel, Sensor, Stamped, Verbosity, Voice,
+    Action, Bowler, Class, Event, Language, LaterBall, Millis, Panel, Sensor, Stamped, Verbosity,
+    Voice,
 };
 pub use pins::{Pin, PinSet, Side};
 pub use rules::{FoulMode, Rules};
@@ -145,6 +146,35 @@ pub enum Refusal {
         "correcting frame {frame} ball {ball} of {bowler} would move later balls to other frames: correct the later balls first"
     )]
     CorrectionReshapes { bowler: String, frame: u8, ball: u8 },
+    #[error(
+        "the foul on frame {frame} ball {ball} of {bowler} can no longer be called or withdrawn: frame {later_frame} ball {later_ball} was bowled at the deck it left (a foul stands or falls before the next delivery); to change it, re-enter the later balls with the correction (\"later\")"
+    )]
+    FoulTooLate {
+        bowler: String,
+        frame: u8,
+        ball: u8,
+        later_frame: u8,
+        later_ball: u8,
+    },
+    #[error(
+        "{bowler} has {recorded} ball(s) after frame {frame} ball {ball} in game {game}, not the {given} re-entered"
+    )]
+    TooManyLater {
+        bowler: String,
+        game: u8,
+        frame: u8,
+        ball: u8,
+        recorded: usize,
+        given: usize,
+    },
+    #[error(
+        "no ball to declare dead: none recorded in the open block since it started, since the last dead ball or since a substitution"
+    )]
+    NoBallToVoid,
+    #[error(
+        "a ball is under way: wait for its pin report (or enter its pins), then declare it dead"
+    )]
+    BallUnderWay,
     #[error("the lane is already held")]
     AlreadyHeld,
     #[error("the lane is not held")]
@@ -363,6 +393,9 @@ pub enum Pause {
     PinsetterFault,
     /// The bowler's blindfold is being adjusted or checked.
     Blindfold,
+    /// The deck set is not the one the rules expect for the ball up
+    /// ([`Lane::wrong_deck`]): the machine re-racks or respots first.
+    WrongDeck,
 }
 
 /// A judge's hold.
@@ -408,6 +441,39 @@ pub struct Up {
     pub entry: usize,
     pub game: u8,
     pub at: Position,
+}
+
+/// The deck set for the ball up when it is not the one the rules expect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WrongDeck {
+    pub up: Up,
+    /// What the pinsetter set (its last `READY`).
+    pub set: PinSet,
+}
+
+impl WrongDeck {
+    /// The deck the rules expect for the ball up.
+    pub fn expected(&self) -> PinSet {
+        self.up.at.before
+    }
+    /// Pins the rules have standing that the machine did not set.
+    pub fn missing(&self) -> PinSet {
+        self.expected().without(self.set)
+    }
+    /// Pins the machine set that the rules have down.
+    pub fn extra(&self) -> PinSet {
+        self.set.without(self.expected())
+    }
+}
+
+/// The last ball recorded in the open block: the one a judge can declare
+/// dead.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LastBall {
+    pub entry: usize,
+    /// The block's game number.
+    pub game: u8,
+    pub scored: ScoredBall,
 }
 
 /// A recorded ball whose foul can still be called.
@@ -494,6 +560,12 @@ pub struct Lane {
     fault: Option<String>,
     /// The pins on the deck at the pinsetter's last READY.
     deck: Option<PinSet>,
+    /// The deck set for the ball awaited: the last READY, until a ball
+    /// takes it. Pinfall is counted against it.
+    ready_deck: Option<PinSet>,
+    /// The last ball recorded in the open block (entry, game index), while
+    /// a judge may still declare it dead.
+    last_ball: Option<(usize, usize)>,
     /// The pinsetter's last accepted PINS: when and what stood.
     last_pins: Option<(Millis, PinSet)>,
     /// A PINS was accepted and no READY (nor anything standing for one)
@@ -531,6 +603,8 @@ impl Lane {
             link_up: None,
             fault: None,
             deck: None,
+            ready_deck: None,
+            last_ball: None,
             last_pins: None,
             awaiting_ready: false,
             beam: Beam::default(),
@@ -713,6 +787,9 @@ impl Lane {
         if entry.is_some_and(|e| !self.blindfold_ok(&self.entries[e].bowler)) {
             return Some(Pause::Blindfold);
         }
+        if self.deck_wrong() {
+            return Some(Pause::WrongDeck);
+        }
         None
     }
 
@@ -724,6 +801,35 @@ impl Lane {
             return false;
         }
         self.deck.is_some() || (self.last_pins.is_none() && self.link_up != Some(true))
+    }
+
+    /// The deck is not the one the rules expect for the ball up: the judge
+    /// has the machine re-rack or respot, and the slow-bowling clock waits.
+    fn deck_wrong(&self) -> bool {
+        self.wrong_deck().is_some()
+    }
+
+    /// The deck set for the ball up, when the pinsetter said what it set
+    /// and that is not what the rules expect (a pin the machine knocked
+    /// down while setting, a respot that did not happen after a foul, a
+    /// full rack missing a pin).
+    pub fn wrong_deck(&self) -> Option<WrongDeck> {
+        let set = self.ready_deck?;
+        let up = self.up()?;
+        (set != up.at.before).then_some(WrongDeck { up, set })
+    }
+
+    /// The ball a judge can declare dead now.
+    pub fn last_ball(&self) -> Option<LastBall> {
+        let (e, g) = self.last_ball?;
+        let entry = &self.entries[e];
+        let balls = entry.games.get(g)?;
+        let (scored, _) = scoring::walk(balls, self.rules.fouls_count());
+        Some(LastBall {
+            entry: e,
+            game: entry.game_number(g),
+            scored: *scored.last()?,
+        })
     }
 
     fn blindfold_ok(&self, bowler: &Bowler) -> bool {
@@ -932,6 +1038,7 @@ impl Lane {
 
     fn pinsetter_ready(&mut self, t: Millis, deck: PinSet) {
         self.deck = Some(deck);
+        self.ready_deck = Some(deck);
         self.awaiting_ready = false;
         self.fault = None;
         self.window = None;
@@ -1054,6 +1161,7 @@ impl Lane {
             foul: foul.unwrap_or(flight.foul_at.is_some()),
             channel: flight.channel,
             corrected,
+            deck: self.ready_deck.take(),
         };
         let (target, scored, bowler) = match self.up() {
             Some(up) => {
@@ -1070,6 +1178,7 @@ impl Lane {
                     game,
                     ball: entry.games[game].len() - 1,
                 };
+                self.last_ball = Some((up.entry, game));
                 let release = flight.release.unwrap_or(t);
                 if !self.blindfold_ok_at(&self.entries[up.entry].bowler, release) {
                     let name = self.entries[up.entry].bowler.name.clone();
@@ -1082,7 +1191,12 @@ impl Lane {
                 (target, scored, Some(up.entry))
             }
             None => {
-                let at = self.practice_at;
+                // Practice has no rules to expect a deck: it is bowled at
+                // whatever the machine set.
+                let at = Position {
+                    before: ball.deck.unwrap_or(self.practice_at.before),
+                    ..self.practice_at
+                };
                 let (scored, next) = scoring::roll(at, &ball, true);
                 self.practice_at = next
                     .filter(|n| n.frame == at.frame)
@@ -1423,7 +1537,15 @@ impl Lane {
                 ball,
                 standing,
                 foul,
-            } => self.correct(t, bowler, (*game, *frame, *ball), *standing, *foul, by, out),
+                later,
+            } => {
+                let fix = Fix {
+                    standing: *standing,
+                    foul: *foul,
+                    later,
+                };
+                self.correct(t, bowler, (*game, *frame, *ball), fix, by, out)
+            }
             Action::Penalty { bowler, reason } => {
                 if !self.on_lane(bowler) {
                     return Err(Refusal::UnknownBowler(bowler.clone()));
@@ -1462,6 +1584,7 @@ impl Lane {
                 self.start_clock(t, true);
                 Ok(())
             }
+            Action::DeadBall => self.dead_ball(t, by, out),
             Action::EndBlock => self.end_block(t, out),
         }
     }
@@ -1501,6 +1624,7 @@ impl Lane {
             self.entries
                 .push(Entry::new(bowler, number, i as u8 + 1, 1));
         }
+        self.last_ball = None;
         self.blocks.push(Block {
             number,
             games,
@@ -1529,6 +1653,7 @@ impl Lane {
             self.output(t, Output::PinsetterReset, Switch::Pulse, out);
         }
         // Blindfold checks hold for the day: not cleared here.
+        self.last_ball = None;
         self.clock = None;
         Ok(())
     }
@@ -1598,18 +1723,18 @@ impl Lane {
         if let Some(b) = self.blocks.last_mut() {
             b.slots[slot].push(new);
         }
+        // The game the last ball ended belongs to the bowler who left.
+        self.last_ball = None;
         self.follow_turn(Some(self.now));
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn correct(
         &mut self,
         t: Millis,
         bowler: &str,
         (game, frame, ball): (u8, u8, u8),
-        standing: PinSet,
-        foul: Option<bool>,
+        fix: Fix<'_>,
         by: Option<String>,
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
@@ -1626,8 +1751,9 @@ impl Lane {
             if entry.bowler.name == bowler
                 && up.game == game
                 && (up.at.frame, up.at.ball) == (frame, ball)
+                && fix.later.is_empty()
             {
-                self.complete_delivery(t, standing, foul, true, out);
+                self.complete_delivery(t, fix.standing, fix.foul, true, out);
                 return Ok(());
             }
         }
@@ -1648,14 +1774,37 @@ impl Lane {
             .iter()
             .position(|s| (s.at.frame, s.at.ball) == (frame, ball))
             .ok_or_else(no_such_ball)?;
-        let old = balls[i];
+        let recorded = before.len() - i - 1;
+        if fix.later.len() > recorded {
+            return Err(Refusal::TooManyLater {
+                bowler: bowler.to_owned(),
+                game,
+                frame,
+                ball,
+                recorded,
+                given: fix.later.len(),
+            });
+        }
         let mut fixed = balls.clone();
+        let old = balls[i];
         fixed[i] = Ball {
-            standing,
-            foul: foul.unwrap_or(old.foul),
+            standing: fix.standing,
+            foul: fix.foul.unwrap_or(old.foul),
             corrected: true,
             ..old
         };
+        // A re-entered later ball is the judge's word on what stood after
+        // it, counted against the deck the rules expect.
+        for (k, l) in fix.later.iter().enumerate() {
+            let b = &mut fixed[i + 1 + k];
+            *b = Ball {
+                standing: l.standing,
+                foul: l.foul.unwrap_or(b.foul),
+                corrected: true,
+                deck: None,
+                ..*b
+            };
+        }
         let (after, _) = scoring::walk(&fixed, fouls_count);
         let same_shape = after.len() == before.len()
             && after
@@ -1669,34 +1818,118 @@ impl Lane {
                 ball,
             });
         }
-        let new = fixed[i];
+        let entered = i..=i + fix.later.len();
+        // A foul is called or withdrawn only until the next delivery: once
+        // a later ball was bowled at the deck a changed ball left (not a
+        // fresh rack), the call stands unless that ball is re-entered too.
+        let foul_changed = entered.clone().any(|j| fixed[j].foul != balls[j].foul);
+        let next = i + 1 + fix.later.len();
+        if foul_changed
+            && let (Some(b), Some(a)) = (before.get(next), after.get(next))
+            && !(b.at.fresh_rack && a.at.fresh_rack)
+        {
+            return Err(Refusal::FoulTooLate {
+                bowler: bowler.to_owned(),
+                frame,
+                ball,
+                later_frame: a.at.frame,
+                later_ball: a.at.ball,
+            });
+        }
+        let was = balls.clone();
         self.entries[e].games[g] = fixed;
         self.entries[e].renew_next(fouls_count);
-        let name = Some(bowler.to_owned());
-        if old.foul && !new.foul {
-            for c in self.conduct.iter_mut().filter(|c| c.bowler == name) {
-                if let ConductKind::Foul {
-                    game: cg,
-                    frame: cf,
-                    ball: cb,
-                    withdrawn,
-                    ..
-                } = &mut c.kind
-                    && (*cg, *cf, *cb) == (game, frame, ball)
-                {
-                    *withdrawn = true;
+        let last = was.len() - 1;
+        for j in entered {
+            let at = after[j].at;
+            if was[j].foul && !after[j].foul {
+                self.withdraw_foul(bowler, game, at);
+            } else if !was[j].foul && self.entries[e].games[g][j].foul {
+                let kind = self.foul_kind(game, at, by.clone());
+                self.raise(t, Some(bowler.to_owned()), kind, out);
+                if j == last && after[j].foul && at.fresh_rack {
+                    self.output(t, Output::PinsetterReset, Switch::Pulse, out);
                 }
             }
-        } else if !old.foul && new.foul {
-            let kind = self.foul_kind(game, after[i].at, by);
-            self.raise(t, name.clone(), kind, out);
-        }
-        let is_last = i + 1 == self.entries[e].games[g].len();
-        if is_last && after[i].foul && after[i].at.fresh_rack && !old.foul {
-            self.output(t, Output::PinsetterReset, Switch::Pulse, out);
         }
         self.say(t, Some(e), &after[i], true, out);
         self.follow_turn(None);
+        Ok(())
+    }
+
+    /// Marks the foul conduct of one ball withdrawn.
+    fn withdraw_foul(&mut self, bowler: &str, game: u8, at: Position) {
+        for c in self
+            .conduct
+            .iter_mut()
+            .filter(|c| c.bowler.as_deref() == Some(bowler))
+        {
+            if let ConductKind::Foul {
+                game: cg,
+                frame: cf,
+                ball: cb,
+                withdrawn,
+                ..
+            } = &mut c.kind
+                && (*cg, *cf, *cb) == (game, at.frame, at.ball)
+            {
+                *withdrawn = true;
+            }
+        }
+    }
+
+    /// A judge declares the last ball dead (USBC, World Bowling: dead
+    /// ball): it does not count, its foul goes with it, and the bowler
+    /// bowls again at the deck the ball was bowled at by the rules. The
+    /// only deck the lane can ask the pinsetter for is a full rack; any
+    /// other is respotted by hand, and the panel shows it until it is set.
+    fn dead_ball(
+        &mut self,
+        t: Millis,
+        by: Option<String>,
+        out: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        self.open_block().ok_or(Refusal::NoBlockOpen)?;
+        if self.flight.started() {
+            return Err(Refusal::BallUnderWay);
+        }
+        let last = self.last_ball().ok_or(Refusal::NoBallToVoid)?;
+        let Some((e, g)) = self.last_ball.take() else {
+            return Err(Refusal::NoBallToVoid);
+        };
+        let at = last.scored.at;
+        let entry = &mut self.entries[e];
+        entry.games[g].pop();
+        if entry.games[g].is_empty() && g + 1 == entry.games.len() {
+            entry.games.pop();
+        }
+        entry.advance(last.game, Some(at));
+        let name = entry.bowler.name.clone();
+        if last.scored.foul {
+            self.withdraw_foul(&name, last.game, at);
+        }
+        self.window = None;
+        let kind = ConductKind::DeadBall {
+            game: last.game,
+            frame: at.frame,
+            ball: at.ball,
+            deck: at.before.iter().map(Pin::number).collect(),
+            by,
+        };
+        self.raise(t, Some(name), kind, out);
+        if at.before == PinSet::FULL && self.ready_deck != Some(PinSet::FULL) {
+            self.output(t, Output::PinsetterReset, Switch::Pulse, out);
+        }
+        // The lane is ready for the ball again once the deck is set: now,
+        // if the pinsetter has set one (the clock waits while it is wrong),
+        // else at its READY.
+        let ready = self.ready_deck.map(|_| t);
+        self.follow_turn(ready);
+        if self.clock.is_none()
+            && let Some(t) = ready
+        {
+            self.start_clock(t, false);
+        }
         Ok(())
     }
 
@@ -1720,6 +1953,13 @@ impl Lane {
             *confirmed_by = Some(by.unwrap_or_else(|| "judge".to_owned()));
         }
     }
+}
+
+/// A judge's correction of one ball, and of the balls after it.
+struct Fix<'a> {
+    standing: PinSet,
+    foul: Option<bool>,
+    later: &'a [LaterBall],
 }
 
 fn check_name(name: &str) -> Result<(), Refusal> {

@@ -2,8 +2,8 @@
 //! balls, fouls with the respot, marks and running totals.
 //!
 //! A game is stored as the plain sequence of balls a bowler rolled, each with
-//! what the pinsetter reported standing after it and whether a foul was
-//! called. Everything else — which frame a ball belongs to, what stood before
+//! the deck the pinsetter set for it, what the pinsetter reported standing
+//! after it and whether a foul was called. Everything else — which frame a ball belongs to, what stood before
 //! it, strikes, spares, splits, bonuses — is derived here, so that a foul
 //! called late or a judge's correction simply re-scores the game.
 
@@ -24,6 +24,11 @@ pub struct Ball {
     pub channel: Option<Side>,
     /// A judge corrected it.
     pub corrected: bool,
+    /// The deck the pinsetter set for it (its `READY`), when one was seen.
+    /// Pinfall is counted against this deck: a pin the rules expect but
+    /// the machine did not set was never knocked down by the ball, and a
+    /// pin set that the rules had down already counts for nobody.
+    pub deck: Option<PinSet>,
 }
 
 /// Where the next ball of a game goes and what it is rolled at.
@@ -65,6 +70,10 @@ pub struct ScoredBall {
     /// A split leave (only judged at a full rack).
     pub split: bool,
     pub channel: Option<Side>,
+    /// The deck the ball was really bowled at, when it was not the one the
+    /// rules expect (`at.before`): a ball at a wrong deck, for the judge to
+    /// accept or declare dead.
+    pub wrong_deck: Option<PinSet>,
 }
 
 impl ScoredBall {
@@ -87,22 +96,25 @@ impl ScoredBall {
 /// Scores one ball rolled at `at`, and says where the game goes next (`None`
 /// when this ball ends the game).
 pub fn roll(at: Position, ball: &Ball, fouls_count: bool) -> (ScoredBall, Option<Position>) {
-    let standing = ball.standing.intersect(at.before);
+    // Pinfall is what the ball knocked down of the deck it was bowled at,
+    // among the pins the rules have standing. A pin the machine took (or
+    // never set) is not the bowler's: by the rules it stands until it is
+    // respotted (USBC: pins knocked down by the pinsetter are respotted).
+    let deck = ball.deck.unwrap_or(at.before);
+    let knocked = at.before.intersect(deck).without(ball.standing);
+    let standing = at.before.without(knocked);
     let foul = ball.foul && fouls_count;
     let cleared = standing.is_empty() && !foul;
     let scored = ScoredBall {
         at,
         standing,
-        pinfall: if foul {
-            0
-        } else {
-            at.before.without(standing).len()
-        },
+        pinfall: if foul { 0 } else { knocked.len() },
         foul,
         strike: cleared && at.fresh_rack,
         spare: cleared && !at.fresh_rack,
-        split: !foul && at.before == PinSet::FULL && standing.is_split(),
+        split: !foul && at.before == PinSet::FULL && deck == PinSet::FULL && standing.is_split(),
         channel: ball.channel,
+        wrong_deck: (deck != at.before).then_some(deck),
     };
     // What the next ball of this rack is rolled at: after a foul on the
     // rack's first ball every pin is set again (rules.md).
@@ -187,6 +199,7 @@ pub fn from_notation(notation: &str) -> Result<Vec<Ball>, String> {
             foul: c == 'F',
             channel: None,
             corrected: false,
+            deck: None,
         };
         at = roll(pos, &ball, true).1;
         out.push(ball);
@@ -384,6 +397,7 @@ mod tests {
             foul: false,
             channel: None,
             corrected: false,
+            deck: None,
         };
         let (first, _) = roll(Position::START, &ball(seven_ten), true);
         assert!(first.split);
@@ -412,9 +426,87 @@ mod tests {
             foul: false,
             channel: None,
             corrected: false,
+            deck: None,
         };
         let (s, _) = roll(at, &ball, true);
         assert!(s.spare);
         assert!(s.standing.is_empty());
+    }
+    fn pins(list: &[u8]) -> PinSet {
+        PinSet::from_pins(list.iter().map(|&n| Pin::new(n).unwrap()))
+    }
+
+    fn at_deck(standing: PinSet, deck: PinSet) -> Ball {
+        Ball {
+            t: 0,
+            standing,
+            foul: false,
+            channel: None,
+            corrected: false,
+            deck: Some(deck),
+        }
+    }
+
+    #[test]
+    fn a_pin_the_machine_took_is_not_credited_and_stands_for_the_rules() {
+        // The machine knocked the 5 down while setting; the ball took the
+        // other nine: 9, not a strike, and the 5 is still to be made.
+        let no_five = PinSet::FULL.without(pins(&[5]));
+        let (s, next) = roll(Position::START, &at_deck(PinSet::EMPTY, no_five), true);
+        assert_eq!(s.pinfall, 9);
+        assert!(!s.strike);
+        assert_eq!(s.standing, pins(&[5]));
+        assert_eq!(s.wrong_deck, Some(no_five));
+        assert!(!s.split, "a split is judged only at a full rack really set");
+        let next = next.unwrap();
+        assert_eq!((next.frame, next.ball, next.before), (1, 2, pins(&[5])));
+    }
+
+    #[test]
+    fn a_pin_set_that_was_already_down_counts_for_nobody() {
+        // Second ball expected at the 10; the machine set the 7 and the 10
+        // and the ball took both: only the 10 counts.
+        let at = Position {
+            frame: 1,
+            ball: 2,
+            before: pins(&[10]),
+            fresh_rack: false,
+        };
+        let (s, _) = roll(at, &at_deck(PinSet::EMPTY, pins(&[7, 10])), true);
+        assert_eq!(s.pinfall, 1);
+        assert!(s.spare);
+        assert_eq!(s.wrong_deck, Some(pins(&[7, 10])));
+    }
+
+    #[test]
+    fn no_respot_after_a_foul_gives_only_the_pins_really_knocked_down() {
+        // F on the first ball: the rules respot all ten, the machine set
+        // only the 4-7 and the ball took them: F2, not F/.
+        let mut first = at_deck(pins(&[4, 7]), PinSet::FULL);
+        first.foul = true;
+        let second = at_deck(PinSet::EMPTY, pins(&[4, 7]));
+        let s = sheet(&[first, second], true);
+        assert_eq!(s.frames[0].marks(), "F2");
+        assert_eq!(s.frames[0].cumulative, Some(2));
+        assert_eq!(s.frames[0].balls[1].wrong_deck, Some(pins(&[4, 7])));
+        assert_eq!(s.frames[0].balls[0].wrong_deck, None);
+    }
+    /// Every deck the machine could set and every report after the first
+    /// ball: the ball is credited only with pins of that deck, and every
+    /// pin the deck lacks still stands for the rules.
+    #[test]
+    fn no_deck_and_no_report_credits_a_pin_the_machine_did_not_set() {
+        for deck in 0..1024 {
+            let deck = PinSet::from_bits(deck).unwrap();
+            let lacking = PinSet::FULL.without(deck);
+            for standing in 0..1024 {
+                let standing = PinSet::from_bits(standing).unwrap();
+                let (s, _) = roll(Position::START, &at_deck(standing, deck), true);
+                assert!(s.pinfall <= deck.len());
+                assert_eq!(s.standing.intersect(lacking), lacking);
+                assert_eq!(s.strike, deck == PinSet::FULL && standing.is_empty());
+                assert_eq!(s.wrong_deck.is_some(), deck != PinSet::FULL);
+            }
+        }
     }
 }

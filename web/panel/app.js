@@ -338,6 +338,7 @@ function renderStatus() {
   $('status-inputs').hidden = !shed;
   if (shed) pill($('status-inputs'), t('inputsShed', inputs.shed_serial || 0, inputs.shed_beam || 0), 'warn');
   renderJournal(lane);
+  renderDeck(lane);
   $('title').textContent = lane && lane.lane ? 'Lanecall · ' + t('titleLane', lane.lane) : 'Lanecall';
   document.title = $('title').textContent;
 }
@@ -372,6 +373,40 @@ function renderJournal(lane) {
   const box = $('journal-notes');
   box.hidden = !notes.length;
   replace(box, notes.length ? [h('h3', { text: t('journalNotes') }), h('ul', {}, notes.map((x) => h('li', { text: x })))] : []);
+}
+
+// A list of pins as people say it: "all ten", or 7-10.
+function pinsText(list) {
+  return list && list.length === 10 ? t('fullRack') : (list || []).join('-') || '—';
+}
+
+// The banner while the deck set is not the one the rules expect for the
+// ball up (the judge has the machine re-rack or respot; the slow-bowling
+// clock waits), or while the last ball was bowled at a wrong deck (the
+// judge accepts it or declares it dead). Made here: it sits in the bar
+// with the journal's alarm, so it stays in sight.
+function renderDeck(lane) {
+  let el = $('deck-alert');
+  if (!el) {
+    el = h('div', { id: 'deck-alert', 'data-testid': 'deck-alert', class: 'journal-alert deck-alert', role: 'alert', hidden: true },
+      h('p', { id: 'deck-alert-text' }), h('p', { id: 'deck-alert-pins' }));
+    $('journal-alert').before(el);
+  }
+  const w = lane && lane.wrong_deck;
+  const last = lane && lane.last_ball;
+  const lastWrong = !w && last && last.wrong_deck ? last : null;
+  el.hidden = !w && !lastWrong;
+  if (w) {
+    setText($('deck-alert-text'), t('deckWrong', w.bowler, w.frame, w.ball));
+    const parts = [t('deckExpected', pinsText(w.expected)), t('deckSet', pinsText(w.set))];
+    if (w.missing.length) parts.push(t('deckMissing', w.missing.join(', ')));
+    if (w.extra.length) parts.push(t('deckExtra', w.extra.join(', ')));
+    setText($('deck-alert-pins'), parts.join(' · ') + '. ' + t('deckAsk'));
+  } else if (lastWrong) {
+    const d = lastWrong.wrong_deck;
+    setText($('deck-alert-text'), t('lastWrongDeck', lastWrong.bowler, lastWrong.frame, lastWrong.ball));
+    setText($('deck-alert-pins'), t('deckExpected', pinsText(d.expected)) + ' · ' + t('deckSet', pinsText(d.set)));
+  }
 }
 
 // ----- pin diagram -----------------------------------------------------------
@@ -565,6 +600,7 @@ function conductText(c) {
   if (c.counted === false) parts.push(t('notCounted'));
   if (c.withdrawn) parts.push(t('withdrawn'));
   if (c.confirmed_by) parts.push(t('confirmedBy', c.confirmed_by));
+  if (c.deck) parts.push(t('deckAgain', pinsText(c.deck)));
   if (c.by) parts.push(c.by);
   return parts.filter((x) => x !== null && x !== undefined && x !== '').join(' · ');
 }
@@ -869,10 +905,22 @@ function renderConduct() {
         if (!r) { showError(t('reason')); $('penalty-reason').focus(); return; }
         if (await act({ ev: 'penalty', bowler: $('penalty-bowler').value, reason: r })) $('penalty-reason').value = '';
       } })),
+    deadBallBox(lane),
     h('section', { class: 'box', 'aria-labelledby': 'man-h' },
       h('h3', { id: 'man-h', text: t('manual') }),
       lane.pinsetter && lane.pinsetter.link === 'down' ? h('p', { class: 'alarm', text: t('manualOffer') }) : null,
       h('button', { type: 'button', ...tid('manual-open-2'), text: t('manualOpen'), onclick: (e) => openManual(e.currentTarget) })));
+}
+
+// The last ball, to declare dead: it is bowled again at the deck before it.
+function deadBallBox(lane) {
+  const lb = lane.last_ball;
+  return h('section', { class: 'box', 'aria-labelledby': 'dead-h' },
+    h('h3', { id: 'dead-h', text: t('deadBall') }),
+    h('p', { ...tid('dead-ball-what'), text: lb ? t('deadBallWhat', lb.bowler, lb.game, lb.frame, lb.ball) + (lb.wrong_deck ? ' — ' + t('atWrongDeck') : '') : t('deadBallNone') }),
+    h('button', { type: 'button', class: 'danger', ...tid('dead-ball'), disabled: !lb, text: t('deadBallDo'), onclick: () => {
+      if (lb && window.confirm(t('deadBallAsk', lb.bowler, lb.frame, lb.ball))) act({ ev: 'dead_ball' });
+    } }));
 }
 
 // ----- correction / manual pins dialog -----------------------------------------------
