@@ -128,7 +128,7 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     daemon.login("246810");
     let journal_before = fs::metadata(&journal).unwrap().len();
 
-    // About 10 s of noise as fast as the daemon takes it.
+    // At least 10 s of noise as fast as the daemon takes it.
     let stop = Arc::new(AtomicBool::new(false));
     let abandon = Arc::new(AtomicBool::new(false));
     let writer = flood(master, stop.clone(), abandon.clone());
@@ -138,7 +138,11 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     let mut samples = 0;
     let mut flagged_in_flood = false;
     let mut action_answered_in = None;
-    while started.elapsed() < Duration::from_secs(10) {
+    // At least 10 s of noise; longer (up to 30 s) while the flag has not
+    // come, so a machine slowed by other work does not fail it.
+    while started.elapsed() < Duration::from_secs(10)
+        || (!flagged_in_flood && started.elapsed() < Duration::from_secs(30))
+    {
         if let Some(r) = rss(pid) {
             peak_rss = peak_rss.max(r);
         }
@@ -164,7 +168,7 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     // slow-bowling clock ran out in the middle of the flood.
     assert!(
         flagged_in_flood,
-        "no slow-bowling flag within 10 s of noise, with a {SLOW_BOWLING_LIMIT_S} s limit"
+        "no slow-bowling flag within 30 s of noise, with a {SLOW_BOWLING_LIMIT_S} s limit"
     );
     stop.store(true, Ordering::Relaxed);
     let (mut master, noise_lines) = writer.join().unwrap();
