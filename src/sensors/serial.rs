@@ -228,14 +228,7 @@ pub async fn run_pinsetter_link(
             Ok(stream) => {
                 info!(port = %port, baud = settings.baud, "pinsetter link up");
                 open_attempt = 0;
-                // The state first: whoever hears of the link from the lane
-                // finds the state already set.
-                link_state.send_replace(true);
-                if tx
-                    .send(Input::now(Sensor::SerialLink { up: true }))
-                    .await
-                    .is_err()
-                {
+                if !report_link(&link_state, &tx, true).await {
                     return;
                 }
                 let opened = Instant::now();
@@ -251,12 +244,7 @@ pub async fn run_pinsetter_link(
                 }
                 // That warning was this outage's one log at warn level.
                 outage_logged = true;
-                link_state.send_replace(false);
-                if tx
-                    .send(Input::now(Sensor::SerialLink { up: false }))
-                    .await
-                    .is_err()
-                {
+                if !report_link(&link_state, &tx, false).await {
                     return;
                 }
                 down_sent = true;
@@ -276,12 +264,7 @@ pub async fn run_pinsetter_link(
                     outage_logged = true;
                 }
                 if !down_sent {
-                    link_state.send_replace(false);
-                    if tx
-                        .send(Input::now(Sensor::SerialLink { up: false }))
-                        .await
-                        .is_err()
-                    {
+                    if !report_link(&link_state, &tx, false).await {
                         return;
                     }
                     down_sent = true;
@@ -290,6 +273,18 @@ pub async fn run_pinsetter_link(
         }
         tokio::time::sleep(backoff.next_delay()).await;
     }
+}
+
+/// Tells the panel and the lane (journaled) that the link is `up` or down;
+/// false when the daemon is gone. The state first: whoever hears of the
+/// link from the lane finds the state already set.
+async fn report_link(
+    link_state: &tokio::sync::watch::Sender<bool>,
+    tx: &InputSender,
+    up: bool,
+) -> bool {
+    link_state.send_replace(up);
+    tx.send(Input::now(Sensor::SerialLink { up })).await.is_ok()
 }
 
 /// Reads lines until the stream ends. Also says whether any line arrived.
