@@ -10,7 +10,10 @@
 //! The lane is the real `lanecall run`, its pinsetter a pseudo-terminal this
 //! test writes to when the browser script asks for a ball.
 //!
-//! A second test runs `tests/browser/editor.mjs` against a lane whose
+//! Another runs `tests/browser/judge.mjs`: a wrong deck and a dead ball,
+//! a new blindfold check asked for, and the day's second block.
+//!
+//! A third test runs `tests/browser/editor.mjs` against a lane whose
 //! callouts are in English and whose pinsetter port never opened: the lane
 //! order editor shows exactly what it saves.
 //!
@@ -62,6 +65,28 @@ impl Drop for Daemon {
 
 #[test]
 fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
+    run_with_pinsetter("panel.mjs", "panel");
+}
+
+/// A wrong deck, a dead ball, a new blindfold check and the day's second
+/// block, as the judge sees them (`tests/browser/judge.mjs`): the banner
+/// names the pin the pinsetter did not set as soon as it reports the deck,
+/// the ball bowled at it is starred on the sheet and is gone after the
+/// judge declares it dead; the card of a B1 bowler whose check a judge
+/// calls into question says a new check is awaited (and the status, since
+/// the lane waits for it) until the new check; after the first block ends
+/// the next one is "Block 2".
+#[test]
+fn a_judge_handles_a_wrong_deck_a_recheck_and_the_second_block() {
+    run_with_pinsetter("judge.mjs", "judge");
+}
+
+/// Runs `tests/browser/<script>` against the real `lanecall run`, its
+/// pinsetter a pseudo-terminal. The script asks for pinsetter lines by
+/// printing `READY <mask>` (the deck set), `PINS <mask>` (what stands after
+/// a ball) or `BALL <mask>` (a full deck set, then a ball leaving the
+/// mask), and waits for `sent` on stdin.
+fn run_with_pinsetter(script: &str, tag: &str) {
     if let Some(missing) = missing_tools() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -70,7 +95,7 @@ fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
         eprintln!("skipped: missing {missing}");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("lanecall-panel-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("lanecall-{tag}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     let shots = root().join("target/panel-screenshots");
@@ -96,7 +121,7 @@ fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
     drop(slave);
 
     let mut script = Command::new("node")
-        .arg(root().join("tests/browser/panel.mjs"))
+        .arg(root().join("tests/browser").join(script))
         .arg(format!("http://127.0.0.1:{http}/"))
         .arg(pin)
         .arg(&shots)
@@ -116,15 +141,21 @@ fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
             .write_all(format!("{line}\r\n").as_bytes())
             .unwrap();
     };
+    let mask = |m: &str| PinSet::from_mask(m.trim()).expect("a mask");
     for line in from_script.lines() {
         let line = line.unwrap();
-        eprintln!("panel: {line}");
-        if let Some(mask) = line.strip_prefix("BALL ") {
-            // The deck is set, a ball leaves what the script asked for.
+        eprintln!("{tag}: {line}");
+        if let Some(m) = line.strip_prefix("BALL ") {
             send(Body::Ready(PinSet::FULL));
-            send(Body::Pins(PinSet::from_mask(mask.trim()).expect("a mask")));
-            writeln!(to_script, "sent").unwrap();
+            send(Body::Pins(mask(m)));
+        } else if let Some(m) = line.strip_prefix("READY ") {
+            send(Body::Ready(mask(m)));
+        } else if let Some(m) = line.strip_prefix("PINS ") {
+            send(Body::Pins(mask(m)));
+        } else {
+            continue;
         }
+        writeln!(to_script, "sent").unwrap();
     }
     let status = script.wait().unwrap();
     assert!(status.success(), "the browser script failed: {status}");

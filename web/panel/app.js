@@ -321,6 +321,12 @@ function renderStatus() {
   const hold = lane && lane.hold;
   $('status-hold').hidden = !hold;
   if (hold) pill($('status-hold'), t('holdOn', hold.by, hold.reason), 'bad');
+  // The bowler up waits for a judge at the blindfold: being adjusted, or a
+  // new check asked for.
+  const bf = lane && lane.up && (lane.blindfolds || []).find((x) => x.bowler === lane.up.bowler);
+  const bfHeld = bf && (bf.recheck || bf.adjusting);
+  $('status-blindfold').hidden = !bfHeld;
+  if (bfHeld) pill($('status-blindfold'), bf.recheck ? t('heldForRecheck', bf.bowler) : t('heldFor', bf.bowler), 'bad');
   const sp = lane && lane.speaker;
   let st = t('speakerUnknown'), tone = 'warn';
   if (sp && sp.state === 'ready') { st = t('speakerReady') + (sp.device ? ' (' + sp.device + ')' : ''); tone = 'good'; }
@@ -449,10 +455,13 @@ function frameCell(lane, bi, b, game, fnum, live) {
     const mark = (frame.marks || '')[n - 1] || String(ball.pinfall);
     const inPlay = ip && ip.bowler === b.name && ip.game === game.game && ip.frame === fnum && ip.ball === n;
     let what = ballWhat(ball, mark);
+    if (ball.wrong_deck) what += ', ' + t('atWrongDeck');
     if (inPlay) what += ', ' + t('inPlay');
     const cls = 'ball' + (ball.split ? ' split' : '') + (ball.foul ? ' foul' : '') + (inPlay ? ' in-play' : '') +
-      (mark === 'X' || mark === '/' ? ' mark' : '');
-    const inner = h('span', { class: 'sym', 'aria-hidden': 'true', text: mark });
+      (mark === 'X' || mark === '/' ? ' mark' : '') + (ball.wrong_deck ? ' wrong-deck' : '');
+    // Starred, as on the printed sheet: bowled at a wrong deck, for the
+    // judge to accept or declare dead.
+    const inner = h('span', { class: 'sym', 'aria-hidden': 'true', title: ball.wrong_deck ? t('atWrongDeck') : null, text: mark + (ball.wrong_deck ? '*' : '') });
     if (live && isJudge()) {
       balls.push(h('button', {
         type: 'button', ...tid(id), class: cls,
@@ -850,15 +859,22 @@ function renderBlindfolds() {
     b1.length ? h('ul', { class: 'cards' }, b1.map(({ b, li }) => {
       const rec = (lane.blindfolds || []).find((x) => x.bowler === b.name);
       const checked = rec && rec.checked_at !== null && rec.checked_at !== undefined;
-      return h('li', { class: 'box bf' + (rec && rec.adjusting ? ' held' : '') + (checked && !rec.ok ? ' failed' : ''), ...tid('blindfold-row-' + li) },
+      // A passing check a judge may call into question: it stops counting
+      // until a new check.
+      const passing = checked && rec.ok && !rec.recheck && !rec.adjusting;
+      return h('li', { class: 'box bf' + (rec && (rec.adjusting || rec.recheck) ? ' held' : '') + (checked && !rec.ok ? ' failed' : ''), ...tid('blindfold-row-' + li) },
         h('h3', { text: b.name }),
         h('p', {}, t('lastCheck') + ': ', h('strong', { text: checked ? t('checkedAt', mmss(rec.checked_at), rec.by, rec.ok) : t('never') })),
         rec && rec.adjusting ? h('p', { class: 'alarm', text: t('heldFor', b.name) }) : null,
+        rec && rec.recheck ? h('p', { class: 'alarm', ...tid('blindfold-recheck-awaited-' + li), text: t('bfRecheckAwaited', b.name) }) : null,
         !(checked && rec.ok) ? h('p', { class: 'alarm', ...tid('blindfold-needed-' + li), text: t('bfNeeded', b.name) }) : null,
         judge ? h('div', { class: 'row' },
           h('button', { type: 'button', class: 'good', ...tid('blindfold-ok-' + li), text: t('bfOk'), 'aria-label': t('bfOk') + ' — ' + b.name, onclick: () => act({ ev: 'blindfold_check', bowler: b.name, ok: true }) }),
           h('button', { type: 'button', class: 'danger', ...tid('blindfold-fail-' + li), text: t('bfFail'), 'aria-label': t('bfFail') + ' — ' + b.name, onclick: () => act({ ev: 'blindfold_check', bowler: b.name, ok: false }) }),
-          h('button', { type: 'button', ...tid('blindfold-adjust-' + li), text: t('bfAdjust'), 'aria-label': t('bfAdjust') + ' — ' + b.name, onclick: () => act({ ev: 'blindfold_adjust', bowler: b.name }) })) : null);
+          h('button', { type: 'button', ...tid('blindfold-adjust-' + li), text: t('bfAdjust'), 'aria-label': t('bfAdjust') + ' — ' + b.name, onclick: () => act({ ev: 'blindfold_adjust', bowler: b.name }) }),
+          passing ? h('button', { type: 'button', ...tid('blindfold-recheck-' + li), text: t('bfRecheck'), 'aria-label': t('bfRecheck') + ' — ' + b.name, onclick: () => {
+            if (window.confirm(t('bfRecheckAsk', b.name))) act({ ev: 'blindfold_recheck', bowler: b.name });
+          } }) : null) : null);
     })) : h('p', { text: t('noB1') }));
 }
 

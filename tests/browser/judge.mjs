@@ -1,0 +1,164 @@
+// A judge's rulings in headless Chromium: node judge.mjs URL PIN SCREENSHOT_DIR
+//
+// A new blindfold check asked for, a wrong deck and a dead ball, and the
+// day's second block. Asks the test harness for pinsetter lines by printing
+// `READY <mask>` or `PINS <mask>` and waits for `sent` on stdin. Exits
+// non-zero on the first failed step.
+import { chromium } from 'playwright-core';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+
+const [url, pin, shots] = process.argv.slice(2);
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+
+async function pinsetter(kind, mask) {
+  console.log(`${kind} ${mask}`);
+  const { value } = await lines.next();
+  if (value !== 'sent') throw new Error(`the harness answered ${value}`);
+}
+
+const id = (name) => `[data-testid="${name}"]`;
+
+function same(what, got, want) {
+  const g = JSON.stringify(got);
+  const w = JSON.stringify(want);
+  if (g !== w) throw new Error(`${what}: got ${g}, expected ${w}`);
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: [
+    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  ],
+});
+let failed = false;
+try {
+  const context = await browser.newContext({ viewport: { width: 800, height: 1280 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  const step = (text) => console.error(`step: ${text}`);
+  const lane = async () => (await page.request.get(new URL('/api/lane', url).href)).json();
+  const text = (name) => page.locator(id(name)).innerText();
+  const showsAt = (sel, want) => page.waitForFunction(
+    ([s, w]) => document.querySelector(s)?.textContent.includes(w),
+    [sel, want],
+  );
+  const shows = (name, want) => showsAt(id(name), want);
+  // The judge's confirmations: each is read and accepted.
+  const asked = [];
+  page.on('dialog', (d) => { asked.push(d.message()); d.accept(); });
+
+  step('a judge logs in, sets a B1 bowler, checks the blindfold and starts a block');
+  await page.goto(url);
+  await page.waitForSelector(id('sheet'));
+  await page.fill(id('login-pin'), pin);
+  await page.fill(id('login-name'), 'Judge Orlova');
+  await page.click(id('login-submit'));
+  await shows('judge-name', 'Judge Orlova');
+  await page.click(id('lineup-add'));
+  await page.fill(id('lineup-name-0'), 'Anna K.');
+  await page.selectOption(id('lineup-class-0'), 'B1');
+  await page.click(id('lineup-save'));
+  await page.click(id('blindfold-ok-0'));
+  await page.fill(id('start-games'), '1');
+  await page.click(id('start-block'));
+  await page.waitForSelector(id('frame-0-1-1'));
+  await shows('up-now', 'Anna K.');
+
+  step('a judge asks for a new blindfold check');
+  if (await page.locator(id('blindfold-recheck-awaited-0')).count()) {
+    throw new Error('a new check is said to be awaited before anyone asked for one');
+  }
+  await page.click(id('blindfold-recheck-0'));
+  await shows('blindfold-recheck-awaited-0', 'Anna K.: судья запросил новую проверку повязки');
+  if (!asked.length || !asked[asked.length - 1].includes('Anna K.')) {
+    throw new Error(`the confirmation does not name the bowler: ${JSON.stringify(asked)}`);
+  }
+  await page.waitForSelector(id('status-blindfold'), { state: 'visible' });
+  const status = await text('status-blindfold');
+  if (!status.includes('ждёт новой проверки повязки: Anna K.')) throw new Error(`the status says: ${status}`);
+  // Asked for already: not offered again until a new check passes.
+  await page.waitForSelector(id('blindfold-recheck-0'), { state: 'detached' });
+  same('/api/lane blindfolds after the request',
+    (await lane()).blindfolds.map((b) => [b.bowler, b.ok, b.recheck]), [['Anna K.', true, true]]);
+  await shot('judge-01-recheck-asked');
+  await page.click(id('lang-toggle'));
+  await shows('blindfold-recheck-awaited-0', 'Anna K.: a judge asked for a new blindfold check');
+  await shows('status-blindfold', 'new blindfold check awaited for Anna K.');
+  await page.click(id('lang-toggle'));
+
+  step('the new check is recorded: nothing is awaited any more');
+  await page.click(id('blindfold-ok-0'));
+  await page.waitForSelector(id('blindfold-recheck-awaited-0'), { state: 'detached' });
+  await page.waitForSelector(id('status-blindfold'), { state: 'hidden' });
+  await page.waitForSelector(id('blindfold-recheck-0'));
+  same('/api/lane blindfolds after the new check',
+    (await lane()).blindfolds.map((b) => [b.bowler, b.ok, b.recheck]), [['Anna K.', true, false]]);
+
+  step('the pinsetter sets a deck without pin 5 for frame 1: the banner names it');
+  await pinsetter('READY', '1111011111');
+  await page.waitForSelector(id('deck-alert'), { state: 'visible' });
+  const deck = await text('deck-alert');
+  if (!deck.includes('НЕВЕРНАЯ РАССТАНОВКА для Anna K. (фрейм 1, бросок 1)') || !deck.includes('не хватает: 5')) {
+    throw new Error(`the deck banner says: ${deck}`);
+  }
+  const wrong = (await lane()).wrong_deck;
+  same('/api/lane wrong_deck', [wrong.bowler, wrong.frame, wrong.ball, wrong.missing, wrong.extra],
+    ['Anna K.', 1, 1, [5], []]);
+  await shot('judge-02-wrong-deck');
+
+  step('she bowls at it anyway, all nine pins set fall: the ball is starred');
+  // Without a ball sensor the lane takes the release to be 2.5 s before
+  // the pin report: she bowls after the new check, not before it.
+  await page.waitForTimeout(3000);
+  await pinsetter('PINS', '0000000000');
+  await shows('ball-0-1-1-1', '9*');
+  const label = await page.locator(id('ball-0-1-1-1')).getAttribute('aria-label');
+  if (!label.includes('при неверной расстановке')) throw new Error(`the ball's label says: ${label}`);
+  const star = await page.locator(`${id('ball-0-1-1-1')} .sym`).getAttribute('title');
+  if (star !== 'при неверной расстановке') throw new Error(`the star's title is ${star}`);
+  const bowled = (await lane()).bowlers[0].games[0].frames[0].balls[0];
+  same('/api/lane ball at the wrong deck', [bowled.pinfall, bowled.wrong_deck.missing], [9, [5]]);
+  await shot('judge-03-ball-starred');
+
+  step('the judge declares it dead: it is gone from the sheet and the lane');
+  await page.click(id('nav-conduct'));
+  await shows('dead-ball-what', 'Anna K., игра 1, фрейм 1, бросок 1 — при неверной расстановке');
+  await page.click(id('dead-ball'));
+  await page.waitForSelector(id('ball-0-1-1-1'), { state: 'detached' });
+  const after = await lane();
+  same('/api/lane balls after the dead ball',
+    after.bowlers[0].games.flatMap((g) => g.frames.flatMap((f) => f.balls)), []);
+  same('/api/lane last_ball after the dead ball', after.last_ball, null);
+  same('/api/lane up after the dead ball',
+    [after.up.bowler, after.up.game, after.up.frame, after.up.ball], ['Anna K.', 1, 1, 1]);
+  const dead = after.conduct.filter((c) => c.kind === 'dead_ball');
+  same('/api/lane dead_ball entries', dead.map((c) => [c.bowler, c.frame, c.ball, c.deck, c.by]),
+    [['Anna K.', 1, 1, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'Judge Orlova']]);
+  await shows('conduct-list', 'Недействительный бросок');
+  await shot('judge-04-dead-ball');
+
+  step('the block ends and the next one starts: Block 2');
+  await page.click(id('end-block'));
+  await page.waitForSelector(id('start-block'));
+  await page.fill(id('start-games'), '1');
+  await page.click(id('start-block'));
+  await page.waitForSelector(id('lineup-locked'));
+  await showsAt('#h-lineup', 'Блок 2');
+  await showsAt('#sheet .blockh', 'Блок 2 (идёт)');
+  const second = await lane();
+  same('/api/lane blocks in the second journal', second.blocks.map((b) => [b.block, b.ended]), [[2, false]]);
+  same('/api/lane bowlers in block 2', second.bowlers.map((b) => [b.name, b.block]), [['Anna K.', 2]]);
+  await page.click(id('lang-toggle'));
+  await showsAt('#sheet .blockh', 'Block 2 (in progress)');
+  await showsAt('#h-lineup', 'Block 2');
+  await shot('judge-05-block-2');
+} catch (e) {
+  failed = true;
+  console.error(`FAILED: ${e.message}`);
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
