@@ -81,25 +81,35 @@ fn a_judge_handles_a_wrong_deck_a_recheck_and_the_second_block() {
     run_with_pinsetter("judge.mjs", "judge");
 }
 
-/// Runs `tests/browser/<script>` against the real `lanecall run`, its
-/// pinsetter a pseudo-terminal. The script asks for pinsetter lines by
-/// printing `READY <mask>` (the deck set), `PINS <mask>` (what stands after
-/// a ball) or `BALL <mask>` (a full deck set, then a ball leaving the
-/// mask), and waits for `sent` on stdin.
-fn run_with_pinsetter(script: &str, tag: &str) {
+/// A fresh scratch folder for the test `tag` and the screenshots' folder;
+/// `None` (the test is skipped) when the browser tools are missing, which
+/// fails under CI.
+fn scratch(tag: &str) -> Option<(PathBuf, PathBuf)> {
     if let Some(missing) = missing_tools() {
         assert!(
             std::env::var_os("CI").is_none(),
             "CI must install the browser tools: missing {missing}"
         );
         eprintln!("skipped: missing {missing}");
-        return;
+        return None;
     }
     let dir = std::env::temp_dir().join(format!("lanecall-{tag}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     let shots = root().join("target/panel-screenshots");
     fs::create_dir_all(&shots).unwrap();
+    Some((dir, shots))
+}
+
+/// Runs `tests/browser/<script>` against the real `lanecall run`, its
+/// pinsetter a pseudo-terminal. The script asks for pinsetter lines by
+/// printing `READY <mask>` (the deck set), `PINS <mask>` (what stands after
+/// a ball) or `BALL <mask>` (a full deck set, then a ball leaving the
+/// mask), and waits for `sent` on stdin.
+fn run_with_pinsetter(script: &str, tag: &str) {
+    let Some((dir, shots)) = scratch(tag) else {
+        return;
+    };
 
     let (mut pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().expect("the slave's name");
@@ -170,19 +180,9 @@ fn run_with_pinsetter(script: &str, tag: &str) {
 /// panel shows the link down and offers manual pin entry.
 #[test]
 fn the_lane_order_editor_saves_what_it_shows() {
-    if let Some(missing) = missing_tools() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install the browser tools: missing {missing}"
-        );
-        eprintln!("skipped: missing {missing}");
+    let Some((dir, shots)) = scratch("editor") else {
         return;
-    }
-    let dir = std::env::temp_dir().join(format!("lanecall-editor-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    let shots = root().join("target/panel-screenshots");
-    fs::create_dir_all(&shots).unwrap();
+    };
     let http = support::free_port();
     let pin = "246813";
     let hash = lanecall::web::hash_pin(pin).unwrap();

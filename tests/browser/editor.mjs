@@ -6,28 +6,12 @@
 // must be chosen, that the bowler who left keeps a marked card, and that
 // the callout language is kept or taken from the lane. Exits non-zero on
 // the first failed step.
-import { chromium } from 'playwright-core';
 import { join } from 'node:path';
+import { url, pin, shots, id, same, run } from './harness.mjs';
 
-const [url, pin, shots] = process.argv.slice(2);
-const id = (name) => `[data-testid="${name}"]`;
 const FIELDS = ['name', 'class', 'handicap', 'team', 'voice', 'lang'];
 
-function same(what, got, want) {
-  const g = JSON.stringify(got);
-  const w = JSON.stringify(want);
-  if (g !== w) throw new Error(`${what}:\n  shown/got ${g}\n  expected  ${w}`);
-}
-
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
-let failed = false;
-try {
+await run(async (browser) => {
   const context = await browser.newContext({ viewport: { width: 800, height: 1280 } });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
@@ -198,11 +182,6 @@ try {
   same('the link in the next block\'s journal', next.lane.pinsetter.link, 'down');
   await waitText('#status-link', 'LINK DOWN');
   await page.waitForSelector(id('manual-open'));
-} catch (e) {
-  failed = true;
-  console.error(`FAILED: ${e.message}`);
+}, async () => {
   if (process.env.EDITOR_DEBUG) console.error(JSON.stringify(await (await fetch(new URL('/api/lane', url))).json()).slice(0, 3000));
-} finally {
-  await browser.close();
-}
-process.exit(failed ? 1 : 0);
+});

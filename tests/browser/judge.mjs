@@ -4,36 +4,10 @@
 // day's second block. Asks the test harness for pinsetter lines by printing
 // `READY <mask>` or `PINS <mask>` and waits for `sent` on stdin. Exits
 // non-zero on the first failed step.
-import { chromium } from 'playwright-core';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
+import { url, pin, shots, id, same, pinsetter, run } from './harness.mjs';
 
-const [url, pin, shots] = process.argv.slice(2);
-const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-
-async function pinsetter(kind, mask) {
-  console.log(`${kind} ${mask}`);
-  const { value } = await lines.next();
-  if (value !== 'sent') throw new Error(`the harness answered ${value}`);
-}
-
-const id = (name) => `[data-testid="${name}"]`;
-
-function same(what, got, want) {
-  const g = JSON.stringify(got);
-  const w = JSON.stringify(want);
-  if (g !== w) throw new Error(`${what}: got ${g}, expected ${w}`);
-}
-
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
-let failed = false;
-try {
+await run(async (browser) => {
   const context = await browser.newContext({ viewport: { width: 800, height: 1280 } });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
@@ -155,10 +129,4 @@ try {
   await showsAt('#sheet .blockh', 'Block 2 (in progress)');
   await showsAt('#h-lineup', 'Block 2');
   await shot('judge-05-block-2');
-} catch (e) {
-  failed = true;
-  console.error(`FAILED: ${e.message}`);
-} finally {
-  await browser.close();
-}
-process.exit(failed ? 1 : 0);
+});

@@ -2,30 +2,12 @@
 //
 // Asks the test harness for a pinsetter ball by printing `BALL <mask>` and
 // waits for `sent` on stdin. Exits non-zero on the first failed step.
-import { chromium } from 'playwright-core';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
+import { url, pin, shots, id, pinsetter, run } from './harness.mjs';
 
-const [url, pin, shots] = process.argv.slice(2);
-const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const ball = (mask) => pinsetter('BALL', mask);
 
-async function ball(mask) {
-  console.log(`BALL ${mask}`);
-  const { value } = await lines.next();
-  if (value !== 'sent') throw new Error(`the harness answered ${value}`);
-}
-
-const id = (name) => `[data-testid="${name}"]`;
-
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
-let failed = false;
-try {
+await run(async (browser) => {
   const context = await browser.newContext({
     viewport: { width: 800, height: 1280 },
     acceptDownloads: true,
@@ -197,10 +179,4 @@ try {
   await page.waitForSelector(id('journal-notes'), { state: 'hidden' });
   await page.waitForSelector(id('status-mirror'), { state: 'hidden' });
   await shot('11-journal-ok');
-} catch (e) {
-  failed = true;
-  console.error(`FAILED: ${e.message}`);
-} finally {
-  await browser.close();
-}
-process.exit(failed ? 1 : 0);
+});

@@ -1,0 +1,49 @@
+// What every browser script shares: its arguments (URL PIN SCREENSHOT_DIR),
+// headless Chromium, asking the test harness for pinsetter lines, and how a
+// failed step ends the script (a message and a non-zero exit).
+import { chromium } from 'playwright-core';
+import { createInterface } from 'node:readline';
+
+export const [url, pin, shots] = process.argv.slice(2);
+
+export const id = (name) => `[data-testid="${name}"]`;
+
+export function same(what, got, want) {
+  const g = JSON.stringify(got);
+  const w = JSON.stringify(want);
+  if (g !== w) throw new Error(`${what}:\n  shown/got ${g}\n  expected  ${w}`);
+}
+
+let lines = null;
+
+// Asks the harness to send a pinsetter line: prints `KIND MASK` (`READY`,
+// `PINS` or `BALL`) and waits for `sent` on stdin.
+export async function pinsetter(kind, mask) {
+  lines ??= createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  console.log(`${kind} ${mask}`);
+  const { value } = await lines.next();
+  if (value !== 'sent') throw new Error(`the harness answered ${value}`);
+}
+
+// Runs `steps(browser)`; exits 0 when they all pass, else 1 after saying
+// which failed (and running `onFail`, if given, for more to read).
+export async function run(steps, onFail) {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+  let failed = false;
+  try {
+    await steps(browser);
+  } catch (e) {
+    failed = true;
+    console.error(`FAILED: ${e.message}`);
+    if (onFail) await onFail();
+  } finally {
+    await browser.close();
+  }
+  process.exit(failed ? 1 : 0);
+}
