@@ -1,0 +1,205 @@
+//! Which lines of a journal are applied: format 2 seals and line numbers,
+//! and times that go back or jump ahead, in line order. It never applies an
+//! event to a lane (that is `replay`) and never writes.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead};
+
+use super::{Header, HeaderError, Line, LineError, Reader, parse_event, unseal};
+use crate::lane::{Event, Millis, Stamped};
+
+/// One line's worth of what a journal says, checked, in line order.
+#[derive(Debug)]
+pub enum Item {
+    /// An input to apply, from this line.
+    Event(u64, Stamped<Event>),
+    /// A line that is not applied, and why.
+    Error(u64, LineError),
+    /// Something to know that loses no input (a torn last line, a gap in
+    /// the line numbers).
+    Warning(u64, String),
+}
+
+/// How many items may wait behind a line whose time is not yet confirmed
+/// by the next event, before it is taken as it is.
+const MAX_HELD: usize = 1024;
+
+/// A journal's lines, checked: format 2 seals (checksum, line number), and
+/// times that go back or jump ahead. A line whose `t` is ahead of the next
+/// event's is held until that event is read and refused alone if the next
+/// one fits the line before it, so one damaged `t` never makes every later
+/// line "before the previous".
+pub struct Checked<R> {
+    reader: Reader<R>,
+    version: u32,
+    /// The `t` of the last event given out.
+    last_t: Millis,
+    /// The physical line and `n` of the last sealed line taken.
+    last_sealed: (u64, u64),
+    /// An event waiting for the next one to confirm its time.
+    pending: Option<(u64, Stamped<Event>)>,
+    /// Items read after `pending`, given out after it.
+    held: VecDeque<Item>,
+    ready: VecDeque<Item>,
+    done: bool,
+}
+
+/// Checks line `line`'s seal (format 2: checksum, then a number above
+/// the last one) and parses it; a gap in the numbers is a warning.
+fn check_line(
+    version: u32,
+    last_sealed: &mut (u64, u64),
+    line: u64,
+    text: &str,
+) -> (Result<Stamped<Event>, LineError>, Option<Item>) {
+    let mut gap = None;
+    if version >= 2 {
+        let n = match unseal(text) {
+            Ok(n) => n,
+            Err(e) => return (Err(e), None),
+        };
+        let (last_line, last_n) = *last_sealed;
+        if n <= last_n {
+            return (
+                Err(LineError::Repeated {
+                    n,
+                    previous: last_n,
+                }),
+                None,
+            );
+        }
+        let missing = (n - last_n).saturating_sub(line.saturating_sub(last_line));
+        if missing > 0 {
+            gap = Some(Item::Warning(
+                line,
+                format!("{missing} line(s) missing before this one (n goes from {last_n} to {n})"),
+            ));
+        }
+        *last_sealed = (line, n);
+    }
+    (parse_event(text), gap)
+}
+
+impl<R: BufRead> Checked<R> {
+    /// Reads the header and gets ready to read the lines.
+    pub fn new(mut reader: Reader<R>) -> Result<(Header, Checked<R>), HeaderError> {
+        let header = reader.header()?;
+        let checked = Checked {
+            reader,
+            version: header.version,
+            last_t: 0,
+            last_sealed: (1, 1),
+            pending: None,
+            held: VecDeque::new(),
+            ready: VecDeque::new(),
+            done: false,
+        };
+        Ok((header, checked))
+    }
+
+    /// The number of the last line read, whole or torn.
+    pub fn lines_read(&self) -> u64 {
+        self.reader.line
+    }
+
+    /// The highest line number `n` seen in a sealed line (1 for the
+    /// header).
+    pub fn last_n(&self) -> u64 {
+        self.last_sealed.1
+    }
+
+    /// The next item, or `None` at the end.
+    pub fn next_item(&mut self) -> io::Result<Option<Item>> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Ok(Some(item));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            let (item, gap) = match self.reader.next_line()? {
+                None => {
+                    self.done = true;
+                    self.release();
+                    continue;
+                }
+                Some(Line::Torn(n)) => (
+                    Item::Warning(
+                        n,
+                        "last line has no line end (cut off by a power loss?): ignored".into(),
+                    ),
+                    None,
+                ),
+                Some(Line::Whole(n, Err(e))) => (Item::Error(n, e), None),
+                Some(Line::Whole(n, Ok(text))) => {
+                    let (parsed, gap) = check_line(self.version, &mut self.last_sealed, n, text);
+                    match parsed {
+                        Ok(e) => (Item::Event(n, e), gap),
+                        Err(e) => (Item::Error(n, e), gap),
+                    }
+                }
+            };
+            if let Some(gap) = gap {
+                self.push(gap);
+            }
+            match item {
+                Item::Event(n, e) => self.event(n, e),
+                other => self.push(other),
+            }
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        if self.pending.is_some() {
+            self.held.push_back(item);
+            if self.held.len() >= MAX_HELD {
+                self.release();
+            }
+        } else {
+            self.ready.push_back(item);
+        }
+    }
+
+    /// Gives out the waiting event and what was read after it.
+    fn release(&mut self) {
+        if let Some((n, e)) = self.pending.take() {
+            self.last_t = e.t;
+            self.ready.push_back(Item::Event(n, e));
+        }
+        self.ready.extend(self.held.drain(..));
+    }
+
+    fn event(&mut self, line: u64, e: Stamped<Event>) {
+        let Some(p_t) = self.pending.as_ref().map(|(_, p)| p.t) else {
+            if e.t >= self.last_t {
+                self.pending = Some((line, e));
+            } else {
+                let previous = self.last_t;
+                self.ready.push_back(Item::Error(
+                    line,
+                    LineError::TimeBackwards { t: e.t, previous },
+                ));
+            }
+            return;
+        };
+        if e.t >= p_t {
+            self.release();
+            self.pending = Some((line, e));
+        } else if e.t >= self.last_t {
+            // The waiting line is ahead of both its neighbours: its time is
+            // the damaged one.
+            if let Some((p_line, p)) = self.pending.take() {
+                let error = LineError::TimeAhead { t: p.t, next: e.t };
+                self.ready.push_back(Item::Error(p_line, error));
+            }
+            self.ready.extend(self.held.drain(..));
+            self.pending = Some((line, e));
+        } else {
+            let error = LineError::TimeBackwards {
+                t: e.t,
+                previous: p_t,
+            };
+            self.push(Item::Error(line, error));
+        }
+    }
+}
