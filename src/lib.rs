@@ -17,7 +17,8 @@
 //! - [`ports`] is what goes into the lane's thread and what comes out, and
 //!   its clock: an [`ports::Input`] on the one bounded channel
 //!   ([`ports::inputs`]); the relays ([`ports::OutputSink`]), the speaker
-//!   ([`ports::CalloutSink`]) and the panel's [`ports::LaneSnapshot`]. Every
+//!   ([`ports::CalloutSink`]), the panel's [`ports::LaneSnapshot`] and the
+//!   journal's lines as they become durable ([`ports::JournalSink`]). Every
 //!   adapter depends on the ports and on nothing of the others.
 //! - [`lane_thread`] owns the lane: it journals each input, durably, and
 //!   only then applies it to the core, meets the core's deadlines, and

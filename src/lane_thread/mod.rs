@@ -30,7 +30,7 @@ use crate::lane::{
 use crate::log_limit::LogLimiter;
 use crate::mirror::Mirror;
 use crate::ports::inputs::{InputReceiver, InputStats};
-use crate::ports::{CalloutSink, Clock, Input, LaneSnapshot, NotTaken, OutputSink};
+use crate::ports::{CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink};
 use crate::replay::Replay;
 use crate::store::{JournalFile, Recovered, Store, StoreError, rfc3339, unix_now};
 use failure::Failure;
@@ -95,6 +95,8 @@ pub struct Core {
     mirror: Option<Mirror>,
     /// The mirror's state as last published.
     mirror_status: Option<serde_json::Value>,
+    /// Told of every durable append ([`Core::add_journal_sink`]).
+    journal_sinks: Vec<Box<dyn JournalSink>>,
     outputs: Box<dyn OutputSink>,
     speaker: Box<dyn CalloutSink>,
     snapshot: watch::Sender<LaneSnapshot>,
@@ -194,6 +196,7 @@ impl Core {
             next_duty: Instant::now() + RETRY,
             mirror: None,
             mirror_status: None,
+            journal_sinks: Vec::new(),
             outputs,
             speaker,
             snapshot: tx,
@@ -251,6 +254,13 @@ impl Core {
 
     pub fn clock(&self) -> Clock {
         self.clock
+    }
+
+    /// Adds a sink told of the journal's lines as they become durable; it
+    /// is told of the journal as it stands now first.
+    pub fn add_journal_sink(&mut self, mut sink: Box<dyn JournalSink>) {
+        sink.written(self.journal.path(), self.journal.len());
+        self.journal_sinks.push(sink);
     }
 
     pub fn journal_path(&self) -> &Path {
@@ -394,6 +404,9 @@ impl Core {
         let line = self.journal_input(e)?;
         if let Some(mirror) = &self.mirror {
             mirror.written(self.journal.path(), self.journal.len());
+        }
+        for sink in &mut self.journal_sinks {
+            sink.written(self.journal.path(), self.journal.len());
         }
         self.replay.apply(line, e);
         Ok(self.effects(true))

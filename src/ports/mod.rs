@@ -8,8 +8,9 @@
 //!   ([`NotTaken`]); a judge's name that signs it is checked by
 //!   [`valid_name`].
 //! - Out: the relays ([`OutputSink`]), the callouts and incidents
-//!   ([`CalloutSink`]), and the lane's result after each change
-//!   ([`LaneSnapshot`], on a `watch` channel).
+//!   ([`CalloutSink`]), the lane's result after each change
+//!   ([`LaneSnapshot`], on a `watch` channel), and the journal's lines as
+//!   they become durable ([`JournalSink`]).
 //! - Time: [`Clock`] turns the monotonic clock into lane time.
 //!
 //! Nothing here does I/O, journals, or decides anything about the lane:
@@ -18,6 +19,7 @@
 
 pub mod inputs;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -96,6 +98,17 @@ pub trait CalloutSink: Send {
     fn status(&self) -> Option<serde_json::Value> {
         None
     }
+}
+
+/// Told of the journal's lines as they become durable, for whoever passes
+/// them on (a link to the centre). `written` must return at once: reading
+/// the new lines, by path, is the sink's own work (as [`crate::mirror`]
+/// does), never the lane's thread's.
+pub trait JournalSink: Send {
+    /// `journal` now holds `len` bytes of whole, durable lines. Told when
+    /// the sink is added and after every append, before the lane applies
+    /// the input; a new journal (the next block's) comes with its own path.
+    fn written(&mut self, journal: &Path, len: u64);
 }
 
 /// Lane time from the monotonic clock: milliseconds since the journal
