@@ -9,8 +9,8 @@
 use std::time::{Duration, Instant};
 
 use lanecall::config::SpeakerConfig;
-use lanecall::daemon::CalloutSink;
 use lanecall::lane::{BallResult, Callout, Language, Pin, PinSet, Said};
+use lanecall::ports::CalloutSink;
 use lanecall::speaker::Voice;
 use lanecall::speaker::pack::VoicePack;
 use lanecall::speaker::player::QueueOut;

@@ -1867,7 +1867,7 @@ fn validate_judges(raw: Vec<RawJudge>, c: &mut Check) -> Option<Vec<JudgeConfig>
                 "the judge's name as the journal writes it",
             )
             .map(|n| n.trim().to_owned())
-            .and_then(|n| match crate::web::auth::valid_name(&n) {
+            .and_then(|n| match crate::ports::valid_name(&n) {
                 Ok(()) => Some(n),
                 Err(m) => {
                     c.push(key("name"), m);

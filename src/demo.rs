@@ -2,8 +2,8 @@
 //! into the same channel the sensors and the panel use, so the journal, the
 //! core, the API and the speaker see a lane like any other.
 
-use crate::daemon::{Clock, Input, InputSender, Reading};
 use crate::lane::{Event, Millis};
+use crate::ports::{Clock, Input, InputSender, Reading};
 use crate::sim::Scenario;
 
 /// Plays blocks of the demo scenario, one after another with new seeds,

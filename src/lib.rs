@@ -6,16 +6,55 @@
 //!
 //! # Layout
 //!
-//! - [`lane`] is the pure core: pins, scoring, delivery detection, fouls,
-//!   turn order, conduct (slow bowling, blindfolds) and the callout words.
-//!   It takes timestamped events and returns effects; it does no I/O.
+//! Data flows one way, and every module has one place in it:
+//!
+//! ```text
+//! sensors ─┐                                                ┌─► speaker
+//! panel   ─┼─► ports ─► lane_thread: journal ─► lane (core) ┼─► relays
+//! demo    ─┘   (Input)  (fsync first)           -> effects  └─► panel (snapshot)
+//! ```
+//!
+//! - [`ports`] is what goes into the lane's thread and what comes out, and
+//!   its clock: an [`ports::Input`] on the one bounded channel
+//!   ([`ports::inputs`]); the relays ([`ports::OutputSink`]), the speaker
+//!   ([`ports::CalloutSink`]), the panel's [`ports::LaneSnapshot`] and the
+//!   journal's lines as they become durable ([`ports::JournalSink`]). Every
+//!   adapter depends on the ports and on nothing of the others.
+//! - [`lane_thread`] owns the lane: it journals each input, durably, and
+//!   only then applies it to the core, meets the core's deadlines, and
+//!   sends the effects to the ports' sinks. It decides what happens when
+//!   the journal cannot be written (the lane holds).
+//! - [`lane`] is the pure core and decides every ruling: pins, scoring,
+//!   delivery detection, fouls, turn order, conduct (slow bowling,
+//!   blindfolds) and the callout words. It takes timestamped events and
+//!   returns effects; it does no I/O. [`pinsetter`] is its parser of the
+//!   pinsetter's serial lines.
+//! - The adapters turn the world into inputs and effects into the world:
+//!   [`sensors`] (the pinsetter link, the GPIO), [`speaker`] (callouts),
+//!   [`web`] (the judges' panel and its API), [`demo`] (the simulator
+//!   played as a lane).
+//! - [`daemon`] is the wiring, the only module that knows every adapter:
+//!   [`daemon::serve`] starts the lane's thread and the adapters, the HTTP
+//!   server, and tells systemd. No adapter uses it.
+//!
+//! **Adding an adapter** (an MQTT link, another pinsetter): a new file
+//! that takes an [`ports::InputSender`] to send readings, or implements a
+//! sink of [`ports`], or reads the [`ports::LaneSnapshot`] channel; then
+//! one line in [`daemon::serve`] to start it. It uses [`ports`] (and the
+//! core's types in [`lane`]), never [`daemon`] nor another adapter.
+//! `tests/layout.rs` fails on an import circle between modules.
+//!
+//! The rest:
+//!
+//! - [`config`] reads and checks the config file; each module gets its
+//!   validated part.
 //! - [`journal`] is the journal format (journal.md): the header, one JSON
 //!   line per input, the reader that reports a bad line by its number and
-//!   ignores a torn last line, and the writer.
-//! - [`pinsetter`] parses and checks the pinsetter's serial lines.
+//!   ignores a torn last line, and the writer. [`store`] keeps the
+//!   journal's files on disk (open, recover, append durably).
 //! - [`replay`] applies a journal to a lane and reports the result as
 //!   `lanecall replay` prints it (replay-output.md), as JSON or as a score
-//!   sheet for a terminal.
+//!   sheet for a terminal; the lane's thread keeps a [`replay::Replay`] too.
 //! - [`backup`] copies the journal folder to another (a USB stick) for
 //!   `lanecall backup`: whole lines only, each file durable before it takes
 //!   its name, the copies' seals checked.
@@ -23,20 +62,22 @@
 //!   folder, on its own thread, catching up after the folder was missing.
 //! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
-//! - [`web`] is the control API for the judges' panel; [`web::server`]
-//!   serves it: its own accept loop with timeouts, a cap on open
-//!   connections below the file limit, and HTTPS when configured.
+//! - [`log_limit`] logs a repeated bad input once per kind per window.
+//! - [`web::server`] serves the panel: its own accept loop with timeouts, a
+//!   cap on open connections below the file limit, and HTTPS when
+//!   configured.
 
 pub mod backup;
 pub mod config;
 pub mod daemon;
 pub mod demo;
-pub mod inputs;
 pub mod journal;
 pub mod lane;
+pub mod lane_thread;
 pub mod log_limit;
 pub mod mirror;
 pub mod pinsetter;
+pub mod ports;
 pub mod replay;
 pub mod sensors;
 pub mod sim;

@@ -14,8 +14,8 @@ use axum::http::{Request, Response, StatusCode, header};
 use axum::response::IntoResponse;
 use axum_extra::extract::cookie::{Cookie, Key, SignedCookieJar};
 use futures_util::StreamExt;
-use lanecall::daemon::{Input, NotTaken};
 use lanecall::lane::{Action, Refusal};
+use lanecall::ports::{Input, NotTaken};
 use lanecall::replay::Replay;
 use lanecall::web::{ApiState, AuthSettings, LaneSnapshot, hash_pin, router, verify_pin};
 use serde_json::{Value, json};
@@ -45,7 +45,7 @@ struct Lane {
 /// The API over a fake lane thread that refuses `start_block` (Anna K. is B1
 /// and nobody checked her blindfold) and takes everything else.
 fn lane() -> Lane {
-    let (inputs, rx) = lanecall::inputs::channel(64);
+    let (inputs, rx) = lanecall::ports::inputs::channel(64);
     let taken = Taken::default();
     let record = taken.clone();
     std::thread::spawn(move || {
@@ -503,7 +503,7 @@ async fn a_tampered_forged_or_unknown_cookie_is_no_session() {
 
 #[tokio::test]
 async fn a_stopped_lane_is_reported_not_waited_for() {
-    let (inputs, rx) = lanecall::inputs::channel(64);
+    let (inputs, rx) = lanecall::ports::inputs::channel(64);
     drop(rx);
     let (_snapshots, lane) = watch::channel(LaneSnapshot {
         version: 0,
@@ -676,7 +676,7 @@ fn journals(name: &str) -> PathBuf {
 }
 
 fn app_with(journal_dir: Option<PathBuf>) -> Router {
-    let (inputs, _rx) = lanecall::inputs::channel(64);
+    let (inputs, _rx) = lanecall::ports::inputs::channel(64);
     let (_snapshots, lane) = watch::channel(LaneSnapshot {
         version: 1,
         json: "{}".into(),
@@ -1068,7 +1068,7 @@ async fn a_login_without_a_known_address_is_limited_not_failed() {
 
 #[tokio::test]
 async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
-    let (inputs, _rx) = lanecall::inputs::channel(64);
+    let (inputs, _rx) = lanecall::ports::inputs::channel(64);
     let (_snapshots, lane) = watch::channel(LaneSnapshot {
         version: 1,
         json: "{}".into(),
@@ -1122,7 +1122,7 @@ async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
 #[derive(Clone, Default)]
 struct Relays(Arc<Mutex<Vec<(lanecall::lane::Output, lanecall::lane::Switch)>>>);
 
-impl lanecall::daemon::OutputSink for Relays {
+impl lanecall::ports::OutputSink for Relays {
     fn set(&mut self, output: lanecall::lane::Output, switch: lanecall::lane::Switch) {
         if let Ok(mut v) = self.0.lock() {
             v.push((output, switch));
@@ -1132,7 +1132,7 @@ impl lanecall::daemon::OutputSink for Relays {
 
 struct Quiet;
 
-impl lanecall::daemon::CalloutSink for Quiet {
+impl lanecall::ports::CalloutSink for Quiet {
     fn say(&mut self, _: &lanecall::lane::Callout, _: Option<&lanecall::lane::Bowler>) {}
 }
 
@@ -1150,9 +1150,10 @@ async fn lane_until(app: &Router, what: &str, cond: impl Fn(&Value) -> bool) -> 
 
 #[tokio::test]
 async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
-    use lanecall::daemon::{Core, CoreSettings, Input};
     use lanecall::lane::{Output, PinSet, Sensor, Switch};
+    use lanecall::lane_thread::{Core, CoreSettings};
     use lanecall::pinsetter::{Body, Message, format_line};
+    use lanecall::ports::Input;
 
     let dir = std::env::temp_dir().join(format!("lanecall-api-dead-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -1172,7 +1173,7 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     let (core, snapshots) =
         Core::start(settings, Box::new(relays.clone()), Box::new(Quiet)).expect("the lane starts");
     let journal = core.journal_path().to_owned();
-    let (inputs, rx) = lanecall::inputs::channel(64);
+    let (inputs, rx) = lanecall::ports::inputs::channel(64);
     let sensors = inputs.clone();
     let thread = std::thread::spawn(move || core.run(rx));
     let app = router(ApiState {

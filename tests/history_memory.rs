@@ -54,7 +54,7 @@ fn noisy_journal(dir: &Path) {
 }
 
 fn app(dir: &Path) -> Router {
-    let (inputs, _rx) = lanecall::inputs::channel(8);
+    let (inputs, _rx) = lanecall::ports::inputs::channel(8);
     let (_snapshots, lane) = watch::channel(LaneSnapshot {
         version: 1,
         json: "{}".into(),

@@ -11,10 +11,10 @@ use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use lanecall::config::PinsetterConfig;
-use lanecall::daemon::Input;
-use lanecall::inputs::InputReceiver;
 use lanecall::lane::Sensor;
 use lanecall::pinsetter::MAX_LINE;
+use lanecall::ports::Input;
+use lanecall::ports::inputs::InputReceiver;
 use lanecall::sensors::serial::run_pinsetter_link;
 use serialport::{SerialPort, TTYPort};
 
@@ -69,7 +69,7 @@ fn serial(line: &str) -> Sensor {
 async fn lines_from_a_pty_reach_the_lane_in_order_and_unplug_is_reported() {
     let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let path = slave.name().expect("the slave side's name");
-    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
+    let (tx, rx) = lanecall::ports::inputs::channel(lanecall::ports::inputs::CAPACITY);
     let (state_tx, state_rx) = tokio::sync::watch::channel(false);
     let link = tokio::spawn(run_pinsetter_link(settings(&path, 20, 200), tx, state_tx));
 
@@ -204,7 +204,7 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
 
     let dir = TempDir::new("serial-link");
     let port = dir.path().join("ttyPINSETTER");
-    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
+    let (tx, rx) = lanecall::ports::inputs::channel(lanecall::ports::inputs::CAPACITY);
     let (state_tx, state_rx) = tokio::sync::watch::channel(false);
 
     rt.block_on(async {
@@ -257,7 +257,7 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
 async fn link_returns_when_the_daemon_is_gone() {
     let (_master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let path = slave.name().unwrap();
-    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
+    let (tx, rx) = lanecall::ports::inputs::channel(lanecall::ports::inputs::CAPACITY);
     drop(rx);
     let (state_tx, _state_rx) = tokio::sync::watch::channel(false);
     tokio::time::timeout(
@@ -272,7 +272,7 @@ async fn link_returns_when_the_daemon_is_gone() {
 async fn a_full_channel_sheds_noise_and_keeps_the_lines_that_parse() {
     let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let path = slave.name().expect("the slave side's name");
-    let (tx, rx) = lanecall::inputs::channel(4);
+    let (tx, rx) = lanecall::ports::inputs::channel(4);
     let stats = tx.stats();
     let (state_tx, _state_rx) = tokio::sync::watch::channel(false);
     let link = tokio::spawn(run_pinsetter_link(settings(&path, 20, 200), tx, state_tx));

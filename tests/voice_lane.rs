@@ -7,12 +7,12 @@
 use std::sync::{Arc, Mutex};
 
 use lanecall::config::SpeakerConfig;
-use lanecall::daemon::CalloutSink;
 use lanecall::lane::{
     Action, Bowler, Class, Effect, Event, Lane, Language, Panel, PinSet, Refusal, Rules, Sensor,
     Verbosity, Voice as BowlerVoice,
 };
 use lanecall::pinsetter::{Body, Message, format_line};
+use lanecall::ports::CalloutSink;
 use lanecall::speaker::Voice;
 use lanecall::speaker::pack::{Clip, VoicePack};
 use lanecall::speaker::phrase;
@@ -358,7 +358,8 @@ fn the_journal_failure_is_said_in_the_lanes_language_not_the_bowlers() {
 #[test]
 fn the_daemon_journals_the_setting_and_says_what_it_allows() {
     use lanecall::config::Config;
-    use lanecall::daemon::{Core, CoreSettings, Input};
+    use lanecall::lane_thread::{Core, CoreSettings};
+    use lanecall::ports::Input;
     use lanecall::sensors::gpio::NullOutputs;
 
     let dir = std::env::temp_dir().join(format!("lanecall-voice-lane-{}", std::process::id()));
@@ -382,7 +383,7 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
     let (core, _snapshot) =
         Core::start(settings, Box::new(NullOutputs), Box::new(voice)).expect("the lane starts");
     let journal = core.journal_path().to_owned();
-    let (tx, rx) = lanecall::inputs::channel(lanecall::inputs::CAPACITY);
+    let (tx, rx) = lanecall::ports::inputs::channel(lanecall::ports::inputs::CAPACITY);
     let lane = std::thread::spawn(move || core.run(rx));
 
     let send = |input| tx.send_blocking(input).expect("the lane takes it");

@@ -6,7 +6,7 @@
 //! Inputs use the kernel's edge detection with its debounce
 //! (`set_async_interrupt`); rppal calls our callback on its own thread, and
 //! the callback only maps the edge to a [`Sensor`] and sends it on the
-//! lane's bounded channel ([`crate::inputs`]): a foul-beam break is shed
+//! lane's bounded channel ([`crate::ports::inputs`]): a foul-beam break is shed
 //! (and counted) when the channel is full; its clear, the ball detector,
 //! channel sensors and buttons wait for room, on rppal's thread, never the
 //! runtime. Outputs return from `set` at once; a pulse
@@ -28,8 +28,8 @@ use rppal::gpio::{self, Gpio, InputPin, OutputPin, Trigger};
 use tracing::{debug, info, warn};
 
 use crate::config::{InputConfig, InputRole, OutputConfig, Pull};
-use crate::daemon::{Input, InputSender, OutputSink, Reading};
 use crate::lane::{Output, Sensor, Side, Switch};
+use crate::ports::{Input, InputSender, OutputSink, Reading};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GpioError {
@@ -447,7 +447,7 @@ mod tests {
         if is_a_pi() {
             return;
         }
-        let (tx, _rx) = crate::inputs::channel(8);
+        let (tx, _rx) = crate::ports::inputs::channel(8);
         let inputs = [InputConfig {
             role: InputRole::FoulBeam,
             pin: BcmPin::new(17).unwrap(),

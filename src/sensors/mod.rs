@@ -8,7 +8,7 @@
 //! - [`gpio`] is the Raspberry Pi's GPIO: debounced edges of the foul-line
 //!   beam, the ball detector, the channel sensors and the rail buttons as
 //!   sensor readings, and the foul lamp and pinsetter reset relays as an
-//!   [`OutputSink`](crate::daemon::OutputSink) ([`gpio::NullOutputs`] where
+//!   [`OutputSink`](crate::ports::OutputSink) ([`gpio::NullOutputs`] where
 //!   there is no GPIO).
 //! - [`monitor`] prints every input live, for `lanecall monitor` (wiring
 //!   checks on the lane).
@@ -18,7 +18,7 @@
 //! [`OutputConfig`] from `[gpio]`): nothing here checks them again.
 //!
 //! Every reading goes to the daemon as an [`Input`] on the bounded channel
-//! of [`crate::inputs`], stamped where it was taken; on a full channel
+//! of [`crate::ports::inputs`], stamped where it was taken; on a full channel
 //! noise is shed first. Nothing here may block the lane's thread or the
 //! runtime (output pulses are timed here, not by the caller),
 //! panic on what the hardware or the wire brings, or spin on a device that
@@ -33,9 +33,9 @@ use std::io::Write;
 use std::time::Instant;
 
 use crate::config::{InputConfig, OutputConfig, PinsetterConfig};
-use crate::daemon::Input;
 use crate::journal::event_line;
 use crate::lane::{Event, Sensor, Stamped};
+use crate::ports::Input;
 
 pub use gpio::GpioError;
 
@@ -66,7 +66,7 @@ async fn monitor_until(
     stop: impl Future<Output = ()>,
 ) -> Result<(), GpioError> {
     let start = Instant::now();
-    let (tx, rx) = crate::inputs::channel(crate::inputs::CAPACITY);
+    let (tx, rx) = crate::ports::inputs::channel(crate::ports::inputs::CAPACITY);
 
     // Held until the end: dropping them stops the inputs and frees the pins.
     let _gpio = match gpio {
@@ -106,7 +106,7 @@ pub fn monitor_line(t: u64, sensor: Sensor) -> String {
     format!("{t:>8} {line}")
 }
 
-fn print_inputs(rx: crate::inputs::InputReceiver, mut out: impl Write, start: Instant) {
+fn print_inputs(rx: crate::ports::inputs::InputReceiver, mut out: impl Write, start: Instant) {
     while let Ok(input) = rx.recv() {
         let Input::Reading(reading) = input else {
             continue;

@@ -9,7 +9,7 @@
 //! exponential backoff. This module must never spin on a dead port, never
 //! grow a buffer without bound on a noisy line, never block the lane's
 //! thread or the runtime, and never panic on what the wire brings. The
-//! lane's channel is bounded ([`crate::inputs`]): when it is full a line
+//! lane's channel is bounded ([`crate::ports::inputs`]): when it is full a line
 //! that does not parse is shed (counted, and logged once per 10 s), and one
 //! that parses waits for room, the task sleeping meanwhile.
 
@@ -22,11 +22,11 @@ use tokio_util::codec::{Decoder, FramedRead};
 use tracing::{debug, info, warn};
 
 use crate::config::PinsetterConfig;
-use crate::daemon::{Input, InputSender};
-use crate::inputs::Sent;
 use crate::lane::Sensor;
 use crate::log_limit::LogLimiter;
 use crate::pinsetter::MAX_LINE;
+use crate::ports::inputs::Sent;
+use crate::ports::{Input, InputSender};
 
 /// Splits the pinsetter's byte stream into lines.
 ///

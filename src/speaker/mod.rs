@@ -16,8 +16,8 @@ pub mod phrase;
 pub mod player;
 
 use crate::config::SpeakerConfig;
-use crate::daemon::CalloutSink;
 use crate::lane::{Bowler, Callout, Conduct, ConductKind, Language, Said, Verbosity};
+use crate::ports::CalloutSink;
 use pack::{Clip, VoicePack};
 use player::{AudioOut, RodioOut, Speaker, SpeakerSettings, SpeakerState, Utterance};
 

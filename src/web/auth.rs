@@ -18,9 +18,6 @@ use axum_extra::extract::cookie::{Cookie, SameSite, SignedCookieJar};
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "lanecall_session";
 
-/// The longest judge name a login may give, in characters.
-pub const MAX_NAME_CHARS: usize = 60;
-
 /// The argon2id cost: OWASP's minimum (19 MiB, 2 passes, 1 lane). A
 /// verification takes a fraction of a second on a Raspberry Pi 4; more
 /// memory would make a burst of logins a memory problem on a 1 GB board.
@@ -134,21 +131,4 @@ pub(crate) fn start_session(
 /// The jar with the session cookie removed.
 pub(crate) fn end_session(jar: SignedCookieJar) -> SignedCookieJar {
     jar.remove(Cookie::build(SESSION_COOKIE).path("/"))
-}
-
-/// Checks a judge name as given at login: it is written into the journal
-/// with every action the judge takes.
-pub(crate) fn valid_name(name: &str) -> Result<(), String> {
-    if name.trim().is_empty() {
-        return Err("the name is empty".into());
-    }
-    if name.chars().count() > MAX_NAME_CHARS {
-        return Err(format!(
-            "the name is longer than {MAX_NAME_CHARS} characters"
-        ));
-    }
-    if name.chars().any(char::is_control) {
-        return Err("the name holds a control character".into());
-    }
-    Ok(())
 }

@@ -16,7 +16,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream, StreamExt};
 use tokio::sync::watch;
 
-use crate::daemon::LaneSnapshot;
+use crate::ports::LaneSnapshot;
 
 /// How often an idle stream gets a keep-alive comment.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);

@@ -89,9 +89,9 @@ use tokio_util::codec::{BytesCodec, FramedRead};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::daemon::{Input, InputSender, NotTaken};
 use crate::journal::parse_event;
 use crate::lane::{Action, Event};
+use crate::ports::{Input, InputSender, NotTaken};
 use history::{History, HistoryError};
 use pins::{Checker, Lockout, Verdict};
 use sessions::Sessions;
@@ -141,7 +141,7 @@ pub struct ApiState {
     pub live_views: usize,
 }
 
-pub use crate::daemon::LaneSnapshot;
+pub use crate::ports::LaneSnapshot;
 
 /// Who may log in, for how long, and when PIN checks lock.
 #[derive(Clone, Debug)]
@@ -636,7 +636,7 @@ async fn login(
         ));
     }
     let typed = name.as_deref().map_or("judge", str::trim).to_owned();
-    auth::valid_name(&typed).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
+    crate::ports::valid_name(&typed).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
 
     let found = match shared.pins.check(pin, peer(&extensions)).await {
         Verdict::Match(n) => n,

@@ -129,7 +129,7 @@ impl Sessions {
                             continue;
                         };
                         let known = pins.contains(&e.pin);
-                        let sane = super::auth::valid_name(&e.judge).is_ok() && e.id.len() == 64;
+                        let sane = crate::ports::valid_name(&e.judge).is_ok() && e.id.len() == 64;
                         if known && sane && !left.is_zero() && !idle.is_zero() {
                             list.push(Entry {
                                 id: e.id,

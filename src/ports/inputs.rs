@@ -44,7 +44,7 @@ use std::sync::mpsc::{
 };
 use std::time::{Duration, Instant};
 
-use crate::daemon::{Input, Reading};
+use super::{Input, Reading};
 use crate::lane::Sensor;
 
 /// Inputs queued for the lane at most. Far more than a lane makes in a

@@ -1,0 +1,607 @@
+//! The lane's thread: inputs from the sensors and the panel, journaled and
+//! then applied to the core, and the core's effects sent to the outputs.
+//!
+//! One thread owns the lane. Everything reaches it as an [`Input`] on one
+//! bounded channel ([`crate::ports::inputs`]), so the journal's order is
+//! the order the lane saw. Nothing is applied, shown or said before it is durable in the
+//! journal; while the journal cannot be written the lane holds
+//! (`failure.rs`). The core's deadlines are met here, as ticks.
+//!
+//! It decides nothing of the rules (that is [`crate::lane`]) and knows no
+//! adapter: it sees the outputs, the speaker and the panel only through
+//! the ports ([`crate::ports`]). Starting the adapters, the HTTP server and
+//! systemd's notifications is the wiring's ([`crate::daemon`]).
+
+mod failure;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{oneshot, watch};
+
+use crate::journal::Header;
+use crate::lane::{
+    Action, Day, Effect, Event, Language, Millis, Panel, Refusal, Rules, Sensor, Stamped,
+};
+use crate::log_limit::LogLimiter;
+use crate::mirror::Mirror;
+use crate::ports::inputs::{InputReceiver, InputStats};
+use crate::ports::{CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink};
+use crate::replay::Replay;
+use crate::store::{JournalFile, Recovered, Store, StoreError, rfc3339, unix_now};
+use failure::Failure;
+
+/// What the lane's thread needs to start.
+pub struct CoreSettings {
+    pub state_dir: PathBuf,
+    pub lane: u32,
+    pub rules: Rules,
+    /// 1.0 but for the demo.
+    pub speed: f64,
+    /// `[journal] mirror`: where a live second copy of the journal goes.
+    pub mirror: Option<PathBuf>,
+    /// `[speaker] language`: the callouts' language for a bowler without
+    /// their own, published as `speaker_language` for the panel's editor.
+    pub language: Language,
+}
+
+/// The longest the lane's thread sleeps, so that the watchdog sees it
+/// alive: idle, it wakes once a second and does nothing else.
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// How long a deadline waits for readings stamped before it that are still
+/// on their way (a GPIO edge a moment before a beam break turns into a
+/// person's): they are applied first, in the order they happened.
+const GRACE: Duration = Duration::from_millis(25);
+
+/// How often a journal that cannot be written is tried again, and how
+/// often the journal's path is checked.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// Readings kept while the journal cannot be written, to journal and apply
+/// when it can; past this many the newest are shed (and counted).
+const MAX_WAITING: usize = 4096;
+
+/// Notices (and journals set aside at start) listed for the panel.
+const MAX_NOTICES: usize = 10;
+
+/// How long the lane's thread goes on journaling what is queued once told
+/// to stop: systemd's stop must not wait on a queue full of noise, and what
+/// is left after this is counted in the log.
+const STOP_BUDGET: Duration = Duration::from_millis(500);
+
+/// The lane's thread: journal, core, effects.
+pub struct Core {
+    settings: CoreSettings,
+    store: Store,
+    journal: JournalFile,
+    replay: Replay,
+    clock: Clock,
+    /// Set while the journal cannot be written.
+    failure: Option<Failure>,
+    /// Journals found unusable at start and renamed aside, with why.
+    set_aside: Vec<(String, String)>,
+    /// What the judges should know of the journal (wall time, message).
+    notices: std::collections::VecDeque<(String, String)>,
+    /// The last problem with the journal's path, so it is told once.
+    path_problem: Option<String>,
+    /// When the journal is next retried and its path checked.
+    next_duty: Instant,
+    /// The live second copy, if the config asks for one.
+    mirror: Option<Mirror>,
+    /// The mirror's state as last published.
+    mirror_status: Option<serde_json::Value>,
+    /// Told of every durable append ([`Core::add_journal_sink`]).
+    journal_sinks: Vec<Box<dyn JournalSink>>,
+    outputs: Box<dyn OutputSink>,
+    speaker: Box<dyn CalloutSink>,
+    snapshot: watch::Sender<LaneSnapshot>,
+    version: u64,
+    /// Milliseconds since `started` of the loop's last turn, for the
+    /// watchdog.
+    heartbeat: Arc<AtomicU64>,
+    started: Instant,
+    /// The speaker's state as last published.
+    speaker_status: Option<serde_json::Value>,
+    /// The input channel's counts (shed, queued) and the stop flag.
+    inputs: Arc<InputStats>,
+    /// The channel's counts as last published: (shed_serial, shed_beam).
+    inputs_published: (u64, u64),
+    /// Repeated bad inputs are logged once per kind per window.
+    log_limit: LogLimiter,
+}
+
+impl Core {
+    /// Opens the newest journal and replays it (the lane goes on where it
+    /// stopped, mid-frame included), or starts a new one when the last
+    /// block is over and the journal is from an earlier day or other rules.
+    pub fn start(
+        settings: CoreSettings,
+        outputs: Box<dyn OutputSink>,
+        speaker: Box<dyn CalloutSink>,
+    ) -> Result<(Core, watch::Receiver<LaneSnapshot>), StoreError> {
+        let store = Store::open(&settings.state_dir, settings.lane)?;
+        let now = unix_now();
+        // The newest journal that can be read; one that cannot is renamed
+        // aside (never deleted) and the next newest is tried.
+        let mut set_aside = Vec::new();
+        let recovered = loop {
+            let Some(path) = store.newest()? else {
+                break None;
+            };
+            match JournalFile::recover(&path) {
+                Ok(r) => break Some(r),
+                Err(e) => {
+                    let aside = store.set_aside(&path)?;
+                    tracing::error!(
+                        journal = %path.display(),
+                        kept_as = %aside.display(),
+                        "cannot recover the journal, set it aside and going on without it: {e}"
+                    );
+                    // Every one is in the log; the panel lists the first few.
+                    if set_aside.len() < MAX_NOTICES {
+                        let name = aside.file_name().map(|n| n.to_string_lossy().into_owned());
+                        set_aside.push((name.unwrap_or_default(), e.to_string()));
+                    }
+                }
+            }
+        };
+        // Lane time goes on from the last journal, new or not.
+        let last_t = recovered.as_ref().map_or(0, |r| r.replay.last_t());
+        let day = recovered
+            .as_ref()
+            .and_then(|r| Self::same_day(&r.replay, &settings, now));
+        let (journal, replay) = match recovered {
+            Some(r) if !Self::wants_new_journal(&r, &settings, now) => {
+                if let Some(torn) = &r.torn {
+                    tracing::warn!(
+                        journal = %r.file.path().display(),
+                        "cut a torn last line left by a power loss: {torn:?}"
+                    );
+                }
+                tracing::info!(
+                    journal = %r.file.path().display(),
+                    lines = r.file.lines(),
+                    "recovered the lane from its journal"
+                );
+                (r.file, r.replay)
+            }
+            _ => {
+                let header = Self::header(&settings, now).with_day(day);
+                let file = store.create(&header, now)?;
+                tracing::info!(journal = %file.path().display(), "started a new journal");
+                (file, Replay::new(&header))
+            }
+        };
+        let clock = Clock::new(last_t, settings.speed);
+        // Published for real below, with the speaker's state.
+        let (tx, rx) = watch::channel(LaneSnapshot {
+            version: 0,
+            json: Arc::from("{}"),
+        });
+        let mut core = Core {
+            settings,
+            store,
+            journal,
+            replay,
+            clock,
+            failure: None,
+            set_aside,
+            notices: Default::default(),
+            path_problem: None,
+            next_duty: Instant::now() + RETRY,
+            mirror: None,
+            mirror_status: None,
+            journal_sinks: Vec::new(),
+            outputs,
+            speaker,
+            snapshot: tx,
+            version: 0,
+            heartbeat: Arc::new(AtomicU64::new(0)),
+            started: Instant::now(),
+            speaker_status: None,
+            inputs: Arc::default(),
+            inputs_published: (0, 0),
+            log_limit: LogLimiter::new(crate::log_limit::WINDOW),
+        };
+        if let Some(target) = core.settings.mirror.clone() {
+            let mirror = Mirror::start(target);
+            mirror.written(core.journal.path(), core.journal.len());
+            core.mirror = Some(mirror);
+        }
+        core.publish();
+        Ok((core, rx))
+    }
+
+    fn wants_new_journal(r: &Recovered, settings: &CoreSettings, now: u64) -> bool {
+        let lane = r.replay.lane();
+        if lane.open_block().is_some() {
+            return false;
+        }
+        let started_day = r
+            .header
+            .started_at
+            .as_deref()
+            .map(|s| s.get(..10).unwrap_or(s).to_owned());
+        let today = rfc3339(now)[..10].to_owned();
+        started_day.as_deref() != Some(today.as_str())
+            || r.header.rules != settings.rules
+            || r.header.lane != settings.lane
+    }
+
+    /// What a journal leaves in force for the lane's next journal, when
+    /// that one starts on the same day (by the wall clock's date, as
+    /// [`Core::wants_new_journal`] decides) for the same lane.
+    fn same_day(replay: &Replay, settings: &CoreSettings, now: u64) -> Option<Day> {
+        let started = replay.started_at()?;
+        let same =
+            started.get(..10) == rfc3339(now).get(..10) && replay.lane().number() == settings.lane;
+        same.then(|| replay.lane().day())
+    }
+
+    fn header(settings: &CoreSettings, now: u64) -> Header {
+        Header::new(settings.lane, Some(rfc3339(now)), settings.rules.clone())
+    }
+
+    /// The loop's last turn, in milliseconds since start (for the watchdog).
+    pub fn heartbeat(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.heartbeat)
+    }
+
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// Adds a sink told of the journal's lines as they become durable; it
+    /// is told of the journal as it stands now first.
+    pub fn add_journal_sink(&mut self, mut sink: Box<dyn JournalSink>) {
+        sink.written(self.journal.path(), self.journal.len());
+        self.journal_sinks.push(sink);
+    }
+
+    pub fn journal_path(&self) -> &Path {
+        self.journal.path()
+    }
+
+    /// Runs until [`Input::Shutdown`], the channel's stop flag
+    /// ([`InputSender::stop`](crate::ports::InputSender::stop)) or until every sender is gone, and returns
+    /// the lane as it stood. Once told to stop it journals what is queued
+    /// for at most [`STOP_BUDGET`].
+    pub fn run(mut self, inputs: InputReceiver) -> Replay {
+        self.inputs = inputs.stats();
+        let mut stop_seen: Option<Instant> = None;
+        loop {
+            let now = Instant::now();
+            self.heartbeat.store(
+                now.duration_since(self.started).as_millis() as u64,
+                Ordering::Relaxed,
+            );
+            // The flag, not a message behind the queue: a queue full of
+            // noise cannot hold the stop back.
+            if self.inputs.stopping() {
+                let since = *stop_seen.get_or_insert(now);
+                if now.saturating_duration_since(since) >= STOP_BUDGET {
+                    break;
+                }
+            }
+            if now >= self.next_duty {
+                self.next_duty = now + RETRY;
+                for line in self.log_limit.flush(now) {
+                    tracing::warn!("{line}");
+                }
+                if self.inputs_counts() != self.inputs_published {
+                    self.publish();
+                }
+                self.check_path();
+                if self.failure.is_some() {
+                    self.retry();
+                }
+                // A mirror that failed or came back shows on the panel.
+                if self.mirror.as_ref().map(Mirror::status) != self.mirror_status {
+                    self.publish();
+                }
+            }
+            // While the journal fails the lane stands still: no deadline
+            // runs ahead of the readings still waiting for it.
+            let deadline = self
+                .replay
+                .lane()
+                .poll_deadline()
+                .filter(|_| self.failure.is_none());
+            let wake = deadline
+                .map(|d| self.clock.instant(d) + GRACE)
+                .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT))
+                .min(self.next_duty);
+            // Stopping, only what is queued is taken: no waiting for more.
+            let timeout = match stop_seen {
+                Some(_) => Duration::ZERO,
+                None => wake.saturating_duration_since(now),
+            };
+            match inputs.recv_timeout(timeout) {
+                Err(mpsc::RecvTimeoutError::Timeout) if stop_seen.is_some() => break,
+                Ok(Input::Reading(r)) => {
+                    let t = self.clock.t(r.at);
+                    self.apply(t, Event::Sensor(r.sensor), None);
+                }
+                Ok(Input::Action { by, action, reply }) => {
+                    let t = self.clock.t(Instant::now());
+                    self.apply(t, Event::Panel(Panel { by, action }), reply);
+                }
+                Ok(Input::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // Tick to the deadline itself, not to now: a reading
+                    // stamped between the two keeps its own time.
+                    let passed = Instant::now().checked_sub(GRACE).map(|at| self.clock.t(at));
+                    if let Some(due) = deadline.filter(|&d| passed.is_some_and(|p| d <= p)) {
+                        self.replay.tick(due);
+                        self.effects(false);
+                    }
+                    // A sound card that came or went shows on the panel.
+                    if self.speaker.status() != self.speaker_status {
+                        self.publish();
+                    }
+                }
+            }
+        }
+        if let Some(f) = &self.failure {
+            tracing::error!(
+                "stopping with {} input(s) never journaled: {}",
+                f.waiting.len() as u64 + f.shed,
+                f.reason
+            );
+        }
+        let queued = self.queued();
+        if queued > 0 {
+            tracing::warn!("stopping with {queued} input(s) still queued, not journaled");
+        }
+        for line in self
+            .log_limit
+            .flush(Instant::now() + crate::log_limit::WINDOW)
+        {
+            tracing::warn!("{line}");
+        }
+        tracing::info!("the lane's thread stopped");
+        self.replay
+    }
+
+    /// Journals one input, then applies it; an input that cannot be
+    /// journaled is not applied.
+    fn apply(
+        &mut self,
+        t: Millis,
+        event: Event,
+        reply: Option<oneshot::Sender<Result<(), NotTaken>>>,
+    ) {
+        // Never earlier than what the lane has seen (a reading stamped by
+        // its source just before a timer fired), so that a replay meets the
+        // deadlines in the same order as the live lane did.
+        let t = t.max(self.replay.last_t()).max(self.replay.lane().now());
+        let stamped = Stamped { t, event };
+        if self.failure.is_some() {
+            self.wait_or_refuse(stamped, reply);
+            return;
+        }
+        match self.journal_and_apply(&stamped) {
+            Ok(refusal) => {
+                if let Some(reply) = reply {
+                    let _ = reply.send(refusal.map_or(Ok(()), |r| Err(NotTaken::Refused(r))));
+                }
+            }
+            Err(e) => {
+                self.fail(&e, t);
+                self.wait_or_refuse(stamped, reply);
+            }
+        }
+    }
+
+    /// Journals an input and, once it is durable, applies it and sends its
+    /// effects; returns the lane's refusal, if any.
+    fn journal_and_apply(&mut self, e: &Stamped<Event>) -> io::Result<Option<Refusal>> {
+        let line = self.journal_input(e)?;
+        if let Some(mirror) = &self.mirror {
+            mirror.written(self.journal.path(), self.journal.len());
+        }
+        for sink in &mut self.journal_sinks {
+            sink.written(self.journal.path(), self.journal.len());
+        }
+        self.replay.apply(line, e);
+        Ok(self.effects(true))
+    }
+
+    /// Appends an input to the journal, durably; after a block ends, the
+    /// next lineup starts a journal of its own (the lane switches to it only
+    /// once the lineup is in it). Returns the line's number.
+    ///
+    /// A new journal's first line is the pinsetter link's state the lane
+    /// had (a `serial_link` reading at the lineup's time), when it had one:
+    /// the port stays open across blocks and reports no change, and the
+    /// new journal, replayed alone or recovered after a restart, must not
+    /// show a working link as never connected.
+    fn journal_input(&mut self, e: &Stamped<Event>) -> io::Result<u64> {
+        let lane = self.replay.lane();
+        let link_up = lane.link_up();
+        let next_block = matches!(
+            e.event,
+            Event::Panel(Panel {
+                action: Action::Lineup { .. },
+                ..
+            })
+        ) && !lane.blocks().is_empty()
+            && lane.open_block().is_none();
+        if !next_block {
+            return self.journal.append(e);
+        }
+        let now = unix_now();
+        let day = Self::same_day(&self.replay, &self.settings, now);
+        let header = Self::header(&self.settings, now).with_day(day);
+        let mut file = self
+            .store
+            .create(&header, now)
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        let inherited = link_up.map(|up| Stamped {
+            t: e.t,
+            event: Event::Sensor(Sensor::SerialLink { up }),
+        });
+        let appended = match &inherited {
+            Some(link) => file.append(link).map(Some),
+            None => Ok(None),
+        }
+        .and_then(|link_line| Ok((link_line, file.append(e)?)));
+        match appended {
+            Ok((link_line, line)) => {
+                tracing::info!(journal = %file.path().display(), "started a new journal for the next block");
+                self.journal = file;
+                self.replay = Replay::new(&header);
+                if let (Some(n), Some(link)) = (link_line, &inherited) {
+                    self.replay.apply(n, link);
+                }
+                Ok(line)
+            }
+            Err(err) => {
+                // A journal with only its header would be taken as the
+                // newest at a restart: remove it, the lane stays in the old.
+                let _ = std::fs::remove_file(file.path());
+                Err(err)
+            }
+        }
+    }
+
+    /// The journal's state for the panel (`journal` in `/api/lane`).
+    fn journal_status(&self) -> serde_json::Value {
+        let name = self.journal.path().file_name().map(|n| n.to_string_lossy());
+        let mut v = serde_json::json!({
+            "state": if self.failure.is_some() { "failed" } else { "ok" },
+            "file": name,
+            "lines": self.journal.lines(),
+            "set_aside": self.set_aside.iter().map(|(file, reason)| serde_json::json!({"file": file, "reason": reason})).collect::<Vec<_>>(),
+            "notices": self.notices.iter().map(|(at, message)| serde_json::json!({"at": at, "message": message})).collect::<Vec<_>>(),
+        });
+        if let Some(m) = &self.mirror_status {
+            v["mirror"] = m.clone();
+        }
+        if let Some(f) = &self.failure {
+            v["failed"] = serde_json::json!({
+                "reason": f.reason,
+                "since_t": f.since_t,
+                "waiting": f.waiting.len(),
+                "shed": f.shed,
+            });
+        }
+        v
+    }
+
+    /// Sends the effects of the last input or tick to the outputs, the
+    /// speaker and the log, publishes the new state, and returns a refusal.
+    /// After an input the state is always published: even one the lane
+    /// refused is journaled, counted and listed.
+    fn effects(&mut self, after_input: bool) -> Option<Refusal> {
+        let mut refusal = None;
+        let mut changed = false;
+        let lane = self.replay.lane();
+        for effect in self.replay.last_effects() {
+            match effect {
+                Effect::Output(o) => self.outputs.set(o.output, o.switch),
+                Effect::Callout(c) => {
+                    let bowler = c
+                        .bowler
+                        .and_then(|e| lane.entries().get(e as usize))
+                        .map(|e| &e.bowler);
+                    self.speaker.say(c, bowler);
+                }
+                Effect::Conduct(c) => {
+                    tracing::warn!(bowler = c.bowler.as_deref().unwrap_or("lane"), "{}", c.kind);
+                    self.speaker.conduct(c);
+                }
+                Effect::Refused(r) => {
+                    let kind = match r {
+                        Refusal::Serial(_) => crate::replay::kind::SERIAL,
+                        _ => crate::replay::kind::REFUSED,
+                    };
+                    if let Some(line) = self.log_limit.note(
+                        kind,
+                        plural(kind),
+                        Instant::now(),
+                        format_args!("refused: {r}"),
+                    ) {
+                        tracing::warn!("{line}");
+                    }
+                    refusal = Some(r.clone());
+                }
+                Effect::SerialGap { lost, .. } => {
+                    let kind = crate::replay::kind::SERIAL_GAP;
+                    let message = format_args!("pinsetter lines lost: {lost}");
+                    if let Some(line) =
+                        self.log_limit
+                            .note(kind, plural(kind), Instant::now(), message)
+                    {
+                        tracing::warn!("{line}");
+                    }
+                }
+                Effect::Changed => changed = true,
+            }
+        }
+        if changed || after_input {
+            self.publish();
+        }
+        refusal
+    }
+
+    /// The channel's shed counts: (serial lines, beam edges).
+    fn inputs_counts(&self) -> (u64, u64) {
+        (self.inputs.shed_serial(), self.inputs.shed_beam())
+    }
+
+    /// Inputs sent and not yet taken.
+    fn queued(&self) -> u64 {
+        self.inputs.queued()
+    }
+
+    fn publish(&mut self) {
+        self.version += 1;
+        self.speaker_status = self.speaker.status();
+        let mut extra: Vec<(&'static str, serde_json::Value)> = self
+            .speaker_status
+            .iter()
+            .map(|s| ("speaker", s.clone()))
+            .collect();
+        self.mirror_status = self.mirror.as_ref().map(Mirror::status);
+        extra.push((
+            "speaker_language",
+            serde_json::json!(self.settings.language),
+        ));
+        extra.push(("journal", self.journal_status()));
+        self.inputs_published = self.inputs_counts();
+        let (shed_serial, shed_beam) = self.inputs_published;
+        extra.push((
+            "inputs",
+            serde_json::json!({
+                "shed_serial": shed_serial,
+                "shed_beam": shed_beam,
+                "queued": self.queued(),
+            }),
+        ));
+        match serde_json::to_string(&self.replay.report_with(&extra)) {
+            Ok(json) => {
+                self.snapshot.send_replace(LaneSnapshot {
+                    version: self.version,
+                    json: json.into(),
+                });
+            }
+            Err(e) => tracing::error!("cannot serialize the lane: {e}"),
+        }
+    }
+}
+
+/// A kind of repeated log line ([`crate::replay::kind`]) in the plural, for
+/// its summary.
+fn plural(kind: &str) -> &'static str {
+    match kind {
+        crate::replay::kind::SERIAL => "bad serial lines",
+        crate::replay::kind::SERIAL_GAP => "pinsetter sequence gaps",
+        _ => "refused inputs",
+    }
+}

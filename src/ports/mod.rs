@@ -1,0 +1,173 @@
+//! The lane thread's ports: what goes into it and what comes out, and
+//! its clock. Every adapter (the pinsetter link, the GPIO, the panel, the
+//! speaker, the demo) depends on these and on nothing of the others.
+//!
+//! - In: an [`Input`] (a sensor [`Reading`] or a panel action) on the one
+//!   bounded channel of [`inputs`] ([`InputSender`]), in the journal's
+//!   order. A panel action's reply says whether the lane took it
+//!   ([`NotTaken`]); a judge's name that signs it is checked by
+//!   [`valid_name`].
+//! - Out: the relays ([`OutputSink`]), the callouts and incidents
+//!   ([`CalloutSink`]), the lane's result after each change
+//!   ([`LaneSnapshot`], on a `watch` channel), and the journal's lines as
+//!   they become durable ([`JournalSink`]).
+//! - Time: [`Clock`] turns the monotonic clock into lane time.
+//!
+//! Nothing here does I/O, journals, or decides anything about the lane:
+//! that is [`crate::lane_thread`] (journal, then core) and [`crate::lane`]
+//! (the rules). Only the core's types ([`crate::lane`]) are used here.
+
+pub mod inputs;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::oneshot;
+
+use crate::lane::{Action, Bowler, Callout, Conduct, Millis, Output, Refusal, Sensor, Switch};
+
+pub use inputs::InputSender;
+
+/// A sensor reading, stamped where it was taken.
+#[derive(Debug)]
+pub struct Reading {
+    pub at: Instant,
+    pub sensor: Sensor,
+}
+
+/// Why a panel action was not taken.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotTaken {
+    /// The lane's rules refused it (it is journaled all the same).
+    #[error("{0}")]
+    Refused(Refusal),
+    /// The journal cannot be written, so nothing is applied: the lane
+    /// holds until it can.
+    #[error("the journal cannot be written: {0}; the lane is held until it can")]
+    NotDurable(String),
+}
+
+/// What the lane's thread is asked to do.
+#[derive(Debug)]
+pub enum Input {
+    Reading(Reading),
+    /// A panel action: journaled and applied; the reply says whether the
+    /// lane took it. One with no reply (the demo's script) waits like a
+    /// reading while the journal cannot be written.
+    Action {
+        by: Option<String>,
+        action: Action,
+        reply: Option<oneshot::Sender<Result<(), NotTaken>>>,
+    },
+    /// Stop after what is queued.
+    Shutdown,
+}
+
+impl Input {
+    /// A reading taken now.
+    pub fn now(sensor: Sensor) -> Input {
+        Input::Reading(Reading {
+            at: Instant::now(),
+            sensor,
+        })
+    }
+}
+
+/// The GPIO outputs (relays). `set` must return at once: a pulse is timed
+/// by the sink, never by the lane's thread.
+pub trait OutputSink: Send {
+    fn set(&mut self, output: Output, switch: Switch);
+}
+
+/// Says the callouts ([`crate::speaker::Voice`]). `say` must return at
+/// once: playing is the speaker thread's work, never the lane's.
+pub trait CalloutSink: Send {
+    fn say(&mut self, callout: &Callout, bowler: Option<&Bowler>);
+
+    /// An incident the assistant should hear of (a pinsetter fault, a
+    /// slow-bowling flag).
+    fn conduct(&mut self, _incident: &Conduct) {}
+
+    /// The journal cannot be written: the lane holds and scores nothing
+    /// until it can. The assistant must hear it ("scoring stopped, call a
+    /// judge"), in the lane's language.
+    fn journal_failed(&mut self) {}
+
+    /// The speaker's state for the panel, if it has one.
+    fn status(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// Told of the journal's lines as they become durable, for whoever passes
+/// them on (a link to the centre). `written` must return at once: reading
+/// the new lines, by path, is the sink's own work (as [`crate::mirror`]
+/// does), never the lane's thread's.
+pub trait JournalSink: Send {
+    /// `journal` now holds `len` bytes of whole, durable lines. Told when
+    /// the sink is added and after every append, before the lane applies
+    /// the input; a new journal (the next block's) comes with its own path.
+    fn written(&mut self, journal: &Path, len: u64);
+}
+
+/// Lane time from the monotonic clock: milliseconds since the journal
+/// started, going on from where a recovered journal stopped. `speed` runs
+/// the demo faster than life while its journal keeps the lane's own times.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    base: Instant,
+    offset: Millis,
+    speed: f64,
+}
+
+impl Clock {
+    pub fn new(offset: Millis, speed: f64) -> Clock {
+        Clock {
+            base: Instant::now(),
+            offset,
+            speed: if speed > 0.0 { speed } else { 1.0 },
+        }
+    }
+
+    /// The lane time of an instant.
+    pub fn t(&self, at: Instant) -> Millis {
+        let real = at.saturating_duration_since(self.base).as_secs_f64();
+        self.offset + (real * 1000.0 * self.speed) as Millis
+    }
+
+    /// The instant of a lane time (for the next deadline).
+    pub fn instant(&self, t: Millis) -> Instant {
+        let lane_ms = t.saturating_sub(self.offset) as f64;
+        self.base + Duration::from_secs_f64(lane_ms / 1000.0 / self.speed)
+    }
+}
+
+/// The lane's latest result (replay-output.md), serialized once per
+/// change for every reader.
+#[derive(Clone, Debug)]
+pub struct LaneSnapshot {
+    /// Goes up by one at every change.
+    pub version: u64,
+    pub json: Arc<str>,
+}
+
+/// The longest judge name a login may give, in characters.
+pub const MAX_NAME_CHARS: usize = 60;
+
+/// Checks a judge name as given at login: it is written into the journal
+/// with every action the judge takes.
+pub fn valid_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("the name is empty".into());
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(format!(
+            "the name is longer than {MAX_NAME_CHARS} characters"
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err("the name holds a control character".into());
+    }
+    Ok(())
+}

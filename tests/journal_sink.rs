@@ -1,0 +1,124 @@
+//! The lane thread's journal port: a sink added to the lane is told of the
+//! journal's durable length after every append, by path, also across the
+//! new journal the next block starts.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use lanecall::journal::parse_event;
+use lanecall::lane::{Event, PinSet};
+use lanecall::lane_thread::{Core, CoreSettings};
+use lanecall::pinsetter::{Body, Message, format_line};
+use lanecall::ports::{CalloutSink, Input, JournalSink};
+use lanecall::sensors::gpio::NullOutputs;
+
+/// Every `(journal, len)` the sink was told, in order.
+#[derive(Clone, Default)]
+struct Told(Arc<Mutex<Vec<(PathBuf, u64)>>>);
+
+impl JournalSink for Told {
+    fn written(&mut self, journal: &std::path::Path, len: u64) {
+        self.0.lock().unwrap().push((journal.to_owned(), len));
+    }
+}
+
+struct Quiet;
+
+impl CalloutSink for Quiet {
+    fn say(&mut self, _: &lanecall::lane::Callout, _: Option<&lanecall::lane::Bowler>) {}
+}
+
+/// A judge's action from its journal line.
+fn action(json: &str) -> Input {
+    let Event::Panel(p) = parse_event(json)
+        .unwrap_or_else(|e| panic!("{json}: {e}"))
+        .event
+    else {
+        panic!("not a panel event: {json}");
+    };
+    Input::Action {
+        by: p.by,
+        action: p.action,
+        reply: None,
+    }
+}
+
+/// The byte length of each of the first lines of a file, summed up: the
+/// ends of its lines.
+fn line_ends(text: &str) -> Vec<u64> {
+    let mut end = 0;
+    text.split_inclusive('\n')
+        .map(|l| {
+            end += l.len() as u64;
+            end
+        })
+        .collect()
+}
+
+#[test]
+fn a_journal_sink_is_told_of_every_durable_line_and_of_the_next_blocks_journal() {
+    let dir = std::env::temp_dir().join(format!("lanecall-journal-sink-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = CoreSettings {
+        state_dir: dir.clone(),
+        lane: 2,
+        rules: lanecall::lane::Rules {
+            min_cycle_ms: 0,
+            ..Default::default()
+        },
+        speed: 1.0,
+        mirror: None,
+        language: lanecall::lane::Language::En,
+    };
+    let (mut core, _snapshots) =
+        Core::start(settings, Box::new(NullOutputs), Box::new(Quiet)).expect("the lane starts");
+    let first = core.journal_path().to_owned();
+    let told = Told::default();
+    core.add_journal_sink(Box::new(told.clone()));
+    let (tx, rx) = lanecall::ports::inputs::channel(64);
+    let lane = std::thread::spawn(move || core.run(rx));
+
+    let send = |input| tx.send_blocking(input).expect("the lane takes it");
+    let lineup =
+        r#"{"t":0,"ev":"lineup","by":"Judge Orlova","bowlers":[{"name":"Anna","class":"B2"}]}"#;
+    send(action(lineup));
+    send(action(
+        r#"{"t":0,"ev":"start_block","by":"Judge Orlova","games":1}"#,
+    ));
+    for (seq, body) in [
+        (0, Body::Ready(PinSet::FULL)),
+        (1, Body::Pins(PinSet::EMPTY)),
+    ] {
+        let line = format_line(&Message { seq, body });
+        send(Input::now(lanecall::lane::Sensor::Serial { line }));
+    }
+    send(action(r#"{"t":0,"ev":"end_block","by":"Judge Orlova"}"#));
+    // The next block's lineup starts a journal of its own.
+    send(action(lineup));
+    send(Input::Shutdown);
+    lane.join().expect("the lane's thread");
+
+    let told = told.0.lock().unwrap().clone();
+    let first_text = std::fs::read_to_string(&first).unwrap();
+    // The header, then five inputs: lineup, start, two serial lines, end.
+    let first_ends = line_ends(&first_text);
+    assert_eq!(first_ends.len(), 6, "{first_text}");
+    let in_first: Vec<u64> = told
+        .iter()
+        .filter(|(p, _)| *p == first)
+        .map(|&(_, len)| len)
+        .collect();
+    // Told at once of the header alone, then after each line.
+    assert_eq!(in_first, first_ends);
+
+    let (second, second_len) = told.last().unwrap().clone();
+    assert_ne!(second, first, "the next block's journal has its own file");
+    let second_text = std::fs::read_to_string(&second).unwrap();
+    // Its header and the lineup that started it: told once, whole.
+    let second_ends = line_ends(&second_text);
+    assert_eq!(second_ends.len(), 2, "{second_text}");
+    assert_eq!(second_len, second_ends[1]);
+    assert_eq!(told.len(), in_first.len() + 1, "{told:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
