@@ -88,7 +88,9 @@ impl Core {
         let Some(mut f) = self.failure.take() else {
             return;
         };
+        self.catching_up = true;
         let result = self.catch_up(&mut f);
+        self.catching_up = false;
         match result {
             Ok(()) => {
                 tracing::warn!(

@@ -83,6 +83,10 @@ pub struct Core {
     clock: Clock,
     /// Set while the journal cannot be written.
     failure: Option<Failure>,
+    /// The inputs that waited for the journal are being written and applied
+    /// ([`Core::retry`]): the state is published once they all are, with
+    /// the notice of the failure, never "ok" without it.
+    catching_up: bool,
     /// Journals found unusable at start and renamed aside, with why.
     set_aside: Vec<(String, String)>,
     /// What the judges should know of the journal (wall time, message).
@@ -190,6 +194,7 @@ impl Core {
             replay,
             clock,
             failure: None,
+            catching_up: false,
             set_aside,
             notices: Default::default(),
             path_problem: None,
@@ -544,7 +549,7 @@ impl Core {
                 Effect::Changed => changed = true,
             }
         }
-        if changed || after_input {
+        if (changed || after_input) && !self.catching_up {
             self.publish();
         }
         refusal
