@@ -4,11 +4,12 @@
 //!
 //! It decides whether a correction can be made without moving later balls
 //! to other frames and before a foul is too late to change. It never
-//! detects a delivery (`delivery`); fouls it changes go through `fouls`.
+//! detects a delivery: the pins of a ball awaiting its report end that
+//! delivery through `delivery`, and fouls it changes are worded and
+//! withdrawn through `fouls`.
 
-use super::Lane;
 use super::scoring::{self, Ball, ScoredBall};
-use super::{ConductKind, Effect, LaterBall, Millis, Output, Pin, PinSet, Refusal, Switch};
+use super::{ConductKind, Effect, Lane, LaterBall, Millis, Output, Pin, PinSet, Refusal, Switch};
 
 /// The last ball recorded in the open block: the one a judge can declare
 /// dead.

@@ -3,8 +3,9 @@
 //! earlier journals leave in force.
 //!
 //! It decides who bowls next and when a block starts and ends. It never
-//! records a ball (`delivery`), changes the lane order (`lineup`), or runs
-//! the slow-bowling clock beyond starting it when a block opens (`holds`).
+//! records a ball (`delivery`) nor changes the lane order (`lineup`), and
+//! it runs no slow-bowling clock (`holds`): it only starts one when a block
+//! opens on a ready deck and drops it when the block ends.
 
 use serde::Serialize;
 
