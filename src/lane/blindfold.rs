@@ -1,0 +1,154 @@
+//! B1 blindfolds: the judges' checks, a bowler adjusting one, a judge
+//! asking for a new check, and whether a ball was bowled with a checked
+//! blindfold.
+//!
+//! It decides whether a B1 bowler's blindfold is fit to bowl with, now or
+//! at a release. It never holds the lane itself: the slow-bowling clock
+//! reads it as a pause (`holds`), and a block's start asks it (`turns`).
+
+use super::{Bowler, Class, ConductKind, Effect, Lane, Millis, Refusal};
+
+/// A B1 bowler's blindfold as the judges last saw it. A check holds for
+/// the competition day, across blocks, until the bowler adjusts the
+/// blindfold or a judge asks for a new check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blindfold {
+    pub bowler: String,
+    /// When, whether it was in order, and by whom.
+    pub last_check: Option<(Millis, bool, Option<String>)>,
+    /// The bowler asked to adjust it; the lane waits for a new check.
+    pub adjusting: bool,
+    /// A judge asked for a new check; the lane waits for it.
+    pub recheck: bool,
+    /// When it became fit to bowl with (`true`) or stopped being so, the
+    /// latest few: whether a ball was bowled with a checked blindfold is
+    /// decided at its release, which may be known only later.
+    changes: Vec<(Millis, bool)>,
+}
+
+/// Changes of a blindfold kept: a release is never more than
+/// `max_travel_ms` before it is settled, and a bowler's blindfold does not
+/// change this often in a few seconds.
+const MAX_BLINDFOLD_CHANGES: usize = 8;
+
+impl Blindfold {
+    pub(super) fn new(bowler: &str) -> Blindfold {
+        Blindfold {
+            bowler: bowler.to_owned(),
+            last_check: None,
+            adjusting: false,
+            recheck: false,
+            changes: Vec::new(),
+        }
+    }
+
+    /// Fit to bowl with now: checked and in order, not being adjusted, no
+    /// new check asked for.
+    pub fn ok(&self) -> bool {
+        matches!(self.last_check, Some((_, true, _))) && !self.adjusting && !self.recheck
+    }
+
+    /// Whether it was fit to bowl with at `t` (after everything journaled
+    /// at `t`).
+    pub fn ok_at(&self, t: Millis) -> bool {
+        match self.changes.iter().rev().find(|(at, _)| *at <= t) {
+            Some(&(_, ok)) => ok,
+            // Older than the changes kept: the state before the oldest.
+            None => self.changes.first().is_some_and(|&(_, ok)| !ok),
+        }
+    }
+
+    /// Records the state after an action at `t`.
+    pub(super) fn changed(&mut self, t: Millis) {
+        let ok = self.ok();
+        if self.changes.last().is_some_and(|&(_, was)| was == ok) {
+            return;
+        }
+        if self.changes.len() == MAX_BLINDFOLD_CHANGES {
+            self.changes.remove(0);
+        }
+        self.changes.push((t, ok));
+    }
+}
+
+impl Lane {
+    pub fn blindfolds(&self) -> &[Blindfold] {
+        &self.blindfolds
+    }
+
+    pub(super) fn blindfold_ok(&self, bowler: &Bowler) -> bool {
+        bowler.class != Class::B1
+            || self
+                .blindfolds
+                .iter()
+                .any(|b| b.bowler == bowler.name && b.ok())
+    }
+
+    /// Whether `bowler` bowled with a checked blindfold, for a ball
+    /// released at `release`: adjusting it between the release and the pin
+    /// report is allowed, a check recorded after the release is too late.
+    pub(super) fn blindfold_ok_at(&self, bowler: &Bowler, release: Millis) -> bool {
+        bowler.class != Class::B1
+            || self
+                .blindfolds
+                .iter()
+                .any(|b| b.bowler == bowler.name && b.ok_at(release))
+    }
+
+    pub(super) fn blindfold_mut(&mut self, name: &str) -> Result<&mut Blindfold, Refusal> {
+        let bowler = self
+            .current_bowler(name)
+            .ok_or_else(|| Refusal::UnknownBowler(name.to_owned()))?;
+        if bowler.class != Class::B1 {
+            return Err(Refusal::NotB1(name.to_owned(), bowler.class.as_str()));
+        }
+        let i = match self.blindfolds.iter().position(|b| b.bowler == name) {
+            Some(i) => i,
+            None => {
+                self.blindfolds.push(Blindfold::new(name));
+                self.blindfolds.len() - 1
+            }
+        };
+        Ok(&mut self.blindfolds[i])
+    }
+
+    /// A judge checked a B1 bowler's blindfold: in order (`ok`) or not.
+    pub(super) fn blindfold_check(
+        &mut self,
+        t: Millis,
+        bowler: &str,
+        ok: bool,
+        by: Option<String>,
+        out: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        let b = self.blindfold_mut(bowler)?;
+        b.last_check = Some((t, ok, by.clone()));
+        b.adjusting = false;
+        b.recheck = false;
+        b.changed(t);
+        if !ok {
+            let issue = ConductKind::Blindfold {
+                issue: "failed_check",
+                by,
+            };
+            self.raise(t, Some(bowler.to_owned()), issue, out);
+        }
+        Ok(())
+    }
+
+    /// The bowler asked to adjust the blindfold.
+    pub(super) fn blindfold_adjust(&mut self, t: Millis, bowler: &str) -> Result<(), Refusal> {
+        let b = self.blindfold_mut(bowler)?;
+        b.adjusting = true;
+        b.changed(t);
+        Ok(())
+    }
+
+    /// A judge asked for a new check.
+    pub(super) fn blindfold_recheck(&mut self, t: Millis, bowler: &str) -> Result<(), Refusal> {
+        let b = self.blindfold_mut(bowler)?;
+        b.recheck = true;
+        b.changed(t);
+        Ok(())
+    }
+}

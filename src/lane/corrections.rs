@@ -1,0 +1,227 @@
+//! A judge's corrections: a ball's pins and foul entered again (and the
+//! balls after it), the pins of a ball awaiting its report, and a dead
+//! ball taken off the sheet.
+//!
+//! It decides whether a correction can be made without moving later balls
+//! to other frames and before a foul is too late to change. It never
+//! detects a delivery: the pins of a ball awaiting its report end that
+//! delivery through `delivery`, and fouls it changes are worded and
+//! withdrawn through `fouls`.
+
+use super::scoring::{self, Ball, ScoredBall};
+use super::{ConductKind, Effect, Lane, LaterBall, Millis, Output, Pin, PinSet, Refusal, Switch};
+
+/// The last ball recorded in the open block: the one a judge can declare
+/// dead.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LastBall {
+    pub entry: usize,
+    /// The block's game number.
+    pub game: u8,
+    pub scored: ScoredBall,
+}
+
+/// A judge's correction of one ball, and of the balls after it.
+pub(super) struct Fix<'a> {
+    pub(super) standing: PinSet,
+    pub(super) foul: Option<bool>,
+    pub(super) later: &'a [LaterBall],
+}
+
+impl Lane {
+    /// The ball a judge can declare dead now.
+    pub fn last_ball(&self) -> Option<LastBall> {
+        let (e, g) = self.last_ball?;
+        let entry = &self.entries[e];
+        let balls = entry.games.get(g)?;
+        let (scored, _) = scoring::walk(balls, self.rules.fouls_count());
+        Some(LastBall {
+            entry: e,
+            game: entry.game_number(g),
+            scored: *scored.last()?,
+        })
+    }
+
+    pub(super) fn correct(
+        &mut self,
+        t: Millis,
+        bowler: &str,
+        (game, frame, ball): (u8, u8, u8),
+        fix: Fix<'_>,
+        by: Option<String>,
+        out: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        let fouls_count = self.rules.fouls_count();
+        let no_such_ball = || Refusal::NoSuchBall {
+            bowler: bowler.to_owned(),
+            game,
+            frame,
+            ball,
+        };
+        // The ball awaiting its pin report can be given one by a judge.
+        if let Some(up) = self.up().filter(|_| self.flight.started()) {
+            let entry = &self.entries[up.entry];
+            if entry.bowler.name == bowler
+                && up.game == game
+                && (up.at.frame, up.at.ball) == (frame, ball)
+                && fix.later.is_empty()
+            {
+                self.complete_delivery(t, fix.standing, fix.foul, true, out);
+                return Ok(());
+            }
+        }
+        let (e, g) = self
+            .entries
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, x)| x.bowler.name == bowler)
+            .find_map(|(i, x)| {
+                let g = usize::from(game.checked_sub(x.first_game)?);
+                (g < x.games.len()).then_some((i, g))
+            })
+            .ok_or_else(no_such_ball)?;
+        let balls = &self.entries[e].games[g];
+        let (before, _) = scoring::walk(balls, fouls_count);
+        let i = before
+            .iter()
+            .position(|s| (s.at.frame, s.at.ball) == (frame, ball))
+            .ok_or_else(no_such_ball)?;
+        let recorded = before.len() - i - 1;
+        if fix.later.len() > recorded {
+            return Err(Refusal::TooManyLater {
+                bowler: bowler.to_owned(),
+                game,
+                frame,
+                ball,
+                recorded,
+                given: fix.later.len(),
+            });
+        }
+        let mut fixed = balls.clone();
+        let old = balls[i];
+        fixed[i] = Ball {
+            standing: fix.standing,
+            foul: fix.foul.unwrap_or(old.foul),
+            corrected: true,
+            ..old
+        };
+        // A re-entered later ball is the judge's word on what stood after
+        // it, counted against the deck the rules expect.
+        for (k, l) in fix.later.iter().enumerate() {
+            let b = &mut fixed[i + 1 + k];
+            *b = Ball {
+                standing: l.standing,
+                foul: l.foul.unwrap_or(b.foul),
+                corrected: true,
+                deck: None,
+                ..*b
+            };
+        }
+        let (after, _) = scoring::walk(&fixed, fouls_count);
+        let same_shape = after.len() == before.len()
+            && after
+                .iter()
+                .zip(&before)
+                .all(|(a, b)| (a.at.frame, a.at.ball) == (b.at.frame, b.at.ball));
+        if !same_shape {
+            return Err(Refusal::CorrectionReshapes {
+                bowler: bowler.to_owned(),
+                frame,
+                ball,
+            });
+        }
+        let entered = i..=i + fix.later.len();
+        // A foul is called or withdrawn only until the next delivery: once
+        // a later ball was bowled at the deck a changed ball left (not a
+        // fresh rack), the call stands unless that ball is re-entered too.
+        let foul_changed = entered.clone().any(|j| fixed[j].foul != balls[j].foul);
+        let next = i + 1 + fix.later.len();
+        if foul_changed
+            && let (Some(b), Some(a)) = (before.get(next), after.get(next))
+            && !(b.at.fresh_rack && a.at.fresh_rack)
+        {
+            return Err(Refusal::FoulTooLate {
+                bowler: bowler.to_owned(),
+                frame,
+                ball,
+                later_frame: a.at.frame,
+                later_ball: a.at.ball,
+            });
+        }
+        let was = balls.clone();
+        self.entries[e].games[g] = fixed;
+        self.entries[e].renew_next(fouls_count);
+        let last = was.len() - 1;
+        for j in entered {
+            let at = after[j].at;
+            if was[j].foul && !after[j].foul {
+                self.withdraw_foul(bowler, game, at);
+            } else if !was[j].foul && self.entries[e].games[g][j].foul {
+                let kind = self.foul_kind(game, at, by.clone());
+                self.raise(t, Some(bowler.to_owned()), kind, out);
+                if j == last && after[j].foul && at.fresh_rack {
+                    self.output(t, Output::PinsetterReset, Switch::Pulse, out);
+                }
+            }
+        }
+        self.say(t, Some(e), &after[i], true, out);
+        self.follow_turn(None);
+        Ok(())
+    }
+
+    /// A judge declares the last ball dead (USBC, World Bowling: dead
+    /// ball): it does not count, its foul goes with it, and the bowler
+    /// bowls again at the deck the ball was bowled at by the rules. The
+    /// only deck the lane can ask the pinsetter for is a full rack; any
+    /// other is respotted by hand, and the panel shows it until it is set.
+    pub(super) fn dead_ball(
+        &mut self,
+        t: Millis,
+        by: Option<String>,
+        out: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        self.open_block().ok_or(Refusal::NoBlockOpen)?;
+        if self.flight.started() {
+            return Err(Refusal::BallUnderWay);
+        }
+        let last = self.last_ball().ok_or(Refusal::NoBallToVoid)?;
+        let Some((e, g)) = self.last_ball.take() else {
+            return Err(Refusal::NoBallToVoid);
+        };
+        let at = last.scored.at;
+        let entry = &mut self.entries[e];
+        entry.games[g].pop();
+        if entry.games[g].is_empty() && g + 1 == entry.games.len() {
+            entry.games.pop();
+        }
+        entry.advance(last.game, Some(at));
+        let name = entry.bowler.name.clone();
+        if last.scored.foul {
+            self.withdraw_foul(&name, last.game, at);
+        }
+        self.window = None;
+        let kind = ConductKind::DeadBall {
+            game: last.game,
+            frame: at.frame,
+            ball: at.ball,
+            deck: at.before.iter().map(Pin::number).collect(),
+            by,
+        };
+        self.raise(t, Some(name), kind, out);
+        if at.before == PinSet::FULL && self.ready_deck != Some(PinSet::FULL) {
+            self.output(t, Output::PinsetterReset, Switch::Pulse, out);
+        }
+        // The lane is ready for the ball again once the deck is set: now,
+        // if the pinsetter has set one (the clock waits while it is wrong),
+        // else at its READY.
+        let ready = self.ready_deck.map(|_| t);
+        self.follow_turn(ready);
+        if self.clock.is_none()
+            && let Some(t) = ready
+        {
+            self.start_clock(t, false);
+        }
+        Ok(())
+    }
+}

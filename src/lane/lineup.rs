@@ -1,0 +1,101 @@
+//! The lane order and substitutes: setting a lineup before a block, and
+//! a substitute taking a bowler's place between games.
+//!
+//! It decides whether a lineup or a substitution is allowed and who is on
+//! the lane now. It never decides who is up (`turns`) nor scores a ball.
+
+use super::scoring::Position;
+use super::turns::Entry;
+use super::{Bowler, Lane, MAX_BOWLERS, Refusal};
+
+pub(super) fn check_name(name: &str) -> Result<(), Refusal> {
+    if name.trim().is_empty() {
+        Err(Refusal::EmptyName)
+    } else {
+        Ok(())
+    }
+}
+
+pub(super) fn check_lineup(bowlers: &[Bowler]) -> Result<(), Refusal> {
+    if !(1..=MAX_BOWLERS).contains(&bowlers.len()) {
+        return Err(Refusal::LineupSize(bowlers.len()));
+    }
+    for (i, b) in bowlers.iter().enumerate() {
+        check_name(&b.name)?;
+        if bowlers[..i].iter().any(|x| x.name == b.name) {
+            return Err(Refusal::DuplicateName(b.name.clone()));
+        }
+    }
+    Ok(())
+}
+
+impl Lane {
+    /// The lane order waiting for `start_block`.
+    pub fn pending_lineup(&self) -> Option<&[Bowler]> {
+        self.pending.as_deref()
+    }
+
+    pub(super) fn lineup(&mut self, bowlers: &[Bowler]) -> Result<(), Refusal> {
+        if let Some(b) = self.open_block() {
+            return Err(Refusal::BlockOpen(b.number));
+        }
+        check_lineup(bowlers)?;
+        self.pending = Some(bowlers.to_vec());
+        self.has_lineup = true;
+        Ok(())
+    }
+
+    /// A bowler in the lane order now: the open block's, or the lineup
+    /// waiting to start.
+    pub(super) fn on_lane(&self, name: &str) -> bool {
+        self.current_bowler(name).is_some()
+    }
+
+    pub(super) fn current_bowler(&self, name: &str) -> Option<&Bowler> {
+        let in_block = self.open_block().and_then(|b| {
+            b.slots
+                .iter()
+                .filter_map(|s| s.last())
+                .map(|&e| &self.entries[e].bowler)
+                .find(|x| x.name == name)
+        });
+        in_block.or_else(|| self.pending.as_ref()?.iter().find(|x| x.name == name))
+    }
+
+    pub(super) fn substitute(&mut self, leaving: &str, incoming: &Bowler) -> Result<(), Refusal> {
+        let block = self.open_block().ok_or(Refusal::NoBlockOpen)?;
+        let (slot, &e) = block
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((i, s.last()?)))
+            .find(|(_, e)| self.entries[**e].bowler.name == leaving)
+            .ok_or_else(|| Refusal::UnknownBowler(leaving.to_owned()))?;
+        let (game, at) = self.next_of(e);
+        if game > block.games {
+            return Err(Refusal::NoGamesLeft(leaving.to_owned()));
+        }
+        if at != Position::START {
+            return Err(Refusal::NotBetweenGames {
+                name: leaving.to_owned(),
+                game,
+                frame: at.frame,
+            });
+        }
+        check_name(&incoming.name)?;
+        if incoming.name != leaving && self.on_lane(&incoming.name) {
+            return Err(Refusal::DuplicateName(incoming.name.clone()));
+        }
+        let number = block.number;
+        let new = self.entries.len();
+        self.entries
+            .push(Entry::new(incoming.clone(), number, slot as u8 + 1, game));
+        if let Some(b) = self.blocks.last_mut() {
+            b.slots[slot].push(new);
+        }
+        // The game the last ball ended belongs to the bowler who left.
+        self.last_ball = None;
+        self.follow_turn(Some(self.now));
+        Ok(())
+    }
+}

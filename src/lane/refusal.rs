@@ -1,0 +1,125 @@
+//! Why the lane refuses an input: one variant per reason, each message
+//! naming what is wrong and, where there is one, what to do.
+//!
+//! It decides no ruling and never touches the lane's state: the files that
+//! decide return these, and [`Lane::handle`](super::Lane::handle) turns them
+//! into [`Effect::Refused`](super::Effect::Refused).
+
+use super::{MAX_BOWLERS, MAX_GAMES, Millis, PinSet};
+use crate::pinsetter::{self, Body};
+
+/// Why the lane refused an input. The message names what is wrong and,
+/// where there is one, what to do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("no lineup yet: set the lane order before a ball can be scored")]
+    NoLineup,
+    #[error("a lineup has 1 to {MAX_BOWLERS} bowlers, not {0}")]
+    LineupSize(usize),
+    #[error("a bowler's name is empty")]
+    EmptyName,
+    #[error("two bowlers named {0:?} on the lane")]
+    DuplicateName(String),
+    #[error(
+        "block {0} is open: the lane order is locked (substitute between games, or end the block)"
+    )]
+    BlockOpen(u32),
+    #[error("block {0} has already started")]
+    AlreadyStarted(u32),
+    #[error("no block is open")]
+    NoBlockOpen,
+    #[error("no lineup to start a block with: set the lane order first")]
+    NothingToStart,
+    #[error("a block has 1 to {MAX_GAMES} games, not {0}")]
+    GamesOutOfRange(u32),
+    #[error("start_block refused: no blindfold check with ok for {}", .0.join(", "))]
+    BlindfoldsUnchecked(Vec<String>),
+    #[error("no bowler named {0:?} on the lane")]
+    UnknownBowler(String),
+    #[error("{0} is {1}: only B1 bowlers wear blindfolds")]
+    NotB1(String, &'static str),
+    #[error("{name} is in game {game}, frame {frame}: substitute between games")]
+    NotBetweenGames { name: String, game: u8, frame: u8 },
+    #[error("{0} has bowled every game of the block: nobody to substitute")]
+    NoGamesLeft(String),
+    #[error("{bowler} has no ball {ball} in frame {frame} of game {game}")]
+    NoSuchBall {
+        bowler: String,
+        game: u8,
+        frame: u8,
+        ball: u8,
+    },
+    #[error(
+        "correcting frame {frame} ball {ball} of {bowler} would move later balls to other frames: correct the later balls first"
+    )]
+    CorrectionReshapes { bowler: String, frame: u8, ball: u8 },
+    #[error(
+        "the foul on frame {frame} ball {ball} of {bowler} can no longer be called or withdrawn: frame {later_frame} ball {later_ball} was bowled at the deck it left (a foul stands or falls before the next delivery); to change it, re-enter the later balls with the correction (\"later\")"
+    )]
+    FoulTooLate {
+        bowler: String,
+        frame: u8,
+        ball: u8,
+        later_frame: u8,
+        later_ball: u8,
+    },
+    #[error(
+        "{bowler} has {recorded} ball(s) after frame {frame} ball {ball} in game {game}, not the {given} re-entered"
+    )]
+    TooManyLater {
+        bowler: String,
+        game: u8,
+        frame: u8,
+        ball: u8,
+        recorded: usize,
+        given: usize,
+    },
+    #[error(
+        "no ball to declare dead: none recorded in the open block since it started, since the last dead ball or since a substitution"
+    )]
+    NoBallToVoid,
+    #[error(
+        "a ball is under way: wait for its pin report (or enter its pins), then declare it dead"
+    )]
+    BallUnderWay,
+    #[error("the lane is already held")]
+    AlreadyHeld,
+    #[error("the lane is not held")]
+    NotHeld,
+    #[error("the ball detector fired again before the pin report of the ball at t={0}: ignored")]
+    SecondBall(Millis),
+    #[error("unknown rail button {0:?} (known: repeat, score)")]
+    UnknownButton(String),
+    #[error("nothing said yet to repeat")]
+    NothingToRepeat,
+    #[error("no bowler is up: no score to read")]
+    NobodyUp,
+    #[error(
+        "the score is not read aloud to {0}: in competition the speaker says only the standing pins, the side and the channel (IBSA); the extras are on with [speaker] extras or the bowler's \"extras\" (training)"
+    )]
+    ScoreNotSaid(String),
+    #[error("serial line: {0}")]
+    Serial(#[from] pinsetter::LineError),
+    #[error(
+        "serial line: seq {seq} again with another body (was {was}, now {now}): ignored, not a ball"
+    )]
+    SeqConflict { seq: u8, was: Body, now: Body },
+    #[error(
+        "serial line: PINS {} with no READY since the last PINS ({} at t={last_at}): ignored, not a ball",
+        .standing.mask(), .last.mask()
+    )]
+    PinsWithoutReady {
+        standing: PinSet,
+        last: PinSet,
+        last_at: Millis,
+    },
+    #[error(
+        "serial line: PINS {} only {after_ms} ms after the last PINS; no pinsetter cycles in under {min_cycle_ms} ms (rules.min_cycle_ms): ignored, not a ball",
+        .standing.mask()
+    )]
+    PinsTooSoon {
+        standing: PinSet,
+        after_ms: Millis,
+        min_cycle_ms: u64,
+    },
+}
