@@ -436,32 +436,3 @@ impl Lane {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    /// Each file of the lane holds one concern, small enough to read whole.
-    #[test]
-    fn no_file_of_the_lane_is_over_700_lines() {
-        let files = [
-            ("blindfold.rs", include_str!("blindfold.rs")),
-            ("callout.rs", include_str!("callout.rs")),
-            ("conduct.rs", include_str!("conduct.rs")),
-            ("corrections.rs", include_str!("corrections.rs")),
-            ("delivery.rs", include_str!("delivery.rs")),
-            ("event.rs", include_str!("event.rs")),
-            ("fouls.rs", include_str!("fouls.rs")),
-            ("holds.rs", include_str!("holds.rs")),
-            ("lineup.rs", include_str!("lineup.rs")),
-            ("mod.rs", include_str!("mod.rs")),
-            ("pins.rs", include_str!("pins.rs")),
-            ("refusal.rs", include_str!("refusal.rs")),
-            ("rules.rs", include_str!("rules.rs")),
-            ("scoring.rs", include_str!("scoring.rs")),
-            ("turns.rs", include_str!("turns.rs")),
-        ];
-        for (name, text) in files {
-            let lines = text.lines().count();
-            assert!(lines <= 700, "src/lane/{name} has {lines} lines, over 700");
-        }
-    }
-}
