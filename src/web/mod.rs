@@ -5,8 +5,8 @@
 //!   for the journal so far (replay-output.md), with an `ETag` so a panel
 //!   polling it gets `304` while nothing changed. Anyone on the network may
 //!   read it: scores are public at a tournament.
-//! - `POST /api/login`, `POST /api/logout`, `GET /api/session`: a judge logs
-//!   in with a PIN: their own (`[[web.judges]]`, the name comes with it) or
+//! - `POST /api/login`, `POST /api/logout`, `GET /api/session` ([`login`]):
+//!   a judge logs in with a PIN: their own (`[[web.judges]]`, the name comes with it) or
 //!   the shared judge PIN (with a name typed at login). The session is kept
 //!   by the server ([`sessions`]); the cookie holds its signed id
 //!   ([`auth`]).
@@ -59,12 +59,12 @@ pub mod auth;
 pub mod events;
 pub mod history;
 pub mod limit;
+mod login;
 pub mod page;
 pub mod pins;
 pub mod server;
 pub mod sessions;
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -72,14 +72,13 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, FromRef, Path, State};
+use axum::extract::{FromRef, Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, middleware};
 use axum_extra::extract::cookie::{Key, SignedCookieJar};
 use futures_util::StreamExt as _;
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncReadExt as _;
 use tokio::sync::{Semaphore, oneshot, watch};
@@ -93,7 +92,7 @@ use crate::journal::parse_event;
 use crate::lane::{Action, Event};
 use crate::ports::{Input, InputSender, NotTaken};
 use history::{History, HistoryError};
-use pins::{Checker, Lockout, Verdict};
+use pins::{Checker, Lockout};
 use sessions::Sessions;
 
 pub use auth::{PinError, PinHashError, check_pin_hash, hash_pin, pin_shape_ok, verify_pin};
@@ -273,7 +272,7 @@ pub fn router(mut state: ApiState) -> Router {
         },
         &digests,
     );
-    let (login_route, tidy_logins) = limit::limit_login(post(login));
+    let (login_route, tidy_logins) = limit::limit_login(post(login::login));
     let live_views = state.live_views;
     let shared = Shared {
         history: state.journal_dir.clone().map(|d| Arc::new(History::new(d))),
@@ -292,9 +291,9 @@ pub fn router(mut state: ApiState) -> Router {
         .route("/api/history/{id}", get(history_report))
         .route("/export/{file}", get(export))
         .route("/api/login", login_route)
-        .route("/api/logout", post(logout))
-        .route("/api/session", get(session))
-        .route("/api/security", get(security))
+        .route("/api/logout", post(login::logout))
+        .route("/api/session", get(login::session))
+        .route("/api/security", get(login::security))
         .route("/api/actions", post(actions))
         .merge(page::routes())
         .fallback(not_found)
@@ -594,131 +593,6 @@ fn body(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     })
 }
 
-#[derive(Deserialize)]
-struct Login {
-    pin: String,
-    name: Option<String>,
-}
-
-/// The client's address, when the server recorded it.
-fn peer(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
-    extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(addr)| addr.ip().to_canonical())
-}
-
-async fn login(
-    State(shared): State<Shared>,
-    jar: SignedCookieJar,
-    extensions: axum::http::Extensions,
-    headers: HeaderMap,
-    raw: Result<Bytes, BytesRejection>,
-) -> ApiResult {
-    (shared.tidy_logins)();
-    require_json(&headers)?;
-    let raw = body(raw)?;
-    let Login { pin, name } = serde_json::from_slice(&raw).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("a login is {{\"pin\": \"...\", \"name\": \"...\"}}: {e}"),
-        )
-    })?;
-    // The shape is public: a PIN that cannot be one is not worth a check,
-    // nor a place among the wrong tries.
-    if !pin_shape_ok(&pin) {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!(
-                "a PIN is {} to {} digits",
-                auth::PIN_MIN_DIGITS,
-                auth::PIN_MAX_DIGITS
-            ),
-        ));
-    }
-    let typed = name.as_deref().map_or("judge", str::trim).to_owned();
-    crate::ports::valid_name(&typed).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
-
-    let found = match shared.pins.check(pin, peer(&extensions)).await {
-        Verdict::Match(n) => n,
-        Verdict::Wrong => {
-            tracing::info!(name = typed, "login with a wrong PIN");
-            return Err(ApiError::new(StatusCode::UNAUTHORIZED, "wrong PIN"));
-        }
-        Verdict::Locked(left) => {
-            let secs = left.as_secs() + 1;
-            let message = format!(
-                "too many wrong PINs: logins are locked for {secs} s \
-                 (`lanecall unlock` on the lane's computer ends it)"
-            );
-            let body = json!({ "error": message, "retry_after_s": secs });
-            let mut res = (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
-            res.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-            return Ok(res);
-        }
-        Verdict::Busy => {
-            return Err(ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "busy checking other PINs: try again in a moment",
-            ));
-        }
-    };
-    let Some((judge, digest)) = shared.logins.get(found) else {
-        return Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "cannot tell whose PIN it is",
-        ));
-    };
-    // A judge's own PIN names them, whatever was typed.
-    let name = judge.clone().unwrap_or(typed);
-    let Some(id) = shared.sessions.create(&name, digest) else {
-        return Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "cannot make a session now",
-        ));
-    };
-    tracing::info!(name, "judge logged in");
-    let auth = &shared.api.auth;
-    let jar = auth::start_session(jar, id, auth.session, auth.secure);
-    Ok((jar, Json(json!({ "name": name }))).into_response())
-}
-
-/// The judge of this request's session, if it is open.
-fn judge(shared: &Shared, jar: &SignedCookieJar) -> Option<String> {
-    auth::session_id(jar).and_then(|id| shared.sessions.judge(&id))
-}
-
-/// Only as JSON: a cross-site form must not log a judge out.
-async fn logout(
-    State(shared): State<Shared>,
-    jar: SignedCookieJar,
-    headers: HeaderMap,
-) -> ApiResult {
-    require_json(&headers)?;
-    if let Some(id) = auth::session_id(&jar) {
-        shared.sessions.revoke(&id);
-    }
-    Ok((auth::end_session(jar), Json(json!({ "ok": true }))).into_response())
-}
-
-async fn session(State(shared): State<Shared>, jar: SignedCookieJar) -> Response {
-    let judge = judge(&shared, &jar);
-    // Whether a PIN names its judge: the panel then asks for no name.
-    let pin_names = shared.api.auth.judge_pin_hash.is_none() && !shared.api.auth.judges.is_empty();
-    let security = judge.is_some().then(|| shared.pins.security());
-    Json(json!({ "judge": judge, "pin_names": pin_names, "security": security })).into_response()
-}
-
-async fn security(State(shared): State<Shared>, jar: SignedCookieJar) -> ApiResult {
-    if judge(&shared, &jar).is_none() {
-        return Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "a judge must log in",
-        ));
-    }
-    Ok(Json(shared.pins.security()).into_response())
-}
-
 // ----- actions ----------------------------------------------------------------
 
 /// Reads a posted panel event with the journal's parser: the body's fields,
@@ -746,7 +620,7 @@ async fn actions(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let Some(judge) = judge(&shared, &jar) else {
+    let Some(judge) = login::judge(&shared, &jar) else {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "a judge must log in",

@@ -34,6 +34,9 @@
 //!   rustls with the ring backend (no cmake or assembler to build it).
 //! - **Graceful shutdown**: stop accepting, let requests in flight finish
 //!   for up to [`SHUTDOWN_GRACE`], then close what is left.
+//!
+//! One concern, in one file a little over 700 lines: each piece above works
+//! on the same table of open connections.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
