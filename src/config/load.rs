@@ -1,0 +1,128 @@
+//! Reading a file: the text through the walk of the known keys, the raw
+//! structs and their validation, and the errors that come out.
+//!
+//! It decides the order of the steps and how problems are reported
+//! together; it never checks a value itself.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::raw::{ROOT, RawConfig, position, remove_key, walk};
+use super::validated::Config;
+
+/// Why a configuration file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Not TOML; the message is toml's, with the line and column.
+    #[error("{}: {message}", .path.display())]
+    Syntax { path: PathBuf, message: String },
+    /// TOML, but with unknown keys, values of the wrong type or values that
+    /// cannot work: every one of them.
+    #[error("{}: {} problem(s):\n{}", .path.display(), .problems.len(), list(.problems))]
+    Invalid {
+        path: PathBuf,
+        problems: Vec<Problem>,
+    },
+}
+
+fn list(problems: &[Problem]) -> String {
+    let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+    lines.join("\n")
+}
+
+/// One thing wrong in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The key's full path, e.g. `gpio.outputs.foul_lamp.pin`.
+    pub key: String,
+    /// What is wrong and what to do.
+    pub message: String,
+    /// Where the key is in the file, line and column from 1; for a
+    /// missing key, where its table is. `None` when neither is written.
+    pub at: Option<(usize, usize)>,
+}
+
+impl Problem {
+    pub(super) fn new(key: impl Into<String>, message: impl Into<String>) -> Problem {
+        Problem {
+            key: key.into(),
+            message: message.into(),
+            at: None,
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)?;
+        if let Some((line, column)) = self.at {
+            write!(f, " (line {line}, column {column})")?;
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// Reads and validates the file at `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Validates `text`; `path` only names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let syntax = |e: toml::de::Error| ConfigError::Syntax {
+            path: path.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        };
+        let invalid = |problems| ConfigError::Invalid {
+            path: path.to_owned(),
+            problems,
+        };
+
+        let table: toml::Table = toml::from_str(text).map_err(syntax)?;
+        let located = |mut problems: Vec<Problem>| {
+            for p in &mut problems {
+                p.at = position(text, &p.key);
+            }
+            invalid(problems)
+        };
+        let mut problems = Vec::new();
+        walk(&table, ROOT, "", &mut problems);
+        if problems.is_empty() {
+            // The walk has checked every key and type, so this fails only
+            // if the walk and the raw structs disagree; toml's message then
+            // still names the key and its line.
+            let raw: RawConfig = toml::from_str(text).map_err(syntax)?;
+            return raw.validate().map_err(located);
+        }
+        // Report the values' problems too, in the same run: check the file
+        // again without the keys already reported, and add what that finds
+        // about other keys.
+        let mut rest = table;
+        for p in &problems {
+            remove_key(&mut rest, &p.key);
+        }
+        if let Ok(raw) = toml::Value::Table(rest).try_into::<RawConfig>()
+            && let Err(more) = raw.validate()
+        {
+            for m in more {
+                let reported = problems
+                    .iter()
+                    .any(|p| m.key == p.key || m.key.starts_with(&format!("{}.", p.key)));
+                if !reported {
+                    problems.push(m);
+                }
+            }
+        }
+        Err(located(problems))
+    }
+}
