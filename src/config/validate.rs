@@ -165,10 +165,10 @@ impl Check {
         let pull = self.choice(
             &key("pull"),
             raw.pull.as_deref(),
-            "up",
+            DEFAULT_PULL,
             &[("up", Pull::Up), ("down", Pull::Down), ("off", Pull::Off)],
         );
-        let active_high = self.active(&key("active"), raw.active.as_deref(), "low");
+        let active_high = self.active(&key("active"), raw.active.as_deref(), DEFAULT_INPUT_ACTIVE);
         let debounce = self.millis(
             &key("debounce_ms"),
             raw.debounce_ms,
@@ -193,7 +193,7 @@ impl Check {
     ) -> Option<OutputConfig> {
         let table = format!("gpio.outputs.{}", output_name(output));
         let pin = self.pin(&format!("{table}.pin"), pin);
-        let active_high = self.active(&format!("{table}.active"), active, "high");
+        let active_high = self.active(&format!("{table}.active"), active, DEFAULT_OUTPUT_ACTIVE);
         let pulse = match output {
             Output::FoulLamp => Some(Duration::ZERO),
             Output::PinsetterReset => self.millis(
@@ -261,7 +261,7 @@ impl RawConfig {
         let mut rules_check = Check::default();
         let rules = self.rules.validate(&mut rules_check);
         let gpio = self.gpio.validate(&mut c, rules.as_ref());
-        let extras = self.speaker.extras.unwrap_or(false);
+        let extras = self.speaker.extras.unwrap_or(DEFAULT_EXTRAS);
         let speaker = self.speaker.validate(&mut c);
         let rules = rules.map(|rules| Rules {
             speaker_extras: extras,
@@ -548,7 +548,7 @@ impl RawSpeaker {
             }
             Some(d) => Some(Some(d.to_owned())),
         };
-        let volume = self.volume.unwrap_or(1.0);
+        let volume = self.volume.unwrap_or(DEFAULT_VOLUME);
         let volume = if VOLUME.contains(&volume) {
             Some(volume as f32)
         } else {
@@ -561,13 +561,13 @@ impl RawSpeaker {
         let language = c.choice(
             "speaker.language",
             self.language.as_deref(),
-            "ru",
+            DEFAULT_LANGUAGE.as_str(),
             &[("ru", Language::Ru), ("en", Language::En)],
         );
         let stale_after = c.millis(
             "speaker.stale_after_ms",
             self.stale_after_ms,
-            8000,
+            DEFAULT_STALE_AFTER_MS as i64,
             1..=600_000,
         );
         let voice_dir = match self.voice_dir.as_deref() {
@@ -582,7 +582,7 @@ impl RawSpeaker {
         };
         Some(SpeakerConfig {
             voice_dir: voice_dir?,
-            enabled: self.enabled.unwrap_or(true),
+            enabled: self.enabled.unwrap_or(DEFAULT_SPEAKER_ENABLED),
             device: device?,
             volume: volume?,
             language: language?,
@@ -640,7 +640,7 @@ impl RawRules {
         match c.choice(
             "rules.foul_mode",
             self.foul_mode.as_deref(),
-            "score",
+            DEFAULT_FOUL_MODE,
             &[("score", FoulMode::Score), ("warn", FoulMode::Warn)],
         ) {
             Some(mode) => rules.foul_mode = mode,

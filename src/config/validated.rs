@@ -230,11 +230,11 @@ pub struct SpeakerConfig {
 impl Default for SpeakerConfig {
     fn default() -> Self {
         SpeakerConfig {
-            enabled: true,
+            enabled: DEFAULT_SPEAKER_ENABLED,
             device: None,
-            volume: 1.0,
-            language: Language::Ru,
-            stale_after: Duration::from_millis(8000),
+            volume: DEFAULT_VOLUME as f32,
+            language: DEFAULT_LANGUAGE,
+            stale_after: Duration::from_millis(DEFAULT_STALE_AFTER_MS),
             voice_dir: None,
         }
     }
