@@ -48,3 +48,71 @@ pub(super) const DEFAULT_LOCKOUT_MAX_S: u64 = 3600;
 // [rules]
 pub(super) const DEFAULT_FOUL_MODE: &str = "score";
 
+#[cfg(test)]
+mod tests {
+    use super::super::raw::{Kind, ROOT, walk};
+
+    /// The example with its commented-out keys (`# mirror = ...`,
+    /// `# [[web.judges]]`) written in, as a technician would uncomment them.
+    fn example_with_every_key() -> toml::Table {
+        let example = include_str!("../../config/lanecall.toml");
+        let uncommented: Vec<&str> = example
+            .lines()
+            .map(|line| match line.strip_prefix("# ") {
+                Some(rest) if rest.starts_with("[[") => rest,
+                Some(rest)
+                    if rest.split_once(" = ").is_some_and(|(key, _)| {
+                        !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                    }) =>
+                {
+                    rest
+                }
+                _ => line,
+            })
+            .collect();
+        toml::from_str(&uncommented.join("\n")).unwrap()
+    }
+
+    /// The key paths of `fields` missing from `table`.
+    fn missing(table: &toml::Table, fields: &[(&str, Kind)], prefix: &str, out: &mut Vec<String>) {
+        for (name, kind) in fields {
+            let path = format!("{prefix}{name}");
+            let (fields, inner) = match (kind, table.get(*name)) {
+                (_, None) => {
+                    out.push(path);
+                    continue;
+                }
+                (Kind::Table(sub), Some(toml::Value::Table(t))) => (sub, t),
+                (Kind::Tables(sub), Some(toml::Value::Array(items))) => {
+                    match items.first().and_then(toml::Value::as_table) {
+                        Some(t) => (sub, t),
+                        None => {
+                            out.push(path);
+                            continue;
+                        }
+                    }
+                }
+                _ => continue,
+            };
+            missing(inner, fields, &format!("{path}."), out);
+        }
+    }
+
+    /// Every key the lane knows is documented in the example, set to its
+    /// default or left commented out when it has none; and the example
+    /// names no key the lane does not know, commented out or not.
+    #[test]
+    fn the_example_documents_every_key() {
+        let example = example_with_every_key();
+        let mut absent = Vec::new();
+        missing(&example, ROOT, "", &mut absent);
+        assert_eq!(
+            absent,
+            Vec::<String>::new(),
+            "keys not in config/lanecall.toml"
+        );
+        let mut unknown = Vec::new();
+        walk(&example, ROOT, "", &mut unknown);
+        assert_eq!(unknown, Vec::new(), "config/lanecall.toml");
+    }
+}
