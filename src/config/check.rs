@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::load::Problem;
+use super::problem::Problem;
 use super::raw::position;
 use super::validated::Config;
 

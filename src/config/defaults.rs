@@ -11,7 +11,7 @@
 //! It decides nothing else: the ranges a value must fall in are in
 //! `validate` and `validate_web`.
 
-use super::validated::Language;
+use crate::lane::Language;
 
 // [pinsetter]
 pub(super) const DEFAULT_BAUD: u32 = 9600;

@@ -27,20 +27,22 @@
 //!   problem at once.
 //! - `validated`: the [`Config`] the rest of the crate uses, and the
 //!   effective file `check-config` prints.
-//! - `load`: reading a file through those steps, and its errors.
+//! - `load`: reading a file through those steps; `problem`: its errors,
+//!   each by key and line.
 //! - `check`: what `lanecall check-config` checks beyond the file (the
 //!   placeholder PIN, a low port the service may not bind).
 
 mod check;
 mod defaults;
 mod load;
+mod problem;
 mod raw;
 mod validate;
 mod validate_web;
 mod validated;
 
 pub use check::{Host, SiteCheck, is_placeholder_hash, unit_grant};
-pub use load::{ConfigError, Problem};
+pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
 pub use validate::VOLUME;
 pub use validated::{

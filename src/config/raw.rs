@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::load::Problem;
+use super::problem::Problem;
 use super::validated::toml_key;
 
 // ---------------------------------------------------------------------------

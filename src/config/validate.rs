@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::defaults::*;
-use super::load::Problem;
+use super::problem::Problem;
 use super::raw::{
     RULES, RawConfig, RawGpio, RawInput, RawJournal, RawPinsetter, RawRules, RawSpeaker,
 };
