@@ -1042,6 +1042,17 @@ fn every_value_in_the_example_is_the_codes_default() {
     // Pull, active and debounce of six inputs, two outputs' levels, the
     // pulse, the serial line, speaker, web and rules: most of the file.
     assert!(checked >= 40, "only {checked} keys checked");
+    // And the other way: every key the code gives a value when it is left
+    // out is stated in the example, so no default goes undocumented.
+    let unstated: Vec<&String> = defaults
+        .iter()
+        .map(|(key, _)| key)
+        .filter(|key| !stated.iter().any(|(k, _)| k == *key))
+        .collect();
+    assert!(
+        unstated.is_empty(),
+        "not in config/lanecall.toml: {unstated:?}"
+    );
     // The buttons' debounce does differ, as the example's comment says.
     let button = stated
         .iter()

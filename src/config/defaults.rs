@@ -1,0 +1,118 @@
+//! The value of every key the file may leave out, in one place.
+//! `config/lanecall.toml` documents each of them with this value, and
+//! tests/config.rs fails when the example and the code disagree.
+//!
+//! A key read as one of named values (`pull = "up"`) has its default
+//! written as the file writes it. The `[rules]` durations are
+//! `Rules::default()`'s, which every journal's header also starts from.
+//! Keys without a default (required, or absent when left out, such as
+//! `journal.mirror` or `web.tls_cert`) are not here.
+//!
+//! It decides nothing else: the ranges a value must fall in are in
+//! `validate` and `validate_web`.
+
+use crate::lane::Language;
+
+// [pinsetter]
+pub(super) const DEFAULT_BAUD: u32 = 9600;
+pub(super) const DEFAULT_RECONNECT_MIN_MS: u64 = 500;
+pub(super) const DEFAULT_RECONNECT_MAX_MS: u64 = 10_000;
+
+// [gpio.inputs.*] and [gpio.buttons.*]
+pub(super) const DEFAULT_PULL: &str = "up";
+pub(super) const DEFAULT_INPUT_ACTIVE: &str = "low";
+pub(super) const DEFAULT_DEBOUNCE_MS: i64 = 5;
+
+// [gpio.outputs.*]
+pub(super) const DEFAULT_OUTPUT_ACTIVE: &str = "high";
+pub(super) const DEFAULT_PULSE_MS: i64 = 300;
+
+// [speaker]
+pub(super) const DEFAULT_SPEAKER_ENABLED: bool = true;
+pub(super) const DEFAULT_VOLUME: f64 = 1.0;
+pub(super) const DEFAULT_LANGUAGE: Language = Language::Ru;
+pub(super) const DEFAULT_STALE_AFTER_MS: u64 = 8000;
+pub(super) const DEFAULT_EXTRAS: bool = false;
+
+// [web]
+pub(super) const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
+pub(super) const DEFAULT_SESSION_HOURS: u64 = 12;
+pub(super) const DEFAULT_MAX_CONNECTIONS: usize = 256;
+/// Lowered to half of `max_connections` when that is smaller.
+pub(super) const DEFAULT_MAX_LIVE_VIEWS: usize = 64;
+pub(super) const DEFAULT_SESSION_IDLE_S: u64 = 2 * 3600;
+pub(super) const DEFAULT_LOCKOUT_AFTER: u32 = 5;
+pub(super) const DEFAULT_LOCKOUT_BASE_S: u64 = 60;
+pub(super) const DEFAULT_LOCKOUT_MAX_S: u64 = 3600;
+
+// [rules]
+pub(super) const DEFAULT_FOUL_MODE: &str = "score";
+
+#[cfg(test)]
+mod tests {
+    use super::super::raw::{Kind, ROOT, walk};
+
+    /// The example with its commented-out keys (`# mirror = ...`,
+    /// `# [[web.judges]]`) written in, as a technician would uncomment them.
+    fn example_with_every_key() -> toml::Table {
+        let example = include_str!("../../config/lanecall.toml");
+        let uncommented: Vec<&str> = example
+            .lines()
+            .map(|line| match line.strip_prefix("# ") {
+                Some(rest) if rest.starts_with("[[") => rest,
+                Some(rest)
+                    if rest.split_once(" = ").is_some_and(|(key, _)| {
+                        !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                    }) =>
+                {
+                    rest
+                }
+                _ => line,
+            })
+            .collect();
+        toml::from_str(&uncommented.join("\n")).unwrap()
+    }
+
+    /// The key paths of `fields` missing from `table`.
+    fn missing(table: &toml::Table, fields: &[(&str, Kind)], prefix: &str, out: &mut Vec<String>) {
+        for (name, kind) in fields {
+            let path = format!("{prefix}{name}");
+            let (fields, inner) = match (kind, table.get(*name)) {
+                (_, None) => {
+                    out.push(path);
+                    continue;
+                }
+                (Kind::Table(sub), Some(toml::Value::Table(t))) => (sub, t),
+                (Kind::Tables(sub), Some(toml::Value::Array(items))) => {
+                    match items.first().and_then(toml::Value::as_table) {
+                        Some(t) => (sub, t),
+                        None => {
+                            out.push(path);
+                            continue;
+                        }
+                    }
+                }
+                _ => continue,
+            };
+            missing(inner, fields, &format!("{path}."), out);
+        }
+    }
+
+    /// Every key the lane knows is documented in the example, set to its
+    /// default or left commented out when it has none; and the example
+    /// names no key the lane does not know, commented out or not.
+    #[test]
+    fn the_example_documents_every_key() {
+        let example = example_with_every_key();
+        let mut absent = Vec::new();
+        missing(&example, ROOT, "", &mut absent);
+        assert_eq!(
+            absent,
+            Vec::<String>::new(),
+            "keys not in config/lanecall.toml"
+        );
+        let mut unknown = Vec::new();
+        walk(&example, ROOT, "", &mut unknown);
+        assert_eq!(unknown, Vec::new(), "config/lanecall.toml");
+    }
+}

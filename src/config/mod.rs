@@ -1,0 +1,51 @@
+//! Configuration: the lane's TOML file (`config/lanecall.toml` documents
+//! every key) read in two steps, as ripgrep parses its flags.
+//!
+//! 1. The text is parsed into a table and walked against the list of known
+//!    keys, so every unknown key and every value of the wrong type is
+//!    reported with its full path (`gpio.inputs.foul_beam.pinn`), then
+//!    deserialized into raw structs (`deny_unknown_fields`, every key an
+//!    `Option`, integers as `i64` so a negative number is a range problem
+//!    rather than a type error that hides the others).
+//! 2. The raw structs are validated into a [`Config`] whose every field is
+//!    usable: pins are [`BcmPin`]s no two inputs or outputs share, the
+//!    listen address is a [`SocketAddr`](std::net::SocketAddr), times are
+//!    [`Duration`](std::time::Duration)s.
+//!
+//! Validation reports every problem at once, each by its key path with what
+//! to do about it: the technician fixing a lane before a tournament should
+//! not have to restart the daemon once per typo.
+//!
+//! This module only reads and checks; it never opens a pin, a port or a
+//! socket.
+//!
+//! The files, in the order a file is read:
+//! - `raw`: the file as written — the known keys and their types, the
+//!   serde structs, and where a key is (line and column) for messages.
+//! - `defaults`: the value of every key left out of the file.
+//! - `validate` and `validate_web`: raw structs into a [`Config`], every
+//!   problem at once.
+//! - `validated`: the [`Config`] the rest of the crate uses, and the
+//!   effective file `check-config` prints.
+//! - `load`: reading a file through those steps; `problem`: its errors,
+//!   each by key and line.
+//! - `check`: what `lanecall check-config` checks beyond the file (the
+//!   placeholder PIN, a low port the service may not bind).
+
+mod check;
+mod defaults;
+mod load;
+mod problem;
+mod raw;
+mod validate;
+mod validate_web;
+mod validated;
+
+pub use check::{Host, SiteCheck, is_placeholder_hash, unit_grant};
+pub use problem::{ConfigError, Problem};
+pub use raw::BUTTONS;
+pub use validate::VOLUME;
+pub use validated::{
+    BAUD_RATES, BcmPin, Config, GpioBackend, GpioConfig, InputConfig, InputRole, JournalConfig,
+    JudgeConfig, Language, OutputConfig, PinsetterConfig, Pull, SpeakerConfig, TlsFiles, WebConfig,
+};

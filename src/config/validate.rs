@@ -1,0 +1,670 @@
+//! Validation: the raw structs into a [`Config`], every problem at once,
+//! each by its key path with what to do about it. The web panel's keys are
+//! in `validate_web`.
+//!
+//! It decides which values can work; it never reads the file (see `raw`)
+//! and never opens a pin, a port or a socket.
+
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::defaults::*;
+use super::problem::Problem;
+use super::raw::{
+    RULES, RawConfig, RawGpio, RawInput, RawJournal, RawPinsetter, RawRules, RawSpeaker,
+};
+use super::validated::*;
+use crate::lane::Output;
+use crate::lane::rules::{FoulMode, Rules};
+
+// ---------------------------------------------------------------------------
+// Step 2: validation
+// ---------------------------------------------------------------------------
+
+/// `[speaker] volume`, and `lanecall say --volume`: 1.0 plays as recorded.
+pub const VOLUME: RangeInclusive<f64> = 0.0..=2.0;
+
+/// Collects the problems found while validating.
+#[derive(Default)]
+pub(super) struct Check {
+    pub(super) problems: Vec<Problem>,
+}
+
+impl Check {
+    pub(super) fn push(&mut self, key: impl Into<String>, message: impl Into<String>) {
+        self.problems.push(Problem::new(key, message));
+    }
+
+    /// A required key's value, or a problem saying what to write.
+    pub(super) fn required<T>(&mut self, key: &str, value: Option<T>, what: &str) -> Option<T> {
+        if value.is_none() {
+            self.push(key, format!("is missing: {what}"));
+        }
+        value
+    }
+
+    /// A whole number within `range`; `unit` follows the bounds in the
+    /// message ("milliseconds").
+    pub(super) fn int(
+        &mut self,
+        key: &str,
+        value: i64,
+        range: RangeInclusive<i64>,
+        unit: &str,
+    ) -> Option<u64> {
+        if range.contains(&value) {
+            u64::try_from(value).ok()
+        } else {
+            self.push(
+                key,
+                format!(
+                    "{value} is out of range: use {} to {} {unit}",
+                    range.start(),
+                    range.end()
+                ),
+            );
+            None
+        }
+    }
+
+    pub(super) fn millis(
+        &mut self,
+        key: &str,
+        value: Option<i64>,
+        default: i64,
+        range: RangeInclusive<i64>,
+    ) -> Option<Duration> {
+        self.int(key, value.unwrap_or(default), range, "milliseconds")
+            .map(Duration::from_millis)
+    }
+
+    /// One of the named values, or a problem listing them.
+    pub(super) fn choice<T: Copy>(
+        &mut self,
+        key: &str,
+        value: Option<&str>,
+        default: &str,
+        choices: &[(&str, T)],
+    ) -> Option<T> {
+        let value = value.unwrap_or(default);
+        let found = choices.iter().find(|(name, _)| *name == value);
+        if found.is_none() {
+            let names: Vec<String> = choices
+                .iter()
+                .map(|(name, _)| format!("{name:?}"))
+                .collect();
+            self.push(key, format!("{value:?} is not one of {}", names.join(", ")));
+        }
+        found.map(|&(_, v)| v)
+    }
+
+    pub(super) fn non_empty(
+        &mut self,
+        key: &str,
+        value: Option<String>,
+        what: &str,
+    ) -> Option<String> {
+        let value = self.required(key, value, what)?;
+        if value.trim().is_empty() {
+            self.push(key, format!("is empty: {what}"));
+            return None;
+        }
+        Some(value)
+    }
+
+    pub(super) fn pin(&mut self, key: &str, value: Option<i64>) -> Option<BcmPin> {
+        let n = self.required(
+            key,
+            value,
+            "the BCM GPIO number the wire is on, 2 to 27 (pin = 17)",
+        )?;
+        match n {
+            0 | 1 => {
+                self.push(
+                    key,
+                    format!(
+                        "BCM {n} is reserved for the HAT ID EEPROM (ID_SD/ID_SC): \
+                         move the wire to a free GPIO from 2 to 27"
+                    ),
+                );
+                None
+            }
+            2..=27 => u8::try_from(n).ok().and_then(BcmPin::new),
+            _ => {
+                let header = u8::try_from(n).ok().and_then(BcmPin::from_header_pin);
+                let hint = match header {
+                    Some(bcm) if bcm.number() >= 2 => {
+                        format!(
+                            "; if the wire is on header pin {n}, that is BCM {}",
+                            bcm.number()
+                        )
+                    }
+                    _ => String::new(),
+                };
+                self.push(
+                    key,
+                    format!(
+                        "{n} is not a BCM GPIO number: use 2 to 27 \
+                         (the GPIO number, not the header pin){hint}"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn active(&mut self, key: &str, value: Option<&str>, default: &str) -> Option<bool> {
+        self.choice(key, value, default, &[("low", false), ("high", true)])
+    }
+
+    pub(super) fn input(&mut self, role: InputRole, raw: RawInput) -> Option<InputConfig> {
+        let table = role.config_key();
+        let key = |name: &str| format!("{table}.{name}");
+        let pin = self.pin(&key("pin"), raw.pin);
+        let pull = self.choice(
+            &key("pull"),
+            raw.pull.as_deref(),
+            DEFAULT_PULL,
+            &[("up", Pull::Up), ("down", Pull::Down), ("off", Pull::Off)],
+        );
+        let active_high = self.active(&key("active"), raw.active.as_deref(), DEFAULT_INPUT_ACTIVE);
+        let debounce = self.millis(
+            &key("debounce_ms"),
+            raw.debounce_ms,
+            DEFAULT_DEBOUNCE_MS,
+            0..=1000,
+        );
+        Some(InputConfig {
+            role,
+            pin: pin?,
+            pull: pull?,
+            active_high: active_high?,
+            debounce: debounce?,
+        })
+    }
+
+    pub(super) fn output(
+        &mut self,
+        output: Output,
+        pin: Option<i64>,
+        active: Option<&str>,
+        pulse_ms: Option<i64>,
+    ) -> Option<OutputConfig> {
+        let table = format!("gpio.outputs.{}", output_name(output));
+        let pin = self.pin(&format!("{table}.pin"), pin);
+        let active_high = self.active(&format!("{table}.active"), active, DEFAULT_OUTPUT_ACTIVE);
+        let pulse = match output {
+            Output::FoulLamp => Some(Duration::ZERO),
+            Output::PinsetterReset => self.millis(
+                &format!("{table}.pulse_ms"),
+                pulse_ms,
+                DEFAULT_PULSE_MS,
+                10..=5000,
+            ),
+        };
+        Some(OutputConfig {
+            output,
+            pin: pin?,
+            active_high: active_high?,
+            pulse: pulse?,
+        })
+    }
+}
+
+impl RawConfig {
+    pub(super) fn validate(self) -> Result<Config, Vec<Problem>> {
+        let mut c = Check::default();
+
+        let lane = c
+            .required("lane", self.lane, "the lane number, e.g. lane = 7")
+            .and_then(|n| c.int("lane", n, 1..=999, "(the lane number)"))
+            .and_then(|n| u32::try_from(n).ok());
+        let state_dir = c
+            .non_empty(
+                "state_dir",
+                self.state_dir,
+                "the directory for the journals, e.g. state_dir = \"/var/lib/lanecall\"",
+            )
+            .map(PathBuf::from)
+            .and_then(|dir| {
+                // Under systemd the daemon's working directory is /, and
+                // only state_dir itself may be written.
+                if dir.is_absolute() {
+                    return Some(dir);
+                }
+                c.push(
+                    "state_dir",
+                    format!(
+                        "{:?} is not an absolute path: the daemon does not run where you \
+                         are; write it from the root, e.g. state_dir = \"/var/lib/lanecall\"",
+                        dir.display().to_string()
+                    ),
+                );
+                None
+            });
+        let mut journal = self.journal.validate(&mut c);
+        // The mirror would take the journal for its own copy.
+        if let (Some(j), Some(dir)) = (&journal, &state_dir)
+            && j.mirror.as_deref() == Some(dir.join("journal").as_path())
+        {
+            c.push(
+                "journal.mirror",
+                "is the journal folder itself (state_dir/journal): name a folder elsewhere, \
+                 e.g. on a USB stick",
+            );
+            journal = None;
+        }
+        let pinsetter = self.pinsetter.validate(&mut c);
+        // The rules first, as the foul beam's debounce is checked against
+        // them, but their problems last, in the file's order.
+        let mut rules_check = Check::default();
+        let rules = self.rules.validate(&mut rules_check);
+        let gpio = self.gpio.validate(&mut c, rules.as_ref());
+        let extras = self.speaker.extras.unwrap_or(DEFAULT_EXTRAS);
+        let speaker = self.speaker.validate(&mut c);
+        let rules = rules.map(|rules| Rules {
+            speaker_extras: extras,
+            ..rules
+        });
+        let web = self.web.validate(&mut c);
+        c.problems.append(&mut rules_check.problems);
+
+        match (
+            lane, state_dir, journal, pinsetter, gpio, speaker, web, rules,
+        ) {
+            (
+                Some(lane),
+                Some(state_dir),
+                Some(journal),
+                Some(pinsetter),
+                Some(gpio),
+                Some(speaker),
+                Some(web),
+                Some(rules),
+            ) if c.problems.is_empty() => Ok(Config {
+                lane,
+                state_dir,
+                journal,
+                pinsetter,
+                gpio,
+                speaker,
+                web,
+                rules,
+            }),
+            _ => Err(c.problems),
+        }
+    }
+}
+
+impl RawJournal {
+    pub(super) fn validate(self, c: &mut Check) -> Option<JournalConfig> {
+        const EXAMPLE: &str = "e.g. mirror = \"/media/usb/lanecall\" under [journal]";
+        let mirror = match self.mirror {
+            None => None,
+            Some(m) if m.trim().is_empty() => {
+                c.push(
+                    "journal.mirror",
+                    format!("is empty: leave it out for no mirror, or name a folder, {EXAMPLE}"),
+                );
+                return None;
+            }
+            // The daemon's working directory is not the technician's: a
+            // relative path would land somewhere nobody looks.
+            Some(m) if !Path::new(&m).is_absolute() => {
+                c.push(
+                    "journal.mirror",
+                    format!("{m:?} is not an absolute path: write it from the root, {EXAMPLE}"),
+                );
+                return None;
+            }
+            Some(m) => Some(PathBuf::from(m)),
+        };
+        Some(JournalConfig { mirror })
+    }
+}
+
+impl RawPinsetter {
+    pub(super) fn validate(self, c: &mut Check) -> Option<PinsetterConfig> {
+        let port = c
+            .non_empty(
+                "pinsetter.port",
+                self.port,
+                "the pinsetter's serial device, e.g. port = \"/dev/ttyUSB0\" under [pinsetter]",
+            )
+            .map(PathBuf::from);
+
+        let baud = self.baud.unwrap_or(i64::from(DEFAULT_BAUD));
+        let baud = match u32::try_from(baud) {
+            Ok(b) if BAUD_RATES.contains(&b) => Some(b),
+            _ => {
+                let rates: Vec<String> = BAUD_RATES.iter().map(u32::to_string).collect();
+                c.push(
+                    "pinsetter.baud",
+                    format!(
+                        "{baud} is not a serial baud rate: use one of {} (the pinsetter's manual \
+                         gives it; 9600 is usual)",
+                        rates.join(", ")
+                    ),
+                );
+                None
+            }
+        };
+
+        let reconnect_min = c.millis(
+            "pinsetter.reconnect_min_ms",
+            self.reconnect_min_ms,
+            DEFAULT_RECONNECT_MIN_MS as i64,
+            1..=600_000,
+        );
+        let reconnect_max = c.millis(
+            "pinsetter.reconnect_max_ms",
+            self.reconnect_max_ms,
+            DEFAULT_RECONNECT_MAX_MS as i64,
+            1..=600_000,
+        );
+        if let (Some(min), Some(max)) = (reconnect_min, reconnect_max)
+            && min > max
+        {
+            c.push(
+                "pinsetter.reconnect_min_ms",
+                format!(
+                    "{} is above pinsetter.reconnect_max_ms ({}): the first retry cannot wait \
+                     longer than the longest",
+                    min.as_millis(),
+                    max.as_millis()
+                ),
+            );
+            return None;
+        }
+
+        Some(PinsetterConfig {
+            port: port?,
+            baud: baud?,
+            reconnect_min: reconnect_min?,
+            reconnect_max: reconnect_max?,
+        })
+    }
+}
+
+impl RawGpio {
+    pub(super) fn validate(self, c: &mut Check, rules: Option<&Rules>) -> Option<GpioConfig> {
+        let backend = c
+            .required(
+                "gpio.backend",
+                self.backend,
+                "say where the sensors are: backend = \"rpi\" (the Pi's GPIO header) or \
+                 backend = \"none\" (no GPIO) under [gpio]",
+            )
+            .and_then(|b| {
+                c.choice(
+                    "gpio.backend",
+                    Some(&b),
+                    "",
+                    &[("rpi", GpioBackend::Rpi), ("none", GpioBackend::None)],
+                )
+            });
+
+        let mut all_ok = true;
+        let mut inputs = Vec::new();
+        let fixed = [
+            (
+                InputRole::FoulBeam,
+                self.inputs.foul_beam,
+                true,
+                "the foul-line beam",
+            ),
+            (InputRole::Ball, self.inputs.ball, true, "the ball detector"),
+            (InputRole::ChannelLeft, self.inputs.channel_left, false, ""),
+            (
+                InputRole::ChannelRight,
+                self.inputs.channel_right,
+                false,
+                "",
+            ),
+        ];
+        let named = self
+            .buttons
+            .into_iter()
+            .map(|(name, raw)| (InputRole::Button(name), Some(raw), false, ""));
+        // The walk has refused every button name but [`BUTTONS`].
+        for (role, raw, required, what) in fixed.into_iter().chain(named) {
+            match raw {
+                Some(raw) => match c.input(role, raw) {
+                    Some(input) => inputs.push(input),
+                    None => all_ok = false,
+                },
+                None if required && backend == Some(GpioBackend::Rpi) => {
+                    c.push(
+                        role.config_key(),
+                        format!(
+                            "is missing: gpio.backend = \"rpi\" needs {what}: \
+                             add [{}] with its pin",
+                            role.config_key()
+                        ),
+                    );
+                    all_ok = false;
+                }
+                None => {}
+            }
+        }
+
+        let mut outputs = Vec::new();
+        let lamp = self
+            .outputs
+            .foul_lamp
+            .map(|raw| c.output(Output::FoulLamp, raw.pin, raw.active.as_deref(), None));
+        let reset = self.outputs.pinsetter_reset.map(|raw| {
+            c.output(
+                Output::PinsetterReset,
+                raw.pin,
+                raw.active.as_deref(),
+                raw.pulse_ms,
+            )
+        });
+        for (output, result, what) in [
+            (Output::FoulLamp, lamp, "the foul lamp's relay"),
+            (Output::PinsetterReset, reset, "the pinsetter reset's relay"),
+        ] {
+            match result {
+                Some(Some(o)) => outputs.push(o),
+                Some(None) => all_ok = false,
+                None if backend == Some(GpioBackend::Rpi) => {
+                    let key = format!("gpio.outputs.{}", output_name(output));
+                    c.push(
+                        &key,
+                        format!(
+                            "is missing: gpio.backend = \"rpi\" needs {what}: \
+                             add [{key}] with its pin"
+                        ),
+                    );
+                    all_ok = false;
+                }
+                None => {}
+            }
+        }
+
+        // Every pin once: name the key that uses it first.
+        let mut used: Vec<(BcmPin, String)> = Vec::new();
+        let keyed = inputs
+            .iter()
+            .map(|i| (i.pin, format!("{}.pin", i.role.config_key())))
+            .chain(
+                outputs
+                    .iter()
+                    .map(|o| (o.pin, format!("gpio.outputs.{}.pin", output_name(o.output)))),
+            );
+        for (pin, key) in keyed {
+            match used.iter().find(|(p, _)| *p == pin) {
+                Some((_, first)) => {
+                    c.push(
+                        &key,
+                        format!(
+                            "{pin} is already used by {first}: each input and output needs its \
+                             own GPIO"
+                        ),
+                    );
+                    all_ok = false;
+                }
+                None => used.push((pin, key)),
+            }
+        }
+
+        if let (Some(rules), Some(beam)) =
+            (rules, inputs.iter().find(|i| i.role == InputRole::FoulBeam))
+            && beam.debounce.as_millis() >= u128::from(rules.ball_break_max_ms)
+        {
+            c.push(
+                "gpio.inputs.foul_beam.debounce_ms",
+                format!(
+                    "{} must be below rules.ball_break_max_ms ({}), or a ball crossing the line \
+                     is filtered out",
+                    beam.debounce.as_millis(),
+                    rules.ball_break_max_ms
+                ),
+            );
+            all_ok = false;
+        }
+
+        all_ok.then_some(())?;
+        Some(GpioConfig {
+            backend: backend?,
+            inputs,
+            outputs,
+        })
+    }
+}
+
+impl RawSpeaker {
+    pub(super) fn validate(self, c: &mut Check) -> Option<SpeakerConfig> {
+        let device = match self.device.as_deref() {
+            None | Some("default") => Some(None),
+            Some(d) if d.trim().is_empty() => {
+                c.push(
+                    "speaker.device",
+                    "is empty: write an ALSA device name (see `aplay -L`) or \"default\"",
+                );
+                None
+            }
+            Some(d) => Some(Some(d.to_owned())),
+        };
+        let volume = self.volume.unwrap_or(DEFAULT_VOLUME);
+        let volume = if VOLUME.contains(&volume) {
+            Some(volume as f32)
+        } else {
+            c.push(
+                "speaker.volume",
+                format!("{volume} is out of range: use 0.0 to 2.0 (1.0 plays as recorded)"),
+            );
+            None
+        };
+        let language = c.choice(
+            "speaker.language",
+            self.language.as_deref(),
+            DEFAULT_LANGUAGE.as_str(),
+            &[("ru", Language::Ru), ("en", Language::En)],
+        );
+        let stale_after = c.millis(
+            "speaker.stale_after_ms",
+            self.stale_after_ms,
+            DEFAULT_STALE_AFTER_MS as i64,
+            1..=600_000,
+        );
+        let voice_dir = match self.voice_dir.as_deref() {
+            Some(d) if d.trim().is_empty() => {
+                c.push(
+                    "speaker.voice_dir",
+                    "is empty: leave it out for the built-in voice, or name the folder of recordings",
+                );
+                None
+            }
+            d => Some(d.map(PathBuf::from)),
+        };
+        Some(SpeakerConfig {
+            voice_dir: voice_dir?,
+            enabled: self.enabled.unwrap_or(DEFAULT_SPEAKER_ENABLED),
+            device: device?,
+            volume: volume?,
+            language: language?,
+            stale_after: stale_after?,
+        })
+    }
+}
+
+impl RawRules {
+    pub(super) fn validate(self, c: &mut Check) -> Option<Rules> {
+        let mut rules = Rules::default();
+        let mut ok = true;
+        let fields: [(&str, Option<i64>, &mut u64); 7] = [
+            (
+                "ball_break_max_ms",
+                self.ball_break_max_ms,
+                &mut rules.ball_break_max_ms,
+            ),
+            (
+                "typical_travel_ms",
+                self.typical_travel_ms,
+                &mut rules.typical_travel_ms,
+            ),
+            (
+                "max_travel_ms",
+                self.max_travel_ms,
+                &mut rules.max_travel_ms,
+            ),
+            (
+                "pin_report_timeout_ms",
+                self.pin_report_timeout_ms,
+                &mut rules.pin_report_timeout_ms,
+            ),
+            (
+                "slow_bowling_limit_s",
+                self.slow_bowling_limit_s,
+                &mut rules.slow_bowling_limit_s,
+            ),
+            ("foul_lamp_ms", self.foul_lamp_ms, &mut rules.foul_lamp_ms),
+            ("min_cycle_ms", self.min_cycle_ms, &mut rules.min_cycle_ms),
+        ];
+        for (name, value, field) in fields {
+            let Some(value) = value else { continue };
+            match u64::try_from(value) {
+                Ok(v) => *field = v,
+                Err(_) => {
+                    c.push(
+                        format!("rules.{name}"),
+                        format!("{value} must not be negative"),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        match c.choice(
+            "rules.foul_mode",
+            self.foul_mode.as_deref(),
+            DEFAULT_FOUL_MODE,
+            &[("score", FoulMode::Score), ("warn", FoulMode::Warn)],
+        ) {
+            Some(mode) => rules.foul_mode = mode,
+            None => ok = false,
+        }
+        if !ok {
+            return None;
+        }
+        let problems = rules.problems();
+        for problem in &problems {
+            // Rules::problems() starts each message with the key's name.
+            let (first, rest) = problem.split_once(' ').unwrap_or((problem, ""));
+            if RULES.iter().any(|(name, _)| *name == first) {
+                // "max_travel_ms (2000) must not be ...": keep the value.
+                let message = if rest.starts_with('(') {
+                    problem.as_str()
+                } else {
+                    rest
+                };
+                c.push(format!("rules.{first}"), message);
+            } else {
+                c.push("rules", problem.as_str());
+            }
+        }
+        problems.is_empty().then_some(rules)
+    }
+}

@@ -1,0 +1,575 @@
+//! The validated configuration: the types the rest of the crate uses, every
+//! field usable as it is, and the effective file `check-config` prints.
+//!
+//! It decides what a usable config holds; it never reads the file nor
+//! checks a value (see `validate`).
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::defaults::*;
+use crate::lane::Output;
+use crate::lane::rules::{FoulMode, Rules};
+
+/// The lane's configuration, validated: every field can be used as it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// The lane number shown on the panel and spoken, 1..=999.
+    pub lane: u32,
+    /// Journals live in `state_dir/journal` (see [`Config::journal_dir`]).
+    pub state_dir: PathBuf,
+    pub journal: JournalConfig,
+    pub pinsetter: PinsetterConfig,
+    pub gpio: GpioConfig,
+    pub speaker: SpeakerConfig,
+    pub web: WebConfig,
+    /// The rules written into each journal's header.
+    pub rules: Rules,
+}
+
+/// The journals beyond `state_dir`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JournalConfig {
+    /// A folder that gets a live second copy of the open journal (see
+    /// [`crate::mirror`]), e.g. on a USB stick; absolute. It need not exist
+    /// when the config is read: the stick may be unplugged.
+    pub mirror: Option<PathBuf>,
+}
+
+/// The pinsetter's serial line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PinsetterConfig {
+    /// The serial device, e.g. `/dev/ttyUSB0`; never empty.
+    pub port: PathBuf,
+    /// One of [`BAUD_RATES`].
+    pub baud: u32,
+    /// First retry after the port is lost; above zero, so a lost port is
+    /// never reopened in a spin.
+    pub reconnect_min: Duration,
+    /// The backoff doubles up to this; not below `reconnect_min`.
+    pub reconnect_max: Duration,
+}
+
+/// The baud rates the pinsetter's serial line may use.
+pub const BAUD_RATES: [u32; 8] = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200];
+
+/// Where the GPIO inputs and outputs are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpioBackend {
+    /// The Raspberry Pi's GPIO header.
+    Rpi,
+    /// No GPIO (not a Pi, or a demo): inputs and outputs are not opened.
+    None,
+}
+
+/// The GPIO inputs and outputs.
+///
+/// With [`GpioBackend::Rpi`] the inputs hold at least the foul beam and the
+/// ball detector, and the outputs the foul lamp and the pinsetter reset.
+/// With [`GpioBackend::None`] they may be empty, or hold what the file
+/// lists (kept, so `check-config` shows them, but not opened). No two
+/// entries share a pin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpioConfig {
+    pub backend: GpioBackend,
+    /// In the file's order: foul beam, ball, channel left, channel right,
+    /// then the buttons by name.
+    pub inputs: Vec<InputConfig>,
+    /// Foul lamp, then pinsetter reset.
+    pub outputs: Vec<OutputConfig>,
+}
+
+impl GpioConfig {
+    /// The input with this role, if configured.
+    pub fn input(&self, role: &InputRole) -> Option<&InputConfig> {
+        self.inputs.iter().find(|input| &input.role == role)
+    }
+
+    /// The output driving this, if configured.
+    pub fn output(&self, output: Output) -> Option<&OutputConfig> {
+        self.outputs.iter().find(|o| o.output == output)
+    }
+}
+
+/// What a GPIO input tells the lane.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InputRole {
+    /// The foul-line light beam: active while broken.
+    FoulBeam,
+    /// The ball detector behind the pins: active when a ball passes.
+    Ball,
+    /// The left channel (gutter) sensor.
+    ChannelLeft,
+    /// The right channel (gutter) sensor.
+    ChannelRight,
+    /// A rail button the bowler presses, by its name in the file
+    /// (`[gpio.buttons.repeat]` is `Button("repeat")`); in a validated
+    /// [`Config`] one of [`BUTTONS`](super::BUTTONS).
+    Button(String),
+}
+
+impl InputRole {
+    /// The input's table in the file, e.g. `gpio.inputs.foul_beam` or
+    /// `gpio.buttons.repeat`, for messages that point the technician at it.
+    pub fn config_key(&self) -> String {
+        match self {
+            InputRole::FoulBeam => "gpio.inputs.foul_beam".to_owned(),
+            InputRole::Ball => "gpio.inputs.ball".to_owned(),
+            InputRole::ChannelLeft => "gpio.inputs.channel_left".to_owned(),
+            InputRole::ChannelRight => "gpio.inputs.channel_right".to_owned(),
+            InputRole::Button(name) => format!("gpio.buttons.{}", toml_key(name)),
+        }
+    }
+}
+
+/// An input's pull resistor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pull {
+    Up,
+    Down,
+    Off,
+}
+
+/// A GPIO input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputConfig {
+    pub role: InputRole,
+    pub pin: BcmPin,
+    pub pull: Pull,
+    /// The level when the input is active (beam broken, ball seen, button
+    /// pressed): `true` for high, `false` for low.
+    pub active_high: bool,
+    /// Kernel debounce, 0..=1000 ms. The foul beam's is below
+    /// `rules.ball_break_max_ms`, so a ball crossing the line is not
+    /// filtered out.
+    pub debounce: Duration,
+}
+
+/// A GPIO output driving a relay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputConfig {
+    pub output: Output,
+    pub pin: BcmPin,
+    /// The level that switches the relay on: `true` for high.
+    pub active_high: bool,
+    /// How long a pulse holds the relay, 10..=5000 ms, for the pinsetter
+    /// reset. Zero for the foul lamp, which is switched on and off (it
+    /// stays on for `rules.foul_lamp_ms`).
+    pub pulse: Duration,
+}
+
+/// A Broadcom GPIO number, 0..=27: the numbering `rppal` and the kernel
+/// use, not the header's physical pin (see [`BcmPin::header_pin`]).
+///
+/// A validated [`Config`] never holds BCM 0 or 1: they are the HAT ID
+/// EEPROM's I2C bus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BcmPin(u8);
+
+/// The 40-pin header's physical pin for each BCM GPIO, indexed by BCM.
+const HEADER_PINS: [u8; 28] = [
+    27, 28, 3, 5, 7, 29, 31, 26, 24, 21, 19, 23, 32, 33, 8, 10, 36, 11, 12, 35, 38, 40, 15, 16, 18,
+    22, 37, 13,
+];
+
+impl BcmPin {
+    /// The pin for a BCM GPIO number, if it is one (0..=27).
+    pub fn new(number: u8) -> Option<BcmPin> {
+        (usize::from(number) < HEADER_PINS.len()).then_some(BcmPin(number))
+    }
+
+    /// The BCM GPIO number, as `rppal::gpio::Gpio::get` takes it.
+    pub fn number(self) -> u8 {
+        self.0
+    }
+
+    /// The physical pin on the 40-pin header (1..=40) where this GPIO is,
+    /// for messages to the technician holding the wires.
+    pub fn header_pin(self) -> u8 {
+        HEADER_PINS[usize::from(self.0)]
+    }
+
+    /// The GPIO on this physical header pin, if it carries one.
+    pub fn from_header_pin(header_pin: u8) -> Option<BcmPin> {
+        HEADER_PINS
+            .iter()
+            .position(|&p| p == header_pin)
+            .and_then(|bcm| u8::try_from(bcm).ok())
+            .map(BcmPin)
+    }
+}
+
+impl fmt::Display for BcmPin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BCM {} (header pin {})", self.0, self.header_pin())
+    }
+}
+
+/// The callouts' language (the lane's; a bowler may have their own).
+pub use crate::lane::Language;
+
+/// The speaker that calls out the pins.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpeakerConfig {
+    pub enabled: bool,
+    /// The ALSA device; `None` is the system's default device.
+    pub device: Option<String>,
+    /// 0.0..=2.0; 1.0 plays the voice pack as recorded.
+    pub volume: f32,
+    pub language: Language,
+    /// A callout not started by then is dropped: a stale call misleads a
+    /// blind bowler more than a missing one. Above zero.
+    pub stale_after: Duration,
+    /// A folder of recordings (`ru/strike.wav`, `en/7.wav`…) that replace
+    /// the built-in voice; `None` keeps the built-in voice.
+    pub voice_dir: Option<PathBuf>,
+}
+
+impl Default for SpeakerConfig {
+    fn default() -> Self {
+        SpeakerConfig {
+            enabled: DEFAULT_SPEAKER_ENABLED,
+            device: None,
+            volume: DEFAULT_VOLUME as f32,
+            language: DEFAULT_LANGUAGE,
+            stale_after: Duration::from_millis(DEFAULT_STALE_AFTER_MS),
+            voice_dir: None,
+        }
+    }
+}
+
+/// The web panel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebConfig {
+    pub listen: SocketAddr,
+    /// The shared judge PIN's argon2 hash in PHC form
+    /// (`$argon2id$v=19$...`), as `lanecall hash-pin PIN` prints it; a
+    /// login with it gives the name typed at login. Optional when
+    /// `judges` has at least one judge.
+    pub judge_pin_hash: Option<String>,
+    /// Judges with their own PIN (`[[web.judges]]`): the journal names who
+    /// acted.
+    pub judges: Vec<JudgeConfig>,
+    /// How long a judge's login lasts: whole hours from 1 to 168 (a week,
+    /// the web panel's cap).
+    pub session: Duration,
+    /// Open connections at most (see [`crate::web::server`]); the daemon
+    /// lowers it further to stay below its file descriptor limit.
+    pub max_connections: usize,
+    /// Live views (`GET /api/events` streams) at most; fewer than
+    /// `max_connections`, so a full set of live views leaves room for the
+    /// judges' requests.
+    pub max_live_views: usize,
+    /// HTTPS instead of HTTP: the certificate and key files.
+    pub tls: Option<TlsFiles>,
+    /// How long a login lasts without a request (`session_idle_s`).
+    pub session_idle: Duration,
+    /// Wrong PINs in a row that lock the PIN checks (`lockout_after`).
+    pub lockout_after: u32,
+    /// The first lock's length, doubled at each lock (`lockout_base_s`).
+    pub lockout_base: Duration,
+    /// The longest lock (`lockout_max_s`).
+    pub lockout_max: Duration,
+}
+
+impl WebConfig {
+    /// Whether the panel is served over HTTPS, so the session cookie can be
+    /// marked `Secure`.
+    pub fn tls(&self) -> bool {
+        self.tls.is_some()
+    }
+}
+
+/// The PEM files for HTTPS. Both were readable, and held a certificate and
+/// a private key, when the config was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, the server's own certificate first.
+    pub cert: PathBuf,
+    /// The private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+}
+
+/// One `[[web.judges]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgeConfig {
+    /// As the journal names them.
+    pub name: String,
+    /// Their PIN's hash, as `lanecall hash-pin PIN` prints it.
+    pub pin_hash: String,
+}
+
+// ---------------------------------------------------------------------------
+// Built in code, and written back as TOML
+// ---------------------------------------------------------------------------
+
+impl Config {
+    /// A lane for the demo and tests: no GPIO, a simulated pinsetter, the
+    /// default speaker and rules.
+    pub fn demo(state_dir: PathBuf, listen: SocketAddr, judge_pin_hash: String) -> Config {
+        Config {
+            lane: 1,
+            state_dir,
+            journal: JournalConfig::default(),
+            pinsetter: PinsetterConfig {
+                port: PathBuf::from("simulated"),
+                baud: DEFAULT_BAUD,
+                reconnect_min: Duration::from_millis(DEFAULT_RECONNECT_MIN_MS),
+                reconnect_max: Duration::from_millis(DEFAULT_RECONNECT_MAX_MS),
+            },
+            gpio: GpioConfig {
+                backend: GpioBackend::None,
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+            },
+            speaker: SpeakerConfig::default(),
+            web: WebConfig {
+                listen,
+                judge_pin_hash: Some(judge_pin_hash),
+                judges: Vec::new(),
+                session: Duration::from_secs(DEFAULT_SESSION_HOURS * 3600),
+                max_connections: DEFAULT_MAX_CONNECTIONS,
+                max_live_views: DEFAULT_MAX_LIVE_VIEWS,
+                tls: None,
+                session_idle: Duration::from_secs(DEFAULT_SESSION_IDLE_S),
+                lockout_after: DEFAULT_LOCKOUT_AFTER,
+                lockout_base: Duration::from_secs(DEFAULT_LOCKOUT_BASE_S),
+                lockout_max: Duration::from_secs(DEFAULT_LOCKOUT_MAX_S),
+            },
+            rules: Rules::default(),
+        }
+    }
+
+    /// Where the journals are.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.state_dir.join("journal")
+    }
+
+    /// The effective configuration, every key with its value, in the
+    /// file's layout: what `lanecall check-config` prints. It parses back
+    /// to an equal `Config`.
+    pub fn to_toml(&self) -> String {
+        let mut out = String::new();
+        let mut line = |s: String| {
+            out.push_str(&s);
+            out.push('\n');
+        };
+        line("# The effective configuration: every key with the value the daemon uses.".into());
+        line(format!("lane = {}", self.lane));
+        line(format!(
+            "state_dir = {}",
+            toml_str(&self.state_dir.to_string_lossy())
+        ));
+
+        line(String::new());
+        line("[journal]".into());
+        if let Some(mirror) = &self.journal.mirror {
+            line(format!("mirror = {}", toml_str(&mirror.to_string_lossy())));
+        }
+
+        let p = &self.pinsetter;
+        line(String::new());
+        line("[pinsetter]".into());
+        line(format!("port = {}", toml_str(&p.port.to_string_lossy())));
+        line(format!("baud = {}", p.baud));
+        line(format!(
+            "reconnect_min_ms = {}",
+            p.reconnect_min.as_millis()
+        ));
+        line(format!(
+            "reconnect_max_ms = {}",
+            p.reconnect_max.as_millis()
+        ));
+
+        line(String::new());
+        line("[gpio]".into());
+        let backend = match self.gpio.backend {
+            GpioBackend::Rpi => "rpi",
+            GpioBackend::None => "none",
+        };
+        line(format!("backend = {}", toml_str(backend)));
+        for input in &self.gpio.inputs {
+            line(String::new());
+            line(format!("[{}]", input.role.config_key()));
+            line(format!("pin = {}", input.pin.number()));
+            let pull = match input.pull {
+                Pull::Up => "up",
+                Pull::Down => "down",
+                Pull::Off => "off",
+            };
+            line(format!("pull = {}", toml_str(pull)));
+            line(format!("active = {}", toml_str(level(input.active_high))));
+            line(format!("debounce_ms = {}", input.debounce.as_millis()));
+        }
+        for output in &self.gpio.outputs {
+            line(String::new());
+            line(format!("[gpio.outputs.{}]", output_name(output.output)));
+            line(format!("pin = {}", output.pin.number()));
+            line(format!("active = {}", toml_str(level(output.active_high))));
+            if output.output == Output::PinsetterReset {
+                line(format!("pulse_ms = {}", output.pulse.as_millis()));
+            }
+        }
+
+        let s = &self.speaker;
+        line(String::new());
+        line("[speaker]".into());
+        line(format!("enabled = {}", s.enabled));
+        line(format!(
+            "device = {}",
+            toml_str(s.device.as_deref().unwrap_or("default"))
+        ));
+        line(format!("volume = {}", toml_float(s.volume)));
+        let language = match s.language {
+            Language::Ru => "ru",
+            Language::En => "en",
+        };
+        line(format!("language = {}", toml_str(language)));
+        line(format!("stale_after_ms = {}", s.stale_after.as_millis()));
+        if let Some(dir) = &s.voice_dir {
+            line(format!("voice_dir = {}", toml_str(&dir.to_string_lossy())));
+        }
+        line(format!("extras = {}", self.rules.speaker_extras));
+
+        let w = &self.web;
+        line(String::new());
+        line("[web]".into());
+        line(format!("listen = {}", toml_str(&w.listen.to_string())));
+        if let Some(hash) = &w.judge_pin_hash {
+            line(format!("judge_pin_hash = {}", toml_str(hash)));
+        }
+        line(format!("session_hours = {}", w.session.as_secs() / 3600));
+        line(format!("max_connections = {}", w.max_connections));
+        line(format!("max_live_views = {}", w.max_live_views));
+        if let Some(tls) = &w.tls {
+            line(format!(
+                "tls_cert = {}",
+                toml_str(&tls.cert.to_string_lossy())
+            ));
+            line(format!(
+                "tls_key = {}",
+                toml_str(&tls.key.to_string_lossy())
+            ));
+        }
+        line(format!("session_idle_s = {}", w.session_idle.as_secs()));
+        line(format!("lockout_after = {}", w.lockout_after));
+        line(format!("lockout_base_s = {}", w.lockout_base.as_secs()));
+        line(format!("lockout_max_s = {}", w.lockout_max.as_secs()));
+        for judge in &w.judges {
+            line(String::new());
+            line("[[web.judges]]".into());
+            line(format!("name = {}", toml_str(&judge.name)));
+            line(format!("pin_hash = {}", toml_str(&judge.pin_hash)));
+        }
+
+        let r = &self.rules;
+        line(String::new());
+        line("[rules]".into());
+        line(format!("ball_break_max_ms = {}", r.ball_break_max_ms));
+        line(format!("typical_travel_ms = {}", r.typical_travel_ms));
+        line(format!("max_travel_ms = {}", r.max_travel_ms));
+        line(format!(
+            "pin_report_timeout_ms = {}",
+            r.pin_report_timeout_ms
+        ));
+        line(format!("slow_bowling_limit_s = {}", r.slow_bowling_limit_s));
+        line(format!("foul_lamp_ms = {}", r.foul_lamp_ms));
+        let foul_mode = match r.foul_mode {
+            FoulMode::Score => "score",
+            FoulMode::Warn => "warn",
+        };
+        line(format!("foul_mode = {}", toml_str(foul_mode)));
+        line(format!("min_cycle_ms = {}", r.min_cycle_ms));
+        out
+    }
+}
+
+pub(super) fn level(active_high: bool) -> &'static str {
+    if active_high { "high" } else { "low" }
+}
+
+pub(super) fn output_name(output: Output) -> &'static str {
+    match output {
+        Output::FoulLamp => "foul_lamp",
+        Output::PinsetterReset => "pinsetter_reset",
+    }
+}
+
+/// A TOML string literal, escaped.
+pub(super) fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+/// A key as TOML writes it: bare when it can be, quoted otherwise.
+pub(super) fn toml_key(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare { key.to_owned() } else { toml_str(key) }
+}
+
+/// The shortest float that reads back as the same `f32`.
+pub(super) fn toml_float(v: f32) -> String {
+    let short = format!("{v:?}");
+    match short.parse::<f64>() {
+        Ok(back) if back as f32 == v => short,
+        _ => format!("{:?}", f64::from(v)),
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_pins_match_the_pinout() {
+        let pairs = [
+            (2, 3),
+            (3, 5),
+            (4, 7),
+            (17, 11),
+            (27, 13),
+            (22, 15),
+            (10, 19),
+            (9, 21),
+            (11, 23),
+            (0, 27),
+            (5, 29),
+            (6, 31),
+            (13, 33),
+            (19, 35),
+            (26, 37),
+            (14, 8),
+            (15, 10),
+            (18, 12),
+            (23, 16),
+            (24, 18),
+            (25, 22),
+            (8, 24),
+            (7, 26),
+            (1, 28),
+            (12, 32),
+            (16, 36),
+            (20, 38),
+            (21, 40),
+        ];
+        assert_eq!(pairs.len(), 28);
+        for (bcm, header) in pairs {
+            let pin = BcmPin::new(bcm).unwrap();
+            assert_eq!(pin.header_pin(), header, "BCM {bcm}");
+            assert_eq!(BcmPin::from_header_pin(header), Some(pin));
+        }
+        assert_eq!(BcmPin::new(28), None);
+        assert_eq!(BcmPin::from_header_pin(1), None);
+    }
+
+    #[test]
+    fn floats_round_trip() {
+        for v in [0.0f32, 0.8, 1.0, 1.7, 2.0, 0.333_333_34] {
+            let s = toml_float(v);
+            assert_eq!(s.parse::<f64>().unwrap() as f32, v, "{s}");
+        }
+    }
+}
