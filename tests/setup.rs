@@ -64,6 +64,11 @@ fn setup_writes_the_answers_into_the_example_keeping_its_comments() {
     let config = dir.join("lanecall.toml");
     fs::copy(EXAMPLE, &config).unwrap();
     fs::set_permissions(&config, fs::Permissions::from_mode(0o640)).unwrap();
+    // Root keeps another owner's file theirs (the package's is root:lanecall).
+    let root = rustix::process::geteuid().is_root();
+    if root {
+        std::os::unix::fs::chown(&config, Some(65534), Some(65534)).unwrap();
+    }
     let answers = format!("12\n{}\n48291357\n48291357\nen\n", port.display());
     let out = setup(
         &["--config", config.to_str().unwrap(), "--no-start"],
@@ -97,6 +102,11 @@ fn setup_writes_the_answers_into_the_example_keeping_its_comments() {
     ));
     let mode = fs::metadata(&config).unwrap().permissions().mode() & 0o7777;
     assert_eq!(mode, 0o640);
+    if root {
+        use std::os::unix::fs::MetadataExt;
+        let meta = fs::metadata(&config).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (65534, 65534));
+    }
 
     // check-config takes it.
     let check = Command::new(BIN)
@@ -322,4 +332,106 @@ fn the_unit_does_not_restart_on_exit_78() {
         unit.lines().any(|l| l == "RestartPreventExitStatus=78"),
         "{unit}"
     );
+}
+
+/// Reads the terminal's screen until it shows `wanted`, for up to 20 s.
+fn screen_until(master: &mut serialport::TTYPort, screen: &mut String, wanted: &str) {
+    use std::io::Read;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut buf = [0u8; 4096];
+    while !screen.contains(wanted) {
+        assert!(
+            std::time::Instant::now() < until,
+            "no {wanted:?} in {screen:?}"
+        );
+        if let Ok(n) = master.read(&mut buf) {
+            screen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    }
+}
+
+#[test]
+fn at_a_terminal_the_pin_is_not_echoed_and_a_bad_answer_is_asked_again() {
+    use rustix::termios::{self, LocalModes, OptionalActions};
+    use serialport::SerialPort;
+    let dir = scratch("terminal");
+    let port = dir.join("ttyUSB-test");
+    fs::write(&port, "").unwrap();
+    let config = dir.join("lanecall.toml");
+    let (mut master, slave) = serialport::TTYPort::pair().expect("a pseudo-terminal pair");
+    master
+        .set_timeout(std::time::Duration::from_millis(100))
+        .unwrap();
+    let tty = slave.name().unwrap();
+    // A terminal as a person has it: lines, echoed.
+    let stdin = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&tty)
+        .unwrap();
+    let mut modes = termios::tcgetattr(&stdin).unwrap();
+    modes.local_modes |= LocalModes::ECHO | LocalModes::ICANON;
+    termios::tcsetattr(&stdin, OptionalActions::Now, &modes).unwrap();
+    let child = Command::new(BIN)
+        .arg("setup")
+        .arg("--config")
+        .arg(&config)
+        .arg("--no-start")
+        .stdin(stdin.try_clone().unwrap())
+        .stdout(stdin.try_clone().unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut screen = String::new();
+    let answer = |master: &mut serialport::TTYPort, screen: &mut String, q: &str, a: &str| {
+        screen_until(master, screen, q);
+        master.write_all(format!("{a}\n").as_bytes()).unwrap();
+    };
+    answer(&mut master, &mut screen, "Lane number [7]: ", "1000");
+    // Asked again, with what is wrong.
+    answer(&mut master, &mut screen, "lane: ", "12");
+    answer(
+        &mut master,
+        &mut screen,
+        "Pinsetter port",
+        port.to_str().unwrap(),
+    );
+    answer(
+        &mut master,
+        &mut screen,
+        "Judge PIN, 6 to 12 digits: ",
+        "48291357",
+    );
+    answer(&mut master, &mut screen, "The same PIN again: ", "48291350");
+    screen_until(&mut master, &mut screen, "the two PINs differ");
+    // What follows it: the PIN asked again.
+    let differ = screen.find("the two PINs differ").unwrap();
+    let mut transcript: String = screen.drain(..differ).collect();
+    answer(
+        &mut master,
+        &mut screen,
+        "Judge PIN, 6 to 12 digits: ",
+        "48291357",
+    );
+    answer(&mut master, &mut screen, "The same PIN again: ", "48291357");
+    answer(&mut master, &mut screen, "Callout language", "en");
+    screen_until(&mut master, &mut screen, "Wrote ");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    transcript.push_str(&screen);
+    let screen = transcript;
+    assert!(
+        !screen.contains("48291357") && !screen.contains("48291350"),
+        "the PIN was echoed: {screen:?}"
+    );
+    // The language was echoed as typed: the terminal echoes when asked to.
+    assert!(screen.contains("en\n"), "{screen:?}");
+    let written = fs::read_to_string(&config).unwrap();
+    assert_eq!(value(&written, "", "lane").as_integer(), Some(12));
+    let hash = value(&written, "web", "judge_pin_hash");
+    assert!(lanecall::web::verify_pin(
+        "48291357",
+        hash.as_str().unwrap()
+    ));
+    let _ = fs::remove_dir_all(&dir);
 }
