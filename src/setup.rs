@@ -10,7 +10,8 @@
 //! language` change, every comment and other line stays; the new text
 //! passes check-config's checks before it replaces the old file, in one
 //! rename, with the old file's owner, group and mode. On any problem the
-//! old file stays as it was.
+//! old file stays as it was. It also decides what `lanecall run` refuses:
+//! a PIN hash left as the example's placeholder (exit 78, EX_CONFIG).
 //!
 //! It never touches another key, another file than the config (and its
 //! temporary file beside it), nor the service other than through
