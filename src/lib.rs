@@ -62,6 +62,8 @@
 //!   folder, on its own thread, catching up after the folder was missing.
 //! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
+//! - [`setup`] is `lanecall setup`: asks the lane, port, PIN and language,
+//!   writes them into the config keeping its comments, starts the service.
 //! - [`log_limit`] logs a repeated bad input once per kind per window.
 //! - [`web::server`] serves the panel: its own accept loop with timeouts, a
 //!   cap on open connections below the file limit, and HTTPS when
@@ -80,6 +82,7 @@ pub mod pinsetter;
 pub mod ports;
 pub mod replay;
 pub mod sensors;
+pub mod setup;
 pub mod sim;
 pub mod speaker;
 pub mod store;

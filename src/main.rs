@@ -89,6 +89,11 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Set up this lane after installing: ask the lane number, the pinsetter
+    /// port, the judge PIN and the callout language, write them into the
+    /// config (its comments kept), check it as check-config does, and start
+    /// the service.
+    Setup(lanecall::setup::Options),
     /// Print the hash of a judge PIN (6 to 12 digits), for `[web] judge_pin_hash`
     /// or a `[[web.judges]]` pin_hash.
     HashPin {
@@ -162,6 +167,14 @@ fn main() -> ExitCode {
             init_logs();
             match Config::load(&config) {
                 Ok(cfg) => {
+                    // No PIN opens a placeholder: refused, exit 78 (no restart).
+                    let refused = lanecall::setup::placeholder_pins(&cfg, &config);
+                    for e in &refused {
+                        eprintln!("lanecall run: {e}");
+                    }
+                    if !refused.is_empty() {
+                        return ExitCode::from(lanecall::setup::EX_CONFIG);
+                    }
                     // What check-config would refuse: said, and the lane runs.
                     for p in cfg.site_check(&Host::this(), "").problems {
                         tracing::warn!("{}: {p}", config.display());
@@ -186,6 +199,7 @@ fn main() -> ExitCode {
         Command::CheckConfig { path, config } => {
             check_config(&path.or(config).unwrap_or_else(|| DEFAULT_CONFIG.into()))
         }
+        Command::Setup(options) => lanecall::setup::main(&options),
         Command::HashPin { pin } => match lanecall::web::hash_pin(&pin) {
             Ok(hash) => {
                 println!("{hash}");

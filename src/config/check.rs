@@ -4,7 +4,8 @@
 //! grants it).
 //!
 //! It decides check-config's problems and notes about a valid file; it
-//! never changes the config nor stops the daemon from starting.
+//! never changes the config. (`lanecall run` refuses a placeholder PIN
+//! itself: `setup::placeholder_pins`.)
 
 use std::path::{Path, PathBuf};
 
@@ -16,8 +17,8 @@ use super::validated::Config;
 // Step 3: what `lanecall check-config` checks beyond the file
 // ---------------------------------------------------------------------------
 
-/// What the file cannot tell by itself: found by `lanecall check-config`,
-/// not by the daemon's start (a lane with a placeholder PIN still scores).
+/// What the file cannot tell by itself: found by `lanecall check-config`;
+/// the daemon's start only logs them, but refuses a placeholder PIN.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct SiteCheck {
     /// Each makes check-config fail.

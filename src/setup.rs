@@ -1,0 +1,658 @@
+//! `lanecall setup`: the one command after installing the package. It asks
+//! the lane number, the pinsetter port, the judge PIN (twice, not echoed on
+//! a terminal) and the callouts' language, writes them into the config and
+//! starts the service.
+//!
+//! It decides which answers are taken (a PIN of 6 to 12 digits, a lane the
+//! config accepts, a port that exists — or, not yet plugged in, one under
+//! /dev/serial/by-id/), and how the file is replaced: only the values of
+//! `lane`, `[pinsetter] port`, `[web] judge_pin_hash` and `[speaker]
+//! language` change, every comment and other line stays; the new text
+//! passes check-config's checks before it replaces the old file, in one
+//! rename, with the old file's owner, group and mode. On any problem the
+//! old file stays as it was. It also decides what `lanecall run` refuses:
+//! a PIN hash left as the example's placeholder (exit 78, EX_CONFIG).
+//!
+//! It never touches another key, another file than the config (and its
+//! temporary file beside it), nor the service other than through
+//! `systemctl enable` and `systemctl restart`.
+
+use std::fs;
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use crate::config::{Config, Host, is_placeholder_hash};
+
+/// The example config, as the package installs it.
+pub const EXAMPLE: &str = include_str!("../config/lanecall.toml");
+
+/// Where a missing pinsetter port is still taken, with a warning: the
+/// adapter's fixed name, copied before it is plugged in.
+const BY_ID: &str = "/dev/serial/by-id/";
+
+/// The exit code of `lanecall run` on a placeholder PIN hash (EX_CONFIG):
+/// the unit's `RestartPreventExitStatus=78` stops systemd retrying.
+pub const EX_CONFIG: u8 = 78;
+
+/// What the command line gave (`lanecall setup`'s options); `None` is asked.
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct Options {
+    /// The config to write; the example is its start when it does not exist.
+    #[arg(long, default_value = "/etc/lanecall/lanecall.toml")]
+    pub config: PathBuf,
+    /// The lane number, instead of asking it.
+    #[arg(long)]
+    pub lane: Option<String>,
+    /// The pinsetter's serial port, instead of asking it (a name under
+    /// /dev/serial/by-id/ is kept even before the adapter is plugged in).
+    #[arg(long)]
+    pub port: Option<PathBuf>,
+    /// The callouts' language (`[speaker] language`), instead of asking it.
+    #[arg(long, value_parser = ["ru", "en"])]
+    pub language: Option<String>,
+    /// Write the config only: do not enable and restart the service.
+    #[arg(long)]
+    pub no_start: bool,
+}
+
+/// `lanecall setup`: the answers from stdin, a person's when it is a
+/// terminal.
+pub fn main(options: &Options) -> ExitCode {
+    let stdin = io::stdin();
+    let terminal = stdin.is_terminal();
+    match setup(options, &mut Prompt::new(stdin.lock(), terminal)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lanecall setup: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Why `lanecall run` refuses `config` (read from `path`): each PIN hash
+/// left as the example's placeholder, which no PIN opens.
+pub fn placeholder_pins(config: &Config, path: &Path) -> Vec<String> {
+    let mut keys = Vec::new();
+    if config
+        .web
+        .judge_pin_hash
+        .as_deref()
+        .is_some_and(is_placeholder_hash)
+    {
+        keys.push("web.judge_pin_hash".to_owned());
+    }
+    for (i, judge) in config.web.judges.iter().enumerate() {
+        if is_placeholder_hash(&judge.pin_hash) {
+            keys.push(format!("web.judges[{}].pin_hash", i + 1));
+        }
+    }
+    keys.into_iter()
+        .map(|key| {
+            format!(
+                "{}: {key} is the example's placeholder, which no PIN opens: run `sudo \
+                 lanecall setup` (or set it to what `lanecall hash-pin PIN` prints); not starting",
+                path.display()
+            )
+        })
+        .collect()
+}
+
+/// Where answers come from: stdin, a person at a terminal or a script.
+pub struct Prompt<R> {
+    input: R,
+    /// A person answers: a bad answer is asked again, the PIN not echoed.
+    pub terminal: bool,
+}
+
+impl<R: BufRead> Prompt<R> {
+    pub fn new(input: R, terminal: bool) -> Prompt<R> {
+        Prompt { input, terminal }
+    }
+
+    /// One answer, trimmed; an error at the end of the input.
+    fn ask(&mut self, question: &str) -> Result<String, String> {
+        print!("{question}");
+        let _ = io::stdout().flush();
+        let mut line = String::new();
+        match self.input.read_line(&mut line) {
+            Ok(0) => Err(format!(
+                "no answer to \"{}\" (end of input)",
+                question.trim()
+            )),
+            Ok(_) => {
+                if !self.terminal {
+                    // Not echoed by a terminal: end the prompt's line.
+                    println!();
+                }
+                Ok(line.trim().to_owned())
+            }
+            Err(e) => Err(format!("cannot read the answer: {e}")),
+        }
+    }
+
+    /// A secret answer: not echoed when stdin is a terminal.
+    fn ask_secret(&mut self, question: &str) -> Result<String, String> {
+        if !self.terminal {
+            return self.ask(question);
+        }
+        let stdin = io::stdin();
+        let fd = std::os::fd::AsFd::as_fd(&stdin);
+        let saved = rustix::termios::tcgetattr(fd).ok();
+        if let Some(saved) = &saved {
+            let mut quiet = saved.clone();
+            quiet.local_modes -= rustix::termios::LocalModes::ECHO;
+            quiet.local_modes |= rustix::termios::LocalModes::ECHONL;
+            let _ = rustix::termios::tcsetattr(fd, rustix::termios::OptionalActions::Flush, &quiet);
+        }
+        let answer = self.ask(question);
+        if let Some(saved) = &saved {
+            let _ = rustix::termios::tcsetattr(fd, rustix::termios::OptionalActions::Now, saved);
+        }
+        answer
+    }
+}
+
+/// Asks until `check` takes an answer (a person), or once (a script): the
+/// refusal names `key`.
+fn until<R: BufRead, T>(
+    prompt: &mut Prompt<R>,
+    key: &str,
+    question: &str,
+    secret: bool,
+    mut check: impl FnMut(&mut Prompt<R>, String) -> Result<T, String>,
+) -> Result<T, String> {
+    loop {
+        let answer = if secret {
+            prompt.ask_secret(question)?
+        } else {
+            prompt.ask(question)?
+        };
+        match check(prompt, answer) {
+            Ok(v) => return Ok(v),
+            Err(e) if prompt.terminal => println!("{key}: {e}"),
+            Err(e) => return Err(format!("{key}: {e}")),
+        }
+    }
+}
+
+/// The serial ports found: the fixed names under /dev/serial/by-id/ first,
+/// then /dev/ttyUSB*, /dev/ttyACM* and /dev/ttyAMA0.
+pub fn serial_ports() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let listed = |dir: &str, keep: &dyn Fn(&str) -> bool| {
+        let mut names: Vec<PathBuf> = fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .filter(|e| keep(&e.file_name().to_string_lossy()))
+                    .map(|e| e.path())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    found.extend(listed(BY_ID, &|_| true));
+    found.extend(listed("/dev", &|n| {
+        n.starts_with("ttyUSB") || n.starts_with("ttyACM") || n == "ttyAMA0"
+    }));
+    found
+}
+
+/// Whether a port answer is taken: one that exists; one under
+/// /dev/serial/by-id/ that does not, with a warning, when `missing_by_id`.
+fn port_ok(port: &Path, missing_by_id: bool) -> Result<(), String> {
+    if port.as_os_str().is_empty() {
+        return Err("give the pinsetter's serial port, e.g. /dev/ttyUSB0".into());
+    }
+    if port.exists() {
+        return Ok(());
+    }
+    let by_id = port.starts_with(BY_ID);
+    if by_id && missing_by_id {
+        eprintln!(
+            "warning: pinsetter.port: {} does not exist (yet): it is kept, and the lane opens \
+             it once the adapter is plugged in",
+            port.display()
+        );
+        return Ok(());
+    }
+    Err(format!(
+        "{} does not exist: plug the adapter in and look for it with `ls -l {BY_ID}`{}",
+        port.display(),
+        if by_id {
+            ""
+        } else {
+            " (a name there is kept even before the adapter is plugged in)"
+        }
+    ))
+}
+
+/// The value of `key` in `table` of the file's text, if it is a plain
+/// value there.
+fn current(text: &str, table: &str, key: &str) -> Option<toml::Value> {
+    let parsed: toml::Table = toml::from_str(text).ok()?;
+    let t = if table.is_empty() {
+        &parsed
+    } else {
+        parsed.get(table)?.as_table()?
+    };
+    t.get(key).cloned()
+}
+
+/// `text` with `key = value` in `[table]` (`""`: the top level): the value
+/// of the key's line replaced, its indentation and trailing comment kept;
+/// a key that is not there is added under its table's header. `value` is
+/// TOML (a quoted string, a number).
+pub fn set_value(text: &str, table: &str, key: &str, value: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut here = table.is_empty();
+    let mut done = false;
+    let mut header_at: Option<usize> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            if here && table.is_empty() && !done {
+                out.push(format!("{key} = {value}"));
+                done = true;
+            }
+            let name = trimmed
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim();
+            here = !trimmed.starts_with("[[") && name == table;
+            if here {
+                header_at = Some(out.len());
+            }
+            out.push(line.to_owned());
+            continue;
+        }
+        if here
+            && !done
+            && let Some(rest) = trimmed.strip_prefix(key)
+            && let Some(old) = rest.trim_start().strip_prefix('=')
+        {
+            let indent = &line[..line.len() - trimmed.len()];
+            let tail = &old[value_end(old)..];
+            out.push(format!("{indent}{key} = {value}{tail}"));
+            done = true;
+            continue;
+        }
+        out.push(line.to_owned());
+    }
+    if !done {
+        match header_at {
+            Some(at) => out.insert(at + 1, format!("{key} = {value}")),
+            None if table.is_empty() => out.push(format!("{key} = {value}")),
+            None => out.extend([
+                String::new(),
+                format!("[{table}]"),
+                format!("{key} = {value}"),
+            ]),
+        }
+    }
+    let mut new = out.join("\n");
+    if text.ends_with('\n') || text.is_empty() {
+        new.push('\n');
+    }
+    new
+}
+
+/// Where the value after `=` ends: past its closing quote, or at a comment.
+fn value_end(after_eq: &str) -> usize {
+    let start = after_eq.len() - after_eq.trim_start().len();
+    let s = &after_eq[start..];
+    let bytes = s.as_bytes();
+    let end = match bytes.first() {
+        Some(b'"') => {
+            let mut i = 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            (i + 1).min(bytes.len())
+        }
+        Some(b'\'') => s[1..].find('\'').map_or(s.len(), |i| i + 2),
+        _ => s.find('#').map_or(s.len(), |i| s[..i].trim_end().len()),
+    };
+    start + end
+}
+
+/// The setup: asks what the options leave out, writes the config and
+/// starts the service. `Err` is the message for stderr; the old file is
+/// then unchanged.
+pub fn setup<R: BufRead>(options: &Options, prompt: &mut Prompt<R>) -> Result<(), String> {
+    let path = &options.config;
+    let old = match fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut text = old.clone().unwrap_or_else(|| EXAMPLE.to_owned());
+    println!(
+        "Setting up {} ({}). Enter keeps the value in [brackets].",
+        path.display(),
+        if old.is_some() {
+            "its comments and other keys stay as they are"
+        } else {
+            "new, from the example"
+        }
+    );
+
+    // The lane: what the config accepts, as check-config says it.
+    let lane_ok = |text: &str, answer: String| -> Result<String, String> {
+        let Ok(n) = answer.parse::<i64>() else {
+            return Err(format!("{answer:?} is not a whole number"));
+        };
+        let new = set_value(text, "", "lane", &n.to_string());
+        match Config::parse(&new, path) {
+            Err(crate::config::ConfigError::Invalid { problems, .. }) => {
+                match problems.iter().find(|p| p.key == "lane") {
+                    Some(p) => Err(p.message.clone()),
+                    None => Ok(new),
+                }
+            }
+            _ => Ok(new),
+        }
+    };
+    text = match &options.lane {
+        Some(lane) => lane_ok(&text, lane.clone()).map_err(|e| format!("lane: {e}"))?,
+        None => {
+            let was = current(&text, "", "lane").map(|v| v.to_string());
+            let question = match &was {
+                Some(v) => format!("Lane number [{v}]: "),
+                None => "Lane number: ".to_owned(),
+            };
+            until(prompt, "lane", &question, false, |_, answer| {
+                let answer = match (&was, answer.is_empty()) {
+                    (Some(v), true) => v.clone(),
+                    _ => answer,
+                };
+                lane_ok(&text, answer)
+            })?
+        }
+    };
+
+    // The pinsetter port.
+    let port = match &options.port {
+        Some(port) => {
+            port_ok(port, true).map_err(|e| format!("pinsetter.port: {e}"))?;
+            port.clone()
+        }
+        None => {
+            let found = serial_ports();
+            if found.is_empty() {
+                println!("No serial port found (is the adapter plugged in?).");
+            } else {
+                println!("Serial ports found:");
+                for (i, p) in found.iter().enumerate() {
+                    match fs::canonicalize(p) {
+                        Ok(real) if real != *p => {
+                            println!("  {}) {} -> {}", i + 1, p.display(), real.display())
+                        }
+                        _ => println!("  {}) {}", i + 1, p.display()),
+                    }
+                }
+            }
+            let was = current(&text, "pinsetter", "port")
+                .and_then(|v| v.as_str().map(PathBuf::from))
+                .filter(|p| p.exists())
+                .or_else(|| (found.len() == 1).then(|| found[0].clone()));
+            let question = match &was {
+                Some(p) => format!(
+                    "Pinsetter port (a number above or a path) [{}]: ",
+                    p.display()
+                ),
+                None => "Pinsetter port (a number above or a path): ".to_owned(),
+            };
+            until(
+                prompt,
+                "pinsetter.port",
+                &question,
+                false,
+                |prompt, answer| {
+                    let port = match (answer.parse::<usize>(), &was) {
+                        (Ok(n), _) if (1..=found.len()).contains(&n) => found[n - 1].clone(),
+                        _ if answer.is_empty() && was.is_some() => was.clone().unwrap_or_default(),
+                        _ => PathBuf::from(&answer),
+                    };
+                    // A person is asked before a missing name is kept.
+                    match port_ok(&port, !prompt.terminal) {
+                        Err(e) if prompt.terminal && port.starts_with(BY_ID) => {
+                            println!("pinsetter.port: {e}");
+                            let keep = prompt.ask(
+                                "Keep it anyway, for an adapter not plugged in yet? [y/N]: ",
+                            )?;
+                            if keep.eq_ignore_ascii_case("y") {
+                                Ok(port)
+                            } else {
+                                Err("not kept".into())
+                            }
+                        }
+                        r => r.map(|()| port),
+                    }
+                },
+            )?
+        }
+    };
+    let port = port.to_string_lossy().into_owned();
+    text = set_value(
+        &text,
+        "pinsetter",
+        "port",
+        &toml::Value::String(port).to_string(),
+    );
+
+    // The judge PIN, twice.
+    let hash_was = current(&text, "web", "judge_pin_hash")
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .filter(|h| !is_placeholder_hash(h));
+    let keep = if hash_was.is_some() {
+        " (Enter keeps the current one)"
+    } else {
+        ""
+    };
+    let question = format!("Judge PIN, 6 to 12 digits{keep}: ");
+    let hash = until(
+        prompt,
+        "web.judge_pin_hash",
+        &question,
+        true,
+        |prompt, pin| {
+            if pin.is_empty()
+                && let Some(h) = &hash_was
+            {
+                return Ok(h.clone());
+            }
+            let hash = crate::web::hash_pin(&pin).map_err(|e| e.to_string())?;
+            let again = prompt.ask_secret("The same PIN again: ")?;
+            if again != pin {
+                return Err("the two PINs differ: nothing is set".into());
+            }
+            Ok(hash)
+        },
+    )?;
+    text = set_value(
+        &text,
+        "web",
+        "judge_pin_hash",
+        &toml::Value::String(hash).to_string(),
+    );
+
+    // The callouts' language.
+    let language = match &options.language {
+        Some(l) => l.clone(),
+        None => {
+            let was = current(&text, "speaker", "language")
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "ru".into());
+            until(
+                prompt,
+                "speaker.language",
+                &format!("Callout language, ru or en [{was}]: "),
+                false,
+                |_, answer| match answer.as_str() {
+                    "" => Ok(was.clone()),
+                    "ru" | "en" => Ok(answer),
+                    _ => Err(format!("{answer:?}: use ru or en")),
+                },
+            )?
+        }
+    };
+    text = set_value(
+        &text,
+        "speaker",
+        "language",
+        &toml::Value::String(language).to_string(),
+    );
+
+    // check-config's checks, before the old file is replaced; the service
+    // has no capabilities whoever runs this.
+    let config = Config::parse(&text, path).map_err(|e| format!("nothing written: {e}"))?;
+    let host = Host {
+        cap_net_bind_service: Some(false),
+        ..Host::this()
+    };
+    let site = config.site_check(&host, &text);
+    if !site.problems.is_empty() {
+        let list: Vec<String> = site.problems.iter().map(|p| format!("  {p}")).collect();
+        return Err(format!(
+            "nothing written: {} would have {} problem(s):\n{}",
+            path.display(),
+            list.len(),
+            list.join("\n")
+        ));
+    }
+    write_atomically(path, &text).map_err(|e| format!("nothing written: {e}"))?;
+    println!("Wrote {}.", path.display());
+
+    if options.no_start {
+        println!("Not started (--no-start): sudo systemctl enable --now lanecall");
+        return Ok(());
+    }
+    for args in [["enable", "lanecall"], ["restart", "lanecall"]] {
+        let what = format!("systemctl {}", args.join(" "));
+        match Command::new("systemctl").args(args).status() {
+            Ok(s) if s.success() => {}
+            Ok(s) => {
+                return Err(format!(
+                    "{what} failed ({s}): the config is written; see `journalctl -u lanecall`, \
+                     then run: sudo systemctl enable --now lanecall"
+                ));
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot run {what}: {e}: the config is written; start the service with: \
+                     sudo systemctl enable --now lanecall"
+                ));
+            }
+        }
+    }
+    println!(
+        "lanecall is running: the panel is at http://<this Pi's address>:{}/ \
+         (systemctl status lanecall)",
+        config.web.listen.port()
+    );
+    Ok(())
+}
+
+/// Replaces `path` by `text` in one rename: a temporary file in the same
+/// folder, synced, with the old file's owner, group and mode (new: 0640,
+/// group `lanecall` when it exists and this is root), then the folder
+/// synced. On an error the old file is as it was.
+pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
+    let named =
+        |e: io::Error, what: &Path| io::Error::new(e.kind(), format!("{}: {e}", what.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&dir).map_err(|e| named(e, &dir))?;
+    let (mode, owner) = match fs::metadata(path) {
+        Ok(m) => (m.mode() & 0o7777, Some((m.uid(), m.gid()))),
+        Err(_) => (0o640, lanecall_group().map(|gid| (0, gid))),
+    };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.setup-{}", std::process::id()));
+    let written = (|| {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        if let Some((uid, gid)) = owner
+            && rustix::process::geteuid().is_root()
+        {
+            std::os::unix::fs::fchown(&f, Some(uid), Some(gid))?;
+        }
+        f.set_permissions(fs::Permissions::from_mode(mode))?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(named(e, path));
+    }
+    fs::File::open(&dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| named(e, &dir))
+}
+
+/// The `lanecall` group's id, for a new config the service must read.
+fn lanecall_group() -> Option<u32> {
+    if !rustix::process::geteuid().is_root() {
+        return None;
+    }
+    fs::read_to_string("/etc/group")
+        .ok()?
+        .lines()
+        .find_map(|l| {
+            let mut f = l.split(':');
+            (f.next()? == "lanecall").then(|| f.nth(1)?.parse().ok())?
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_is_replaced_in_its_table_only_and_a_comment_kept() {
+        let text = "# top\nlane = 7 # here\n[a]\nport = \"x\"\n[pinsetter]\n  port = \"/dev/a#b\" # the port\nbaud = 9600\n";
+        let new = set_value(text, "pinsetter", "port", "\"/dev/ttyUSB1\"");
+        assert_eq!(
+            new,
+            "# top\nlane = 7 # here\n[a]\nport = \"x\"\n[pinsetter]\n  port = \"/dev/ttyUSB1\" # the port\nbaud = 9600\n"
+        );
+        assert_eq!(
+            set_value(text, "", "lane", "12"),
+            text.replace("lane = 7 # here", "lane = 12 # here")
+        );
+        // Missing: added under the table's header, or with a new table.
+        assert_eq!(
+            set_value("[speaker]\nvolume = 1.0\n", "speaker", "language", "\"en\""),
+            "[speaker]\nlanguage = \"en\"\nvolume = 1.0\n"
+        );
+        assert_eq!(
+            set_value("lane = 1\n", "web", "judge_pin_hash", "\"h\""),
+            "lane = 1\n\n[web]\njudge_pin_hash = \"h\"\n"
+        );
+        assert_eq!(
+            set_value("# c\n[web]\n", "", "lane", "3"),
+            "# c\nlane = 3\n[web]\n"
+        );
+        // A key whose name starts like another is not it.
+        assert_eq!(
+            set_value(
+                "[speaker]\nlanguages = 1\n",
+                "speaker",
+                "language",
+                "\"ru\""
+            ),
+            "[speaker]\nlanguage = \"ru\"\nlanguages = 1\n"
+        );
+    }
+}

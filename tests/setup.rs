@@ -1,0 +1,437 @@
+//! `lanecall setup` and `lanecall run` on the shipped placeholder PIN, as a
+//! script runs them: answers on stdin, the built binary.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lanecall");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/lanecall.toml");
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanecall-setup-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `lanecall setup ARGS` with `answers` on stdin (not a terminal).
+fn setup(args: &[&str], answers: &str, path: Option<&str>) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .arg("setup")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    let mut child = command.spawn().unwrap();
+    // A refused answer ends the command before it reads the rest.
+    let _ = child.stdin.take().unwrap().write_all(answers.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn comments(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with('#'))
+        .collect()
+}
+
+/// The value of `key` in `[table]` of a TOML text.
+fn value(text: &str, table: &str, key: &str) -> toml::Value {
+    let t: toml::Table = toml::from_str(text).unwrap();
+    let t = if table.is_empty() {
+        &t
+    } else {
+        t[table].as_table().unwrap()
+    };
+    t[key].clone()
+}
+
+#[test]
+fn setup_writes_the_answers_into_the_example_keeping_its_comments() {
+    let dir = scratch("answers");
+    let port = dir.join("ttyUSB-test");
+    fs::write(&port, "").unwrap();
+    let config = dir.join("lanecall.toml");
+    fs::copy(EXAMPLE, &config).unwrap();
+    fs::set_permissions(&config, fs::Permissions::from_mode(0o640)).unwrap();
+    // Root keeps another owner's file theirs (the package's is root:lanecall).
+    let root = rustix::process::geteuid().is_root();
+    if root {
+        std::os::unix::fs::chown(&config, Some(65534), Some(65534)).unwrap();
+    }
+    let answers = format!("12\n{}\n48291357\n48291357\nen\n", port.display());
+    let out = setup(
+        &["--config", config.to_str().unwrap(), "--no-start"],
+        &answers,
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let example = fs::read_to_string(EXAMPLE).unwrap();
+    let written = fs::read_to_string(&config).unwrap();
+    assert_eq!(comments(&written), comments(&example));
+    // Only the four values' lines differ.
+    let changed: Vec<(&str, &str)> = example
+        .lines()
+        .zip(written.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(example.lines().count(), written.lines().count());
+    assert_eq!(changed.len(), 4, "{changed:#?}");
+    assert_eq!(value(&written, "", "lane").as_integer(), Some(12));
+    assert_eq!(value(&written, "pinsetter", "port").as_str(), port.to_str());
+    assert_eq!(value(&written, "speaker", "language").as_str(), Some("en"));
+    let hash = value(&written, "web", "judge_pin_hash");
+    assert!(lanecall::web::verify_pin(
+        "48291357",
+        hash.as_str().unwrap()
+    ));
+    assert!(!lanecall::web::verify_pin(
+        "48291356",
+        hash.as_str().unwrap()
+    ));
+    let mode = fs::metadata(&config).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o640);
+    if root {
+        use std::os::unix::fs::MetadataExt;
+        let meta = fs::metadata(&config).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (65534, 65534));
+    }
+
+    // check-config takes it.
+    let check = Command::new(BIN)
+        .arg("check-config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+
+    // With flags and no config yet: the example embedded in the binary;
+    // only the PIN is read, twice.
+    let fresh = dir.join("etc").join("lanecall.toml");
+    let out = setup(
+        &[
+            "--config",
+            fresh.to_str().unwrap(),
+            "--lane",
+            "3",
+            "--port",
+            port.to_str().unwrap(),
+            "--language",
+            "ru",
+            "--no-start",
+        ],
+        "654321\n654321\n",
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = fs::read_to_string(&fresh).unwrap();
+    assert_eq!(comments(&written), comments(&example));
+    assert_eq!(value(&written, "", "lane").as_integer(), Some(3));
+    let hash = value(&written, "web", "judge_pin_hash");
+    assert!(lanecall::web::verify_pin("654321", hash.as_str().unwrap()));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn setup_refuses_a_bad_answer_and_leaves_the_old_file() {
+    let dir = scratch("refuse");
+    let port = dir.join("ttyUSB-test");
+    fs::write(&port, "").unwrap();
+    let config = dir.join("lanecall.toml");
+    fs::copy(EXAMPLE, &config).unwrap();
+    let before = fs::read(&config).unwrap();
+    let p = port.to_str().unwrap();
+    let c = config.to_str().unwrap();
+    let cases: [(&[&str], String, &str); 6] = [
+        (
+            &[],
+            format!("12\n{p}\n12345\n"),
+            "web.judge_pin_hash: a PIN is 6 to 12 digits",
+        ),
+        (
+            &[],
+            format!("12\n{p}\n12ab56\n"),
+            "web.judge_pin_hash: a PIN is 6 to 12 digits",
+        ),
+        (
+            &[],
+            format!("12\n{p}\n123456\n123465\n"),
+            "web.judge_pin_hash: the two PINs differ",
+        ),
+        (&[], format!("1000\n{p}\n123456\n123456\nen\n"), "lane: "),
+        (
+            &["--lane", "0"],
+            format!("{p}\n123456\n123456\nen\n"),
+            "lane: ",
+        ),
+        (
+            &["--port", "/dev/ttyUSB-lanecall-none"],
+            "12\n123456\n123456\nen\n".into(),
+            "pinsetter.port: /dev/ttyUSB-lanecall-none does not exist",
+        ),
+    ];
+    for (args, answers, wanted) in cases {
+        let mut all = vec!["--config", c, "--no-start"];
+        all.extend(args);
+        let out = setup(&all, &answers, None);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?} {answers:?}: {stderr}");
+        assert!(stderr.contains(wanted), "{wanted}: {stderr}");
+        assert_eq!(fs::read(&config).unwrap(), before, "{args:?} {answers:?}");
+    }
+    // Nothing left beside it.
+    let names: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+
+    // A name under /dev/serial/by-id/ is kept before the adapter is
+    // plugged in, with a warning.
+    let by_id = "/dev/serial/by-id/usb-FTDI_lanecall_test-if00-port0";
+    let out = setup(
+        &["--config", c, "--no-start", "--port", by_id],
+        "12\n123456\n123456\nen\n",
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("warning: pinsetter.port:"));
+    let written = fs::read_to_string(&config).unwrap();
+    assert_eq!(value(&written, "pinsetter", "port").as_str(), Some(by_id));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A `systemctl` that writes its arguments to a file and exits `code`.
+fn fake_systemctl(dir: &Path, code: i32) -> PathBuf {
+    let bin = dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("systemctl");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> {:?}\nexit {code}\n",
+            dir.join("calls")
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn setup_enables_and_restarts_the_service_or_says_what_to_run() {
+    let dir = scratch("start");
+    let port = dir.join("ttyUSB-test");
+    fs::write(&port, "").unwrap();
+    let config = dir.join("lanecall.toml");
+    let args = [
+        "--config",
+        config.to_str().unwrap(),
+        "--lane",
+        "5",
+        "--port",
+        port.to_str().unwrap(),
+        "--language",
+        "en",
+    ];
+    let bin = fake_systemctl(&dir, 0);
+    let out = setup(&args, "123456\n123456\n", bin.to_str());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        fs::read_to_string(dir.join("calls")).unwrap(),
+        "enable lanecall\nrestart lanecall\n"
+    );
+
+    // systemctl fails: said, with what to run; the config is written.
+    fs::remove_file(&config).unwrap();
+    let bin = fake_systemctl(&dir, 1);
+    let out = setup(&args, "123456\n123456\n", bin.to_str());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("systemctl enable lanecall failed")
+            && stderr.contains("sudo systemctl enable --now lanecall"),
+        "{stderr}"
+    );
+    assert!(config.exists());
+
+    // No systemctl at all.
+    let out = setup(&args, "123456\n123456\n", Some("/nonexistent"));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot run systemctl enable lanecall")
+            && stderr.contains("sudo systemctl enable --now lanecall"),
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_refuses_the_placeholder_pin_naming_setup() {
+    let out = Command::new(BIN)
+        .args(["run", "--config", EXAMPLE])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert!(
+        stderr.contains("web.judge_pin_hash is the example's placeholder")
+            && stderr.contains("sudo lanecall setup"),
+        "{stderr}"
+    );
+
+    // A judge of their own with the placeholder: the same.
+    let dir = scratch("run");
+    let placeholder = value(
+        &fs::read_to_string(EXAMPLE).unwrap(),
+        "web",
+        "judge_pin_hash",
+    );
+    let real = lanecall::web::hash_pin("482913").unwrap();
+    let config = dir.join("lanecall.toml");
+    fs::write(
+        &config,
+        format!(
+            "lane = 2\nstate_dir = {dir:?}\n[pinsetter]\nport = \"/dev/null\"\n[gpio]\n\
+             backend = \"none\"\n[web]\nlisten = \"127.0.0.1:0\"\njudge_pin_hash = {real:?}\n\
+             [[web.judges]]\nname = \"Judge Orlova\"\npin_hash = {placeholder}\n"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert!(
+        stderr.contains("web.judges[1].pin_hash is the example's placeholder"),
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_unit_does_not_restart_on_exit_78() {
+    let unit = include_str!("../systemd/lanecall.service");
+    assert!(
+        unit.lines().any(|l| l == "RestartPreventExitStatus=78"),
+        "{unit}"
+    );
+}
+
+/// Reads the terminal's screen until it shows `wanted`, for up to 20 s.
+fn screen_until(master: &mut serialport::TTYPort, screen: &mut String, wanted: &str) {
+    use std::io::Read;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut buf = [0u8; 4096];
+    while !screen.contains(wanted) {
+        assert!(
+            std::time::Instant::now() < until,
+            "no {wanted:?} in {screen:?}"
+        );
+        if let Ok(n) = master.read(&mut buf) {
+            screen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    }
+}
+
+#[test]
+fn at_a_terminal_the_pin_is_not_echoed_and_a_bad_answer_is_asked_again() {
+    use rustix::termios::{self, LocalModes, OptionalActions};
+    use serialport::SerialPort;
+    let dir = scratch("terminal");
+    let port = dir.join("ttyUSB-test");
+    fs::write(&port, "").unwrap();
+    let config = dir.join("lanecall.toml");
+    let (mut master, slave) = serialport::TTYPort::pair().expect("a pseudo-terminal pair");
+    master
+        .set_timeout(std::time::Duration::from_millis(100))
+        .unwrap();
+    let tty = slave.name().unwrap();
+    // A terminal as a person has it: lines, echoed.
+    let stdin = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&tty)
+        .unwrap();
+    let mut modes = termios::tcgetattr(&stdin).unwrap();
+    modes.local_modes |= LocalModes::ECHO | LocalModes::ICANON;
+    termios::tcsetattr(&stdin, OptionalActions::Now, &modes).unwrap();
+    let child = Command::new(BIN)
+        .arg("setup")
+        .arg("--config")
+        .arg(&config)
+        .arg("--no-start")
+        .stdin(stdin.try_clone().unwrap())
+        .stdout(stdin.try_clone().unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut screen = String::new();
+    let answer = |master: &mut serialport::TTYPort, screen: &mut String, q: &str, a: &str| {
+        screen_until(master, screen, q);
+        master.write_all(format!("{a}\n").as_bytes()).unwrap();
+    };
+    answer(&mut master, &mut screen, "Lane number [7]: ", "1000");
+    // Asked again, with what is wrong.
+    answer(&mut master, &mut screen, "lane: ", "12");
+    answer(
+        &mut master,
+        &mut screen,
+        "Pinsetter port",
+        port.to_str().unwrap(),
+    );
+    answer(
+        &mut master,
+        &mut screen,
+        "Judge PIN, 6 to 12 digits: ",
+        "48291357",
+    );
+    answer(&mut master, &mut screen, "The same PIN again: ", "48291350");
+    screen_until(&mut master, &mut screen, "the two PINs differ");
+    // What follows it: the PIN asked again.
+    let differ = screen.find("the two PINs differ").unwrap();
+    let mut transcript: String = screen.drain(..differ).collect();
+    answer(
+        &mut master,
+        &mut screen,
+        "Judge PIN, 6 to 12 digits: ",
+        "48291357",
+    );
+    answer(&mut master, &mut screen, "The same PIN again: ", "48291357");
+    answer(&mut master, &mut screen, "Callout language", "en");
+    screen_until(&mut master, &mut screen, "Wrote ");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    transcript.push_str(&screen);
+    let screen = transcript;
+    assert!(
+        !screen.contains("48291357") && !screen.contains("48291350"),
+        "the PIN was echoed: {screen:?}"
+    );
+    // The language was echoed as typed: the terminal echoes when asked to.
+    assert!(screen.contains("en\n"), "{screen:?}");
+    let written = fs::read_to_string(&config).unwrap();
+    assert_eq!(value(&written, "", "lane").as_integer(), Some(12));
+    let hash = value(&written, "web", "judge_pin_hash");
+    assert!(lanecall::web::verify_pin(
+        "48291357",
+        hash.as_str().unwrap()
+    ));
+    let _ = fs::remove_dir_all(&dir);
+}
