@@ -41,8 +41,16 @@ pub struct Host {
     pub unit_grant: Option<PathBuf>,
 }
 
-/// Where systemd finds the service's unit and its drop-ins.
-const UNIT: &str = "/etc/systemd/system/lanecall.service";
+/// Where systemd finds the service's unit, first found first: a copy in
+/// /etc overrides the package's.
+const UNITS: [&str; 3] = [
+    "/etc/systemd/system/lanecall.service",
+    "/usr/lib/systemd/system/lanecall.service",
+    "/lib/systemd/system/lanecall.service",
+];
+
+/// The local drop-ins (`systemctl edit lanecall`).
+const DROP_INS: &str = "/etc/systemd/system/lanecall.service.d";
 
 impl Host {
     /// This process on this machine.
@@ -58,8 +66,9 @@ impl Host {
             .ok()
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(1024);
-        let mut files = vec![PathBuf::from(UNIT)];
-        if let Ok(dir) = std::fs::read_dir(format!("{UNIT}.d")) {
+        let unit = UNITS.iter().map(PathBuf::from).find(|p| p.exists());
+        let mut files: Vec<PathBuf> = unit.into_iter().collect();
+        if let Ok(dir) = std::fs::read_dir(DROP_INS) {
             let mut confs: Vec<PathBuf> = dir
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|e| e == "conf"))
@@ -183,7 +192,7 @@ impl Config {
                         "port {port} is below {start} (net.ipv4.ip_unprivileged_port_start) and \
                          {checked}. Nor does the service get it: the shipped unit \
                          (systemd/lanecall.service) empties CapabilityBoundingSet=, and neither \
-                         {UNIT} nor a drop-in in {UNIT}.d adds \
+                         the installed unit nor a drop-in in {DROP_INS} adds \
                          AmbientCapabilities=CAP_NET_BIND_SERVICE. Use a port from 1024 up, \
                          e.g. listen = \"0.0.0.0:8080\""
                     ),
