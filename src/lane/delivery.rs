@@ -451,10 +451,7 @@ impl Lane {
         standing: PinSet,
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
-        if !self.has_lineup {
-            return Err(Refusal::NoLineup);
-        }
-        self.complete_delivery(t, standing, None, false, out);
+        self.pin_report(t, standing, out)?;
         // No pinsetter will say READY: the lane is ready now, and a
         // pinsetter that comes back may report the next ball.
         self.awaiting_ready = false;
