@@ -38,7 +38,8 @@ fn rss(pid: u32) -> Option<u64> {
 
 /// Writes noise lines to `master` as fast as it takes them until `stop`;
 /// returns the port and how many whole lines it wrote. A line is never
-/// left half written unless `abandon` is set (the daemon is stopping).
+/// left half written unless `abandon` is set (the daemon is being stopped:
+/// a write that times out or fails then ends the flood).
 fn flood(
     mut master: TTYPort,
     stop: Arc<AtomicBool>,
@@ -66,6 +67,8 @@ fn flood(
                             break 'flood;
                         }
                     }
+                    // The daemon is stopping: its side of the port closes.
+                    Err(_) if abandon.load(Ordering::Relaxed) => break 'flood,
                     Err(e) => panic!("cannot write to the pseudo-terminal: {e}"),
                 }
             }
@@ -248,6 +251,8 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     let stop = Arc::new(AtomicBool::new(false));
     let writer = flood(master, stop.clone(), abandon.clone());
     std::thread::sleep(Duration::from_secs(2));
+    // From now on the port may close under the writer.
+    abandon.store(true, Ordering::Relaxed);
     let asked = Instant::now();
     let _ = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
@@ -268,7 +273,6 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
         asked.elapsed().as_millis()
     );
     stop.store(true, Ordering::Relaxed);
-    abandon.store(true, Ordering::Relaxed);
     // Nobody reads the port now, and a pseudo-terminal's write waits for
     // room: read it here so that the writer's last write returns. Reading
     // ends when the pinsetter's side is closed.
