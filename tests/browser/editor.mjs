@@ -117,8 +117,21 @@ await run(async (browser) => {
   await shot('editor-02-saved');
 
   step('the block starts; a substitute comes in for Boris');
-  await page.click(id('blindfold-ok-1'));
-  await page.click(id('blindfold-ok-2'));
+  // Each check is on the server before the next click: a click while the
+  // panel redraws for the first must not be lost.
+  const checks = async () => (await lane()).blindfolds.filter((b) => b.ok).length;
+  const until = async (what, test) => {
+    for (let i = 0; i < 100; i++) {
+      if (await test()) return;
+      await page.waitForTimeout(100);
+    }
+    throw new Error(`never: ${what}`);
+  };
+  for (const i of [1, 2]) {
+    const before = await checks();
+    await page.click(id(`blindfold-ok-${i}`));
+    await until(`blindfold check ${i} on the server`, async () => (await checks()) > before);
+  }
   await page.fill(id('start-games'), '2');
   await page.click(id('start-block'));
   await page.waitForSelector(id('lineup-locked'));
