@@ -6,19 +6,11 @@
 // must be chosen, that the bowler who left keeps a marked card, and that
 // the callout language is kept or taken from the lane. Exits non-zero on
 // the first failed step.
-import { join } from 'node:path';
-import { url, pin, shots, id, same, run } from './harness.mjs';
+import { url, pin, id, same, run } from './harness.mjs';
 
 const FIELDS = ['name', 'class', 'handicap', 'team', 'voice', 'lang'];
 
-await run(async (browser) => {
-  const context = await browser.newContext({ viewport: { width: 800, height: 1280 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-  const step = (text) => console.error(`step: ${text}`);
-  const api = (path) => new URL(path, url).href;
-  const lane = async () => (await page.request.get(api('/api/lane'))).json();
+await run(async ({ page, api, shot, step, lane }) => {
   const post = (body) => page.request.post(api('/api/actions'), { data: body });
 
   // The lane order on the server: the latest block's last entry at each
@@ -195,6 +187,8 @@ await run(async (browser) => {
   same('the link in the next block\'s journal', next.lane.pinsetter.link, 'down');
   await waitText('#status-link', 'LINK DOWN');
   await page.waitForSelector(id('manual-open'));
-}, async () => {
-  if (process.env.EDITOR_DEBUG) console.error(JSON.stringify(await (await fetch(new URL('/api/lane', url))).json()).slice(0, 3000));
+}, {
+  onFail: async () => {
+    if (process.env.EDITOR_DEBUG) console.error(JSON.stringify(await (await fetch(new URL('/api/lane', url))).json()).slice(0, 3000));
+  },
 });

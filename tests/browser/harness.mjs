@@ -3,6 +3,7 @@
 // failed step ends the script (a message and a non-zero exit).
 import { chromium } from 'playwright-core';
 import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 
 export const [url, pin, shots] = process.argv.slice(2);
 
@@ -25,9 +26,11 @@ export async function pinsetter(kind, mask) {
   if (value !== 'sent') throw new Error(`the harness answered ${value}`);
 }
 
-// Runs `steps(browser)`; exits 0 when they all pass, else 1 after saying
-// which failed (and running `onFail`, if given, for more to read).
-export async function run(steps, onFail) {
+// Opens a page (800×1280, 10 s waits; `contextOptions` add to the
+// context's) and runs `steps` with it and the helpers every script uses;
+// exits 0 when they all pass, else 1 after saying which failed (and running
+// `onFail`, if given, for more to read).
+export async function run(steps, { contextOptions = {}, onFail } = {}) {
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -37,7 +40,17 @@ export async function run(steps, onFail) {
   });
   let failed = false;
   try {
-    await steps(browser);
+    const context = await browser.newContext({ viewport: { width: 800, height: 1280 }, ...contextOptions });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const api = (path) => new URL(path, url).href;
+    await steps({
+      page,
+      api,
+      shot: (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true }),
+      step: (text) => console.error(`step: ${text}`),
+      lane: async () => (await page.request.get(api('/api/lane'))).json(),
+    });
   } catch (e) {
     failed = true;
     console.error(`FAILED: ${e.message}`);

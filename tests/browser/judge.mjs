@@ -4,16 +4,9 @@
 // day's second block. Asks the test harness for pinsetter lines by printing
 // `READY <mask>` or `PINS <mask>` and waits for `sent` on stdin. Exits
 // non-zero on the first failed step.
-import { join } from 'node:path';
-import { url, pin, shots, id, same, pinsetter, run } from './harness.mjs';
+import { url, pin, id, same, pinsetter, run } from './harness.mjs';
 
-await run(async (browser) => {
-  const context = await browser.newContext({ viewport: { width: 800, height: 1280 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-  const step = (text) => console.error(`step: ${text}`);
-  const lane = async () => (await page.request.get(new URL('/api/lane', url).href)).json();
+await run(async ({ page, shot, step, lane }) => {
   const text = (name) => page.locator(id(name)).innerText();
   const showsAt = (sel, want) => page.waitForFunction(
     ([s, w]) => document.querySelector(s)?.textContent.includes(w),

@@ -7,15 +7,7 @@ import { url, pin, shots, id, pinsetter, run } from './harness.mjs';
 
 const ball = (mask) => pinsetter('BALL', mask);
 
-await run(async (browser) => {
-  const context = await browser.newContext({
-    viewport: { width: 800, height: 1280 },
-    acceptDownloads: true,
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-  const step = (text) => console.error(`step: ${text}`);
+await run(async ({ page, shot, step }) => {
 
   step('the panel loads and connects');
   await page.goto(url);
@@ -179,4 +171,4 @@ await run(async (browser) => {
   await page.waitForSelector(id('journal-notes'), { state: 'hidden' });
   await page.waitForSelector(id('status-mirror'), { state: 'hidden' });
   await shot('11-journal-ok');
-});
+}, { contextOptions: { acceptDownloads: true } });
