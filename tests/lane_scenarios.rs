@@ -2007,3 +2007,56 @@ fn a_foul_is_called_only_until_a_later_ball_is_bowled_at_the_deck_it_left() {
     assert_eq!(sheet.frames[0].balls[1].pinfall, 10);
     assert!(s.lane.conduct().iter().any(is_foul));
 }
+
+/// The blindfold checks kept for the day are bounded: a judge setting one
+/// new B1 bowler after another (70 lineups, each checked) leaves the lane
+/// remembering 64, the oldest forgotten, the bowler on the lane kept.
+#[test]
+fn the_blindfolds_remembered_for_the_day_are_bounded() {
+    let mut s = Sim::new(Rules::default());
+    for i in 0..70u64 {
+        let name = format!("Bowler {i}");
+        s.ok(
+            i * 1_000,
+            Action::Lineup {
+                bowlers: vec![bowler(&name, Class::B1)],
+            },
+        );
+        s.ok(
+            i * 1_000 + 500,
+            Action::BlindfoldCheck {
+                bowler: name,
+                ok: true,
+            },
+        );
+    }
+    let kept: Vec<&str> = s
+        .lane
+        .blindfolds()
+        .iter()
+        .map(|b| b.bowler.as_str())
+        .collect();
+    assert_eq!(kept.len(), 64);
+    assert_eq!(kept.first(), Some(&"Bowler 6"));
+    assert_eq!(kept.last(), Some(&"Bowler 69"));
+    assert!(s.lane.blindfolds().iter().all(|b| b.ok()));
+}
+
+/// A journal header carrying more checks than the lane keeps starts the
+/// lane with the newest 64.
+#[test]
+fn a_header_day_with_too_many_blindfold_checks_keeps_the_newest() {
+    let checks: Vec<String> = (0..100)
+        .map(|i| format!(r#"{{"bowler":"Bowler {i}","t":{i}}}"#))
+        .collect();
+    let line = format!(
+        r#"{{"journal":"lanecall","version":1,"lane":7,"day":{{"blocks":1,"blindfolds":[{}]}}}}"#,
+        checks.join(",")
+    );
+    let header = Header::parse(&line).expect("a header");
+    let replay = Replay::new(&header);
+    let kept = replay.lane().blindfolds();
+    assert_eq!(kept.len(), 64);
+    assert_eq!(kept[0].bowler, "Bowler 36");
+    assert_eq!(kept[63].bowler, "Bowler 99");
+}

@@ -31,6 +31,11 @@ pub struct Blindfold {
 /// change this often in a few seconds.
 const MAX_BLINDFOLD_CHANGES: usize = 8;
 
+/// Blindfolds the lane remembers for the day: far more B1 bowlers than
+/// a lane sees in a day (four a block). Past it, the oldest of a bowler
+/// not on the lane now is forgotten (a new check then brings it back).
+pub(super) const MAX_BLINDFOLDS: usize = 64;
+
 impl Blindfold {
     pub(super) fn new(bowler: &str) -> Blindfold {
         Blindfold {
@@ -105,6 +110,14 @@ impl Lane {
         let i = match self.blindfolds.iter().position(|b| b.bowler == name) {
             Some(i) => i,
             None => {
+                if self.blindfolds.len() >= MAX_BLINDFOLDS
+                    && let Some(gone) = self
+                        .blindfolds
+                        .iter()
+                        .position(|b| self.current_bowler(&b.bowler).is_none())
+                {
+                    self.blindfolds.remove(gone);
+                }
                 self.blindfolds.push(Blindfold::new(name));
                 self.blindfolds.len() - 1
             }

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::blindfold::Blindfold;
+use super::blindfold::{Blindfold, MAX_BLINDFOLDS};
 use super::scoring::{self, Ball, Position};
 use super::{Bowler, Effect, Lane, MAX_GAMES, Millis, Output, Refusal, Switch};
 
@@ -141,8 +141,10 @@ impl Lane {
     /// any event).
     pub fn begin_day(&mut self, day: &Day) {
         self.blocks_before = day.blocks;
-        self.blindfolds = day
-            .blindfolds
+        // The header is read from a file: the newest checks, at most the
+        // lane's bound.
+        let kept = day.blindfolds.len().saturating_sub(MAX_BLINDFOLDS);
+        self.blindfolds = day.blindfolds[kept..]
             .iter()
             .map(|c| {
                 let mut b = Blindfold::new(&c.bowler);
