@@ -152,7 +152,13 @@ pub async fn serve(
     let source = match &demo {
         Some(d) => {
             let start = clock.t(Instant::now());
-            tokio::spawn(crate::demo::play(clock, start, d.seed, tx.clone()))
+            tokio::spawn(crate::demo::play(
+                clock,
+                start,
+                config.lane,
+                d.seed,
+                tx.clone(),
+            ))
         }
         None => {
             let (link_state, _) = watch::channel(false);

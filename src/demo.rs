@@ -6,14 +6,15 @@ use crate::lane::{Event, Millis};
 use crate::ports::{Clock, Input, InputSender, Reading};
 use crate::sim::Scenario;
 
-/// Plays blocks of the demo scenario, one after another with new seeds,
-/// until the lane's thread is gone. `start` is the lane time the first
-/// event is played at (the journal may already hold earlier lines).
-pub async fn play(clock: Clock, start: Millis, first_seed: u64, inputs: InputSender) {
+/// Plays blocks of the demo scenario of lane `lane`
+/// ([`Scenario::demo_on_lane`]), one after another with new seeds, until
+/// the lane's thread is gone. `start` is the lane time the first event is
+/// played at (the journal may already hold earlier lines).
+pub async fn play(clock: Clock, start: Millis, lane: u32, first_seed: u64, inputs: InputSender) {
     let mut offset = start;
     for seed in first_seed.. {
         let mut last = offset;
-        for e in Scenario::demo(seed).run() {
+        for e in Scenario::demo_on_lane(lane, seed).run() {
             let t = offset + e.t;
             last = t;
             let at = clock.instant(t);

@@ -90,6 +90,35 @@ impl Scenario {
         }
     }
 
+    /// The demo on lane `lane` of a centre: lane 7 has the demo's own
+    /// three bowlers, every other lane three of its own (a B1, a B2 and a
+    /// B3, named so that no two lanes share a name), so that a centre's
+    /// standings tell them apart.
+    pub fn demo_on_lane(lane: u32, seed: u64) -> Scenario {
+        let mut s = Scenario::demo(seed);
+        s.lane = lane;
+        if lane != 7 {
+            const FIRST: [&str; 12] = [
+                "Alexei", "Boris", "Daria", "Elena", "Fyodor", "Galina", "Irina", "Kirill",
+                "Lidia", "Maxim", "Nina", "Pavel",
+            ];
+            const LAST: [&str; 12] = [
+                "Belov", "Volkov", "Gromov", "Zaitsev", "Karpov", "Lebedev", "Morozov", "Nikitin",
+                "Orlov", "Sokolov", "Titov", "Frolov",
+            ];
+            for (i, b) in s.bowlers.iter_mut().enumerate() {
+                // 144 names: unique on lanes 1 to 48, numbered past them.
+                let n = (lane as usize).wrapping_sub(1) * 3 + i;
+                b.name = format!("{} {}", FIRST[n % 12], LAST[n / 12 % 12]);
+                if !(1..=48).contains(&lane) {
+                    b.name = format!("{} {lane}", b.name);
+                }
+                b.team = None;
+            }
+        }
+        s
+    }
+
     pub fn header(&self) -> Header {
         Header::new(self.lane, None, self.rules.clone())
     }
@@ -355,6 +384,24 @@ impl Iterator for Simulator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn demo_lanes_have_bowlers_of_their_own() {
+        let mut names = std::collections::BTreeSet::new();
+        for lane in 1..=50 {
+            let s = Scenario::demo_on_lane(lane, 1);
+            assert_eq!(s.lane, lane);
+            let classes: Vec<_> = s.bowlers.iter().map(|b| b.class).collect();
+            assert_eq!(classes, [Class::B1, Class::B2, Class::B3]);
+            for b in &s.bowlers {
+                assert!(names.insert(b.name.clone()), "{} twice", b.name);
+            }
+        }
+        assert_eq!(
+            Scenario::demo_on_lane(7, 1).bowlers,
+            Scenario::demo(1).bowlers
+        );
+    }
 
     #[test]
     fn the_same_seed_gives_the_same_lane() {
