@@ -254,8 +254,7 @@ struct RawBlock {
     event: Spanned<String>,
     games: Spanned<i64>,
     day: Spanned<i64>,
-    #[serde(default)]
-    lanes: BTreeMap<Spanned<String>, Names>,
+    lanes: Option<Spanned<BTreeMap<Spanned<String>, Names>>>,
 }
 
 #[derive(Deserialize)]
@@ -369,10 +368,7 @@ impl Programme {
     /// handicap, and [`COMBINED_WOMEN_PINS`] for a woman in a combined
     /// category.
     pub fn singles_handicap(&self, e: &Entry) -> (i32, u32) {
-        let combined = self
-            .categories()
-            .iter()
-            .any(|c| c.combined() && c.holds(e));
+        let combined = self.categories().iter().any(|c| c.combined() && c.holds(e));
         let women = if combined && e.sex == Sex::F {
             COMBINED_WOMEN_PINS
         } else {
@@ -395,7 +391,9 @@ impl Programme {
         let event = self.event(&b.event);
         let singles = event.is_some_and(|e| e.kind == EventKind::Singles);
         let bowler = |name: &String| {
-            let e = self.entry(name).expect("a checked programme names known entries");
+            let e = self
+                .entry(name)
+                .expect("a checked programme names known entries");
             let team = event
                 .and_then(|ev| ev.teams.iter().find(|t| t.members.contains(name)))
                 .map(|t| t.name.clone())
@@ -443,7 +441,11 @@ fn check(raw: Raw, found: &mut Found) -> Programme {
         if let Err(m) = crate::ports::valid_name(name) {
             found.add(format!("{key}.name"), &e.name, m);
         } else if entries.iter().any(|x| &x.name == name) {
-            found.add(format!("{key}.name"), &e.name, format!("{name:?} is entered twice"));
+            found.add(
+                format!("{key}.name"),
+                &e.name,
+                format!("{name:?} is entered twice"),
+            );
         }
         if let Some(t) = &e.team
             && let Err(m) = crate::ports::valid_name(t.get_ref())
@@ -477,14 +479,26 @@ fn check(raw: Raw, found: &mut Found) -> Programme {
         if id.trim().is_empty() {
             found.add(format!("{key}.id"), &ev.id, "the id is empty");
         } else if events.iter().any(|x| &x.id == id) {
-            found.add(format!("{key}.id"), &ev.id, format!("event {id:?} is defined twice"));
+            found.add(
+                format!("{key}.id"),
+                &ev.id,
+                format!("event {id:?} is defined twice"),
+            );
         }
         let kind = *ev.kind.get_ref();
         if kind == EventKind::Singles && !ev.teams.is_empty() {
-            found.add(format!("{key}.teams"), &ev.kind, "a singles event has no teams");
+            found.add(
+                format!("{key}.teams"),
+                &ev.kind,
+                "a singles event has no teams",
+            );
         }
         if kind != EventKind::Singles && ev.teams.is_empty() {
-            found.add(format!("{key}.kind"), &ev.kind, "a team event needs its teams");
+            found.add(
+                format!("{key}.kind"),
+                &ev.kind,
+                "a team event needs its teams",
+            );
         }
         let mut teams: Vec<Team> = Vec::new();
         for (team, members) in &ev.teams {
@@ -530,7 +544,11 @@ fn check(raw: Raw, found: &mut Found) -> Programme {
         if id.trim().is_empty() {
             found.add(format!("{key}.id"), &b.id, "the id is empty");
         } else if blocks.iter().any(|x| &x.id == id) {
-            found.add(format!("{key}.id"), &b.id, format!("block {id:?} is defined twice"));
+            found.add(
+                format!("{key}.id"),
+                &b.id,
+                format!("block {id:?} is defined twice"),
+            );
         }
         let event = events.iter().find(|e| &e.id == b.event.get_ref());
         if event.is_none() {
@@ -544,10 +562,15 @@ fn check(raw: Raw, found: &mut Found) -> Programme {
         }
         let day = *b.day.get_ref();
         if !(1..=366).contains(&day) {
-            found.add(format!("{key}.day"), &b.day, format!("day {day}: days count from 1"));
+            found.add(
+                format!("{key}.day"),
+                &b.day,
+                format!("day {day}: days count from 1"),
+            );
         }
         let mut lanes: Vec<(u32, Vec<String>)> = Vec::new();
-        for (lane, names) in &b.lanes {
+        let raw_lanes = b.lanes.as_ref().map(|l| l.get_ref().iter());
+        for (lane, names) in raw_lanes.into_iter().flatten() {
             let lkey = format!("{key}.lanes.{}", lane.get_ref());
             let number = match lane.get_ref().parse::<u32>() {
                 Ok(n) if n >= 1 => n,
@@ -558,7 +581,11 @@ fn check(raw: Raw, found: &mut Found) -> Programme {
                 }
             };
             if lanes.iter().any(|(n, _)| *n == number) {
-                found.add(lkey.clone(), lane, format!("lane {number} is written twice"));
+                found.add(
+                    lkey.clone(),
+                    lane,
+                    format!("lane {number} is written twice"),
+                );
             }
             if !(1..=MAX_BOWLERS).contains(&names.len()) {
                 let m = format!(
@@ -591,7 +618,7 @@ fn check(raw: Raw, found: &mut Found) -> Programme {
             lanes.push((number, names.iter().map(|n| n.get_ref().clone()).collect()));
         }
         lanes.sort_by_key(|(n, _)| *n);
-        if let Some(ev) = event {
+        if let (Some(ev), Some(at)) = (event, &b.lanes) {
             for t in &ev.teams {
                 let on = t
                     .members
@@ -604,7 +631,7 @@ fn check(raw: Raw, found: &mut Found) -> Programme {
                         t.name,
                         t.members.len()
                     );
-                    found.add(format!("{key}.lanes"), &b.id, m);
+                    found.add(format!("{key}.lanes"), at, m);
                 }
             }
         }
@@ -673,7 +700,9 @@ fn check_finals(p: &Programme, raw: &[RawFinals], found: &mut Found) -> Vec<Fina
                 found.add(what, id, format!("block {name:?} is in the finals twice"));
                 return;
             }
-            if p.event(&b.event).is_some_and(|e| e.kind != EventKind::Singles) {
+            if p.event(&b.event)
+                .is_some_and(|e| e.kind != EventKind::Singles)
+            {
                 let m = format!("block {name:?} is not in a singles event");
                 found.add(what, id, m);
             } else if b.games != games {
@@ -697,7 +726,12 @@ fn check_finals(p: &Programme, raw: &[RawFinals], found: &mut Found) -> Vec<Fina
                 found.add(format!("{key}.roll_off[{}]", j + 1), r, m);
             }
         }
-        let name = |k: usize| ladder.get(k).map(|s| s.get_ref().clone()).unwrap_or_default();
+        let name = |k: usize| {
+            ladder
+                .get(k)
+                .map(|s| s.get_ref().clone())
+                .unwrap_or_default()
+        };
         out.push(Finals {
             category: cat.clone(),
             round_robin: f.round_robin.get_ref().clone(),

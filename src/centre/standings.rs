@@ -70,7 +70,11 @@ pub fn bowled_games(
                 class: Some(entry.bowler.class),
                 game: u32::from(entry.game_number(i)),
                 score: u32::from(sheet.total),
-                frames: sheet.frames.iter().filter(|f| f.cumulative.is_some()).count() as u8,
+                frames: sheet
+                    .frames
+                    .iter()
+                    .filter(|f| f.cumulative.is_some())
+                    .count() as u8,
                 complete: sheet.complete,
             });
         }
@@ -181,13 +185,10 @@ pub(super) fn line(name: &str, played: &[&BowledGame], handicap: u32, bonus: u32
     let games: Vec<u32> = played.iter().map(|g| g.score).collect();
     let n = games.len() as u32;
     let scratch: u32 = games.iter().sum();
-    let playing = played
-        .iter()
-        .position(|g| !g.complete)
-        .map(|i| Playing {
-            game: i as u32 + 1,
-            frames: played[i].frames,
-        });
+    let playing = played.iter().position(|g| !g.complete).map(|i| Playing {
+        game: i as u32 + 1,
+        frames: played[i].frames,
+    });
     Standing {
         rank: 0,
         name: name.to_owned(),

@@ -194,8 +194,13 @@ pub(super) fn finals(
             let played = games_in(games, &f.round_robin, &s.name);
             let rr: Vec<u32> = played.iter().map(|g| g.score).collect();
             let pins = rr.iter().map(|g| g + extra).sum::<u32>();
-            let mine = matches.iter().filter(|m| m.a == s.name || m.b.as_ref() == Some(&s.name));
-            let wins = mine.clone().filter(|m| m.winner.as_ref() == Some(&s.name)).count() as u32;
+            let mine = matches
+                .iter()
+                .filter(|m| m.a == s.name || m.b.as_ref() == Some(&s.name));
+            let wins = mine
+                .clone()
+                .filter(|m| m.winner.as_ref() == Some(&s.name))
+                .count() as u32;
             let ties = mine.filter(|m| m.complete && m.tie).count() as u32;
             let bonus = wins * WIN_BONUS + ties * TIE_BONUS;
             let (_, prelim_back) = s.key();
@@ -241,18 +246,31 @@ fn step_ladder(
         return out;
     }
     let (first, second, third) = (&table[0].name, &table[1].name, &table[2].name);
-    let m1 = one_match(p, games, &f.step_ladder[0], 1, (third, Some(second)), &f.roll_off);
+    let m1 = one_match(
+        p,
+        games,
+        &f.step_ladder[0],
+        1,
+        (third, Some(second)),
+        &f.roll_off,
+    );
     let Some(w1) = m1.winner.clone() else {
         out.matches.push(m1);
         return out;
     };
     let loser1 = if &w1 == third { second } else { third };
-    let m2 = one_match(p, games, &f.step_ladder[1], 1, (&w1, Some(first)), &f.roll_off);
+    let m2 = one_match(
+        p,
+        games,
+        &f.step_ladder[1],
+        1,
+        (&w1, Some(first)),
+        &f.roll_off,
+    );
     if let Some(w2) = &m2.winner {
         let loser2 = if w2 == first { &w1 } else { first };
         out.places = vec![w2.clone(), loser2.clone(), loser1.clone()];
-        out.places
-            .extend(table[3..].iter().map(|r| r.name.clone()));
+        out.places.extend(table[3..].iter().map(|r| r.name.clone()));
     }
     out.matches = vec![m1, m2];
     out

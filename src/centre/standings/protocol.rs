@@ -41,7 +41,10 @@ pub fn protocol_text(programme: Option<&Programme>, standings: &Standings) -> St
         table(&mut out, &lines);
     }
     for (category, f) in &standings.finals {
-        let _ = writeln!(out, "\nFinals {category}: round robin / Финал: круговой турнир");
+        let _ = writeln!(
+            out,
+            "\nFinals {category}: round robin / Финал: круговой турнир"
+        );
         let _ = writeln!(
             out,
             "{:>4}  {:<28} {:>7} {:>6} {:>6} {:>6}",
@@ -88,7 +91,11 @@ fn table(out: &mut String, lines: &[Standing]) {
     for g in 1..=games {
         let _ = write!(head, " {:>4}", format!("G{g}"));
     }
-    let _ = write!(head, " {:>7} {:>4} {:>5} {:>6}", "Scratch", "Hcp", "Bonus", "Total");
+    let _ = write!(
+        head,
+        " {:>7} {:>4} {:>5} {:>6}",
+        "Scratch", "Hcp", "Bonus", "Total"
+    );
     let _ = writeln!(out, "{}", head.trim_end());
     for s in lines {
         let mut row = format!(
@@ -102,7 +109,11 @@ fn table(out: &mut String, lines: &[Standing]) {
             match s.games.get(g) {
                 Some(score) => {
                     let live = s.playing.is_some_and(|p| p.game as usize == g + 1);
-                    let _ = write!(row, " {:>4}", format!("{score}{}", if live { "*" } else { "" }));
+                    let _ = write!(
+                        row,
+                        " {:>4}",
+                        format!("{score}{}", if live { "*" } else { "" })
+                    );
                 }
                 None => row.push_str("     "),
             }
