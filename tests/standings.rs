@@ -124,20 +124,24 @@ fn lineups_give_each_lane_its_bowlers_in_lane_order_and_the_lane_takes_them() {
 /// a problem at `key` whose message holds `message`, on the line where `to`
 /// starts.
 fn refused(from: &str, to: &str, key: &str, message: &str) {
+    refused_below(from, to, key, message, 0);
+}
+
+/// As [`refused`], the problem `below` lines under where `to` starts.
+fn refused_below(from: &str, to: &str, key: &str, message: &str, below: usize) {
     let text = example_text();
     assert!(text.contains(from), "{from}");
     let at = text.find(from).unwrap();
     let bad = text.replacen(from, to, 1);
-    let line = bad[..at].matches('\n').count() + 1;
+    let line = bad[..at].matches('\n').count() + 1 + below;
     let Err(ProgrammeError::Invalid { problems, path }) = parse(&bad) else {
         panic!("{to}: accepted");
     };
     assert_eq!(path, Path::new("prog.toml"));
     let found = problems
         .iter()
-        .find(|p| p.key == key)
-        .unwrap_or_else(|| panic!("no problem at {key}: {problems:?}"));
-    assert!(found.message.contains(message), "{found}");
+        .find(|p| p.key == key && p.message.contains(message))
+        .unwrap_or_else(|| panic!("no problem at {key} saying {message}: {problems:?}"));
     assert_eq!(found.at.map(|a| a.0), Some(line), "{found}");
 }
 
@@ -283,6 +287,51 @@ fn each_check_names_the_problem_and_where() {
         "step_ladder = [\"SL1-B1\", \"SL1-B1\"]",
         "finals[1].step_ladder[2]",
         "block \"SL1-B1\" is in the finals twice",
+    );
+    refused(
+        "kind = \"doubles\"\nteams = { \"Moscow\" = [\"Anna Kuznetsova\", \"Ivan Petrov\"], \"Tatarstan\" = [\"Olga Smirnova\", \"Dmitri Orlov\"] }",
+        "kind = \"doubles\"",
+        "event[2].kind",
+        "a team event needs its teams",
+    );
+    refused(
+        "id = \"singles\"",
+        "id = \"\"",
+        "event[1].id",
+        "the id is empty",
+    );
+    refused("id = \"S1\"", "id = \"\"", "block[1].id", "the id is empty");
+    refused(
+        "team = \"Moscow\"",
+        "team = \"\"",
+        "entry[1].team",
+        "the team's name is empty",
+    );
+    refused(
+        "lanes = { 5 = [\"Anna Kuznetsova\", \"Ivan Petrov\"], 6",
+        "lanes = { 5 = [\"Anna Kuznetsova\", \"Ivan Petrov\"], 05 = [], 6",
+        "block[3].lanes.05",
+        "lane 5 is written twice",
+    );
+    refused(
+        "lanes = { 5 = [\"Anna Kuznetsova\", \"Ivan Petrov\"], 6",
+        "lanes = { 5 = [\"Anna Kuznetsova\", \"Ivan Petrov\"], 7 = [], 6",
+        "block[3].lanes.7",
+        "0 bowlers on lane 7: a lane takes 1 to 4",
+    );
+    refused_below(
+        "step_ladder = [\"SL1-B1\", \"SL2-B1\"]",
+        "step_ladder = [\"SL1-B1\", \"SL2-B1\"]\nroll_off = [\"Nobody\"]",
+        "finals[1].roll_off[1]",
+        "\"Nobody\" is not an entry",
+        1,
+    );
+    refused_below(
+        "[[finals]]",
+        "[[finals]]\ncategory = \"B1\"\nround_robin = \"S1\"\nstep_ladder = [\"S2\", \"D1\"]\n[[finals]]",
+        "finals[2].category",
+        "category \"B1\" has finals twice",
+        5,
     );
     refused(
         "step_ladder = [\"SL1-B1\", \"SL2-B1\"]",

@@ -52,6 +52,10 @@ pub enum LineupError {
     UnknownBlock(String),
     #[error("block {0:?} has no lane assignments yet")]
     NoLanes(String),
+    /// Only for a programme built by hand: a checked one names only its
+    /// entries.
+    #[error("{0:?} is not an entry of the programme")]
+    UnknownEntry(String),
 }
 
 /// Men or women.
@@ -313,7 +317,7 @@ impl Programme {
         let bowler = |name: &String| {
             let e = self
                 .entry(name)
-                .expect("a checked programme names known entries");
+                .ok_or_else(|| LineupError::UnknownEntry(name.clone()))?;
             let team = event
                 .and_then(|ev| ev.teams.iter().find(|t| t.members.contains(name)))
                 .map(|t| t.name.clone())
@@ -323,17 +327,17 @@ impl Programme {
             } else {
                 (e.handicap, 0)
             };
-            Bowler {
+            Ok(Bowler {
                 name: name.clone(),
                 class: e.class,
                 handicap: handicap + women as i32,
                 team,
                 voice: Voice::default(),
-            }
+            })
         };
-        Ok(b.lanes
+        b.lanes
             .iter()
-            .map(|(lane, names)| (*lane, names.iter().map(bowler).collect()))
-            .collect())
+            .map(|(lane, names)| Ok((*lane, names.iter().map(bowler).collect::<Result<_, _>>()?)))
+            .collect()
     }
 }

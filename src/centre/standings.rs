@@ -401,3 +401,26 @@ fn with_programme(p: &Programme, games: &[BowledGame]) -> Standings {
         unplaced: placed.unplaced,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn journals_sort_by_stamp_then_sequence_whatever_the_lane() {
+        let mut names = [
+            "lane9-20261129T140000Z-000002.jsonl",
+            "lane10-20261129T090000Z-000001.jsonl",
+            "lane9-20261129T140000Z-000010.jsonl",
+        ];
+        names.sort_by_key(|n| journal_order(n));
+        assert_eq!(
+            names,
+            [
+                "lane10-20261129T090000Z-000001.jsonl",
+                "lane9-20261129T140000Z-000002.jsonl",
+                "lane9-20261129T140000Z-000010.jsonl",
+            ]
+        );
+    }
+}

@@ -131,7 +131,11 @@ pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
         if let Some(t) = &e.team
             && let Err(m) = crate::ports::valid_name(t.get_ref())
         {
-            found.add(format!("{key}.team"), t, format!("the team's {m}"));
+            found.add(
+                format!("{key}.team"),
+                t,
+                format!("the team's {}", m.trim_start_matches("the ")),
+            );
         }
         let handicap = match &e.handicap {
             Some(h) if !(0..=300).contains(h.get_ref()) => {
@@ -250,8 +254,11 @@ pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
             );
         }
         let mut lanes: Vec<(u32, Vec<String>)> = Vec::new();
-        let raw_lanes = b.lanes.as_ref().map(|l| l.get_ref().iter());
-        for (lane, names) in raw_lanes.into_iter().flatten() {
+        // In the file's order, so that a lane written twice is reported
+        // where it is written the second time.
+        let mut raw_lanes: Vec<_> = b.lanes.iter().flat_map(|l| l.get_ref()).collect();
+        raw_lanes.sort_by_key(|(lane, _)| lane.span().start);
+        for (lane, names) in raw_lanes {
             let lkey = format!("{key}.lanes.{}", lane.get_ref());
             let number = match lane.get_ref().parse::<u32>() {
                 Ok(n) if n >= 1 => n,
@@ -370,7 +377,11 @@ fn check_finals(p: &Programme, raw: &[RawFinals], found: &mut Found) -> Vec<Fina
                 .count()
                 .min(ROUND_ROBIN_SIZE)
         });
-        let rounds = if size % 2 == 0 { size - 1 } else { size } as u32;
+        let rounds = if size % 2 == 0 {
+            size.saturating_sub(1)
+        } else {
+            size
+        } as u32;
         let mut block = |what: String, id: &Spanned<String>, games: u32| {
             let name = id.get_ref();
             let Some(b) = p.block(name) else {

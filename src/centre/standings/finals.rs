@@ -103,8 +103,7 @@ pub fn round_robin_schedule(n: usize) -> Vec<Vec<(usize, Option<usize>)>> {
             }
         }
         rounds.push(pairs);
-        let last = circle.pop().expect("two or more");
-        circle.insert(1, last);
+        circle[1..].rotate_right(1);
     }
     rounds
 }

@@ -177,3 +177,15 @@ fn csv_field(f: &str) -> String {
         f.to_owned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_csv_field_is_quoted_only_when_it_must_be() {
+        assert_eq!(csv_field("Tula"), "Tula");
+        assert_eq!(csv_field("Tula, \"TOS\""), "\"Tula, \"\"TOS\"\"\"");
+        assert_eq!(csv_field("a\nb"), "\"a\nb\"");
+    }
+}
