@@ -509,6 +509,21 @@ fn without_a_programme_every_bowler_is_ranked_in_their_class_on_live_totals() {
     assert_eq!(anna["games"], json!([150, 160, 140]));
     assert_eq!(anna["total"], 450);
     assert_eq!(anna["class"], "B1");
+    // The fields docs/programme.md lists, and no other.
+    let keys: Vec<&str> = anna
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut want = [
+        "rank", "name", "lane", "class", "sex", "region", "team", "games", "complete", "playing",
+        "scratch", "handicap", "bonus", "total",
+    ];
+    want.sort();
+    let mut keys = keys;
+    keys.sort();
+    assert_eq!(keys, want);
     let boris = &v["categories"][0]["entries"][1];
     assert_eq!(boris["complete"], 1);
     assert_eq!(boris["playing"], json!({"game": 2, "frames": 5}));
