@@ -108,7 +108,7 @@ pub fn round_robin_schedule(n: usize) -> Vec<Vec<(usize, Option<usize>)>> {
     rounds
 }
 
-/// Each game of `name` in `block`, by game number: (scratch, complete).
+/// Every game of `name` in `block`, in the order bowled.
 fn games_in<'g>(games: &'g [BowledGame], block: &str, name: &str) -> Vec<&'g BowledGame> {
     let mut list: Vec<&BowledGame> = games
         .iter()
