@@ -1037,3 +1037,29 @@ fn the_csv_protocol_has_a_row_per_bowler_and_team() {
     let s = standings(Some(&parse(&text).unwrap()), &[]);
     assert!(protocol_csv(&s).contains(",\"Tula, \"\"TOS\"\"\",B2,"));
 }
+
+#[test]
+fn a_teams_handicap_is_each_members_for_each_game_they_bowled() {
+    // Ivan with handicap 5 bowls 2 doubles games, Anna (none) 2: Moscow
+    // 150 + 170 = 320 and 160 + 140 = 300, scratch 620, handicap 2 × 5 =
+    // 10, total 630. A woman's 10 pins do not count for a team.
+    let text = example_text().replacen(
+        "name = \"Ivan Petrov\"",
+        "name = \"Ivan Petrov\"\nhandicap = 5",
+        1,
+    );
+    let p = parse(&text).unwrap();
+    let games = [
+        game(5, "D1", "Anna Kuznetsova", 1, 150),
+        game(5, "D1", "Anna Kuznetsova", 2, 160),
+        game(5, "D1", "Ivan Petrov", 1, 170),
+        game(5, "D1", "Ivan Petrov", 2, 140),
+    ];
+    let s = standings(Some(&p), &games);
+    let moscow = &s.teams[0].entries[0].standing;
+    assert_eq!(moscow.name, "Moscow");
+    assert_eq!(
+        (moscow.scratch, moscow.handicap, moscow.bonus, moscow.total),
+        (620, 10, 0, 630)
+    );
+}
