@@ -1,0 +1,444 @@
+//! The programme file's raw shape and its checks: every cross-reference,
+//! each problem with its key and place.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{
+    Block, Entry, Event, EventKind, Finals, Judge, Programme, ROUND_ROBIN_SIZE, Sex, Team,
+};
+use crate::config::Problem;
+use crate::lane::{Class, MAX_BOWLERS, MAX_GAMES};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Raw {
+    title: String,
+    title_ru: Option<String>,
+    dates: String,
+    place: String,
+    #[serde(default)]
+    judges: Vec<Spanned<String>>,
+    #[serde(default)]
+    entry: Vec<RawEntry>,
+    #[serde(default)]
+    event: Vec<RawEvent>,
+    #[serde(default)]
+    block: Vec<RawBlock>,
+    #[serde(default)]
+    finals: Vec<RawFinals>,
+}
+
+type Names = Vec<Spanned<String>>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    name: Spanned<String>,
+    class: Class,
+    sex: Sex,
+    region: String,
+    team: Option<Spanned<String>>,
+    handicap: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEvent {
+    id: Spanned<String>,
+    kind: Spanned<EventKind>,
+    #[serde(default)]
+    teams: BTreeMap<Spanned<String>, Names>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBlock {
+    id: Spanned<String>,
+    event: Spanned<String>,
+    games: Spanned<i64>,
+    day: Spanned<i64>,
+    lanes: Option<Spanned<BTreeMap<Spanned<String>, Names>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFinals {
+    category: Spanned<String>,
+    round_robin: Spanned<String>,
+    step_ladder: Spanned<Names>,
+    #[serde(default)]
+    roll_off: Names,
+}
+
+/// Problems found, each placed by the byte offset of what it is about.
+pub(super) struct Found<'t> {
+    text: &'t str,
+    pub(super) problems: Vec<Problem>,
+}
+
+impl Found<'_> {
+    pub(super) fn new(text: &str) -> Found<'_> {
+        Found {
+            text,
+            problems: Vec::new(),
+        }
+    }
+
+    fn add<T>(&mut self, key: impl Into<String>, at: &Spanned<T>, message: impl Into<String>) {
+        let before = self.text.get(..at.span().start).unwrap_or("");
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        self.problems.push(Problem {
+            key: key.into(),
+            message: message.into(),
+            at: Some((line, column)),
+        });
+    }
+}
+
+/// Raw into checked, every problem into `found`.
+pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
+    let mut judges = Vec::new();
+    for (i, j) in raw.judges.iter().enumerate() {
+        let key = format!("judges[{}]", i + 1);
+        match j.get_ref().split_once(':') {
+            Some((role, name)) if !role.trim().is_empty() && !name.trim().is_empty() => {
+                judges.push(Judge {
+                    role: role.trim().to_owned(),
+                    name: name.trim().to_owned(),
+                });
+            }
+            _ => found.add(key, j, format!("{:?} is not \"role: name\"", j.get_ref())),
+        }
+    }
+
+    let mut entries: Vec<Entry> = Vec::new();
+    for (i, e) in raw.entry.iter().enumerate() {
+        let key = format!("entry[{}]", i + 1);
+        let name = e.name.get_ref();
+        if let Err(m) = crate::ports::valid_name(name) {
+            found.add(format!("{key}.name"), &e.name, m);
+        } else if entries.iter().any(|x| &x.name == name) {
+            found.add(
+                format!("{key}.name"),
+                &e.name,
+                format!("{name:?} is entered twice"),
+            );
+        }
+        if let Some(t) = &e.team
+            && let Err(m) = crate::ports::valid_name(t.get_ref())
+        {
+            found.add(
+                format!("{key}.team"),
+                t,
+                format!("the team's {}", m.trim_start_matches("the ")),
+            );
+        }
+        let handicap = match &e.handicap {
+            Some(h) if !(0..=300).contains(h.get_ref()) => {
+                let m = format!("{} is not a handicap (0 to 300 pins a game)", h.get_ref());
+                found.add(format!("{key}.handicap"), h, m);
+                0
+            }
+            Some(h) => *h.get_ref() as i32,
+            None => 0,
+        };
+        entries.push(Entry {
+            name: name.clone(),
+            class: e.class,
+            sex: e.sex,
+            region: e.region.clone(),
+            team: e.team.as_ref().map(|t| t.get_ref().clone()),
+            handicap,
+        });
+    }
+    let known = |n: &str| entries.iter().any(|e| e.name == n);
+
+    let mut events: Vec<Event> = Vec::new();
+    for (i, ev) in raw.event.iter().enumerate() {
+        let key = format!("event[{}]", i + 1);
+        let id = ev.id.get_ref();
+        if id.trim().is_empty() {
+            found.add(format!("{key}.id"), &ev.id, "the id is empty");
+        } else if events.iter().any(|x| &x.id == id) {
+            found.add(
+                format!("{key}.id"),
+                &ev.id,
+                format!("event {id:?} is defined twice"),
+            );
+        }
+        let kind = *ev.kind.get_ref();
+        if kind == EventKind::Singles && !ev.teams.is_empty() {
+            found.add(
+                format!("{key}.teams"),
+                &ev.kind,
+                "a singles event has no teams",
+            );
+        }
+        if kind != EventKind::Singles && ev.teams.is_empty() {
+            found.add(
+                format!("{key}.kind"),
+                &ev.kind,
+                "a team event needs its teams",
+            );
+        }
+        let mut teams: Vec<Team> = Vec::new();
+        for (team, members) in &ev.teams {
+            let tkey = format!("{key}.teams.{}", team.get_ref());
+            if members.len() != kind.members() {
+                let m = format!(
+                    "team {:?} has {} member(s); a {} team has {}",
+                    team.get_ref(),
+                    members.len(),
+                    kind_name(kind),
+                    kind.members()
+                );
+                found.add(tkey.clone(), team, m);
+            }
+            for (j, m) in members.iter().enumerate() {
+                let name = m.get_ref();
+                let mkey = format!("{tkey}[{}]", j + 1);
+                if !known(name) {
+                    found.add(mkey, m, format!("{name:?} is not an entry"));
+                } else if let Some(other) = teams.iter().find(|t| t.members.contains(name)) {
+                    let msg = format!("{name:?} is already in team {:?} of this event", other.name);
+                    found.add(mkey, m, msg);
+                } else if members[..j].iter().any(|x| x.get_ref() == name) {
+                    found.add(mkey, m, format!("{name:?} is twice in the team"));
+                }
+            }
+            teams.push(Team {
+                name: team.get_ref().clone(),
+                members: members.iter().map(|m| m.get_ref().clone()).collect(),
+            });
+        }
+        events.push(Event {
+            id: id.clone(),
+            kind,
+            teams,
+        });
+    }
+
+    let mut blocks: Vec<Block> = Vec::new();
+    for (i, b) in raw.block.iter().enumerate() {
+        let key = format!("block[{}]", i + 1);
+        let id = b.id.get_ref();
+        if id.trim().is_empty() {
+            found.add(format!("{key}.id"), &b.id, "the id is empty");
+        } else if blocks.iter().any(|x| &x.id == id) {
+            found.add(
+                format!("{key}.id"),
+                &b.id,
+                format!("block {id:?} is defined twice"),
+            );
+        }
+        let event = events.iter().find(|e| &e.id == b.event.get_ref());
+        if event.is_none() {
+            let m = format!("there is no event {:?}", b.event.get_ref());
+            found.add(format!("{key}.event"), &b.event, m);
+        }
+        let games = *b.games.get_ref();
+        if !(1..=i64::from(MAX_GAMES)).contains(&games) {
+            let m = format!("{games} games: a block has 1 to {MAX_GAMES}");
+            found.add(format!("{key}.games"), &b.games, m);
+        }
+        let day = *b.day.get_ref();
+        if !(1..=366).contains(&day) {
+            found.add(
+                format!("{key}.day"),
+                &b.day,
+                format!("day {day}: days count from 1"),
+            );
+        }
+        let mut lanes: Vec<(u32, Vec<String>)> = Vec::new();
+        // In the file's order, so that a lane written twice is reported
+        // where it is written the second time.
+        let mut raw_lanes: Vec<_> = b.lanes.iter().flat_map(|l| l.get_ref()).collect();
+        raw_lanes.sort_by_key(|(lane, _)| lane.span().start);
+        for (lane, names) in raw_lanes {
+            let lkey = format!("{key}.lanes.{}", lane.get_ref());
+            let number = match lane.get_ref().parse::<u32>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    let m = format!("{:?} is not a lane number", lane.get_ref());
+                    found.add(lkey, lane, m);
+                    continue;
+                }
+            };
+            if lanes.iter().any(|(n, _)| *n == number) {
+                found.add(
+                    lkey.clone(),
+                    lane,
+                    format!("lane {number} is written twice"),
+                );
+            }
+            if !(1..=MAX_BOWLERS).contains(&names.len()) {
+                let m = format!(
+                    "{} bowlers on lane {number}: a lane takes 1 to {MAX_BOWLERS}",
+                    names.len()
+                );
+                found.add(lkey.clone(), lane, m);
+            }
+            for (j, n) in names.iter().enumerate() {
+                let name = n.get_ref();
+                let nkey = format!("{lkey}[{}]", j + 1);
+                if !known(name) {
+                    found.add(nkey, n, format!("{name:?} is not an entry"));
+                    continue;
+                }
+                let elsewhere = lanes.iter().find(|(_, l)| l.contains(name));
+                if let Some((other, _)) = elsewhere {
+                    let m = format!("{name:?} is already on lane {other} in this block");
+                    found.add(nkey, n, m);
+                } else if names[..j].iter().any(|x| x.get_ref() == name) {
+                    found.add(nkey, n, format!("{name:?} is twice on lane {number}"));
+                } else if let Some(ev) = event
+                    && ev.kind != EventKind::Singles
+                    && !ev.teams.iter().any(|t| t.members.contains(name))
+                {
+                    let m = format!("{name:?} is in no team of event {:?}", ev.id);
+                    found.add(nkey, n, m);
+                }
+            }
+            lanes.push((number, names.iter().map(|n| n.get_ref().clone()).collect()));
+        }
+        lanes.sort_by_key(|(n, _)| *n);
+        if let (Some(ev), Some(at)) = (event, &b.lanes) {
+            for t in &ev.teams {
+                let on = t
+                    .members
+                    .iter()
+                    .filter(|m| lanes.iter().any(|(_, l)| l.contains(m)))
+                    .count();
+                if on != 0 && on != t.members.len() {
+                    let m = format!(
+                        "team {:?} has {on} of its {} members in this block",
+                        t.name,
+                        t.members.len()
+                    );
+                    found.add(format!("{key}.lanes"), at, m);
+                }
+            }
+        }
+        blocks.push(Block {
+            id: id.clone(),
+            event: b.event.get_ref().clone(),
+            games: games.clamp(1, i64::from(MAX_GAMES)) as u32,
+            day: day.clamp(1, 366) as u32,
+            lanes,
+        });
+    }
+
+    let mut programme = Programme {
+        title: raw.title,
+        title_ru: raw.title_ru,
+        dates: raw.dates,
+        place: raw.place,
+        judges,
+        entries,
+        events,
+        blocks,
+        finals: Vec::new(),
+    };
+    programme.finals = check_finals(&programme, &raw.finals, found);
+    programme
+}
+
+fn check_finals(p: &Programme, raw: &[RawFinals], found: &mut Found) -> Vec<Finals> {
+    let categories = p.categories();
+    let mut out: Vec<Finals> = Vec::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for (i, f) in raw.iter().enumerate() {
+        let key = format!("finals[{}]", i + 1);
+        let cat = f.category.get_ref();
+        let category = categories.iter().find(|c| &c.id == cat);
+        match category {
+            None => {
+                let ids: Vec<&str> = categories.iter().map(|c| c.id.as_str()).collect();
+                let m = format!(
+                    "there is no category {cat:?}; the entries make {}",
+                    ids.join(", ")
+                );
+                found.add(format!("{key}.category"), &f.category, m);
+            }
+            Some(_) if out.iter().any(|x| &x.category == cat) => {
+                let m = format!("category {cat:?} has finals twice");
+                found.add(format!("{key}.category"), &f.category, m);
+            }
+            Some(_) => {}
+        }
+        let size = category.map_or(ROUND_ROBIN_SIZE, |c| {
+            p.entries
+                .iter()
+                .filter(|e| c.holds(e))
+                .count()
+                .min(ROUND_ROBIN_SIZE)
+        });
+        let rounds = if size % 2 == 0 {
+            size.saturating_sub(1)
+        } else {
+            size
+        } as u32;
+        let mut block = |what: String, id: &Spanned<String>, games: u32| {
+            let name = id.get_ref();
+            let Some(b) = p.block(name) else {
+                found.add(what, id, format!("there is no block {name:?}"));
+                return;
+            };
+            if !used.insert(name.clone()) {
+                found.add(what, id, format!("block {name:?} is in the finals twice"));
+                return;
+            }
+            if p.event(&b.event)
+                .is_some_and(|e| e.kind != EventKind::Singles)
+            {
+                let m = format!("block {name:?} is not in a singles event");
+                found.add(what, id, m);
+            } else if b.games != games {
+                let m = format!("block {name:?} has {} games; it needs {games}", b.games);
+                found.add(what, id, m);
+            }
+        };
+        block(format!("{key}.round_robin"), &f.round_robin, rounds.max(1));
+        let ladder = f.step_ladder.get_ref();
+        if ladder.len() == 2 {
+            for (j, b) in ladder.iter().enumerate() {
+                block(format!("{key}.step_ladder[{}]", j + 1), b, 1);
+            }
+        } else {
+            let m = format!("the step-ladder has 2 blocks, not {}", ladder.len());
+            found.add(format!("{key}.step_ladder"), &f.step_ladder, m);
+        }
+        for (j, r) in f.roll_off.iter().enumerate() {
+            if p.entry(r.get_ref()).is_none() {
+                let m = format!("{:?} is not an entry", r.get_ref());
+                found.add(format!("{key}.roll_off[{}]", j + 1), r, m);
+            }
+        }
+        let name = |k: usize| {
+            ladder
+                .get(k)
+                .map(|s| s.get_ref().clone())
+                .unwrap_or_default()
+        };
+        out.push(Finals {
+            category: cat.clone(),
+            round_robin: f.round_robin.get_ref().clone(),
+            step_ladder: [name(0), name(1)],
+            roll_off: f.roll_off.iter().map(|r| r.get_ref().clone()).collect(),
+        });
+    }
+    out
+}
+
+fn kind_name(kind: EventKind) -> &'static str {
+    match kind {
+        EventKind::Singles => "singles",
+        EventKind::Doubles => "doubles",
+        EventKind::Trios => "trios",
+        EventKind::Teams => "teams",
+    }
+}
