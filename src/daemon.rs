@@ -200,7 +200,7 @@ pub async fn serve(
 /// directory so that a restart (a watchdog's, a power cut's) does not log
 /// the judges out in the middle of a block. A missing or unusable file is
 /// replaced by a new key (everyone logs in again), never a failure.
-fn session_key(state_dir: &Path) -> Key {
+pub(crate) fn session_key(state_dir: &Path) -> Key {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let path = state_dir.join("session.key");

@@ -70,6 +70,7 @@
 //!   configured.
 
 pub mod backup;
+pub mod centre;
 pub mod config;
 pub mod daemon;
 pub mod demo;

@@ -44,6 +44,14 @@ enum Command {
         #[arg(long, default_value = DEFAULT_CONFIG)]
         config: PathBuf,
     },
+    /// The competition's centre: every lane's journal mirrored and
+    /// replayed from MQTT, the lanes at a glance, lineups pushed to them
+    /// (docs/centre.md).
+    Centre {
+        /// The centre's config file.
+        #[arg(long)]
+        config: PathBuf,
+    },
     /// A simulated lane on any machine: bowlers and a pinsetter played
     /// through the same journal, core and API, with no Pi, pinsetter or sound card.
     Demo {
@@ -188,6 +196,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Centre { config } => centre(&config),
         Command::Demo {
             speed,
             duration,
@@ -379,6 +388,50 @@ fn backup(dir: &Path, config: &Path, journal_dir: Option<PathBuf>) -> ExitCode {
 }
 
 /// Logs to journald when systemd started us, to stderr otherwise.
+/// `lanecall centre`: runs until SIGINT or SIGTERM.
+fn centre(path: &std::path::Path) -> ExitCode {
+    init_logs();
+    let config = match lanecall::centre::config::CentreConfig::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("lanecall centre: {e}");
+            return ExitCode::from(lanecall::setup::EX_CONFIG);
+        }
+    };
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("lanecall centre: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    rt.block_on(async {
+        let centre = match lanecall::centre::start(config).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!("{e}");
+                eprintln!("lanecall centre: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        println!("Centre: http://{}/", centre.web);
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("lanecall centre: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        centre.stop().await;
+        ExitCode::SUCCESS
+    })
+}
+
 fn init_logs() {
     use tracing_subscriber::prelude::*;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
