@@ -190,8 +190,13 @@ async fn handle(
                 b"offline" => false,
                 _ => return refuse("status_payload"),
             };
-            if let Some(l) = book.lock().unwrap_or_else(PoisonError::into_inner).lane(n) {
-                l.online = Some(online);
+            let back = match book.lock().unwrap_or_else(PoisonError::into_inner).lane(n) {
+                Some(l) => l.online.replace(online) != Some(true) && online,
+                None => false,
+            };
+            if back {
+                // A lane back (or first seen): ask what the mirror misses.
+                let _ = mirror.send(ToMirror::Online(n)).await;
             }
         }
         "state" => match serde_json::from_slice::<Value>(payload) {

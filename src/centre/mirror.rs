@@ -47,6 +47,8 @@ pub enum ToMirror {
     Line(u32, JournalLine),
     /// The link (re)connected: ask every lane for what comes after.
     Connected,
+    /// A lane said `online` (it is back): ask it for what comes after.
+    Online(u32),
     Tick,
 }
 
@@ -247,15 +249,19 @@ impl Mirror {
     fn handle(&mut self, msg: ToMirror) {
         match msg {
             ToMirror::Line(lane, line) => self.line(lane, line),
-            ToMirror::Connected => self.ask_all(),
+            ToMirror::Connected => self.ask(None),
+            ToMirror::Online(n) => self.ask(Some(n)),
             ToMirror::Tick => self.tick(),
         }
     }
 
-    /// Asks each lane for what follows its newest file, and every file
-    /// with a gap for what it misses.
-    fn ask_all(&mut self) {
+    /// Asks each lane (or lane `only`) for what follows its newest file,
+    /// and every file with a gap for what it misses.
+    fn ask(&mut self, only: Option<u32>) {
         for (&n, lane) in &mut self.lanes {
+            if only.is_some_and(|o| o != n) {
+                continue;
+            }
             let newest = lane
                 .files
                 .keys()
