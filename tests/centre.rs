@@ -647,3 +647,43 @@ fn malformed_messages_are_counted_and_refused() {
     let lanes = centre.get("/api/lanes");
     assert_eq!(lanes.as_array().unwrap().len(), 0, "{lanes}");
 }
+
+#[test]
+fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
+    let dir = temp_dir("replays");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = lanecall::centre::config::CentreConfig::load(&centre_config(&dir, web, mqtt, None, true)).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let centre = rt.block_on(lanecall::centre::start(config)).unwrap();
+    let four = log("four_bowlers.jsonl");
+    let a: Vec<&str> = four.lines().collect();
+    let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    // Published in two parts: the replay settles in between and goes on.
+    let expect = |lines: &[&str]| {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let replay = lanecall::replay::Replay::from_reader(text.as_bytes()).unwrap();
+        serde_json::to_value(replay.report()).unwrap()
+    };
+    for (from, to) in [(1, 200), (201, a.len())] {
+        lane.lines(FILE_12, &a, from, to);
+        let want = expect(&a[..to]);
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = {
+                let book = centre.book.lock().unwrap();
+                book.lanes
+                    .get(&12)
+                    .and_then(|l| l.journals.get(FILE_12))
+                    .and_then(|f| f.replay())
+                    .map(|r| serde_json::to_value(r.report()).unwrap())
+            };
+            if got.as_ref() == Some(&want) {
+                break;
+            }
+            assert!(Instant::now() < until, "the centre's replay of lines 1..={to} differs");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    rt.block_on(centre.stop());
+}
