@@ -652,7 +652,9 @@ fn malformed_messages_are_counted_and_refused() {
 fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
     let dir = temp_dir("replays");
     let (web, mqtt) = (free_port(), free_port());
-    let config = lanecall::centre::config::CentreConfig::load(&centre_config(&dir, web, mqtt, None, true)).unwrap();
+    let config =
+        lanecall::centre::config::CentreConfig::load(&centre_config(&dir, web, mqtt, None, true))
+            .unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let centre = rt.block_on(lanecall::centre::start(config)).unwrap();
     let four = log("four_bowlers.jsonl");
@@ -681,9 +683,96 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
             if got.as_ref() == Some(&want) {
                 break;
             }
-            assert!(Instant::now() < until, "the centre's replay of lines 1..={to} differs");
+            assert!(
+                Instant::now() < until,
+                "the centre's replay of lines 1..={to} differs"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
     rt.block_on(centre.stop());
+}
+
+/// The page in headless Chromium (`tests/browser/centre.mjs`), as
+/// tests/panel_browser.rs runs the panel's scripts: skipped when node,
+/// chromium or `npm ci` in tests/browser are missing, except under CI.
+#[test]
+fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let node = Command::new("node").arg("--version").output().is_ok();
+    let chromium = Path::new("/usr/bin/chromium").exists();
+    let modules = root
+        .join("tests/browser/node_modules/playwright-core")
+        .exists();
+    if !(node && chromium && modules) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install node, chromium and tests/browser's modules"
+        );
+        eprintln!(
+            "skipped: needs node, chromium (apt-get install chromium) and npm ci in tests/browser"
+        );
+        return;
+    }
+    let dir = temp_dir("browser");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    let mut lane = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    lane.status("online");
+    let four = log("four_bowlers.jsonl");
+    let a: Vec<&str> = four.lines().collect();
+    lane.lines("lane7-20261129T110000Z-000001.jsonl", &a, 1, a.len());
+    let state = json!({
+        "lane": 7,
+        "bowlers": [{ "name": "Orlov", "class": "B1", "games": [], "series": 0 }],
+        "up": { "bowler": "Orlov", "game": 1, "frame": 3, "ball": 2, "standing": [7] },
+        "hold": { "by": "Judge Orlova", "reason": "oil" },
+        "pinsetter": { "link": "up", "fault": "JAM" },
+        "conduct": [],
+    });
+    lane.client
+        .publish(
+            lane.topic("state"),
+            QoS::AtLeastOnce,
+            true,
+            state.to_string(),
+        )
+        .unwrap();
+    let n = a.len() as u64;
+    centre.wait_lane(7, "the journal and state", |l| {
+        l["mirror"]["lines"] == n && l["state"]["lane"] == 7
+    });
+    // The lane accepts every lineup it is sent.
+    let answering = {
+        let client = lane.client.clone();
+        let topic = lane.topic("reply");
+        let commands = std::mem::replace(&mut lane.commands, channel().1);
+        std::thread::spawn(move || {
+            while let Ok(c) = commands.recv_timeout(Duration::from_secs(60)) {
+                if c.get("action").is_some() {
+                    let reply = json!({ "id": c["id"], "ok": true });
+                    let _ =
+                        client.publish(topic.clone(), QoS::AtLeastOnce, false, reply.to_string());
+                }
+            }
+        })
+    };
+    let shots = root.join("target/panel-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let status = Command::new("node")
+        .arg(root.join("tests/browser/centre.mjs"))
+        .arg(format!("http://127.0.0.1:{web}/"))
+        .arg(PIN)
+        .arg(&shots)
+        .current_dir(root.join("tests/browser"))
+        .status()
+        .expect("node runs");
+    assert!(
+        status.success(),
+        "tests/browser/centre.mjs failed (see above)"
+    );
+    drop(lane);
+    let _ = answering;
 }
