@@ -196,7 +196,10 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Centre { config } => centre(&config),
+        Command::Centre { config } => {
+            init_logs();
+            lanecall::centre::main(&config)
+        }
         Command::Demo {
             speed,
             duration,
@@ -388,50 +391,6 @@ fn backup(dir: &Path, config: &Path, journal_dir: Option<PathBuf>) -> ExitCode {
 }
 
 /// Logs to journald when systemd started us, to stderr otherwise.
-/// `lanecall centre`: runs until SIGINT or SIGTERM.
-fn centre(path: &std::path::Path) -> ExitCode {
-    init_logs();
-    let config = match lanecall::centre::config::CentreConfig::load(path) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("lanecall centre: {e}");
-            return ExitCode::from(lanecall::setup::EX_CONFIG);
-        }
-    };
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("lanecall centre: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    rt.block_on(async {
-        let centre = match lanecall::centre::start(config).await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::error!("{e}");
-                eprintln!("lanecall centre: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        println!("Centre: http://{}/", centre.web);
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("lanecall centre: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        centre.stop().await;
-        ExitCode::SUCCESS
-    })
-}
-
 fn init_logs() {
     use tracing_subscriber::prelude::*;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -776,3 +776,75 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     drop(lane);
     let _ = answering;
 }
+
+/// A TCP relay to `port` whose traffic can be frozen with the sockets left
+/// open: a lane whose network went silent, not closed.
+fn freezable_relay(port: u16) -> (u16, Arc<AtomicBool>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let relay = listener.local_addr().unwrap().port();
+    let frozen = Arc::new(AtomicBool::new(false));
+    let f = frozen.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { return };
+            let Ok(upstream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+                return;
+            };
+            for (mut from, mut to) in [
+                (client.try_clone().unwrap(), upstream.try_clone().unwrap()),
+                (upstream, client),
+            ] {
+                let f = f.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 16 * 1024];
+                    while let Ok(n) = from.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        while f.load(Ordering::Relaxed) {
+                            std::thread::sleep(Duration::from_millis(50));
+                        }
+                        if to.write_all(&buf[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    // Keep both ends open while frozen: a silent network.
+                    while f.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                });
+            }
+        }
+    });
+    (relay, frozen)
+}
+
+#[test]
+fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
+    let dir = temp_dir("silent");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    let (relay, frozen) = freezable_relay(mqtt);
+    // Keep-alive 5 s: the broker gives up after 1.5 times that.
+    let lane = TestLane::connect(9, relay, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    lane.status("online");
+    centre.wait_lane(9, "online", |l| l["online"] == true);
+    frozen.store(true, Ordering::Relaxed);
+    let since = Instant::now();
+    let until = since + Duration::from_secs(30);
+    loop {
+        if centre.lane(9).is_some_and(|l| l["online"] == false) {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "lane 9 still online 30 s after its network went silent"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!("offline after {:?}", since.elapsed());
+    frozen.store(false, Ordering::Relaxed);
+}

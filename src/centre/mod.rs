@@ -133,7 +133,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         Arc::clone(&commands),
         &config.site,
         auth,
-        crate::daemon::session_key(&config.state_dir),
+        crate::web::auth::session_key(&config.state_dir),
     );
     let (stop_web, web_stopped) = oneshot::channel::<()>();
     let limits = crate::web::server::Limits::new(256);
@@ -177,5 +177,54 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         stop_web: Some(stop_web),
         tasks: vec![server, ticks, link],
         mirror: Some(mirror_thread),
+    })
+}
+
+/// `lanecall centre --config PATH`: runs until SIGINT or SIGTERM; exit 78
+/// for a config it cannot use.
+pub fn main(path: &std::path::Path) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let config = match CentreConfig::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("lanecall centre: {e}");
+            return ExitCode::from(crate::setup::EX_CONFIG);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("lanecall centre: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    rt.block_on(async {
+        let centre = match start(config).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!("{e}");
+                eprintln!("lanecall centre: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        println!("Centre: http://{}/", centre.web);
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("lanecall centre: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        centre.stop().await;
+        ExitCode::SUCCESS
     })
 }
