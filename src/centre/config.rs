@@ -251,7 +251,16 @@ impl Raw {
                 DEFAULT_EMBEDDED_LISTEN,
                 out,
             )
-            .map(|listen| Broker::Embedded { listen }),
+            .and_then(|listen| {
+                if listen.port() == 0 {
+                    out.push(Problem::new(
+                        "embedded_listen",
+                        "needs a port: the lanes' configs name it (1883 is MQTT's)",
+                    ));
+                    return None;
+                }
+                Some(Broker::Embedded { listen })
+            }),
         };
         let password_file = absolute("password_file", self.password_file, out);
         if password_file.is_some() && self.username.is_none() {
@@ -353,6 +362,11 @@ mod tests {
         );
         assert!(s.contains("(line 3, column 1)"), "{s}");
         let text = "site = \"Cup!\"\nstate_dir = \"rel\"\nbroker = \"http://x\"\n[web]\nlisten = \"nope\"\n";
+        let port0 = "site = \"c\"\nstate_dir = \"/c\"\nembedded_listen = \"0.0.0.0:0\"\n";
+        let s = CentreConfig::parse(port0, Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(s.contains("embedded_listen: needs a port"), "{s}");
         let s = CentreConfig::parse(text, Path::new("c.toml"))
             .unwrap_err()
             .to_string();
