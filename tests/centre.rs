@@ -336,6 +336,7 @@ fn mirror_test(dir: &Path, web: u16, mqtt: u16, login: Option<(&str, &str)>, cen
     lane3.wait_connected();
     lane12.status("online");
     lane3.status("online");
+    let since = Instant::now();
     lane12.lines(FILE_12, &a, 1, a.len());
     lane3.lines(FILE_3, &b, 1, b.len());
     let n12 = a.len() as u64;
@@ -344,6 +345,7 @@ fn mirror_test(dir: &Path, web: u16, mqtt: u16, login: Option<(&str, &str)>, cen
     });
     let n3 = b.len() as u64;
     centre.wait_lane(3, "every line", |l| l["mirror"]["lines"] == n3);
+    eprintln!("{} lines mirrored in {:?}", n12 + n3, since.elapsed());
     assert_mirror_equals(dir, 12, FILE_12, &four);
     assert_mirror_equals(dir, 3, FILE_3, &tenth);
 
@@ -847,4 +849,28 @@ fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
     }
     eprintln!("offline after {:?}", since.elapsed());
     frozen.store(false, Ordering::Relaxed);
+}
+
+#[test]
+fn a_config_with_an_unknown_key_is_refused_with_its_line() {
+    let dir = temp_dir("config");
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let path = dir.join("centre.toml");
+    std::fs::write(
+        &path,
+        format!("site = \"cup\"\nstate_dir = \"/tmp/x\"\nembeded_listen = \"0.0.0.0:1883\"\n[web]\njudge_pin_hash = {hash:?}\n"),
+    )
+    .unwrap();
+    let out = Command::new(lanecall())
+        .args(["centre", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(78));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("embeded_listen: unknown key (did you mean `embedded_listen`?)")
+            && err.contains("(line 3, column 1)"),
+        "{err}"
+    );
 }
