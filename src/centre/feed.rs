@@ -4,24 +4,25 @@
 //!
 //! The checked reader holds each event until the next line confirms its
 //! time, so the newest event waits for the next line. When a journal has
-//! been quiet for a moment the feed is *settled*: its end is given to the
-//! reader as the end of the file, which applies the waiting event, so the
-//! replay equals `lanecall replay` of the mirror file at that moment. A
-//! line after that (the lane went on with the file) starts the feed again
-//! from the mirror file on disk.
+//! been quiet for a moment the feed is *settled*: the waiting event is
+//! given out as the end of the file would, so the replay equals `lanecall
+//! replay` of the mirror file at that moment, and reading goes on when
+//! more lines come. Only if the next event then shows that the settled
+//! line's time was the damaged one (the whole file's read would have
+//! refused it) is the feed *stale*: it is read again from the mirror file.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::journal::{Checked, Reader};
+use crate::journal::{Checked, Item, LineError, Reader};
+use crate::lane::Millis;
 use crate::replay::Replay;
 
-/// Lines given to the reader and not yet read; `eof` once settled.
+/// Lines given to the reader and not yet read.
 #[derive(Default)]
 struct Queue {
     bytes: VecDeque<u8>,
-    eof: bool,
 }
 
 /// The checked reader's input: whole lines pushed in, "would block" when
@@ -53,7 +54,7 @@ impl BufRead for QueueReader {
             self.buf.clear();
             self.buf.extend(q.bytes.drain(..));
             self.pos = 0;
-            if self.buf.is_empty() && !q.eof {
+            if self.buf.is_empty() {
                 return Err(io::ErrorKind::WouldBlock.into());
             }
         }
@@ -69,8 +70,6 @@ enum State {
     /// No line yet.
     Empty,
     Running(Box<Checked<QueueReader>>, Box<Replay>),
-    /// The reader reached the end given at settling.
-    Settled(Box<Replay>),
     /// The first line is not a journal header.
     NotAJournal(String),
 }
@@ -79,6 +78,10 @@ enum State {
 pub struct Feed {
     queue: Arc<Mutex<Queue>>,
     state: State,
+    /// After settling: the time applied before the settled event, and the
+    /// settled event's, until the next event confirms it.
+    settled: Option<(Millis, Millis)>,
+    stale: bool,
 }
 
 impl Default for Feed {
@@ -92,6 +95,8 @@ impl Feed {
         Feed {
             queue: Arc::default(),
             state: State::Empty,
+            settled: None,
+            stale: false,
         }
     }
 
@@ -102,15 +107,16 @@ impl Feed {
         feed
     }
 
-    /// Whether a new line needs the feed started again from the file.
-    pub fn is_settled(&self) -> bool {
-        matches!(self.state, State::Settled(_))
+    /// Whether the feed must be read again from the file: a line came
+    /// that the whole file's read takes otherwise than the settled feed.
+    pub fn is_stale(&self) -> bool {
+        self.stale
     }
 
     /// The replay so far; `None` before the header.
     pub fn replay(&self) -> Option<&Replay> {
         match &self.state {
-            State::Running(_, r) | State::Settled(r) => Some(r),
+            State::Running(_, r) => Some(r),
             _ => None,
         }
     }
@@ -142,14 +148,16 @@ impl Feed {
         self.pump();
     }
 
-    /// Gives the reader the end of the journal so far.
+    /// Applies the event waiting for the next line, as the end of the
+    /// journal would.
     pub fn settle(&mut self) {
-        if matches!(self.state, State::Running(..)) {
-            self.queue
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .eof = true;
+        let State::Running(checked, replay) = &mut self.state else {
+            return;
+        };
+        let before = replay.last_t();
+        if let Some(t) = checked.flush() {
             self.pump();
+            self.settled = Some((before, t));
         }
     }
 
@@ -179,19 +187,27 @@ impl Feed {
         loop {
             match checked.next_item() {
                 Ok(Some(item)) => {
+                    if let Some((before, t)) = self.settled {
+                        match &item {
+                            Item::Event(..) => self.settled = None,
+                            Item::Error(_, LineError::TimeBackwards { t: e, previous })
+                                if *previous == t && *e >= before =>
+                            {
+                                self.stale = true;
+                                self.settled = None;
+                            }
+                            _ => {}
+                        }
+                    }
                     replay.feed(item);
                 }
-                Ok(None) => break,
+                Ok(None) => return,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) => {
                     self.state = State::NotAJournal(format!("cannot read: {e}"));
                     return;
                 }
             }
-        }
-        let state = std::mem::replace(&mut self.state, State::Empty);
-        if let State::Running(_, replay) = state {
-            self.state = State::Settled(replay);
         }
     }
 }
@@ -214,13 +230,50 @@ mod tests {
             for line in text.lines() {
                 feed.push_line(line);
             }
-            assert!(!feed.is_settled());
             feed.settle();
-            assert!(feed.is_settled());
+            assert!(!feed.is_stale());
             let a = serde_json::to_value(whole.report()).unwrap();
             let b = serde_json::to_value(feed.replay().unwrap().report()).unwrap();
             assert_eq!(a, b, "{name}");
         }
+    }
+
+    #[test]
+    fn a_settled_line_whose_time_the_next_line_shows_damaged_makes_the_feed_stale() {
+        let header = log("four_bowlers.jsonl").lines().next().unwrap().to_owned();
+        let lines = [
+            header.as_str(),
+            r#"{"t":100,"ev":"button","name":"repeat"}"#,
+            r#"{"t":5000,"ev":"button","name":"repeat"}"#,
+            r#"{"t":200,"ev":"button","name":"repeat"}"#,
+        ];
+        let mut feed = Feed::new();
+        for l in &lines[..3] {
+            feed.push_line(l);
+        }
+        feed.settle();
+        assert_eq!(feed.replay().unwrap().last_t(), 5000);
+        feed.push_line(lines[3]);
+        assert!(feed.is_stale());
+        // Read again from the whole file it equals the whole file's replay,
+        // which refused line 3 and applied line 4.
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut again = Feed::from_bytes(text.as_bytes());
+        again.settle();
+        assert!(!again.is_stale());
+        let whole = Replay::from_reader(text.as_bytes()).unwrap();
+        assert!(
+            whole
+                .errors()
+                .iter()
+                .any(|e| e.line == 3 && e.message.contains("a damaged time")),
+            "{:?}",
+            whole.errors()
+        );
+        assert_eq!(
+            serde_json::to_value(whole.report()).unwrap(),
+            serde_json::to_value(again.replay().unwrap().report()).unwrap()
+        );
     }
 
     #[test]

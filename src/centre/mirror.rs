@@ -430,12 +430,13 @@ fn append(
     let mut book = lock(book);
     if let Some(l) = book.lanes.get_mut(&lane) {
         let feed = l.journals.entry(name.to_owned()).or_default();
-        if feed.is_settled() {
-            // The lane went on with a journal already settled: read it
-            // again from the mirror, this line included.
-            *feed = Feed::from_bytes(&fs::read(&f.path)?);
-        } else {
-            feed.push_line(line);
+        feed.push_line(line);
+        if feed.is_stale() {
+            // The settled line's time was the damaged one: read the journal
+            // again from the mirror, as `lanecall replay` reads it.
+            let mut again = Feed::from_bytes(&fs::read(&f.path)?);
+            again.settle();
+            *feed = again;
         }
     }
     Ok(())
