@@ -9,14 +9,12 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, watch};
-
-use axum_extra::extract::cookie::Key;
 
 use crate::config::{Config, GpioBackend};
 use crate::lane_thread::{Core, CoreSettings, HEARTBEAT};
@@ -119,7 +117,7 @@ pub async fn serve(
     let api = web::router(ApiState {
         inputs: tx.clone(),
         lane: snapshot,
-        cookie_key: session_key(&config.state_dir),
+        cookie_key: web::auth::session_key(&config.state_dir),
         auth: web::AuthSettings::from_config(&config),
         journal_dir: Some(config.journal_dir()),
         live_views: config.web.max_live_views,
@@ -202,34 +200,6 @@ pub async fn serve(
     }
 }
 
-/// The key that signs the judges' session cookies, kept in the state
-/// directory so that a restart (a watchdog's, a power cut's) does not log
-/// the judges out in the middle of a block. A missing or unusable file is
-/// replaced by a new key (everyone logs in again), never a failure.
-fn session_key(state_dir: &Path) -> Key {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let path = state_dir.join("session.key");
-    if let Ok(bytes) = std::fs::read(&path)
-        && bytes.len() >= 64
-        && let Ok(key) = Key::try_from(bytes.as_slice())
-    {
-        return key;
-    }
-    let key = Key::generate();
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
-        .and_then(|mut f| f.write_all(key.master()).and_then(|()| f.sync_all()));
-    if let Err(e) = written {
-        tracing::warn!(file = %path.display(), "cannot keep the session key; judges log in again after a restart: {e}");
-    }
-    key
-}
-
 /// Tells systemd the daemon is alive, but only while the lane's thread
 /// keeps turning: a stuck lane gets restarted.
 async fn watchdog(heartbeat: Arc<AtomicU64>) {
@@ -277,32 +247,5 @@ async fn wait_for_stop(after: Option<Duration>, term: Option<tokio::signal::unix
         _ = timer => {}
         _ = term => {}
         _ = tokio::signal::ctrl_c() => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_session_key_survives_a_restart_and_a_bad_file_is_replaced() {
-        let dir = std::env::temp_dir().join(format!("lanecall-key-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let first = session_key(&dir);
-        let again = session_key(&dir);
-        assert_eq!(
-            first.master(),
-            again.master(),
-            "the same key after a restart"
-        );
-        std::fs::write(dir.join("session.key"), b"short").unwrap();
-        let new = session_key(&dir);
-        assert_ne!(new.master(), first.master());
-        assert_eq!(
-            std::fs::read(dir.join("session.key")).unwrap(),
-            new.master()
-        );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -44,6 +44,14 @@ enum Command {
         #[arg(long, default_value = DEFAULT_CONFIG)]
         config: PathBuf,
     },
+    /// The competition's centre: every lane's journal mirrored and
+    /// replayed from MQTT, the lanes at a glance, lineups pushed to them
+    /// (docs/centre.md).
+    Centre {
+        /// The centre's config file.
+        #[arg(long)]
+        config: PathBuf,
+    },
     /// A simulated lane on any machine: bowlers and a pinsetter played
     /// through the same journal, core and API, with no Pi, pinsetter or sound card.
     Demo {
@@ -187,6 +195,10 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+        Command::Centre { config } => {
+            init_logs();
+            lanecall::centre::main(&config)
         }
         Command::Demo {
             speed,

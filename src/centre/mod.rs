@@ -1,12 +1,237 @@
-//! The competition seen from the centre: many lanes, one programme.
+//! `lanecall centre`: the competition's centre (docs/centre.md). It keeps a
+//! mirror of every lane's journals from MQTT (docs/mqtt.md), replays each
+//! with the lane's own core, and serves the lanes at a glance, the
+//! standings and the chief judge's block control.
 //!
-//! - [`programme`] reads the chief judge's programme (entries, events,
-//!   blocks with their lane assignments, finals) and gives each block's
-//!   lineups for the lanes.
-//! - [`standings`] turns the games the lanes report into the standings per
-//!   category, team totals, the finals and the results protocol.
-//!
-//! Pure logic: no network, no files beyond the programme's.
+//! - `config`: its config file; `broker`: the embedded MQTT broker;
+//! - `link`: its MQTT client; `mirror`: the journals on its disk;
+//!   `feed`: one replay per journal; `book`: what it knows of each lane;
+//! - `commands`: lineups and holds sent to the lanes, and their answers;
+//! - `api`: its HTTP routes and page;
+//! - [`programme`]: the chief judge's programme (entries, events, blocks
+//!   with their lane assignments, finals) and each block's lineups;
+//! - [`standings`]: the games the lanes report turned into the standings
+//!   per category, team totals, the finals and the results protocol (pure
+//!   logic, no network).
 
+pub mod api;
+pub mod book;
+pub mod broker;
+pub mod commands;
+pub mod config;
+pub mod feed;
+pub mod link;
+pub mod mirror;
 pub mod programme;
 pub mod standings;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use book::Book;
+use config::{Broker, CentreConfig};
+
+/// Lanes known at most.
+pub const MAX_LANES: usize = 256;
+/// The highest lane number (as the lane's config allows).
+pub const MAX_LANE_NUMBER: u32 = 999;
+/// Journal files kept per lane.
+pub const MAX_FILES: usize = 1024;
+/// The largest MQTT message taken (a lane's state object).
+pub const MAX_PAYLOAD: usize = 1 << 20;
+/// The largest journal message taken.
+pub const MAX_JOURNAL_MESSAGE: usize = 64 * 1024;
+/// Journal lines waiting for the mirror's thread.
+const MIRROR_QUEUE: usize = 4096;
+
+/// A running centre; [`Centre::stop`] stops it.
+pub struct Centre {
+    /// Where the page and API listen.
+    pub web: SocketAddr,
+    /// What the centre knows: lanes, mirrors, replays.
+    pub book: Arc<Mutex<Book>>,
+    stop: watch::Sender<bool>,
+    stop_web: Option<oneshot::Sender<()>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    mirror: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Centre {
+    /// Stops the web server, says `offline` on the centre's status, and
+    /// lets the mirror sync what it wrote. The embedded broker, if any,
+    /// runs on until the process ends.
+    pub async fn stop(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(s) = self.stop_web.take() {
+            let _ = s.send(());
+        }
+        for t in self.tasks.drain(..) {
+            let _ = t.await;
+        }
+        if let Some(m) = self.mirror.take() {
+            let _ = tokio::task::spawn_blocking(move || m.join()).await;
+        }
+    }
+}
+
+/// Starts the centre: the embedded broker (when no `broker` is set), the
+/// mirror read back from disk, the MQTT link and the web server.
+pub async fn start(config: CentreConfig) -> Result<Centre, String> {
+    let (host, port) = match &config.broker {
+        Broker::External { host, port } => (host.clone(), *port),
+        Broker::Embedded { listen } => {
+            let (listen, passwords) = (*listen, config.passwords.clone());
+            tokio::task::spawn_blocking(move || broker::start(listen, passwords.as_deref()))
+                .await
+                .map_err(|e| e.to_string())??;
+            let host = if listen.ip().is_unspecified() {
+                "127.0.0.1".to_owned()
+            } else {
+                listen.ip().to_string()
+            };
+            (host, listen.port())
+        }
+    };
+    let password = match &config.password_file {
+        Some(p) => Some(config::read_password(p)?),
+        None => None,
+    };
+    let settings = link::LinkSettings {
+        host,
+        port,
+        site: config.site.clone(),
+        username: config.username.clone(),
+        password,
+    };
+    std::fs::create_dir_all(&config.state_dir)
+        .map_err(|e| format!("cannot make {}: {e}", config.state_dir.display()))?;
+    let (client, events) = link::client(&settings);
+    let commands = Arc::new(commands::Commands::new(client.clone(), config.site.clone()));
+    let book = Arc::new(Mutex::new(Book::default()));
+    let resend_commands = Arc::clone(&commands);
+    let mirror = mirror::Mirror::load(
+        config.state_dir.join("lanes"),
+        Arc::clone(&book),
+        Box::new(move |lane, file, from| resend_commands.resend(lane, file, from)),
+    )
+    .map_err(|e| {
+        format!(
+            "cannot read the mirror in {}: {e}",
+            config.state_dir.display()
+        )
+    })?;
+    let (to_mirror, mirror_rx) = mpsc::channel(MIRROR_QUEUE);
+    let mirror_thread = std::thread::Builder::new()
+        .name("centre-mirror".into())
+        .spawn(move || mirror.run(mirror_rx))
+        .map_err(|e| e.to_string())?;
+
+    let listener = tokio::net::TcpListener::bind(config.web_listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.web_listen))?;
+    let web = listener.local_addr().map_err(|e| e.to_string())?;
+    let mut auth = crate::web::AuthSettings::with_pin_hash(config.judge_pin_hash.clone());
+    auth.state_dir = Some(config.state_dir.clone());
+    let app = api::router(
+        Arc::clone(&book),
+        Arc::clone(&commands),
+        &config.site,
+        auth,
+        crate::web::auth::session_key(&config.state_dir),
+    );
+    let (stop_web, web_stopped) = oneshot::channel::<()>();
+    let limits = crate::web::server::Limits::new(256);
+    let server = tokio::spawn(crate::web::server::serve(
+        listener,
+        app,
+        None,
+        limits,
+        async {
+            let _ = web_stopped.await;
+        },
+    ));
+    let (stop, stop_rx) = watch::channel(false);
+    let ticks = {
+        let to_mirror = to_mirror.clone();
+        let mut stop_rx = stop_rx.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_millis(100));
+            loop {
+                tokio::select! {
+                    _ = stop_rx.changed() => break,
+                    _ = every.tick() => { let _ = to_mirror.try_send(mirror::ToMirror::Tick); }
+                }
+            }
+        })
+    };
+    let link = tokio::spawn(link::run(
+        settings,
+        client,
+        events,
+        Arc::clone(&book),
+        commands,
+        to_mirror,
+        stop_rx,
+    ));
+    tracing::info!(%web, site = config.site, "centre started");
+    Ok(Centre {
+        web,
+        book,
+        stop,
+        stop_web: Some(stop_web),
+        tasks: vec![server, ticks, link],
+        mirror: Some(mirror_thread),
+    })
+}
+
+/// `lanecall centre --config PATH`: runs until SIGINT or SIGTERM; exit 78
+/// for a config it cannot use.
+pub fn main(path: &std::path::Path) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let config = match CentreConfig::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("lanecall centre: {e}");
+            return ExitCode::from(crate::setup::EX_CONFIG);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("lanecall centre: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    rt.block_on(async {
+        let centre = match start(config).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!("{e}");
+                eprintln!("lanecall centre: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        println!("Centre: http://{}/", centre.web);
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("lanecall centre: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        centre.stop().await;
+        ExitCode::SUCCESS
+    })
+}

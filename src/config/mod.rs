@@ -44,6 +44,7 @@ mod validated;
 pub use check::{Host, SiteCheck, is_placeholder_hash, unit_grant};
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
+pub(crate) use raw::{Kind, position, walk};
 pub use validate::VOLUME;
 pub use validated::{
     BAUD_RATES, BcmPin, Config, GpioBackend, GpioConfig, InputConfig, InputRole, JournalConfig,

@@ -46,7 +46,7 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub(super) fn new(key: impl Into<String>, message: impl Into<String>) -> Problem {
+    pub(crate) fn new(key: impl Into<String>, message: impl Into<String>) -> Problem {
         Problem {
             key: key.into(),
             message: message.into(),

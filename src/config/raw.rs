@@ -19,7 +19,7 @@ use super::validated::toml_key;
 
 /// What a key holds.
 #[derive(Clone, Copy)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     Int,
     /// A float; an integer is accepted (`volume = 1`).
     Float,
@@ -167,7 +167,7 @@ fn join(prefix: &str, key: &str) -> String {
 
 /// Reports every key of `table` not in `fields`, and every value of the
 /// wrong type, by its full path.
-pub(super) fn walk(
+pub(crate) fn walk(
     table: &toml::Table,
     fields: &[(&str, Kind)],
     prefix: &str,
@@ -424,7 +424,7 @@ pub(super) struct RawRules {
 /// The line and column (from 1) of `key` (`gpio.inputs.ball.pin`,
 /// `web.judges[2].name`) in `text`; for a key that is not written, of the
 /// nearest table around it that is.
-pub(super) fn position(text: &str, key: &str) -> Option<(usize, usize)> {
+pub(crate) fn position(text: &str, key: &str) -> Option<(usize, usize)> {
     use toml::de::{DeTable, DeValue};
     let doc = DeTable::parse(text).ok()?;
     let mut table = doc.get_ref();

@@ -108,6 +108,19 @@ impl<R: BufRead> Checked<R> {
         self.last_sealed.1
     }
 
+    /// Gives out the event waiting for the next line to confirm its time,
+    /// as the end of the journal would, and reads on after it: for a
+    /// reader following a journal as it is written. Returns the `t` of the
+    /// event given out. Should the next event then be below that `t`, the
+    /// whole-file read would have refused the flushed line instead (its
+    /// time was the damaged one): a follower that must match it reads the
+    /// file again.
+    pub fn flush(&mut self) -> Option<Millis> {
+        let t = self.pending.as_ref().map(|(_, p)| p.t);
+        self.release();
+        t
+    }
+
     /// The next item, or `None` at the end.
     pub fn next_item(&mut self) -> io::Result<Option<Item>> {
         loop {

@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use argon2::{Algorithm, Argon2, Params, PasswordHash, PasswordHasher, PasswordVerifier, Version};
-use axum_extra::extract::cookie::{Cookie, SameSite, SignedCookieJar};
+use axum_extra::extract::cookie::{Cookie, Key, SameSite, SignedCookieJar};
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "lanecall_session";
@@ -131,4 +131,59 @@ pub(crate) fn start_session(
 /// The jar with the session cookie removed.
 pub(crate) fn end_session(jar: SignedCookieJar) -> SignedCookieJar {
     jar.remove(Cookie::build(SESSION_COOKIE).path("/"))
+}
+
+/// The key that signs the judges' session cookies, kept in the state
+/// directory so that a restart (a watchdog's, a power cut's) does not log
+/// the judges out in the middle of a block. A missing or unusable file is
+/// replaced by a new key (everyone logs in again), never a failure.
+pub fn session_key(state_dir: &std::path::Path) -> Key {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let path = state_dir.join("session.key");
+    if let Ok(bytes) = std::fs::read(&path)
+        && bytes.len() >= 64
+        && let Ok(key) = Key::try_from(bytes.as_slice())
+    {
+        return key;
+    }
+    let key = Key::generate();
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&path)
+        .and_then(|mut f| f.write_all(key.master()).and_then(|()| f.sync_all()));
+    if let Err(e) = written {
+        tracing::warn!(file = %path.display(), "cannot keep the session key; judges log in again after a restart: {e}");
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_key_survives_a_restart_and_a_bad_file_is_replaced() {
+        let dir = std::env::temp_dir().join(format!("lanecall-key-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = session_key(&dir);
+        let again = session_key(&dir);
+        assert_eq!(
+            first.master(),
+            again.master(),
+            "the same key after a restart"
+        );
+        std::fs::write(dir.join("session.key"), b"short").unwrap();
+        let new = session_key(&dir);
+        assert_ne!(new.master(), first.master());
+        assert_eq!(
+            std::fs::read(dir.join("session.key")).unwrap(),
+            new.master()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

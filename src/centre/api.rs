@@ -1,0 +1,265 @@
+//! The centre's HTTP API and page.
+//!
+//! - `GET /api/lanes`: every lane known (`lane`, `online`, `state`,
+//!   `mirror`), `GET /api/centre`: the broker link and the messages
+//!   refused, `GET /api/pushes`: the pushes and each lane's answer. Anyone
+//!   may read them, like a lane's `/api/lane`.
+//! - `POST /api/login`, `/api/logout`, `GET /api/session`: the chief
+//!   judge's login, served by the lane's own login code (src/web/): the
+//!   same PIN checks, lockout and sessions.
+//! - `POST /api/push` `{"block":"S1","lanes":{"7":[bowlers]}}`: a `lineup`
+//!   command per lane; `POST /api/hold` `{"lane":7,"on":true,"reason":"…"}`.
+//!   Both need the chief judge logged in.
+//! - `GET /`, `GET /tv`, `GET /centre/{file}`: the page (web/centre/).
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum_extra::extract::cookie::Key;
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+use tower_http::limit::RequestBodyLimitLayer;
+
+use super::book::Book;
+use super::commands::Commands;
+use super::{MAX_LANE_NUMBER, MAX_LANES};
+use crate::web::{AuthSettings, page::CONTENT_SECURITY_POLICY};
+
+/// The largest request body: a push names every lane's bowlers.
+pub const MAX_BODY: usize = 64 * 1024;
+
+#[derive(Clone)]
+struct Shared {
+    book: Arc<Mutex<Book>>,
+    commands: Arc<Commands>,
+    site: Arc<str>,
+    /// The lane's login routes, which the centre's login goes through.
+    login: Router,
+}
+
+/// The page's files.
+#[derive(rust_embed::Embed)]
+#[folder = "web/centre/"]
+struct Page;
+
+/// The centre's routes.
+pub fn router(
+    book: Arc<Mutex<Book>>,
+    commands: Arc<Commands>,
+    site: &str,
+    auth: AuthSettings,
+    cookie_key: Key,
+) -> Router {
+    // The lane's API with nothing behind its lane routes: only its login
+    // routes are reached from here.
+    let (inputs, _) = crate::ports::inputs::channel(1);
+    let (_, lane) = tokio::sync::watch::channel(crate::ports::LaneSnapshot {
+        version: 0,
+        json: "{}".into(),
+    });
+    let login = crate::web::router(crate::web::ApiState {
+        inputs,
+        lane,
+        cookie_key,
+        auth,
+        journal_dir: None,
+        live_views: 1,
+    });
+    let shared = Shared {
+        book,
+        commands,
+        site: site.into(),
+        login: login.clone(),
+    };
+    Router::new()
+        .route("/api/lanes", get(lanes))
+        .route("/api/centre", get(centre))
+        .route("/api/pushes", get(pushes))
+        .route("/api/push", post(push))
+        .route("/api/hold", post(hold))
+        .route_service("/api/login", login.clone())
+        .route_service("/api/logout", login.clone())
+        .route_service("/api/session", login)
+        .route("/", get(|| async { serve_file("index.html") }))
+        .route("/tv", get(|| async { serve_file("tv.html") }))
+        .route(
+            "/centre/{*file}",
+            get(|Path(f): Path<String>| async move { serve_file(&f) }),
+        )
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such route") })
+        .with_state(shared)
+        .layer(RequestBodyLimitLayer::new(MAX_BODY))
+}
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, axum::Json(json!({ "error": message.into() }))).into_response()
+}
+
+fn json_response(v: Value) -> Response {
+    ([(header::CACHE_CONTROL, "no-cache")], axum::Json(v)).into_response()
+}
+
+fn serve_file(path: &str) -> Response {
+    let Some(file) = Page::get(path) else {
+        return error(StatusCode::NOT_FOUND, format!("no such file: {path}"));
+    };
+    let Some(kind) = crate::web::page::content_type(path) else {
+        return error(StatusCode::NOT_FOUND, format!("no such file: {path}"));
+    };
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        ],
+        Body::from(file.data.into_owned()),
+    )
+        .into_response()
+}
+
+async fn lanes(State(s): State<Shared>) -> Response {
+    let v = s
+        .book
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .lanes_json();
+    json_response(v)
+}
+
+async fn centre(State(s): State<Shared>) -> Response {
+    let v = s
+        .book
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .centre_json(&s.site);
+    json_response(v)
+}
+
+async fn pushes(State(s): State<Shared>) -> Response {
+    json_response(s.commands.list())
+}
+
+/// The judge logged in on this request, asked of the lane's session route.
+async fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
+    let mut req = Request::get("/api/session");
+    if let Some(cookie) = headers.get(header::COOKIE) {
+        req = req.header(header::COOKIE, cookie);
+    }
+    let mut req = req.body(Body::empty()).ok()?;
+    // The login code reads the client's address for its limits.
+    req.extensions_mut()
+        .insert(axum::extract::ConnectInfo(SocketAddr::from((
+            [127, 0, 0, 1],
+            0,
+        ))));
+    let res = s.login.clone().oneshot(req).await.ok()?;
+    let body = axum::body::to_bytes(res.into_body(), 64 * 1024)
+        .await
+        .ok()?;
+    let v: Value = serde_json::from_slice(&body).ok()?;
+    v.get("judge")?.as_str().map(str::to_owned)
+}
+
+/// The judge and the JSON body, or the answer refusing them.
+async fn judged(
+    s: &Shared,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(String, Value), Response> {
+    let json_type = headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !json_type {
+        return Err(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send JSON (Content-Type: application/json)",
+        ));
+    }
+    let Some(by) = judge(s, headers).await else {
+        return Err(error(
+            StatusCode::UNAUTHORIZED,
+            "the chief judge must log in",
+        ));
+    };
+    let v = serde_json::from_slice(body)
+        .map_err(|e| error(StatusCode::BAD_REQUEST, format!("not JSON: {e}")))?;
+    Ok((by, v))
+}
+
+fn lane_number(key: &str) -> Option<u32> {
+    key.parse::<u32>()
+        .ok()
+        .filter(|n| (1..=MAX_LANE_NUMBER).contains(n) && n.to_string() == key)
+}
+
+async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let (by, v) = match judged(&s, &headers, &body).await {
+        Ok(x) => x,
+        Err(res) => return res,
+    };
+    let block = v.get("block").and_then(Value::as_str).map(str::to_owned);
+    if block.as_ref().is_some_and(|b| b.is_empty() || b.len() > 64) {
+        return error(StatusCode::BAD_REQUEST, "block: 1 to 64 characters");
+    }
+    let Some(lanes) = v.get("lanes").and_then(Value::as_object) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "a push is {\"block\":\"S1\",\"lanes\":{\"7\":[{\"name\":\"…\",\"class\":\"B1\"}]}}",
+        );
+    };
+    if lanes.is_empty() || lanes.len() > MAX_LANES {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("lanes: 1 to {MAX_LANES} lanes"),
+        );
+    }
+    let mut actions = Vec::with_capacity(lanes.len());
+    for (key, bowlers) in lanes {
+        let Some(n) = lane_number(key) else {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("lanes: {key:?} is not a lane number (1 to {MAX_LANE_NUMBER})"),
+            );
+        };
+        if !bowlers.is_array() {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("lanes.{key}: a list of bowlers"),
+            );
+        }
+        // The lane checks the bowlers itself, as its own lineup action.
+        actions.push((n, json!({ "ev": "lineup", "bowlers": bowlers })));
+    }
+    let id = s.commands.push("lineup", block, &by, actions);
+    json_response(json!({ "push": id }))
+}
+
+async fn hold(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let (by, v) = match judged(&s, &headers, &body).await {
+        Ok(x) => x,
+        Err(res) => return res,
+    };
+    let lane = v
+        .get("lane")
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| (1..=MAX_LANE_NUMBER).contains(n));
+    let (Some(lane), Some(on)) = (lane, v.get("on").and_then(Value::as_bool)) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "a hold is {\"lane\":7,\"on\":true,\"reason\":\"…\"}",
+        );
+    };
+    let mut action = json!({ "ev": "hold", "on": on });
+    if let Some(reason) = v.get("reason").and_then(Value::as_str) {
+        action["reason"] = Value::from(reason.chars().take(200).collect::<String>());
+    }
+    let id = s.commands.push("hold", None, &by, vec![(lane, action)]);
+    json_response(json!({ "push": id }))
+}

@@ -1,0 +1,92 @@
+//! The embedded MQTT broker (rumqttd), for a centre with no `broker`
+//! configured: MQTT 3.1.1 on `embedded_listen`, retained messages, last
+//! wills, QoS 1, persistent sessions while it runs, and the `passwords`
+//! file as its logins. It keeps nothing on disk: after a restart the lanes
+//! publish their state again and resend their journal lines (docs/centre.md).
+
+use std::collections::HashMap;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+
+use super::MAX_PAYLOAD;
+use super::config::read_passwords;
+
+/// Starts the broker on `listen` on its own threads; returns once it
+/// accepts connections. It runs until the process ends (rumqttd has no
+/// stop).
+pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String> {
+    let auth = match passwords {
+        Some(path) => {
+            let logins = read_passwords(path)?;
+            Some(logins.into_iter().collect::<HashMap<_, _>>())
+        }
+        None => {
+            tracing::warn!(
+                "the embedded broker takes anyone: set `passwords` in the centre's config \
+                 so only the lanes and the centre can log in"
+            );
+            None
+        }
+    };
+    // Bind first, so that a port in use is a clear error here rather than
+    // a line in rumqttd's log.
+    TcpListener::bind(listen)
+        .map_err(|e| format!("the embedded broker cannot listen on {listen}: {e}"))?;
+    let server = ServerSettings {
+        name: "lanecall".into(),
+        listen,
+        tls: None,
+        next_connection_delay_ms: 1,
+        connections: ConnectionSettings {
+            connection_timeout_ms: 10_000,
+            max_payload_size: MAX_PAYLOAD,
+            max_inflight_count: 500,
+            auth,
+            external_auth: None,
+            dynamic_filters: true,
+        },
+    };
+    let config = Config {
+        id: 0,
+        router: RouterConfig {
+            max_connections: 1024,
+            max_outgoing_packet_count: 500,
+            // Each topic's log in memory: 8 segments of 1 MiB at most.
+            max_segment_size: 1 << 20,
+            max_segment_count: 8,
+            custom_segment: None,
+            initialized_filters: None,
+            shared_subscriptions_strategy: Default::default(),
+        },
+        v4: Some(HashMap::from([("1".to_owned(), server)])),
+        ..Config::default()
+    };
+    let mut broker = Broker::new(config);
+    std::thread::Builder::new()
+        .name("mqtt-broker".into())
+        .spawn(move || {
+            if let Err(e) = broker.start() {
+                tracing::error!("the embedded broker stopped: {e}");
+            }
+        })
+        .map_err(|e| format!("cannot start the embedded broker: {e}"))?;
+    let target = if listen.ip().is_unspecified() {
+        SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), listen.port())
+    } else {
+        listen
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if TcpStream::connect_timeout(&target, Duration::from_millis(200)).is_ok() {
+            tracing::info!(%listen, "embedded MQTT broker listening");
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(format!(
+        "the embedded broker did not start listening on {listen}"
+    ))
+}

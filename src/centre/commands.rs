@@ -1,0 +1,195 @@
+//! Commands to the lanes (docs/mqtt.md, "command and reply"): a block's
+//! lineups pushed to several lanes, a hold, a `resend` for the mirror; and
+//! what each lane answered. The last [`MAX_PUSHES`] pushes are kept.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rumqttc::{AsyncClient, QoS};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::store::{rfc3339, unix_now};
+
+/// Pushes (and holds) kept for `GET /api/pushes`.
+pub const MAX_PUSHES: usize = 64;
+/// How long a lane has to answer before it is shown as not answering.
+pub const REPLY_WAIT: Duration = Duration::from_secs(10);
+
+/// One lane's part of a push.
+struct Sent {
+    lane: u32,
+    id: String,
+    at: Instant,
+    /// `None` while no answer came: `Some(Ok)` accepted, `Some(Err)`
+    /// refused with the lane's reason.
+    answer: Option<Result<(), String>>,
+}
+
+struct Push {
+    id: u64,
+    kind: &'static str,
+    block: Option<String>,
+    by: String,
+    at: String,
+    lanes: Vec<Sent>,
+}
+
+#[derive(Serialize)]
+struct LaneStatus<'a> {
+    lane: u32,
+    command: &'a str,
+    /// `pending`, `accepted`, `refused` or `no_answer`.
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+/// Publishes commands and keeps the answers.
+pub struct Commands {
+    client: AsyncClient,
+    site: String,
+    next: AtomicU64,
+    pushes: Mutex<VecDeque<Push>>,
+}
+
+impl Commands {
+    pub fn new(client: AsyncClient, site: String) -> Commands {
+        Commands {
+            client,
+            site,
+            next: AtomicU64::new(1),
+            pushes: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    fn publish(&self, lane: u32, command: &Value) -> Result<(), String> {
+        let topic = format!("lanecall/{}/lane/{lane}/command", self.site);
+        self.client
+            .try_publish(topic, QoS::AtLeastOnce, false, command.to_string())
+            .map_err(|e| format!("cannot send to the broker: {e}"))
+    }
+
+    /// Asks `lane` to publish `file` again from line `from`.
+    pub fn resend(&self, lane: u32, file: &str, from: u64) {
+        let id = format!("r-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let cmd = json!({ "id": id, "resend": { "file": file, "from": from } });
+        if let Err(e) = self.publish(lane, &cmd) {
+            tracing::warn!(lane, file, "resend not sent: {e}");
+        }
+    }
+
+    /// Sends one action per lane (`lineup` or `hold`), by the chief judge
+    /// `by`; returns the push's number.
+    pub fn push(
+        &self,
+        kind: &'static str,
+        block: Option<String>,
+        by: &str,
+        actions: Vec<(u32, Value)>,
+    ) -> u64 {
+        let push_id = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut lanes = Vec::with_capacity(actions.len());
+        for (lane, action) in actions {
+            let id = format!("p-{push_id}-{lane}");
+            let cmd = json!({ "id": id, "by": by, "action": action });
+            let answer = self.publish(lane, &cmd).err().map(Err);
+            lanes.push(Sent {
+                lane,
+                id,
+                at: Instant::now(),
+                answer,
+            });
+        }
+        let mut pushes = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
+        if pushes.len() >= MAX_PUSHES {
+            pushes.pop_front();
+        }
+        pushes.push_back(Push {
+            id: push_id,
+            kind,
+            block,
+            by: by.to_owned(),
+            at: rfc3339(unix_now()),
+            lanes,
+        });
+        push_id
+    }
+
+    /// A lane's reply. Answers to `resend` are only logged when refused.
+    pub fn reply(&self, lane: u32, payload: &[u8]) -> Result<(), &'static str> {
+        let v: Value = serde_json::from_slice(payload).map_err(|_| "reply_not_json")?;
+        let id = v
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or("reply_without_id")?;
+        let ok = v
+            .get("ok")
+            .and_then(Value::as_bool)
+            .ok_or("reply_without_ok")?;
+        let error = v
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("refused")
+            .chars()
+            .take(500)
+            .collect::<String>();
+        if id.starts_with("r-") {
+            if !ok {
+                tracing::warn!(lane, id, "a lane refused a resend: {error}");
+            }
+            return Ok(());
+        }
+        let mut pushes = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
+        let sent = pushes
+            .iter_mut()
+            .flat_map(|p| p.lanes.iter_mut())
+            .find(|s| s.lane == lane && s.id == id)
+            .ok_or("reply_unknown_id")?;
+        sent.answer = Some(if ok { Ok(()) } else { Err(error) });
+        Ok(())
+    }
+
+    /// `GET /api/pushes`: newest first.
+    pub fn list(&self) -> Value {
+        let pushes = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        Value::Array(
+            pushes
+                .iter()
+                .rev()
+                .map(|p| {
+                    let lanes: BTreeMap<String, LaneStatus> = p
+                        .lanes
+                        .iter()
+                        .map(|s| {
+                            let (status, error) = match &s.answer {
+                                Some(Ok(())) => ("accepted", None),
+                                Some(Err(e)) => ("refused", Some(e.as_str())),
+                                None if now - s.at >= REPLY_WAIT => ("no_answer", None),
+                                None => ("pending", None),
+                            };
+                            let st = LaneStatus {
+                                lane: s.lane,
+                                command: &s.id,
+                                status,
+                                error,
+                            };
+                            (s.lane.to_string(), st)
+                        })
+                        .collect();
+                    json!({
+                        "id": p.id,
+                        "kind": p.kind,
+                        "block": p.block,
+                        "by": p.by,
+                        "at": p.at,
+                        "lanes": lanes,
+                    })
+                })
+                .collect(),
+        )
+    }
+}

@@ -1,0 +1,396 @@
+//! The centre's configuration file (docs/centre.md), read like the lane's:
+//! every unknown key and wrong type reported by its path, line and column,
+//! every problem at once.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::config::{ConfigError, Kind, Problem, position, walk};
+
+/// The MQTT port the embedded broker listens on when none is configured.
+pub const DEFAULT_EMBEDDED_LISTEN: &str = "0.0.0.0:1883";
+/// Where the centre's page listens when none is configured.
+pub const DEFAULT_WEB_LISTEN: &str = "0.0.0.0:8080";
+
+const WEB: &[(&str, Kind)] = &[("listen", Kind::Str), ("judge_pin_hash", Kind::Str)];
+
+const ROOT: &[(&str, Kind)] = &[
+    ("site", Kind::Str),
+    ("state_dir", Kind::Str),
+    ("broker", Kind::Str),
+    ("embedded_listen", Kind::Str),
+    ("username", Kind::Str),
+    ("password_file", Kind::Str),
+    ("passwords", Kind::Str),
+    ("programme", Kind::Str),
+    ("web", Kind::Table(WEB)),
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    site: Option<String>,
+    state_dir: Option<String>,
+    broker: Option<String>,
+    embedded_listen: Option<String>,
+    username: Option<String>,
+    password_file: Option<String>,
+    passwords: Option<String>,
+    programme: Option<String>,
+    #[serde(default)]
+    web: RawWeb,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWeb {
+    listen: Option<String>,
+    judge_pin_hash: Option<String>,
+}
+
+/// The broker the centre talks to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Broker {
+    /// An external broker (Mosquitto) at this host and port.
+    External { host: String, port: u16 },
+    /// The broker built into the centre, listening here.
+    Embedded { listen: SocketAddr },
+}
+
+/// A checked centre configuration.
+#[derive(Clone, Debug)]
+pub struct CentreConfig {
+    pub site: String,
+    pub state_dir: PathBuf,
+    pub web_listen: SocketAddr,
+    /// The chief judge's PIN (argon2 PHC string, `lanecall hash-pin`).
+    pub judge_pin_hash: String,
+    pub broker: Broker,
+    /// The centre's own MQTT login.
+    pub username: Option<String>,
+    pub password_file: Option<PathBuf>,
+    /// The embedded broker's `user:password` file; `None` lets anyone in.
+    pub passwords: Option<PathBuf>,
+    /// The competition's programme (read by the standings).
+    pub programme: Option<PathBuf>,
+}
+
+/// Whether `site` is 1 to 32 characters of `a-z 0-9 - _` (docs/mqtt.md).
+pub fn valid_site(site: &str) -> bool {
+    (1..=32).contains(&site.len())
+        && site
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// `mqtt://host:port` into its host and port.
+pub fn parse_broker_url(url: &str) -> Option<(String, u16)> {
+    let rest = url.strip_prefix("mqtt://")?;
+    let (host, port) = rest.rsplit_once(':')?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let port: u16 = port.parse().ok()?;
+    let host_ok = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'_'));
+    (host_ok && port != 0).then(|| (host.to_owned(), port))
+}
+
+impl CentreConfig {
+    /// Reads and checks the file at `path`.
+    pub fn load(path: &Path) -> Result<CentreConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        CentreConfig::parse(&text, path)
+    }
+
+    /// Checks `text`; `path` only names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<CentreConfig, ConfigError> {
+        let syntax = |e: toml::de::Error| ConfigError::Syntax {
+            path: path.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        };
+        let table: toml::Table = toml::from_str(text).map_err(syntax)?;
+        let mut problems = Vec::new();
+        walk(&table, ROOT, "", &mut problems);
+        let checked = if problems.is_empty() {
+            let raw: Raw = toml::from_str(text).map_err(syntax)?;
+            raw.check(&mut problems)
+        } else {
+            None
+        };
+        match checked {
+            Some(c) if problems.is_empty() => Ok(c),
+            _ => {
+                for p in &mut problems {
+                    p.at = position(text, &p.key);
+                }
+                Err(ConfigError::Invalid {
+                    path: path.to_owned(),
+                    problems,
+                })
+            }
+        }
+    }
+}
+
+fn absolute(key: &str, value: Option<String>, out: &mut Vec<Problem>) -> Option<PathBuf> {
+    let value = value?;
+    let p = PathBuf::from(&value);
+    if p.is_absolute() {
+        Some(p)
+    } else {
+        out.push(Problem::new(
+            key,
+            format!("{value:?} must be an absolute path (from /)"),
+        ));
+        None
+    }
+}
+
+fn address(
+    key: &str,
+    value: Option<String>,
+    default: &str,
+    out: &mut Vec<Problem>,
+) -> Option<SocketAddr> {
+    let value = value.unwrap_or_else(|| default.to_owned());
+    match value.parse() {
+        Ok(a) => Some(a),
+        Err(_) => {
+            out.push(Problem::new(
+                key,
+                format!("{value:?} is not an address like {default}"),
+            ));
+            None
+        }
+    }
+}
+
+impl Raw {
+    fn check(self, out: &mut Vec<Problem>) -> Option<CentreConfig> {
+        let site = match self.site {
+            Some(s) if valid_site(&s) => Some(s),
+            Some(s) => {
+                out.push(Problem::new(
+                    "site",
+                    format!("{s:?} must be 1 to 32 characters of a-z, 0-9, - and _"),
+                ));
+                None
+            }
+            None => {
+                out.push(Problem::new(
+                    "site",
+                    "is missing: the competition's name in the MQTT topics, e.g. site = \"minsk-2026\"",
+                ));
+                None
+            }
+        };
+        let state_dir = match self.state_dir {
+            None => {
+                out.push(Problem::new(
+                    "state_dir",
+                    "is missing: the folder for the lanes' journal copies, e.g. state_dir = \"/var/lib/lanecall-centre\"",
+                ));
+                None
+            }
+            v => absolute("state_dir", v, out),
+        };
+        let web_listen = address("web.listen", self.web.listen, DEFAULT_WEB_LISTEN, out);
+        let judge_pin_hash = match self.web.judge_pin_hash {
+            None => {
+                out.push(Problem::new(
+                    "web.judge_pin_hash",
+                    "is missing: the chief judge's PIN hash: run `lanecall hash-pin PIN` and paste its output",
+                ));
+                None
+            }
+            Some(h) => match crate::web::check_pin_hash(&h) {
+                Ok(()) => Some(h),
+                Err(e) => {
+                    out.push(Problem::new(
+                        "web.judge_pin_hash",
+                        format!("{e}: run `lanecall hash-pin PIN` and paste its output"),
+                    ));
+                    None
+                }
+            },
+        };
+        let broker = match self.broker {
+            Some(url) => match parse_broker_url(&url) {
+                Some((host, port)) => {
+                    if self.embedded_listen.is_some() {
+                        out.push(Problem::new(
+                            "embedded_listen",
+                            "is only for the embedded broker: leave it out when `broker` is set",
+                        ));
+                    }
+                    if self.passwords.is_some() {
+                        out.push(Problem::new(
+                            "passwords",
+                            "is only for the embedded broker: the external broker has its own password file",
+                        ));
+                    }
+                    Some(Broker::External { host, port })
+                }
+                None => {
+                    out.push(Problem::new(
+                        "broker",
+                        format!("{url:?} is not a broker address like mqtt://192.168.1.10:1883"),
+                    ));
+                    None
+                }
+            },
+            None => address(
+                "embedded_listen",
+                self.embedded_listen,
+                DEFAULT_EMBEDDED_LISTEN,
+                out,
+            )
+            .and_then(|listen| {
+                if listen.port() == 0 {
+                    out.push(Problem::new(
+                        "embedded_listen",
+                        "needs a port: the lanes' configs name it (1883 is MQTT's)",
+                    ));
+                    return None;
+                }
+                Some(Broker::Embedded { listen })
+            }),
+        };
+        let password_file = absolute("password_file", self.password_file, out);
+        if password_file.is_some() && self.username.is_none() {
+            out.push(Problem::new(
+                "username",
+                "is missing: a password_file goes with a username",
+            ));
+        }
+        let passwords = absolute("passwords", self.passwords, out);
+        let programme = absolute("programme", self.programme, out);
+        Some(CentreConfig {
+            site: site?,
+            state_dir: state_dir?,
+            web_listen: web_listen?,
+            judge_pin_hash: judge_pin_hash?,
+            broker: broker?,
+            username: self.username,
+            password_file,
+            passwords,
+            programme,
+        })
+    }
+}
+
+/// Reads a `user:password` file: one login a line; blank lines and lines
+/// starting with `#` are skipped.
+pub fn read_passwords(path: &Path) -> Result<Vec<(String, String)>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut logins = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match line.split_once(':') {
+            Some((user, password)) if !user.is_empty() && !password.is_empty() => {
+                logins.push((user.to_owned(), password.to_owned()));
+            }
+            _ => {
+                return Err(format!(
+                    "{} line {}: not `user:password`",
+                    path.display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    Ok(logins)
+}
+
+/// The first line of a password file, without its line end.
+pub fn read_password(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let password = text.lines().next().unwrap_or("").trim_end_matches('\r');
+    if password.is_empty() {
+        return Err(format!(
+            "{} holds no password on its first line",
+            path.display()
+        ));
+    }
+    Ok(password.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash() -> String {
+        crate::web::hash_pin("432100").unwrap()
+    }
+
+    #[test]
+    fn a_minimal_file_takes_the_defaults() {
+        let text = format!(
+            "site = \"cup\"\nstate_dir = \"/tmp/c\"\n[web]\njudge_pin_hash = \"{}\"\n",
+            hash()
+        );
+        let c = CentreConfig::parse(&text, Path::new("c.toml")).unwrap();
+        assert_eq!(c.web_listen.to_string(), "0.0.0.0:8080");
+        assert_eq!(
+            c.broker,
+            Broker::Embedded {
+                listen: "0.0.0.0:1883".parse().unwrap()
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_named_with_their_line() {
+        let text =
+            "site = \"Cup!\"\nstate_dir = \"rel\"\nbrokr = \"x\"\n[web]\nlisten = \"nope\"\n";
+        let e = CentreConfig::parse(text, Path::new("c.toml")).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("brokr: unknown key (did you mean `broker`?)"),
+            "{s}"
+        );
+        assert!(s.contains("(line 3, column 1)"), "{s}");
+        let text = "site = \"Cup!\"\nstate_dir = \"rel\"\nbroker = \"http://x\"\n[web]\nlisten = \"nope\"\n";
+        let port0 = "site = \"c\"\nstate_dir = \"/c\"\nembedded_listen = \"0.0.0.0:0\"\n";
+        let s = CentreConfig::parse(port0, Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(s.contains("embedded_listen: needs a port"), "{s}");
+        let s = CentreConfig::parse(text, Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(s.contains("site: \"Cup!\" must be 1 to 32"), "{s}");
+        assert!(
+            s.contains("state_dir: \"rel\" must be an absolute path"),
+            "{s}"
+        );
+        assert!(
+            s.contains("broker: \"http://x\" is not a broker address"),
+            "{s}"
+        );
+        assert!(s.contains("web.listen: \"nope\""), "{s}");
+        assert!(s.contains("web.judge_pin_hash: is missing"), "{s}");
+    }
+
+    #[test]
+    fn broker_urls() {
+        assert_eq!(
+            parse_broker_url("mqtt://10.0.0.2:1883"),
+            Some(("10.0.0.2".into(), 1883))
+        );
+        assert_eq!(parse_broker_url("mqtt://host"), None);
+        assert_eq!(parse_broker_url("mqtts://h:1"), None);
+        assert!(valid_site("a-b_9") && !valid_site("") && !valid_site(&"a".repeat(33)));
+    }
+}

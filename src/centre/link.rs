@@ -1,0 +1,239 @@
+//! The centre's MQTT client: one connection (client id
+//! `lanecall-centre-<site>`, persistent session), QoS 1 subscriptions to
+//! every lane's status, state, journal and reply topics, and its own
+//! status with a last will. Each message is checked and handed on: status
+//! and state to the [`Book`], journal lines to the mirror's thread,
+//! replies to the [`Commands`]. A lost broker is tried again with a
+//! backoff (0.5 s doubling to 30 s); it never holds up the web server,
+//! which only reads the book.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rumqttc::{AsyncClient, Event, EventLoop, LastWill, MqttOptions, Packet, QoS};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use super::MAX_PAYLOAD;
+use super::book::Book;
+use super::commands::Commands;
+use super::mirror::{ToMirror, check_journal};
+
+/// What the link needs to connect.
+#[derive(Clone, Debug)]
+pub struct LinkSettings {
+    pub host: String,
+    pub port: u16,
+    pub site: String,
+    pub username: Option<String>,
+    pub password: Option<String>,
+}
+
+/// The centre's status topic.
+pub fn centre_status(site: &str) -> String {
+    format!("lanecall/{site}/centre/status")
+}
+
+/// The client and its event loop, not yet polled.
+pub fn client(s: &LinkSettings) -> (AsyncClient, EventLoop) {
+    let mut opts = MqttOptions::new(format!("lanecall-centre-{}", s.site), &s.host, s.port);
+    opts.set_clean_session(false)
+        .set_keep_alive(Duration::from_secs(10))
+        .set_max_packet_size(MAX_PAYLOAD + 1024, MAX_PAYLOAD + 1024)
+        .set_last_will(LastWill::new(
+            centre_status(&s.site),
+            "offline",
+            QoS::AtLeastOnce,
+            true,
+        ));
+    if let Some(user) = &s.username {
+        opts.set_credentials(user, s.password.clone().unwrap_or_default());
+    }
+    AsyncClient::new(opts, 1024)
+}
+
+/// Which lane and topic kind a topic under `lanecall/<site>/lane/` is.
+pub fn parse_topic<'a>(site: &str, topic: &'a str) -> Option<(Option<u32>, &'a str)> {
+    let rest = topic
+        .strip_prefix("lanecall/")?
+        .strip_prefix(site)?
+        .strip_prefix("/lane/")?;
+    let (n, kind) = rest.split_once('/')?;
+    let lane = (!n.is_empty() && n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse().ok())
+        .flatten();
+    Some((lane, kind))
+}
+
+/// Polls the connection until `stop` turns true.
+pub async fn run(
+    settings: LinkSettings,
+    client: AsyncClient,
+    mut events: EventLoop,
+    book: Arc<Mutex<Book>>,
+    commands: Arc<Commands>,
+    mirror: mpsc::Sender<ToMirror>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let site = settings.site.clone();
+    let mut backoff = Duration::from_millis(500);
+    loop {
+        let event = tokio::select! {
+            _ = stop.changed() => break,
+            event = events.poll() => event,
+        };
+        match event {
+            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                tracing::info!(
+                    host = settings.host,
+                    port = settings.port,
+                    "connected to the MQTT broker"
+                );
+                backoff = Duration::from_millis(500);
+                book.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .connected = true;
+                let topics =
+                    ["status", "state", "journal", "reply"].map(|k| rumqttc::SubscribeFilter {
+                        path: format!("lanecall/{site}/lane/+/{k}"),
+                        qos: QoS::AtLeastOnce,
+                    });
+                if let Err(e) = client.try_subscribe_many(topics) {
+                    tracing::error!("cannot subscribe: {e}");
+                }
+                let _ = client.try_publish(centre_status(&site), QoS::AtLeastOnce, true, "online");
+                let _ = mirror.send(ToMirror::Connected).await;
+            }
+            Ok(Event::Incoming(Packet::Publish(p))) => {
+                let topic = p.topic.clone();
+                handle(&site, &topic, &p.payload, &book, &commands, &mirror).await;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let was = std::mem::replace(
+                    &mut book
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .connected,
+                    false,
+                );
+                if was {
+                    tracing::warn!("lost the MQTT broker: {e}; trying again");
+                } else {
+                    tracing::debug!("cannot reach the MQTT broker: {e}");
+                }
+                tokio::select! {
+                    _ = stop.changed() => break,
+                    () = tokio::time::sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(Duration::from_secs(30));
+            }
+        }
+    }
+    // A clean stop: say so, then leave (the will is not sent).
+    let _ = client.try_publish(centre_status(&site), QoS::AtLeastOnce, true, "offline");
+    let _ = client.try_disconnect();
+    let flush = async {
+        while let Ok(event) = events.poll().await {
+            if matches!(event, Event::Outgoing(rumqttc::Outgoing::Disconnect)) {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), flush).await;
+}
+
+async fn handle(
+    site: &str,
+    topic: &str,
+    payload: &[u8],
+    book: &Mutex<Book>,
+    commands: &Commands,
+    mirror: &mpsc::Sender<ToMirror>,
+) {
+    let refuse = |why: &'static str| {
+        tracing::debug!(topic, why, "message refused");
+        book.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .refuse(why);
+    };
+    let Some((lane, kind)) = parse_topic(site, topic) else {
+        return refuse("topic");
+    };
+    let Some(n) = lane else {
+        return refuse("lane_number");
+    };
+    if payload.len() > MAX_PAYLOAD {
+        return refuse("too_large");
+    }
+    if kind == "journal" {
+        // Checked before the lane is made known: junk makes no lane.
+        match check_journal(payload) {
+            Ok(line) => {
+                if book
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .lane(n)
+                    .is_some()
+                {
+                    let _ = mirror.send(ToMirror::Line(n, line)).await;
+                }
+            }
+            Err(why) => refuse(why),
+        }
+        return;
+    }
+    match kind {
+        "status" => {
+            let online = match payload {
+                b"online" => true,
+                b"offline" => false,
+                _ => return refuse("status_payload"),
+            };
+            let back = match book.lock().unwrap_or_else(PoisonError::into_inner).lane(n) {
+                Some(l) => l.online.replace(online) != Some(true) && online,
+                None => false,
+            };
+            if back {
+                // A lane back (or first seen): ask what the mirror misses.
+                let _ = mirror.send(ToMirror::Online(n)).await;
+            }
+        }
+        "state" => match serde_json::from_slice::<Value>(payload) {
+            Ok(v @ Value::Object(_)) => {
+                if let Some(l) = book.lock().unwrap_or_else(PoisonError::into_inner).lane(n) {
+                    l.state = Some(v);
+                }
+            }
+            _ => refuse("state_not_json"),
+        },
+        "reply" => {
+            if let Err(why) = commands.reply(n, payload) {
+                refuse(why);
+            }
+        }
+        _ => refuse("topic"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topics() {
+        assert_eq!(
+            parse_topic("cup", "lanecall/cup/lane/7/journal"),
+            Some((Some(7), "journal"))
+        );
+        assert_eq!(
+            parse_topic("cup", "lanecall/cup/lane/x/state"),
+            Some((None, "state"))
+        );
+        assert_eq!(
+            parse_topic("cup", "lanecall/cup/lane/99999999999/state"),
+            Some((None, "state"))
+        );
+        assert_eq!(parse_topic("cup", "lanecall/other/lane/7/state"), None);
+    }
+}

@@ -1,0 +1,483 @@
+//! The mirror of every lane's journals on the centre's disk:
+//! `state_dir/lanes/<n>/<file>`, each line appended in `n` order exactly as
+//! the lane wrote it, so each file is byte-identical to the lane's and
+//! `lanecall replay` reads it.
+//!
+//! - A line already written comes again: the same text is a duplicate
+//!   (ignored), another text a conflict (counted, logged, never written).
+//! - A line after a gap is held, up to [`MAX_HELD`] lines per lane, and
+//!   the rest of the file is asked for with a `resend` command, again
+//!   every [`RESEND_AGAIN`] while the gap stays open. Past [`MAX_HELD`] a
+//!   line is dropped (counted): the resend asked from the gap brings it
+//!   again once the gap is filled.
+//! - Files are fdatasync'ed in batches: after each run of messages that
+//!   were waiting together, and on each tick.
+//! - At start the mirror reads its files back (a torn last line is cut
+//!   off) and, once connected, asks each lane for what comes after.
+//!
+//! It runs on its own thread; the MQTT link hands it lines through a
+//! bounded channel, and it updates the shared [`Book`] briefly per line.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use super::book::{Book, MirrorStats};
+use super::feed::Feed;
+use super::{MAX_FILES, MAX_JOURNAL_MESSAGE, MAX_LANE_NUMBER};
+use crate::store::{journal_seq, rfc3339, unix_now};
+
+/// Lines held after gaps, per lane.
+pub const MAX_HELD: usize = 4096;
+/// How long a `resend` may go unanswered before it is sent again.
+pub const RESEND_AGAIN: Duration = Duration::from_secs(5);
+/// How long a journal is quiet before its replay is settled (see
+/// `feed.rs`).
+pub const SETTLE: Duration = Duration::from_millis(300);
+
+/// What the mirror's thread is told.
+pub enum ToMirror {
+    /// One journal line, already checked ([`check_journal`]).
+    Line(u32, JournalLine),
+    /// The link (re)connected: ask every lane for what comes after.
+    Connected,
+    /// A lane said `online` (it is back): ask it for what comes after.
+    Online(u32),
+    Tick,
+}
+
+/// One message of a lane's journal topic.
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct JournalLine {
+    pub file: String,
+    pub n: u64,
+    pub line: String,
+}
+
+/// Whether `name` is a journal file's name (docs/journal.md, "Files"):
+/// `lane<N>-<stamp>-<seq>.jsonl`, nothing else (no `/`, no `..`).
+pub fn valid_file_name(name: &str) -> bool {
+    name.strip_suffix(".jsonl")
+        .is_some_and(crate::web::history::valid_id)
+}
+
+/// A journal topic's payload checked: JSON of the right shape, a journal
+/// file's name, `n` from 1, one line of text; or why not.
+pub fn check_journal(payload: &[u8]) -> Result<JournalLine, &'static str> {
+    if payload.len() > MAX_JOURNAL_MESSAGE {
+        return Err("journal_too_large");
+    }
+    let msg: JournalLine = serde_json::from_slice(payload).map_err(|_| "journal_not_json")?;
+    if !valid_file_name(&msg.file) {
+        return Err("journal_file_name");
+    }
+    if msg.n == 0 || msg.n > 1 << 40 {
+        return Err("journal_line_number");
+    }
+    if msg.line.is_empty() || msg.line.contains(['\n', '\r']) {
+        return Err("journal_line_text");
+    }
+    Ok(msg)
+}
+
+/// Sends a `resend` command: lane, file, first line wanted.
+pub type Resend = Box<dyn Fn(u32, &str, u64) + Send>;
+
+struct FileDisk {
+    path: PathBuf,
+    file: Option<File>,
+    /// CRC32C of each line written, line `n` at `n - 1`.
+    crcs: Vec<u32>,
+    held: BTreeMap<u64, String>,
+    asked_at: Option<Instant>,
+    last_line: Instant,
+    dirty: bool,
+    settled: bool,
+}
+
+impl FileDisk {
+    fn new(path: PathBuf) -> FileDisk {
+        FileDisk {
+            path,
+            file: None,
+            crcs: Vec::new(),
+            held: BTreeMap::new(),
+            asked_at: None,
+            last_line: Instant::now(),
+            dirty: false,
+            settled: true,
+        }
+    }
+    fn next(&self) -> u64 {
+        self.crcs.len() as u64 + 1
+    }
+}
+
+#[derive(Default)]
+struct LaneDisk {
+    files: HashMap<String, FileDisk>,
+    duplicates: u64,
+    conflicts: u64,
+    dropped: u64,
+    last_line_at: Option<String>,
+}
+
+impl LaneDisk {
+    fn held(&self) -> usize {
+        self.files.values().map(|f| f.held.len()).sum()
+    }
+    fn stats(&self) -> MirrorStats {
+        MirrorStats {
+            files: self.files.values().filter(|f| !f.crcs.is_empty()).count(),
+            lines: self.files.values().map(|f| f.crcs.len() as u64).sum(),
+            gaps: self.files.values().filter(|f| !f.held.is_empty()).count(),
+            held: self.held(),
+            duplicates: self.duplicates,
+            conflicts: self.conflicts,
+            dropped: self.dropped,
+            last_line_at: self.last_line_at.clone(),
+        }
+    }
+}
+
+/// The mirror: the files on disk and what is held.
+pub struct Mirror {
+    dir: PathBuf,
+    lanes: HashMap<u32, LaneDisk>,
+    book: Arc<Mutex<Book>>,
+    resend: Resend,
+}
+
+fn lock(book: &Mutex<Book>) -> MutexGuard<'_, Book> {
+    book.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Mirror {
+    /// Reads the mirror under `dir` (`state_dir/lanes`) back into `book`.
+    pub fn load(dir: PathBuf, book: Arc<Mutex<Book>>, resend: Resend) -> std::io::Result<Mirror> {
+        fs::create_dir_all(&dir)?;
+        let mut mirror = Mirror {
+            dir,
+            lanes: HashMap::new(),
+            book,
+            resend,
+        };
+        for entry in fs::read_dir(&mirror.dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(n) = name
+                .to_str()
+                .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|s| s.parse::<u32>().ok())
+                .filter(|n| (1..=MAX_LANE_NUMBER).contains(n))
+            else {
+                continue;
+            };
+            mirror.load_lane(n, &entry.path())?;
+        }
+        Ok(mirror)
+    }
+
+    fn load_lane(&mut self, n: u32, dir: &Path) -> std::io::Result<()> {
+        let mut book = lock(&self.book);
+        let Some(lane_book) = book.lane(n) else {
+            return Ok(());
+        };
+        let lane = self.lanes.entry(n).or_default();
+        for entry in fs::read_dir(dir)? {
+            let path = entry?.path();
+            let Some(name) = path.file_name().and_then(|s| s.to_str()).map(str::to_owned) else {
+                continue;
+            };
+            if !valid_file_name(&name) || lane.files.len() >= MAX_FILES {
+                continue;
+            }
+            let mut bytes = fs::read(&path)?;
+            let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            if whole < bytes.len() {
+                tracing::warn!(file = %path.display(), "the mirror's last line was cut short: removed, it will be asked for again");
+                bytes.truncate(whole);
+                OpenOptions::new()
+                    .write(true)
+                    .open(&path)?
+                    .set_len(whole as u64)?;
+            }
+            let mut disk = FileDisk::new(path.clone());
+            disk.crcs = bytes
+                .split(|&b| b == b'\n')
+                .take(bytes.iter().filter(|&&b| b == b'\n').count())
+                .map(crc32c::crc32c)
+                .collect();
+            disk.file = Some(OpenOptions::new().append(true).open(&path)?);
+            let mut feed = Feed::from_bytes(&bytes);
+            feed.settle();
+            lane_book.journals.insert(name.clone(), feed);
+            lane.files.insert(name, disk);
+        }
+        lane_book.mirror = lane.stats();
+        Ok(())
+    }
+
+    /// Runs the mirror until the channel closes.
+    pub fn run(mut self, mut rx: mpsc::Receiver<ToMirror>) {
+        while let Some(msg) = rx.blocking_recv() {
+            self.handle(msg);
+            // What waited together is one batch: one sync for all of it.
+            for _ in 0..1024 {
+                match rx.try_recv() {
+                    Ok(msg) => self.handle(msg),
+                    Err(_) => break,
+                }
+            }
+            self.sync();
+        }
+        self.sync();
+        for lane in self.lanes.values_mut() {
+            for f in lane.files.values_mut() {
+                f.settled = true;
+            }
+        }
+    }
+
+    fn handle(&mut self, msg: ToMirror) {
+        match msg {
+            ToMirror::Line(lane, line) => self.line(lane, line),
+            ToMirror::Connected => self.ask(None),
+            ToMirror::Online(n) => self.ask(Some(n)),
+            ToMirror::Tick => self.tick(),
+        }
+    }
+
+    /// Asks each lane (or lane `only`) for what follows its newest file,
+    /// and every file with a gap for what it misses.
+    fn ask(&mut self, only: Option<u32>) {
+        for (&n, lane) in &mut self.lanes {
+            if only.is_some_and(|o| o != n) {
+                continue;
+            }
+            let newest = lane
+                .files
+                .keys()
+                .max_by_key(|name| (journal_seq(name), name.as_str()))
+                .cloned();
+            for (name, f) in &mut lane.files {
+                if !f.held.is_empty() || Some(name) == newest.as_ref() {
+                    (self.resend)(n, name, f.next());
+                    f.asked_at = Some(Instant::now());
+                }
+            }
+        }
+    }
+
+    fn tick(&mut self) {
+        let now = Instant::now();
+        let mut book = lock(&self.book);
+        for (&n, lane) in &mut self.lanes {
+            for (name, f) in &mut lane.files {
+                if !f.held.is_empty() && f.asked_at.is_none_or(|at| now - at >= RESEND_AGAIN) {
+                    tracing::info!(
+                        lane = n,
+                        file = name,
+                        from = f.next(),
+                        "asking again for lines after a gap"
+                    );
+                    (self.resend)(n, name, f.next());
+                    f.asked_at = Some(now);
+                }
+                if !f.settled && now - f.last_line >= SETTLE {
+                    f.settled = true;
+                    if let Some(feed) = book
+                        .lanes
+                        .get_mut(&n)
+                        .and_then(|l| l.journals.get_mut(name))
+                    {
+                        feed.settle();
+                    }
+                }
+            }
+        }
+    }
+
+    fn sync(&mut self) {
+        for lane in self.lanes.values_mut() {
+            for f in lane.files.values_mut() {
+                if f.dirty
+                    && let Some(file) = &f.file
+                {
+                    if let Err(e) = file.sync_data() {
+                        tracing::error!(file = %f.path.display(), "cannot sync the mirror: {e}");
+                    }
+                    f.dirty = false;
+                }
+            }
+        }
+    }
+
+    fn line(&mut self, n: u32, msg: JournalLine) {
+        let lane = self.lanes.entry(n).or_default();
+        if !lane.files.contains_key(&msg.file) {
+            if lane.files.len() >= MAX_FILES {
+                lock(&self.book).refuse("too_many_files");
+                return;
+            }
+            let path = self.dir.join(n.to_string()).join(&msg.file);
+            lane.files.insert(msg.file.clone(), FileDisk::new(path));
+        }
+        let Some(f) = lane.files.get_mut(&msg.file) else {
+            return;
+        };
+        let next = f.next();
+        let crc = crc32c::crc32c(msg.line.as_bytes());
+        if msg.n < next {
+            if f.crcs[(msg.n - 1) as usize] == crc {
+                lane.duplicates += 1;
+            } else {
+                lane.conflicts += 1;
+                tracing::warn!(
+                    lane = n,
+                    file = msg.file,
+                    n = msg.n,
+                    "a line came again with other text: the first one is kept"
+                );
+            }
+        } else if msg.n > next {
+            match f.held.get(&msg.n) {
+                Some(text) if *text == msg.line => lane.duplicates += 1,
+                Some(_) => {
+                    lane.conflicts += 1;
+                    tracing::warn!(
+                        lane = n,
+                        file = msg.file,
+                        n = msg.n,
+                        "a held line came again with other text: the first one is kept"
+                    );
+                }
+                None => {
+                    let held: usize = lane.files.values().map(|f| f.held.len()).sum();
+                    let f = lane.files.get_mut(&msg.file).expect("present");
+                    if held >= MAX_HELD {
+                        lane.dropped += 1;
+                    } else {
+                        f.held.insert(msg.n, msg.line);
+                    }
+                    if f.asked_at.is_none() {
+                        tracing::info!(
+                            lane = n,
+                            file = msg.file,
+                            from = next,
+                            got = msg.n,
+                            "a gap: asking for the missing lines"
+                        );
+                        (self.resend)(n, &msg.file, next);
+                        f.asked_at = Some(Instant::now());
+                    }
+                }
+            }
+        } else {
+            let mut line = msg.line;
+            loop {
+                if let Err(e) = append(n, &self.dir, f, &line, &self.book, &msg.file) {
+                    tracing::error!(lane = n, file = msg.file, "cannot write the mirror: {e}");
+                    break;
+                }
+                let next = f.next();
+                match f.held.remove(&next) {
+                    Some(l) => line = l,
+                    None => break,
+                }
+            }
+            if f.held.is_empty() {
+                f.asked_at = None;
+            }
+            lane.last_line_at = Some(rfc3339(unix_now()));
+        }
+        let stats = lane.stats();
+        if let Some(b) = lock(&self.book).lanes.get_mut(&n) {
+            b.mirror = stats;
+        }
+    }
+}
+
+/// Writes one line at the end of the file and gives it to the replay.
+fn append(
+    lane: u32,
+    dir: &Path,
+    f: &mut FileDisk,
+    line: &str,
+    book: &Mutex<Book>,
+    name: &str,
+) -> std::io::Result<()> {
+    if f.file.is_none() {
+        fs::create_dir_all(dir.join(lane.to_string()))?;
+        f.file = Some(OpenOptions::new().create(true).append(true).open(&f.path)?);
+    }
+    let file = f.file.as_mut().expect("opened");
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    file.write_all(&bytes)?;
+    f.crcs.push(crc32c::crc32c(line.as_bytes()));
+    f.dirty = true;
+    f.last_line = Instant::now();
+    f.settled = false;
+    let mut book = lock(book);
+    if let Some(l) = book.lanes.get_mut(&lane) {
+        let feed = l.journals.entry(name.to_owned()).or_default();
+        feed.push_line(line);
+        if feed.is_stale() {
+            // The settled line's time was the damaged one: read the journal
+            // again from the mirror, as `lanecall replay` reads it.
+            let mut again = Feed::from_bytes(&fs::read(&f.path)?);
+            again.settle();
+            *feed = again;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_journal_names_become_paths() {
+        assert!(valid_file_name("lane7-20261129T140000Z-000012.jsonl"));
+        assert!(valid_file_name("lane7-20261129T140000Z-01.jsonl"));
+        for bad in [
+            "../lane7-20261129T140000Z-000012.jsonl",
+            "lane7-20261129T140000Z-000012.jsonl/..",
+            "lane7/../x.jsonl",
+            "lane7-20261129T140000Z-000012",
+            "x.jsonl",
+            "",
+        ] {
+            assert!(!valid_file_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn journal_messages_are_checked() {
+        let ok = br#"{"file":"lane7-20261129T140000Z-000012.jsonl","n":2,"line":"{}"}"#;
+        assert_eq!(check_journal(ok).unwrap().n, 2);
+        assert_eq!(check_journal(b"nope"), Err("journal_not_json"));
+        assert_eq!(
+            check_journal(br#"{"file":"../x","n":2,"line":"{}"}"#),
+            Err("journal_file_name")
+        );
+        assert_eq!(
+            check_journal(br#"{"file":"lane7-20261129T140000Z-000012.jsonl","n":0,"line":"{}"}"#),
+            Err("journal_line_number")
+        );
+        assert_eq!(
+            check_journal(&vec![b' '; MAX_JOURNAL_MESSAGE + 1]),
+            Err("journal_too_large")
+        );
+    }
+}

@@ -1,0 +1,876 @@
+//! `lanecall centre` with real brokers: the embedded one (rumqttd) and
+//! Mosquitto. The lanes are MQTT clients here that publish the journals of
+//! tests/logs/ as docs/mqtt.md says a lane does, and answer commands.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rumqttc::{Client, Event, LastWill, MqttOptions, Packet, QoS};
+use serde_json::{Value, json};
+use support::free_port;
+use support::http::Http;
+
+const PIN: &str = "246810";
+const SITE: &str = "cup";
+
+fn lanecall() -> &'static str {
+    env!("CARGO_BIN_EXE_lanecall")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanecall-centre-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A running `lanecall centre`.
+struct Centre {
+    child: Child,
+    http: Http,
+}
+
+impl Centre {
+    fn start(config: &Path, web: u16) -> Centre {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(config.with_file_name("centre.log"))
+            .unwrap();
+        let child = Command::new(lanecall())
+            .args(["centre", "--config"])
+            .arg(config)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("lanecall centre starts");
+        support::wait_listening(web);
+        Centre {
+            child,
+            http: Http::new(web),
+        }
+    }
+
+    fn get(&mut self, path: &str) -> Value {
+        let r = self.http.request("GET", path, &[], b"").expect("answered");
+        assert_eq!(r.status, 200, "{path}");
+        serde_json::from_slice(&r.body).expect("JSON")
+    }
+
+    fn lane(&mut self, n: u64) -> Option<Value> {
+        let lanes = self.get("/api/lanes");
+        lanes.as_array()?.iter().find(|l| l["lane"] == n).cloned()
+    }
+
+    /// Polls until `cond` holds on `/api/lanes`'s lane `n`, for 20 s.
+    fn wait_lane(&mut self, n: u64, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(l) = self.lane(n)
+                && cond(&l)
+            {
+                return l;
+            }
+            assert!(
+                Instant::now() < until,
+                "lane {n} did not show {what}: {:?}",
+                self.lane(n)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn stop(mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Centre {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Writes a centre config; `broker` is `None` for the embedded one on
+/// `mqtt`.
+fn centre_config(dir: &Path, web: u16, mqtt: u16, broker: Option<&str>, logins: bool) -> PathBuf {
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let mut text = format!("site = \"{SITE}\"\nstate_dir = {:?}\n", dir.join("state"));
+    match broker {
+        Some(url) => text += &format!("broker = {url:?}\n"),
+        None => text += &format!("embedded_listen = \"127.0.0.1:{mqtt}\"\n"),
+    }
+    if logins {
+        std::fs::write(
+            dir.join("passwords"),
+            "lane:lane-secret\ncentre:centre-secret\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("centre-password"), "centre-secret\n").unwrap();
+        text += &format!(
+            "passwords = {:?}\nusername = \"centre\"\npassword_file = {:?}\n",
+            dir.join("passwords"),
+            dir.join("centre-password")
+        );
+    }
+    text += &format!("[web]\nlisten = \"127.0.0.1:{web}\"\njudge_pin_hash = {hash:?}\n");
+    let path = dir.join("centre.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A lane's MQTT client: publishes, and hands over the commands it gets.
+struct TestLane {
+    n: u32,
+    client: Client,
+    commands: Receiver<Value>,
+    connected: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    refused: Arc<Mutex<Option<String>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestLane {
+    fn connect(n: u32, port: u16, login: Option<(&str, &str)>) -> TestLane {
+        let mut opts = MqttOptions::new(
+            format!("test-lane-{n}-{}", std::process::id()),
+            "127.0.0.1",
+            port,
+        );
+        opts.set_keep_alive(Duration::from_secs(5))
+            .set_max_packet_size(1 << 21, 1 << 21)
+            .set_last_will(LastWill::new(
+                format!("lanecall/{SITE}/lane/{n}/status"),
+                "offline",
+                QoS::AtLeastOnce,
+                true,
+            ));
+        if let Some((u, p)) = login {
+            opts.set_credentials(u, p);
+        }
+        let (client, mut connection) = Client::new(opts, 4096);
+        let (tx, commands) = channel();
+        let connected = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let refused = Arc::new(Mutex::new(None));
+        let thread = {
+            let (client, connected, stop, refused) = (
+                client.clone(),
+                connected.clone(),
+                stop.clone(),
+                refused.clone(),
+            );
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    match connection.recv_timeout(Duration::from_millis(100)) {
+                        Ok(Ok(Event::Incoming(Packet::ConnAck(_)))) => {
+                            let _ = client.try_subscribe(
+                                format!("lanecall/{SITE}/lane/{n}/command"),
+                                QoS::AtLeastOnce,
+                            );
+                            connected.store(true, Ordering::Relaxed);
+                        }
+                        Ok(Ok(Event::Incoming(Packet::Publish(p)))) => {
+                            if let Ok(v) = serde_json::from_slice(&p.payload) {
+                                let _ = tx.send(v);
+                            }
+                        }
+                        Ok(Ok(_)) => {}
+                        Ok(Err(e)) => {
+                            connected.store(false, Ordering::Relaxed);
+                            *refused.lock().unwrap() = Some(e.to_string());
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                        Err(_) => {}
+                    }
+                }
+                // Dropping the connection closes the socket without a
+                // goodbye: the broker sends the last will.
+            })
+        };
+        TestLane {
+            n,
+            client,
+            commands,
+            connected,
+            stop,
+            refused,
+            thread: Some(thread),
+        }
+    }
+
+    fn wait_connected(&self) {
+        let until = Instant::now() + Duration::from_secs(10);
+        while !self.connected.load(Ordering::Relaxed) {
+            assert!(
+                Instant::now() < until,
+                "lane {} did not connect: {:?}",
+                self.n,
+                self.refused.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The subscription to the command topic goes out right after.
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    fn topic(&self, kind: &str) -> String {
+        format!("lanecall/{SITE}/lane/{}/{kind}", self.n)
+    }
+
+    fn status(&self, s: &str) {
+        self.client
+            .publish(self.topic("status"), QoS::AtLeastOnce, true, s)
+            .unwrap();
+    }
+
+    fn raw(&self, topic: &str, payload: Vec<u8>) {
+        self.client
+            .publish(topic, QoS::AtLeastOnce, false, payload)
+            .unwrap();
+    }
+
+    /// Publishes lines `from..=to` (1-based) of `journal` as `file`.
+    fn lines(&self, file: &str, journal: &[&str], from: usize, to: usize) {
+        for n in from..=to {
+            self.line(file, n, journal[n - 1]);
+        }
+    }
+
+    fn line(&self, file: &str, n: usize, text: &str) {
+        let msg = json!({ "file": file, "n": n, "line": text });
+        self.raw(&self.topic("journal"), msg.to_string().into_bytes());
+    }
+
+    fn reply(&self, v: Value) {
+        self.raw(&self.topic("reply"), v.to_string().into_bytes());
+    }
+
+    /// The next command that satisfies `cond`, within 15 s.
+    fn command(&self, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+        let until = Instant::now() + Duration::from_secs(15);
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.commands.recv_timeout(left) {
+                Ok(v) if cond(&v) => return v,
+                Ok(_) => {}
+                Err(_) => panic!("lane {} got no {what}", self.n),
+            }
+        }
+    }
+
+    /// Closes the connection without a DISCONNECT.
+    fn cut(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+    }
+}
+
+impl Drop for TestLane {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn log(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/tests/logs/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// `lanecall replay` of a file: its exit status and score sheet.
+fn sheet(path: &Path) -> (bool, String) {
+    let out = Command::new(lanecall())
+        .arg("replay")
+        .arg(path)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn mirror_path(dir: &Path, lane: u32, file: &str) -> PathBuf {
+    dir.join("state/lanes").join(lane.to_string()).join(file)
+}
+
+fn assert_mirror_equals(dir: &Path, lane: u32, file: &str, source: &str) {
+    let path = mirror_path(dir, lane, file);
+    let mirror = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        mirror == source,
+        "the mirror of lane {lane} differs from its journal"
+    );
+    let src = dir.join(format!("source-{file}"));
+    std::fs::write(&src, source).unwrap();
+    let (a, b) = (sheet(&path), sheet(&src));
+    assert!(a.0 && b.0);
+    assert_eq!(a.1, b.1, "the mirror's sheet");
+    assert!(a.1.contains("Anna") || a.1.contains("Game") || !a.1.is_empty());
+}
+
+const FILE_12: &str = "lane12-20261129T110000Z-000001.jsonl";
+const FILE_3: &str = "lane3-20261129T110000Z-000004.jsonl";
+
+/// Two lanes' journals mirrored byte for byte; duplicates and a
+/// conflicting line change nothing.
+fn mirror_test(dir: &Path, web: u16, mqtt: u16, login: Option<(&str, &str)>, centre: &mut Centre) {
+    let four = log("four_bowlers.jsonl");
+    let tenth = log("tenth_frame.jsonl");
+    let a: Vec<&str> = four.lines().collect();
+    let b: Vec<&str> = tenth.lines().collect();
+    let lane12 = TestLane::connect(12, mqtt, login);
+    let lane3 = TestLane::connect(3, mqtt, login);
+    lane12.wait_connected();
+    lane3.wait_connected();
+    lane12.status("online");
+    lane3.status("online");
+    let since = Instant::now();
+    lane12.lines(FILE_12, &a, 1, a.len());
+    lane3.lines(FILE_3, &b, 1, b.len());
+    let n12 = a.len() as u64;
+    centre.wait_lane(12, "every line", |l| {
+        l["mirror"]["lines"] == n12 && l["online"] == true
+    });
+    let n3 = b.len() as u64;
+    centre.wait_lane(3, "every line", |l| l["mirror"]["lines"] == n3);
+    eprintln!("{} lines mirrored in {:?}", n12 + n3, since.elapsed());
+    assert_mirror_equals(dir, 12, FILE_12, &four);
+    assert_mirror_equals(dir, 3, FILE_3, &tenth);
+
+    // Lines again: the same text is a duplicate, another text a conflict.
+    lane12.lines(FILE_12, &a, 10, 14);
+    lane12.line(FILE_12, 20, "{\"t\":1,\"ev\":\"ball\"}");
+    let l = centre.wait_lane(12, "the duplicates and the conflict", |l| {
+        l["mirror"]["duplicates"] == 5 && l["mirror"]["conflicts"] == 1
+    });
+    assert_eq!(l["mirror"]["lines"], n12);
+    assert_eq!(l["mirror"]["files"], 1);
+    assert_mirror_equals(dir, 12, FILE_12, &four);
+    let _ = web;
+}
+
+#[test]
+fn the_embedded_broker_mirrors_every_lane_byte_for_byte() {
+    let dir = temp_dir("embedded");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    mirror_test(&dir, web, mqtt, Some(("lane", "lane-secret")), &mut centre);
+}
+
+#[test]
+fn mosquitto_mirrors_every_lane_byte_for_byte() {
+    let Ok(found) = Command::new("sh")
+        .args([
+            "-c",
+            "command -v mosquitto || test -x /usr/sbin/mosquitto && echo /usr/sbin/mosquitto",
+        ])
+        .output()
+    else {
+        panic!("cannot look for mosquitto");
+    };
+    let path = String::from_utf8_lossy(&found.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_owned();
+    assert!(
+        !path.is_empty(),
+        "mosquitto is not installed: apt-get install -y mosquitto (Debian package `mosquitto`)"
+    );
+    let dir = temp_dir("mosquitto");
+    let (web, mqtt) = (free_port(), free_port());
+    let conf = dir.join("mosquitto.conf");
+    std::fs::write(
+        &conf,
+        format!("listener {mqtt} 127.0.0.1\nallow_anonymous true\npersistence false\n"),
+    )
+    .unwrap();
+    let mut broker = Command::new(&path)
+        .arg("-c")
+        .arg(&conf)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    support::wait_listening(mqtt);
+    let config = centre_config(
+        &dir,
+        web,
+        mqtt,
+        Some(&format!("mqtt://127.0.0.1:{mqtt}")),
+        false,
+    );
+    let mut centre = Centre::start(&config, web);
+    mirror_test(&dir, web, mqtt, None, &mut centre);
+    centre.stop();
+    let _ = broker.kill();
+    let _ = broker.wait();
+}
+
+#[test]
+fn a_withheld_line_is_asked_for_and_a_restarted_centre_resumes_from_its_mirror() {
+    let dir = temp_dir("gap");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    let four = log("four_bowlers.jsonl");
+    let a: Vec<&str> = four.lines().collect();
+    let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    // Line 5 withheld: 6..=100 are held, and line 5 is asked for.
+    lane.lines(FILE_12, &a, 1, 4);
+    lane.lines(FILE_12, &a, 6, 100);
+    let resend = lane.command("a resend", |c| c.get("resend").is_some());
+    assert_eq!(resend["resend"], json!({ "file": FILE_12, "from": 5 }));
+    let l = centre.wait_lane(12, "the held lines", |l| l["mirror"]["held"] == 95);
+    assert_eq!(l["mirror"]["lines"], 4);
+    assert_eq!(l["mirror"]["gaps"], 1);
+    // Unanswered, it is asked for again.
+    let again = lane.command("a second resend", |c| c.get("resend").is_some());
+    assert_eq!(again["resend"]["from"], 5);
+    lane.reply(json!({ "id": again["id"], "ok": true }));
+    lane.lines(FILE_12, &a, 5, 5);
+    let l = centre.wait_lane(12, "the gap filled", |l| l["mirror"]["lines"] == 100);
+    assert_eq!(l["mirror"]["held"], 0);
+    assert_eq!(l["mirror"]["gaps"], 0);
+    assert_eq!(
+        std::fs::read_to_string(mirror_path(&dir, 12, FILE_12)).unwrap(),
+        a[..100]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
+
+    // A restarted centre reads its mirror and asks for what comes after.
+    centre.stop();
+    drop(lane);
+    let mut centre = Centre::start(&config, web);
+    let l = centre.wait_lane(12, "the mirror read back", |l| l["mirror"]["lines"] == 100);
+    assert_eq!(l["online"], false);
+    let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    lane.status("online");
+    let resend = lane.command("a resend after the restart", |c| c.get("resend").is_some());
+    assert_eq!(resend["resend"], json!({ "file": FILE_12, "from": 101 }));
+    lane.lines(FILE_12, &a, 101, a.len());
+    let n = a.len() as u64;
+    centre.wait_lane(12, "the rest", |l| l["mirror"]["lines"] == n);
+    assert_mirror_equals(&dir, 12, FILE_12, &four);
+}
+
+#[test]
+fn a_lane_that_drops_off_shows_offline_and_a_wrong_password_is_refused() {
+    let dir = temp_dir("will");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    let lane = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    lane.status("online");
+    centre.wait_lane(7, "online", |l| l["online"] == true);
+    lane.cut();
+    centre.wait_lane(7, "offline by the last will", |l| l["online"] == false);
+
+    let intruder = TestLane::connect(8, mqtt, Some(("lane", "wrong")));
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        !intruder.connected.load(Ordering::Relaxed),
+        "a wrong password got in"
+    );
+    assert!(intruder.refused.lock().unwrap().is_some());
+    intruder.status("online");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        centre.lane(8).is_none(),
+        "an intruder's message reached the centre"
+    );
+}
+
+fn login(centre: &mut Centre) -> String {
+    let r = centre
+        .http
+        .request(
+            "POST",
+            "/api/login",
+            &[("Content-Type", "application/json")],
+            json!({ "pin": PIN, "name": "Ivanova" })
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let cookie = r.header("set-cookie").expect("a session cookie");
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+#[test]
+fn a_push_reaches_the_lanes_and_their_answers_show() {
+    let dir = temp_dir("push");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    let l7 = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
+    let l8 = TestLane::connect(8, mqtt, Some(("lane", "lane-secret")));
+    l7.wait_connected();
+    l8.wait_connected();
+    let bowlers7 = json!([{ "name": "Orlov", "class": "B1" }]);
+    let body = json!({ "block": "S1", "lanes": { "7": bowlers7, "8": [{ "name": "Popov", "class": "B2" }], "9": [] } });
+    let post = |centre: &mut Centre, cookie: Option<&str>| {
+        let mut headers = vec![("Content-Type", "application/json")];
+        if let Some(c) = cookie {
+            headers.push(("Cookie", c));
+        }
+        centre
+            .http
+            .request("POST", "/api/push", &headers, body.to_string().as_bytes())
+            .unwrap()
+    };
+    // No judge, no push.
+    assert_eq!(post(&mut centre, None).status, 401);
+    let cookie = login(&mut centre);
+    let r = post(&mut centre, Some(&cookie));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+
+    let c7 = l7.command("a lineup", |c| c.get("action").is_some());
+    assert_eq!(c7["by"], "Ivanova");
+    assert_eq!(c7["action"], json!({ "ev": "lineup", "bowlers": bowlers7 }));
+    let c8 = l8.command("a lineup", |c| c.get("action").is_some());
+    l7.reply(json!({ "id": c7["id"], "ok": true }));
+    l8.reply(json!({ "id": c8["id"], "ok": false, "error": "this lane does not take commands from the centre (centre.accept_commands = false)" }));
+    let until = Instant::now() + Duration::from_secs(10);
+    let push = loop {
+        let pushes = centre.get("/api/pushes");
+        let p = pushes[0].clone();
+        if p["lanes"]["7"]["status"] == "accepted" && p["lanes"]["8"]["status"] == "refused" {
+            break p;
+        }
+        assert!(Instant::now() < until, "the answers did not show: {pushes}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(push["block"], "S1");
+    assert_eq!(push["by"], "Ivanova");
+    assert!(
+        push["lanes"]["8"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("accept_commands")
+    );
+    assert_eq!(push["lanes"]["9"]["status"], "pending");
+
+    // A hold goes the same way.
+    let r = centre
+        .http
+        .request(
+            "POST",
+            "/api/hold",
+            &[("Content-Type", "application/json"), ("Cookie", &cookie)],
+            br#"{"lane":7,"on":true,"reason":"oil"}"#,
+        )
+        .unwrap();
+    assert_eq!(r.status, 200);
+    let hold = l7.command("a hold", |c| c["action"]["ev"] == "hold");
+    assert_eq!(
+        hold["action"],
+        json!({ "ev": "hold", "on": true, "reason": "oil" })
+    );
+}
+
+#[test]
+fn malformed_messages_are_counted_and_refused() {
+    let dir = temp_dir("malformed");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    let lane = TestLane::connect(5, mqtt, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    let journal = format!("lanecall/{SITE}/lane/5/journal");
+    lane.raw(&journal, b"not json".to_vec());
+    lane.raw(
+        &journal,
+        br#"{"file":"../../etc/passwd","n":1,"line":"x"}"#.to_vec(),
+    );
+    lane.raw(
+        &journal,
+        br#"{"file":"lane5-20261129T110000Z-000001.jsonl/..","n":1,"line":"x"}"#.to_vec(),
+    );
+    lane.raw(
+        &journal,
+        br#"{"file":"notes.txt","n":1,"line":"x"}"#.to_vec(),
+    );
+    let huge = json!({ "file": "lane5-20261129T110000Z-000001.jsonl", "n": 1, "line": "x".repeat(100_000) });
+    lane.raw(&journal, huge.to_string().into_bytes());
+    lane.raw(
+        &format!("lanecall/{SITE}/lane/0/status"),
+        b"online".to_vec(),
+    );
+    lane.raw(&format!("lanecall/{SITE}/lane/5000/state"), b"{}".to_vec());
+    lane.raw(
+        &format!("lanecall/{SITE}/lane/abc/status"),
+        b"online".to_vec(),
+    );
+    lane.raw(&format!("lanecall/{SITE}/lane/5/status"), b"maybe".to_vec());
+    lane.raw(&format!("lanecall/{SITE}/lane/5/state"), b"[1,2".to_vec());
+    let until = Instant::now() + Duration::from_secs(10);
+    let centre_json = loop {
+        let c = centre.get("/api/centre");
+        if c["refused_total"] == 10 {
+            break c;
+        }
+        assert!(
+            Instant::now() < until,
+            "not every bad message was counted: {c}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let r = &centre_json["refused"];
+    assert_eq!(r["journal_not_json"], 1);
+    assert_eq!(r["journal_file_name"], 3);
+    assert_eq!(r["journal_too_large"], 1);
+    assert_eq!(r["lane_number"], 3);
+    assert_eq!(r["status_payload"], 1);
+    assert_eq!(r["state_not_json"], 1);
+    // Nothing was written, and the only lane known is the one whose bad
+    // status and state named it.
+    assert!(!dir.join("state/lanes/5").exists());
+    assert!(!dir.join("etc").exists());
+    let lanes = centre.get("/api/lanes");
+    assert_eq!(lanes.as_array().unwrap().len(), 0, "{lanes}");
+}
+
+#[test]
+fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
+    let dir = temp_dir("replays");
+    let (web, mqtt) = (free_port(), free_port());
+    let config =
+        lanecall::centre::config::CentreConfig::load(&centre_config(&dir, web, mqtt, None, true))
+            .unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let centre = rt.block_on(lanecall::centre::start(config)).unwrap();
+    let four = log("four_bowlers.jsonl");
+    let a: Vec<&str> = four.lines().collect();
+    let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    // Published in two parts: the replay settles in between and goes on.
+    let expect = |lines: &[&str]| {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let replay = lanecall::replay::Replay::from_reader(text.as_bytes()).unwrap();
+        serde_json::to_value(replay.report()).unwrap()
+    };
+    for (from, to) in [(1, 200), (201, a.len())] {
+        lane.lines(FILE_12, &a, from, to);
+        let want = expect(&a[..to]);
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = {
+                let book = centre.book.lock().unwrap();
+                book.lanes
+                    .get(&12)
+                    .and_then(|l| l.journals.get(FILE_12))
+                    .and_then(|f| f.replay())
+                    .map(|r| serde_json::to_value(r.report()).unwrap())
+            };
+            if got.as_ref() == Some(&want) {
+                break;
+            }
+            assert!(
+                Instant::now() < until,
+                "the centre's replay of lines 1..={to} differs"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    rt.block_on(centre.stop());
+}
+
+/// The page in headless Chromium (`tests/browser/centre.mjs`), as
+/// tests/panel_browser.rs runs the panel's scripts: skipped when node,
+/// chromium or `npm ci` in tests/browser are missing, except under CI.
+#[test]
+fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let node = Command::new("node").arg("--version").output().is_ok();
+    let chromium = Path::new("/usr/bin/chromium").exists();
+    let modules = root
+        .join("tests/browser/node_modules/playwright-core")
+        .exists();
+    if !(node && chromium && modules) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install node, chromium and tests/browser's modules"
+        );
+        eprintln!(
+            "skipped: needs node, chromium (apt-get install chromium) and npm ci in tests/browser"
+        );
+        return;
+    }
+    let dir = temp_dir("browser");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    let mut lane = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    lane.status("online");
+    let four = log("four_bowlers.jsonl");
+    let a: Vec<&str> = four.lines().collect();
+    lane.lines("lane7-20261129T110000Z-000001.jsonl", &a, 1, a.len());
+    let state = json!({
+        "lane": 7,
+        "bowlers": [{ "name": "Orlov", "class": "B1", "games": [], "series": 0 }],
+        "up": { "bowler": "Orlov", "game": 1, "frame": 3, "ball": 2, "standing": [7] },
+        "hold": { "by": "Judge Orlova", "reason": "oil" },
+        "pinsetter": { "link": "up", "fault": "JAM" },
+        "conduct": [],
+    });
+    lane.client
+        .publish(
+            lane.topic("state"),
+            QoS::AtLeastOnce,
+            true,
+            state.to_string(),
+        )
+        .unwrap();
+    let n = a.len() as u64;
+    centre.wait_lane(7, "the journal and state", |l| {
+        l["mirror"]["lines"] == n && l["state"]["lane"] == 7
+    });
+    // The lane accepts every lineup it is sent.
+    let answering = {
+        let client = lane.client.clone();
+        let topic = lane.topic("reply");
+        let commands = std::mem::replace(&mut lane.commands, channel().1);
+        std::thread::spawn(move || {
+            while let Ok(c) = commands.recv_timeout(Duration::from_secs(60)) {
+                if c.get("action").is_some() {
+                    let reply = json!({ "id": c["id"], "ok": true });
+                    let _ =
+                        client.publish(topic.clone(), QoS::AtLeastOnce, false, reply.to_string());
+                }
+            }
+        })
+    };
+    let shots = root.join("target/panel-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let status = Command::new("node")
+        .arg(root.join("tests/browser/centre.mjs"))
+        .arg(format!("http://127.0.0.1:{web}/"))
+        .arg(PIN)
+        .arg(&shots)
+        .current_dir(root.join("tests/browser"))
+        .status()
+        .expect("node runs");
+    assert!(
+        status.success(),
+        "tests/browser/centre.mjs failed (see above)"
+    );
+    drop(lane);
+    let _ = answering;
+}
+
+/// A TCP relay to `port` whose traffic can be frozen with the sockets left
+/// open: a lane whose network went silent, not closed.
+fn freezable_relay(port: u16) -> (u16, Arc<AtomicBool>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let relay = listener.local_addr().unwrap().port();
+    let frozen = Arc::new(AtomicBool::new(false));
+    let f = frozen.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { return };
+            let Ok(upstream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+                return;
+            };
+            for (mut from, mut to) in [
+                (client.try_clone().unwrap(), upstream.try_clone().unwrap()),
+                (upstream, client),
+            ] {
+                let f = f.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 16 * 1024];
+                    while let Ok(n) = from.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        while f.load(Ordering::Relaxed) {
+                            std::thread::sleep(Duration::from_millis(50));
+                        }
+                        if to.write_all(&buf[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    // Keep both ends open while frozen: a silent network.
+                    while f.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                });
+            }
+        }
+    });
+    (relay, frozen)
+}
+
+#[test]
+fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
+    let dir = temp_dir("silent");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    let (relay, frozen) = freezable_relay(mqtt);
+    // Keep-alive 5 s: the broker gives up after 1.5 times that.
+    let lane = TestLane::connect(9, relay, Some(("lane", "lane-secret")));
+    lane.wait_connected();
+    lane.status("online");
+    centre.wait_lane(9, "online", |l| l["online"] == true);
+    frozen.store(true, Ordering::Relaxed);
+    let since = Instant::now();
+    let until = since + Duration::from_secs(30);
+    loop {
+        if centre.lane(9).is_some_and(|l| l["online"] == false) {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "lane 9 still online 30 s after its network went silent"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!("offline after {:?}", since.elapsed());
+    frozen.store(false, Ordering::Relaxed);
+}
+
+#[test]
+fn a_config_with_an_unknown_key_is_refused_with_its_line() {
+    let dir = temp_dir("config");
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let path = dir.join("centre.toml");
+    std::fs::write(
+        &path,
+        format!("site = \"cup\"\nstate_dir = \"/tmp/x\"\nembeded_listen = \"0.0.0.0:1883\"\n[web]\njudge_pin_hash = {hash:?}\n"),
+    )
+    .unwrap();
+    let out = Command::new(lanecall())
+        .args(["centre", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(78));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("embeded_listen: unknown key (did you mean `embedded_listen`?)")
+            && err.contains("(line 3, column 1)"),
+        "{err}"
+    );
+}

@@ -1,0 +1,124 @@
+// The centre's page: every lane at a glance, standings, the chief judge's
+// block control and the results. It polls the centre's API every second.
+import { t, setLang, getLang } from './i18n.js';
+import { h, api, flags, bowlers } from './common.js';
+
+const $ = (id) => document.getElementById(id);
+const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, ok: true };
+
+function labels() {
+  document.documentElement.lang = getLang();
+  $('title').textContent = t('title');
+  for (const v of ['lanes', 'standings', 'block', 'results']) $('tab-' + v).textContent = t('tab' + v[0].toUpperCase() + v.slice(1));
+  $('tab-tv').textContent = t('tabTv');
+  $('lang').textContent = t('lang');
+  $('block-label').textContent = t('blockLabel');
+  $('lineups-label').textContent = t('lineupsLabel');
+  $('push').textContent = t('push');
+}
+
+function laneCard(l) {
+  const s = l.state;
+  const up = s && s.up;
+  return h('article', { class: 'card' + (l.online ? '' : ' off'), 'data-testid': 'lane-' + l.lane },
+    h('h2', { text: t('lane', l.lane) }),
+    h('p', { class: 'pill ' + (l.online ? 'good' : 'bad'), text: l.online ? t('online') : t('offline') }),
+    h('p', { class: 'up', text: up ? t('up', up.bowler, up.game, up.frame, up.ball) : t('nobodyUp') }),
+    h('ul', { class: 'flags' }, flags(s).map(([text, tone]) => h('li', { class: 'pill ' + tone, text }))),
+    h('ul', { class: 'bowlers' }, bowlers(s).map((b) => h('li', { text: b.name + ' (' + b.class + ') ' + b.series }))),
+    h('p', { class: 'mirror', text: t('mirror', l.mirror) }));
+}
+
+function renderLanes() {
+  const box = $('lanes');
+  box.replaceChildren(...(S.lanes.length ? S.lanes.map(laneCard) : [h('p', { text: t('noLanes') })]));
+}
+
+function table(entries) {
+  return h('table', {},
+    h('thead', {}, h('tr', {}, [t('rank'), t('name'), t('lane', ''), t('games'), t('total')].map((x) => h('th', { text: x })))),
+    h('tbody', {}, entries.map((e, i) => h('tr', {},
+      [e.rank || i + 1, e.name, e.lane, e.games, e.total].map((x) => h('td', { text: x === undefined || x === null ? '' : String(x) }))))));
+}
+
+function renderStandings() {
+  const cats = S.standings && S.standings.categories;
+  $('standings').replaceChildren(...(cats && cats.length
+    ? cats.map((c) => h('section', {}, h('h2', { text: c.name || c.category || '' }), table(c.entries || [])))
+    : [h('p', { text: t('noStandings') })]));
+}
+
+function renderResults() {
+  const cats = S.standings && S.standings.categories;
+  $('results').replaceChildren(...(cats && cats.length
+    ? cats.map((c) => h('section', {}, h('h2', { text: c.name || c.category || '' }), table(c.entries || [])))
+    : [h('p', { text: t('noResults') })]));
+}
+
+function renderLogin() {
+  const box = $('login');
+  if (S.judge) {
+    box.replaceChildren(h('p', { text: t('judge', S.judge) }),
+      h('button', { type: 'button', text: t('logout'), onclick: async () => { await api('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }); S.judge = null; renderLogin(); } }));
+    $('push-form').hidden = false;
+    return;
+  }
+  $('push-form').hidden = true;
+  const pin = h('input', { type: 'password', inputmode: 'numeric', autocomplete: 'off', 'aria-label': t('pin') });
+  const err = h('p', { class: 'alarm', role: 'alert' });
+  box.replaceChildren(h('label', {}, t('pin') + ' ', pin),
+    h('button', { type: 'button', text: t('login'), onclick: async () => {
+      const r = await api('/api/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ pin: pin.value, name: 'chief judge' }) });
+      if (r.status === 200) { S.judge = r.body.name; renderLogin(); } else err.textContent = (r.body && r.body.error) || String(r.status);
+    } }), err);
+}
+
+function renderPushes() {
+  $('pushes').replaceChildren(...S.pushes.map((p) => h('section', { class: 'push' },
+    h('h3', { text: (p.block || p.kind) + ' · ' + p.at + ' · ' + p.by }),
+    h('ul', {}, Object.values(p.lanes).map((l) => h('li', { class: 'pill ' + (l.status === 'accepted' ? 'good' : l.status === 'pending' ? 'warn' : 'bad'),
+      text: t('lane', l.lane) + ': ' + t(l.status) + (l.error ? ' — ' + l.error : '') }))))));
+}
+
+function render() {
+  const c = S.centre;
+  const link = $('link');
+  link.textContent = !S.ok ? t('pageDown') : c && c.connected ? t('brokerUp') : t('brokerDown');
+  link.className = 'pill ' + (S.ok && c && c.connected ? 'good' : 'bad');
+  for (const v of ['lanes', 'standings', 'block', 'results']) $('view-' + v).hidden = S.view !== v;
+  renderLanes();
+  renderStandings();
+  renderResults();
+  renderPushes();
+}
+
+async function poll() {
+  try {
+    const [lanes, centre, pushes, standings] = await Promise.all([api('/api/lanes'), api('/api/centre'), api('/api/pushes'), api('/api/standings')]);
+    S.lanes = lanes.body || [];
+    S.centre = centre.body;
+    S.pushes = pushes.body || [];
+    S.standings = standings.status === 200 ? standings.body : null;
+    S.ok = true;
+  } catch (_) { S.ok = false; }
+  render();
+}
+
+document.addEventListener('DOMContentLoaded', async () => {
+  labels();
+  for (const b of document.querySelectorAll('nav [data-view]')) b.addEventListener('click', () => { S.view = b.dataset.view; render(); });
+  $('lang').addEventListener('click', () => { setLang(getLang() === 'ru' ? 'en' : 'ru'); labels(); renderLogin(); render(); });
+  $('push-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    let lanes;
+    try { lanes = JSON.parse($('lineups').value); } catch (_) { $('push-error').textContent = t('notJson'); return; }
+    const r = await api('/api/push', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ block: $('block').value, lanes }) });
+    $('push-error').textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
+    poll();
+  });
+  const s = await api('/api/session');
+  S.judge = s.body && s.body.judge;
+  renderLogin();
+  poll();
+  setInterval(poll, 1000);
+});

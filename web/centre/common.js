@@ -1,0 +1,43 @@
+// What the page and the TV share: building elements, reading the API, and
+// a lane's state object (docs/replay-output.md) read for flags.
+import { t } from './i18n.js';
+
+export function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v);
+  }
+  for (const kid of kids.flat()) if (kid) el.append(kid);
+  return el;
+}
+
+export async function api(path, opts) {
+  const res = await fetch(path, opts);
+  let body = null;
+  try { body = await res.json(); } catch (_) { body = null; }
+  return { status: res.status, body };
+}
+
+// The flags a lane shows at a glance: [text, tone].
+export function flags(state) {
+  const out = [];
+  if (!state) return out;
+  const ps = state.pinsetter || {};
+  if (ps.link === 'down') out.push([t('linkDown'), 'bad']);
+  if (ps.fault) out.push([t('fault', ps.fault), 'bad']);
+  if (state.hold) out.push([t('hold', state.hold.by, state.hold.reason), 'bad']);
+  for (const b of state.blindfolds || []) if (b.adjusting || b.recheck) out.push([t('blindfold', b.bowler), 'warn']);
+  for (const c of state.conduct || []) {
+    if (c.kind === 'slow_bowling' && c.level === 'penalty' && !c.confirmed_by && !c.withdrawn) out.push([t('slow', c.bowler), 'warn']);
+  }
+  if (state.journal && state.journal.state === 'failed') out.push([t('journalFailed'), 'bad']);
+  return out;
+}
+
+// Each bowler of a lane's state with their series so far.
+export function bowlers(state) {
+  return ((state && state.bowlers) || []).map((b) => ({ name: b.name, class: b.class, series: b.series || 0, games: (b.games || []).length }));
+}
