@@ -10,6 +10,11 @@
 //! - `POST /api/push` `{"block":"S1","lanes":{"7":[bowlers]}}`: a `lineup`
 //!   command per lane; `POST /api/hold` `{"lane":7,"on":true,"reason":"…"}`.
 //!   Both need the chief judge logged in.
+//! - `GET /api/standings` (docs/programme.md, "Standings"), `GET
+//!   /api/programme` (the blocks and their lanes; 404 with no programme),
+//!   `GET /results.txt`, `/results.csv`, `/results.json`: the results
+//!   protocol. A push may name only its `block`: the lanes' bowlers then
+//!   come from the programme.
 //! - `GET /`, `GET /tv`, `GET /centre/{file}`: the page (web/centre/).
 
 use std::net::SocketAddr;
@@ -28,6 +33,8 @@ use tower_http::limit::RequestBodyLimitLayer;
 
 use super::book::Book;
 use super::commands::Commands;
+use super::programme::Programme;
+use super::standings::{Standings, protocol_csv, protocol_text, standings};
 use super::{MAX_LANE_NUMBER, MAX_LANES};
 use crate::web::{AuthSettings, page::CONTENT_SECURITY_POLICY};
 
@@ -37,6 +44,7 @@ pub const MAX_BODY: usize = 64 * 1024;
 #[derive(Clone)]
 struct Shared {
     book: Arc<Mutex<Book>>,
+    programme: Option<Arc<Programme>>,
     commands: Arc<Commands>,
     site: Arc<str>,
     /// The lane's login routes, which the centre's login goes through.
@@ -51,6 +59,7 @@ struct Page;
 /// The centre's routes.
 pub fn router(
     book: Arc<Mutex<Book>>,
+    programme: Option<Arc<Programme>>,
     commands: Arc<Commands>,
     site: &str,
     auth: AuthSettings,
@@ -73,6 +82,7 @@ pub fn router(
     });
     let shared = Shared {
         book,
+        programme,
         commands,
         site: site.into(),
         login: login.clone(),
@@ -83,6 +93,11 @@ pub fn router(
         .route("/api/pushes", get(pushes))
         .route("/api/push", post(push))
         .route("/api/hold", post(hold))
+        .route("/api/standings", get(standings_json))
+        .route("/api/programme", get(programme_blocks))
+        .route("/results.txt", get(results_text))
+        .route("/results.csv", get(results_csv))
+        .route("/results.json", get(results_json))
         .route_service("/api/login", login.clone())
         .route_service("/api/logout", login.clone())
         .route_service("/api/session", login)
@@ -130,6 +145,61 @@ async fn lanes(State(s): State<Shared>) -> Response {
         .unwrap_or_else(PoisonError::into_inner)
         .lanes_json();
     json_response(v)
+}
+
+/// The standings now, from every mirrored journal.
+fn current(s: &Shared) -> Standings {
+    let games = {
+        let book = s.book.lock().unwrap_or_else(PoisonError::into_inner);
+        super::results::games(&book, s.programme.as_deref())
+    };
+    standings(s.programme.as_deref(), &games)
+}
+
+async fn standings_json(State(s): State<Shared>) -> Response {
+    json_response(serde_json::to_value(current(&s)).unwrap_or(Value::Null))
+}
+
+async fn programme_blocks(State(s): State<Shared>) -> Response {
+    match &s.programme {
+        Some(p) => json_response(super::results::programme_json(p)),
+        None => error(
+            StatusCode::NOT_FOUND,
+            "no programme: the centre's config has no `programme`",
+        ),
+    }
+}
+
+/// A results file to keep or print, named for the site.
+fn download(s: &Shared, ext: &str, kind: &'static str, body: String) -> Response {
+    let name = format!("results-{}.{ext}", s.site);
+    (
+        [
+            (header::CONTENT_TYPE, kind.to_owned()),
+            (header::CACHE_CONTROL, "no-cache".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn results_text(State(s): State<Shared>) -> Response {
+    let text = protocol_text(s.programme.as_deref(), &current(&s));
+    download(&s, "txt", "text/plain; charset=utf-8", text)
+}
+
+async fn results_csv(State(s): State<Shared>) -> Response {
+    let csv = protocol_csv(&current(&s));
+    download(&s, "csv", "text/csv; charset=utf-8", csv)
+}
+
+async fn results_json(State(s): State<Shared>) -> Response {
+    let json = serde_json::to_string_pretty(&current(&s)).unwrap_or_default();
+    download(&s, "json", "application/json", json)
 }
 
 async fn centre(State(s): State<Shared>) -> Response {
@@ -207,10 +277,28 @@ async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
     if block.as_ref().is_some_and(|b| b.is_empty() || b.len() > 64) {
         return error(StatusCode::BAD_REQUEST, "block: 1 to 64 characters");
     }
-    let Some(lanes) = v.get("lanes").and_then(Value::as_object) else {
+    let from_programme;
+    let lanes = match (v.get("lanes"), &s.programme, &block) {
+        (Some(lanes), ..) => lanes.as_object(),
+        (None, Some(p), Some(block)) => match p.lineups(block) {
+            Ok(lineups) => {
+                from_programme = lineups
+                    .iter()
+                    .map(|(lane, bowlers)| {
+                        let list = bowlers.iter().map(crate::journal::bowler_json).collect();
+                        (lane.to_string(), Value::Array(list))
+                    })
+                    .collect::<serde_json::Map<_, _>>();
+                Some(&from_programme)
+            }
+            Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
+        },
+        _ => None,
+    };
+    let Some(lanes) = lanes else {
         return error(
             StatusCode::BAD_REQUEST,
-            "a push is {\"block\":\"S1\",\"lanes\":{\"7\":[{\"name\":\"…\",\"class\":\"B1\"}]}}",
+            "a push is {\"block\":\"S1\",\"lanes\":{\"7\":[{\"name\":\"…\",\"class\":\"B1\"}]}}, or {\"block\":\"S1\"} with a programme",
         );
     };
     if lanes.is_empty() || lanes.len() > MAX_LANES {

@@ -23,6 +23,7 @@ pub mod feed;
 pub mod link;
 pub mod mirror;
 pub mod programme;
+pub mod results;
 pub mod standings;
 
 use std::net::SocketAddr;
@@ -95,6 +96,12 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
             (host, listen.port())
         }
     };
+    let programme = match &config.programme {
+        Some(path) => Some(Arc::new(
+            programme::Programme::load(path).map_err(|e| e.to_string())?,
+        )),
+        None => None,
+    };
     let password = match &config.password_file {
         Some(p) => Some(config::read_password(p)?),
         None => None,
@@ -137,6 +144,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     auth.state_dir = Some(config.state_dir.clone());
     let app = api::router(
         Arc::clone(&book),
+        programme,
         Arc::clone(&commands),
         &config.site,
         auth,

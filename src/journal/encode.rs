@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 use super::seal::seal;
 use crate::lane::{Action, Bowler, Event, Pin, PinSet, Sensor, Stamped, Verbosity};
 
-fn bowler_json(b: &Bowler) -> Value {
+/// A bowler as a lineup names them (the journal's and the panel's form).
+pub fn bowler_json(b: &Bowler) -> Value {
     let mut v = json!({"name": b.name, "class": b.class.as_str()});
     if b.handicap != 0 {
         v["handicap"] = json!(b.handicap);

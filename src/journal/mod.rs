@@ -24,7 +24,7 @@ mod seal;
 mod writer;
 
 pub use checked::{Checked, Item};
-pub use encode::{event_line, sealed_event_line};
+pub use encode::{bowler_json, event_line, sealed_event_line};
 pub use header::{Header, HeaderError};
 pub use parse::parse_event;
 pub use reader::{Line, Reader};

@@ -1,10 +1,10 @@
 // The centre's page: every lane at a glance, standings, the chief judge's
 // block control and the results. It polls the centre's API every second.
 import { t, setLang, getLang } from './i18n.js';
-import { h, api, flags, bowlers } from './common.js';
+import { h, api, flags, bowlers, categoryTitle } from './common.js';
 
 const $ = (id) => document.getElementById(id);
-const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, ok: true };
+const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, programme: null, protocol: '', ok: true };
 
 function labels() {
   document.documentElement.lang = getLang();
@@ -38,21 +38,33 @@ function table(entries) {
   return h('table', {},
     h('thead', {}, h('tr', {}, [t('rank'), t('name'), t('lane', ''), t('games'), t('total')].map((x) => h('th', { text: x })))),
     h('tbody', {}, entries.map((e, i) => h('tr', {},
-      [e.rank || i + 1, e.name, e.lane, e.games, e.total].map((x) => h('td', { text: x === undefined || x === null ? '' : String(x) }))))));
+      [e.rank || i + 1, e.name, e.lane, (e.games || []).join(' '), e.total].map((x) => h('td', { text: x === undefined || x === null ? '' : String(x) }))))));
 }
 
 function renderStandings() {
   const cats = S.standings && S.standings.categories;
   $('standings').replaceChildren(...(cats && cats.length
-    ? cats.map((c) => h('section', {}, h('h2', { text: c.name || c.category || '' }), table(c.entries || [])))
+    ? cats.map((c) => h('section', { 'data-testid': 'category-' + c.id }, h('h2', { text: categoryTitle(c, getLang()) }), table(c.entries || [])))
     : [h('p', { text: t('noStandings') })]));
 }
 
 function renderResults() {
-  const cats = S.standings && S.standings.categories;
-  $('results').replaceChildren(...(cats && cats.length
-    ? cats.map((c) => h('section', {}, h('h2', { text: c.name || c.category || '' }), table(c.entries || [])))
-    : [h('p', { text: t('noResults') })]));
+  const links = ['txt', 'csv', 'json'].map((ext) => h('a', { href: '/results.' + ext, download: '', text: t('download', ext.toUpperCase()) }));
+  $('results').replaceChildren(h('p', { class: 'links' }, ...links),
+    S.protocol ? h('pre', { class: 'protocol', text: S.protocol }) : h('p', { text: t('noResults') }));
+}
+
+// With a programme: each block's lanes and one button that pushes them.
+function renderBlocks() {
+  const p = S.programme;
+  $('blocks').replaceChildren(...(p ? p.blocks.map((b) => h('section', { class: 'block', 'data-testid': 'block-' + b.id },
+    h('h3', { text: t('blockTitle', b.id, b.event, b.games) }),
+    h('ul', {}, Object.entries(b.lanes).map(([lane, names]) => h('li', { text: t('lane', lane) + ': ' + names.join(', ') }))),
+    S.judge ? h('button', { type: 'button', text: t('pushBlock', b.id), onclick: async () => {
+      const r = await api('/api/push', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ block: b.id }) });
+      $('push-error').textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
+      poll();
+    } }) : null)) : []));
 }
 
 function renderLogin() {
@@ -89,6 +101,7 @@ function render() {
   renderLanes();
   renderStandings();
   renderResults();
+  renderBlocks();
   renderPushes();
 }
 
@@ -99,6 +112,10 @@ async function poll() {
     S.centre = centre.body;
     S.pushes = pushes.body || [];
     S.standings = standings.status === 200 ? standings.body : null;
+    if (S.view === 'results') {
+      const r = await fetch('/results.txt', { cache: 'no-store' });
+      S.protocol = r.ok ? await r.text() : '';
+    }
     S.ok = true;
   } catch (_) { S.ok = false; }
   render();
@@ -116,6 +133,8 @@ document.addEventListener('DOMContentLoaded', async () => {
     $('push-error').textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
     poll();
   });
+  const prog = await api('/api/programme');
+  S.programme = prog.status === 200 ? prog.body : null;
   const s = await api('/api/session');
   S.judge = s.body && s.body.judge;
   renderLogin();

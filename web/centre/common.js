@@ -41,3 +41,8 @@ export function flags(state) {
 export function bowlers(state) {
   return ((state && state.bowlers) || []).map((b) => ({ name: b.name, class: b.class, series: b.series || 0, games: (b.games || []).length }));
 }
+
+// A standings category's title in the page's language.
+export function categoryTitle(c, lang) {
+  return (lang === 'ru' ? c.title_ru : c.title) || c.title || c.id || '';
+}

@@ -23,6 +23,9 @@ const ru = {
   notJson: 'Составы — не JSON',
   pending: 'ждём ответа', accepted: 'принят', refused: 'отказ', no_answer: 'нет ответа',
   noResults: 'Протокола пока нет.',
+  download: (x) => 'Скачать ' + x,
+  blockTitle: (id, ev, g) => 'Блок ' + id + ' · ' + ev + ' · игр: ' + g,
+  pushBlock: (id) => 'Отправить составы блока ' + id,
 };
 
 const en = {
@@ -47,6 +50,9 @@ const en = {
   notJson: 'The lineups are not JSON',
   pending: 'waiting', accepted: 'accepted', refused: 'refused', no_answer: 'no answer',
   noResults: 'No results yet.',
+  download: (x) => 'Download ' + x,
+  blockTitle: (id, ev, g) => 'Block ' + id + ' · ' + ev + ' · ' + g + ' games',
+  pushBlock: (id) => 'Push block ' + id + "'s lineups",
 };
 
 const TABLES = { ru, en };
