@@ -46,6 +46,7 @@ pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
 pub use validate::VOLUME;
 pub use validated::{
-    BAUD_RATES, BcmPin, Config, GpioBackend, GpioConfig, InputConfig, InputRole, JournalConfig,
-    JudgeConfig, Language, OutputConfig, PinsetterConfig, Pull, SpeakerConfig, TlsFiles, WebConfig,
+    BAUD_RATES, BcmPin, CentreConfig, Config, GpioBackend, GpioConfig, InputConfig, InputRole,
+    JournalConfig, JudgeConfig, Language, OutputConfig, PinsetterConfig, Pull, SpeakerConfig,
+    TlsFiles, WebConfig,
 };
