@@ -2060,3 +2060,83 @@ fn a_header_day_with_too_many_blindfold_checks_keeps_the_newest() {
     assert_eq!(kept[0].bowler, "Bowler 36");
     assert_eq!(kept[63].bowler, "Bowler 99");
 }
+
+#[test]
+fn a_lane_is_delivering_from_the_foul_line_until_its_pin_report_or_the_timeout() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    assert!(!s.lane.delivering(), "ready, nobody at the line");
+    s.beam(3_000, true);
+    assert!(s.lane.delivering(), "at the line");
+    s.beam(3_040, false);
+    assert!(s.lane.delivering(), "the ball is rolling");
+    s.ball(5_500);
+    assert!(s.lane.delivering(), "the pinsetter has not reported");
+    s.report(6_000, pins(&[7]));
+    assert!(!s.lane.delivering(), "reported");
+
+    // No report: the lane gives up waiting at the timeout (15 s).
+    s.ready(9_000, pins(&[7]));
+    s.ball(12_000);
+    assert!(s.lane.delivering());
+    s.tick(26_999);
+    assert!(s.lane.delivering());
+    s.tick(27_000);
+    assert!(!s.lane.delivering(), "past the pin report timeout");
+
+    // A person standing at the line, with no ball.
+    s.report(28_000, PinSet::EMPTY);
+    s.ready(31_000, PinSet::FULL);
+    s.beam(32_000, true);
+    s.tick(40_000);
+    assert!(s.lane.delivering(), "still at the line");
+    s.beam(41_000, false);
+    assert!(!s.lane.delivering());
+}
+
+#[test]
+fn a_busy_neighbour_stops_the_slow_clock_and_a_bad_neighbour_changes_nothing() {
+    let neighbour = |lane, busy| Sensor::Neighbour { lane, busy };
+    let mut s = Sim::start(warn_rules(), &[("Anna", Class::B3)], 1);
+    let limit = warn_rules().slow_bowling_limit_s * 1000;
+    s.ready(1_000, PinSet::FULL);
+    assert_eq!(refusals(&s.sensor(2_000, neighbour(8, true))), []);
+    assert_eq!(
+        s.lane.neighbours_busy().iter().copied().collect::<Vec<_>>(),
+        [8]
+    );
+    assert_eq!(
+        s.lane.pause(Some(0)),
+        Some(lanecall::lane::Pause::Neighbour)
+    );
+    // Busy again: nothing new.
+    assert_eq!(refusals(&s.sensor(3_000, neighbour(8, true))), []);
+    assert_eq!(refusals(&s.sensor(12_000, neighbour(8, false))), []);
+    assert_eq!(s.lane.pause(Some(0)), None);
+    // 1 s ran before lane 8 got busy, 10 s stood still: flagged at
+    // 12 s + (limit - 1 s) + 1 ms.
+    let due = 12_000 + limit - 1_000 + 1;
+    assert_eq!(s.lane.poll_deadline(), Some(due));
+    assert_eq!(conducts(&s.tick(due - 1)), []);
+    assert!(conducts(&s.tick(due)).iter().all(is_slow));
+    assert_eq!(s.lane.conduct().len(), 1);
+
+    // This lane's own number, or a ninth busy lane: refused, nothing changes.
+    s.tick(due + 1);
+    let before = s.snapshot();
+    assert_eq!(
+        refusals(&s.sensor(due + 1, neighbour(7, true))),
+        [Refusal::OwnLaneAsNeighbour(7)]
+    );
+    assert_eq!(s.snapshot(), before);
+    for lane in 20..28 {
+        assert_eq!(refusals(&s.sensor(due + 2, neighbour(lane, true))), []);
+    }
+    let with_eight = s.snapshot();
+    assert_ne!(before, with_eight);
+    assert_eq!(
+        refusals(&s.sensor(due + 2, neighbour(40, true))),
+        [Refusal::TooManyNeighbours(40)]
+    );
+    assert_eq!(s.snapshot(), with_eight);
+}

@@ -98,6 +98,7 @@ logs!(
     orientation,
     foot_over_line,
     slow_bowling_hold,
+    neighbour_busy,
     noisy_serial,
     torn_journal,
     blindfold_gate,

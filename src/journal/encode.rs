@@ -48,6 +48,10 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                 Sensor::Button { name } => put("name", json!(name)),
                 Sensor::Serial { line } => put("line", json!(line)),
                 Sensor::SerialLink { up } => put("state", json!(if *up { "up" } else { "down" })),
+                Sensor::Neighbour { lane, busy } => {
+                    put("lane", json!(lane));
+                    put("busy", json!(busy));
+                }
             }
         }
         Event::Panel(p) => {

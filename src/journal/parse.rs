@@ -151,6 +151,18 @@ fn parse_event_slow(line: &str) -> Result<Stamped<Event>, LineError> {
             "down" => sensor(Sensor::SerialLink { up: false }),
             other => Err(bad(format!("state {other:?} is not \"up\" or \"down\""))),
         },
+        "neighbour" => {
+            #[derive(Deserialize)]
+            struct F {
+                lane: u32,
+                busy: bool,
+            }
+            let f = fields::<F>(ev, line)?;
+            sensor(Sensor::Neighbour {
+                lane: f.lane,
+                busy: f.busy,
+            })
+        }
         _ => {
             let action = parse_action(ev, line)?;
             let by = fields::<By>(ev, line)?.by;

@@ -104,6 +104,8 @@ pub(super) struct Flight {
     /// is still going at the release.
     pub(super) person_breaks: Vec<(Millis, Option<Millis>)>,
     pub(super) report_due: Option<Millis>,
+    /// The pin report did not come in time ([`ConductKind::NoPinReport`]).
+    pub(super) overdue: bool,
 }
 
 impl Flight {

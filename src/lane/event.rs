@@ -35,6 +35,9 @@ pub enum Sensor {
     Serial { line: String },
     /// The pinsetter port was opened (`up`) or lost.
     SerialLink { up: bool },
+    /// An adjacent lane, as the centre's broker tells it: a bowler there is
+    /// at the foul line or a ball is in play (`busy`), or no longer.
+    Neighbour { lane: u32, busy: bool },
 }
 
 /// A person's action on the panel, with who did it.
@@ -223,6 +226,7 @@ impl Sensor {
             Sensor::Button { .. } => "button",
             Sensor::Serial { .. } => "serial",
             Sensor::SerialLink { .. } => "serial_link",
+            Sensor::Neighbour { .. } => "neighbour",
         }
     }
 }

@@ -9,7 +9,9 @@
 
 use serde::Serialize;
 
-use super::{Conduct, ConductKind, Effect, Lane, Level, Millis, Refusal};
+use std::collections::BTreeSet;
+
+use super::{Conduct, ConductKind, Effect, Lane, Level, MAX_NEIGHBOURS, Millis, Refusal};
 
 /// Why the slow-bowling clock stands still ([`Lane::pause`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -24,6 +26,9 @@ pub enum Pause {
     /// The deck set is not the one the rules expect for the ball up
     /// ([`Lane::wrong_deck`]): the machine re-racks or respots first.
     WrongDeck,
+    /// A bowler on an adjacent lane is at the foul line or their ball is
+    /// in play: the neighbouring lanes are not clear.
+    Neighbour,
 }
 
 /// A judge's hold.
@@ -89,7 +94,40 @@ impl Lane {
         if self.deck_wrong() {
             return Some(Pause::WrongDeck);
         }
+        if !self.neighbours_busy.is_empty() {
+            return Some(Pause::Neighbour);
+        }
         None
+    }
+
+    /// Adjacent lanes where a bowler is at the line or a ball is in play.
+    pub fn neighbours_busy(&self) -> &BTreeSet<u32> {
+        &self.neighbours_busy
+    }
+
+    /// An adjacent lane became busy or clear.
+    pub(super) fn neighbour(&mut self, lane: u32, busy: bool) -> Result<(), Refusal> {
+        if lane == self.number {
+            return Err(Refusal::OwnLaneAsNeighbour(lane));
+        }
+        if !busy {
+            self.neighbours_busy.remove(&lane);
+        } else if self.neighbours_busy.len() >= MAX_NEIGHBOURS
+            && !self.neighbours_busy.contains(&lane)
+        {
+            return Err(Refusal::TooManyNeighbours(lane));
+        } else {
+            self.neighbours_busy.insert(lane);
+        }
+        Ok(())
+    }
+
+    /// A bowler is at this lane's foul line, or a ball is in play (from the
+    /// break or the ball that starts the delivery until the pinsetter
+    /// reports it, or the lane gives up waiting): what the adjacent lanes
+    /// wait for.
+    pub fn delivering(&self) -> bool {
+        self.beam.broken_since.is_some() || (self.flight.started() && !self.flight.overdue)
     }
 
     pub(super) fn slow_limit_ms(&self) -> Millis {

@@ -41,6 +41,8 @@ pub mod rules;
 pub mod scoring;
 mod turns;
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use crate::pinsetter::Sequencer;
@@ -68,6 +70,9 @@ pub use turns::{Block, Day, DayCheck, Entry, Up};
 pub const MAX_BOWLERS: usize = 4;
 /// Most games in one block.
 pub const MAX_GAMES: u8 = 12;
+/// The most adjacent lanes one lane keeps as busy (two in a centre; more
+/// is a damaged input, refused).
+pub const MAX_NEIGHBOURS: usize = 8;
 
 /// A GPIO output the lane drives through a relay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -178,6 +183,9 @@ pub struct Lane {
     next_conduct_id: u32,
     last_callout: Option<Callout>,
     lamp_off_due: Option<Millis>,
+    /// Adjacent lanes where a bowler is at the line or a ball is in play
+    /// (at most [`MAX_NEIGHBOURS`]).
+    neighbours_busy: BTreeSet<u32>,
 }
 
 impl Lane {
@@ -212,6 +220,7 @@ impl Lane {
             next_conduct_id: 0,
             last_callout: None,
             lamp_off_due: None,
+            neighbours_busy: BTreeSet::new(),
         }
     }
 
@@ -277,6 +286,7 @@ impl Lane {
                 self.person_on_line(due, out);
             } else if self.flight.report_due == Some(due) {
                 self.flight.report_due = None;
+                self.flight.overdue = true;
                 let bowler = self.up().map(|u| self.entries[u.entry].bowler.name.clone());
                 self.raise(due, bowler, ConductKind::NoPinReport, out);
             } else if self.slow_due() == Some(due) {
@@ -302,6 +312,7 @@ impl Lane {
             // sends its last line again after the cable is back must not
             // bowl that ball twice, and lines lost meanwhile are a gap.
             Sensor::SerialLink { up } => self.link_up = Some(*up),
+            Sensor::Neighbour { lane, busy } => self.neighbour(*lane, *busy)?,
         }
         Ok(())
     }

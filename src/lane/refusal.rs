@@ -5,7 +5,7 @@
 //! decide return these, and [`Lane::handle`](super::Lane::handle) turns them
 //! into [`Effect::Refused`](super::Effect::Refused).
 
-use super::{MAX_BOWLERS, MAX_GAMES, Millis, PinSet};
+use super::{MAX_BOWLERS, MAX_GAMES, MAX_NEIGHBOURS, Millis, PinSet};
 use crate::pinsetter::{self, Body};
 
 /// Why the lane refused an input. The message names what is wrong and,
@@ -122,4 +122,10 @@ pub enum Refusal {
         after_ms: Millis,
         min_cycle_ms: u64,
     },
+    #[error(
+        "neighbour {0}: already {MAX_NEIGHBOURS} adjacent lanes busy; a lane has two neighbours: ignored"
+    )]
+    TooManyNeighbours(u32),
+    #[error("neighbour {0} is this lane's own number: ignored")]
+    OwnLaneAsNeighbour(u32),
 }

@@ -143,6 +143,8 @@ impl Serialize for Report<'_> {
                 by: h.by.as_deref(),
             }),
         )?;
+        m.serialize_field("delivering", &lane.delivering())?;
+        m.serialize_field("neighbours_busy", lane.neighbours_busy())?;
         m.serialize_field(
             "blindfolds",
             &SeqOf(|| {
