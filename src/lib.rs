@@ -70,10 +70,12 @@
 //!   configured.
 
 pub mod backup;
+pub mod centre_link;
 pub mod config;
 pub mod daemon;
 pub mod demo;
 pub mod journal;
+pub mod journal_slot;
 pub mod lane;
 pub mod lane_thread;
 pub mod log_limit;
