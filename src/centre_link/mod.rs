@@ -708,3 +708,34 @@ fn publish(
         Err(_) => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    #[test]
+    fn the_password_is_read_from_a_file_others_cannot_read() {
+        let dir = std::env::temp_dir().join(format!("lanecall-pw-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("pw");
+        std::fs::write(&file, "s3cret\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        assert_eq!(read_password(&file).unwrap(), "s3cret");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = read_password(&file).unwrap_err().to_string();
+        assert!(e.contains("anyone on the machine can read it"), "{e}");
+        std::fs::write(&file, "\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(
+            read_password(&file)
+                .unwrap_err()
+                .to_string()
+                .contains("is empty")
+        );
+        let e = read_password(&dir.join("none")).unwrap_err().to_string();
+        assert!(e.contains("centre.password_file"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
