@@ -69,7 +69,7 @@ const MAX_RESENDS: usize = 8;
 /// Why the link could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
-    #[error("centre.password_file {path}: {reason}")]
+    #[error("centre.password_file {}: {reason}", path.display())]
     Password { path: PathBuf, reason: String },
     #[error("cannot start the centre link's thread: {0}")]
     Thread(io::Error),
@@ -179,29 +179,12 @@ impl CentreLink {
     }
 }
 
-/// The password, the file's first line. A file others may read is
-/// refused: the password is the lane's right to publish as itself.
+/// The password file, read once at the start.
 fn read_password(path: &Path) -> Result<String, LinkError> {
-    use std::os::unix::fs::PermissionsExt as _;
-    let fail = |reason: String| LinkError::Password {
+    crate::config::read_password_file(path).map_err(|reason| LinkError::Password {
         path: path.to_owned(),
         reason,
-    };
-    let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
-    if meta.permissions().mode() & 0o004 != 0 {
-        return Err(fail(
-            "anyone on the machine can read it: chmod o-r it (e.g. chmod 640, group lanecall)"
-                .into(),
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
-    let password = text.lines().next().unwrap_or("").to_owned();
-    if password.is_empty() {
-        return Err(fail(
-            "is empty: write the password on its first line".into(),
-        ));
-    }
-    Ok(password)
+    })
 }
 
 /// A lane's topics (docs/mqtt.md).
@@ -706,36 +689,5 @@ fn publish(
             true
         }
         Err(_) => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::PermissionsExt as _;
-
-    #[test]
-    fn the_password_is_read_from_a_file_others_cannot_read() {
-        let dir = std::env::temp_dir().join(format!("lanecall-pw-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("pw");
-        std::fs::write(&file, "s3cret\n").unwrap();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
-        assert_eq!(read_password(&file).unwrap(), "s3cret");
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let e = read_password(&file).unwrap_err().to_string();
-        assert!(e.contains("anyone on the machine can read it"), "{e}");
-        std::fs::write(&file, "\n").unwrap();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-        assert!(
-            read_password(&file)
-                .unwrap_err()
-                .to_string()
-                .contains("is empty")
-        );
-        let e = read_password(&dir.join("none")).unwrap_err().to_string();
-        assert!(e.contains("centre.password_file"), "{e}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -41,7 +41,7 @@ mod validate;
 mod validate_web;
 mod validated;
 
-pub use check::{Host, SiteCheck, is_placeholder_hash, unit_grant};
+pub use check::{Host, SiteCheck, is_placeholder_hash, read_password_file, unit_grant};
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
 pub use validate::VOLUME;
