@@ -24,15 +24,17 @@
 
 mod command;
 mod lines;
+mod wire;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use rumqttc::{
-    AsyncClient, ConnectionError, Event, EventLoop, Incoming, LastWill, MqttOptions, Outgoing, QoS,
+    AsyncClient, ConnectionError, Event, Incoming, LastWill, MqttOptions, Outgoing, QoS,
 };
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
@@ -43,6 +45,7 @@ use crate::lane::Sensor;
 use crate::ports::{Input, InputSender, JournalSink, LaneSnapshot, NotTaken};
 use command::Command;
 use lines::{Lines, read_lines};
+use wire::{AbortOnDrop, Events, Tag, Wire, poll, publish};
 
 /// The keep-alive: a lane that drops off is `offline` within 1.5 times it.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
@@ -63,6 +66,8 @@ const LANE_REPLY: Duration = Duration::from_secs(10);
 const STOP_WAIT: Duration = Duration::from_secs(2);
 /// Replies waiting for the connection; past this the oldest are dropped.
 const MAX_OUTBOX: usize = 256;
+/// Actions waiting for the lane's answer at once; more are refused.
+const MAX_ACTIONS: usize = 16;
 /// Resend requests waiting at once; more are refused.
 const MAX_RESENDS: usize = 8;
 
@@ -153,6 +158,7 @@ impl CentreLink {
             replies_tx,
             replies,
             outbox: VecDeque::new(),
+            actions: Arc::default(),
             stopped,
         };
         let thread = std::thread::Builder::new()
@@ -209,14 +215,6 @@ impl Topics {
     }
 }
 
-/// What a publish sent on the connection was, to match its PUBACK.
-#[derive(Clone, Copy)]
-enum Tag {
-    /// A journal line, by its id in [`Lines`].
-    Line(u64),
-    Other,
-}
-
 /// A journal being published again for a `resend`.
 struct Resend {
     path: PathBuf,
@@ -256,22 +254,9 @@ struct Link {
     replies: mpsc::Receiver<(String, Result<(), String>)>,
     /// Replies waiting for room on the connection.
     outbox: VecDeque<String>,
+    /// Actions sent to the lane and not answered yet.
+    actions: Arc<std::sync::atomic::AtomicUsize>,
     stopped: watch::Receiver<bool>,
-}
-
-/// The publishes of one connection, to match PUBACKs to journal lines.
-#[derive(Default)]
-struct Wire {
-    /// Publishes handed to the client, not yet written (in order).
-    queued: VecDeque<Tag>,
-    /// Publishes written and not yet acknowledged, by packet id.
-    unacked: HashMap<u16, Tag>,
-}
-
-impl Wire {
-    fn in_flight(&self) -> usize {
-        self.queued.len() + self.unacked.len()
-    }
 }
 
 impl Link {
@@ -533,7 +518,13 @@ impl Link {
                              (centre.accept_commands = false)";
                 self.answer(Some(&id), Err(error.into()));
             }
+            Command::Action { id, .. } if self.actions.load(Ordering::Relaxed) >= MAX_ACTIONS => {
+                let error = format!("{MAX_ACTIONS} commands are waiting for the lane already");
+                self.answer(Some(&id), Err(error));
+            }
             Command::Action { id, by, action } => {
+                self.actions.fetch_add(1, Ordering::Relaxed);
+                let actions = self.actions.clone();
                 let (tx, rx) = oneshot::channel();
                 let input = Input::Action {
                     by: Some(by.clone()),
@@ -555,6 +546,7 @@ impl Link {
                             Ok(Ok(Err(e @ NotTaken::NotDurable(_)))) => Err(e.to_string()),
                         }
                     };
+                    actions.fetch_sub(1, Ordering::Relaxed);
                     tracing::info!(by, id, ?result, "centre link: command");
                     let _ = replies.send((id, result)).await;
                 });
@@ -648,46 +640,5 @@ impl Link {
         if !offline_sent {
             tracing::warn!("centre link: stopped before the broker took the last lines");
         }
-    }
-}
-
-/// The event loop's events, as its task hands them over.
-type Events = mpsc::Receiver<Result<Event, ConnectionError>>;
-
-/// Polls the event loop until the connection ends or nobody listens.
-async fn poll(mut events: EventLoop, to: mpsc::Sender<Result<Event, ConnectionError>>) {
-    loop {
-        let ev = events.poll().await;
-        let end = ev.is_err();
-        if to.send(ev).await.is_err() || end {
-            return;
-        }
-    }
-}
-
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Publishes with QoS 1; false when the client's queue is full (nothing
-/// was queued then).
-fn publish(
-    client: &AsyncClient,
-    wire: &mut Wire,
-    topic: &str,
-    retain: bool,
-    payload: impl Into<Vec<u8>>,
-    tag: Tag,
-) -> bool {
-    match client.try_publish(topic, QoS::AtLeastOnce, retain, payload) {
-        Ok(()) => {
-            wire.queued.push_back(tag);
-            true
-        }
-        Err(_) => false,
     }
 }
