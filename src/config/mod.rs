@@ -23,8 +23,8 @@
 //! - `raw`: the file as written — the known keys and their types, the
 //!   serde structs, and where a key is (line and column) for messages.
 //! - `defaults`: the value of every key left out of the file.
-//! - `validate` and `validate_web`: raw structs into a [`Config`], every
-//!   problem at once.
+//! - `validate`, `validate_web` and `validate_centre`: raw structs into a
+//!   [`Config`], every problem at once.
 //! - `validated`: the [`Config`] the rest of the crate uses, and the
 //!   effective file `check-config` prints.
 //! - `load`: reading a file through those steps; `problem`: its errors,
@@ -38,6 +38,7 @@ mod load;
 mod problem;
 mod raw;
 mod validate;
+mod validate_centre;
 mod validate_web;
 mod validated;
 
