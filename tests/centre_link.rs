@@ -93,6 +93,19 @@ impl Broker {
         });
     }
 
+    /// Freezes the broker: it takes the lane's packets into its socket
+    /// and acknowledges none of them.
+    fn freeze(&self) {
+        let pid = self.child.as_ref().unwrap().id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-STOP", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+
     fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
             c.kill().unwrap();
@@ -451,10 +464,15 @@ fn a_broker_killed_and_restarted_mid_block_loses_no_line() {
     });
     // The centre's persistent session is saved (autosave every second).
     std::thread::sleep(Duration::from_millis(2500));
-    broker.kill();
+    // Balls bowled while the broker is frozen: sent, never acknowledged,
+    // then lost with the broker.
+    broker.freeze();
     let before = centre.journal(4).len();
-    // Balls bowled while the broker is down: journaled, not sent.
-    lane.bowl("72 X");
+    lane.bowl("72");
+    std::thread::sleep(Duration::from_millis(300));
+    broker.kill();
+    // And balls bowled while it is down: journaled, not sent.
+    lane.bowl("X");
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(centre.journal(4).len(), before);
     broker.run();
