@@ -490,6 +490,43 @@ fn a_broker_killed_and_restarted_mid_block_loses_no_line() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn the_next_blocks_journal_started_while_the_broker_is_away_loses_no_line() {
+    let dir = temp("block");
+    let mut broker = Broker::start(&dir, "");
+    let centre = Centre::connect(&broker, "centre-block", None, &["lanecall/t/lane/4/#"]);
+    let mut lane = Lane::start(&dir.join("lane"), 4, Some(centre_keys(&broker, "")));
+    lane.bowl("X 9/");
+    let first = lane.journal_path();
+    wait("the first frames at the centre", || {
+        rebuild_len(&centre, &file_name(&first)) == lane.journal_text().len()
+    });
+    std::thread::sleep(Duration::from_millis(2500));
+    broker.freeze();
+    // The rest of the block's one game, sent and never acknowledged.
+    lane.bowl("72 X X 8- 9/ 9- X X9/");
+    std::thread::sleep(Duration::from_millis(300));
+    broker.kill();
+    // The block ends, and the next one's lineup starts a journal of its own.
+    let (status, body) = lane.daemon.action(json!({"ev":"end_block"}));
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = lane
+        .daemon
+        .action(json!({"ev":"lineup","bowlers":[{"name":"Anna Sokolova","class":"B1"}]}));
+    assert_eq!(status, 200, "{body}");
+    let second = lane.journal_path();
+    assert_ne!(second, first, "a new journal for the next block");
+    broker.run();
+    for file in [&first, &second] {
+        let text = fs::read_to_string(file).unwrap();
+        wait(&format!("every line of {}", file.display()), || {
+            rebuild_len(&centre, &file_name(file)) == text.len()
+        });
+        assert_eq!(rebuild(&centre.journal(4), &file_name(file)), text);
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
 /// The length of the journal rebuilt so far, up to its first gap.
 fn rebuild_len(centre: &Centre, file: &str) -> usize {
     let mut len = 0;
