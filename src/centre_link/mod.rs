@@ -7,7 +7,7 @@
 //!   second, the latest always sent.
 //! - `journal`: every durable journal line, read from the journal files
 //!   (a [`JournalSink`] only notes the newest length), QoS 1, in order.
-//!   The broker's acknowledgements are tracked ([`lines`]): after a
+//!   The broker's acknowledgements are tracked (`lines.rs`): after a
 //!   reconnect, sending goes on from the first line not acknowledged.
 //! - `command` / `reply`: the centre's `lineup` and `hold` (only with
 //!   `accept_commands`) go to the lane's thread as panel actions signed
