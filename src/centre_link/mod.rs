@@ -270,6 +270,7 @@ impl Link {
                     self.all_neighbours_clear().await;
                     if connected {
                         backoff = BACKOFF_MIN;
+                        said = None;
                     }
                     // Once per kind of failure, not once per retry.
                     let text = error.to_string();
