@@ -343,11 +343,6 @@ impl Link {
             }
             let now = Instant::now();
             let state_at = state_sent.map_or(now, |t| t + STATE_EVERY);
-            tracing::warn!(
-                state_due,
-                in_flight = wire.in_flight(),
-                queued = wire.queued.len(),
-            );
             if state_due && now >= state_at && wire.in_flight() < 2 * WINDOW {
                 let json = self.state.borrow_and_update().json.clone();
                 if publish(
