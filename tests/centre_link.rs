@@ -750,7 +750,7 @@ fn a_client_without_the_right_credentials_cannot_command_the_lane() {
 #[test]
 fn a_neighbours_delivering_is_journaled() {
     let dir = temp("neighbour");
-    let broker = Broker::start(&dir, "");
+    let mut broker = Broker::start(&dir, "");
     let centre = Centre::connect(
         &broker,
         "centre-neighbour",
@@ -784,14 +784,16 @@ fn a_neighbours_delivering_is_journaled() {
     // The neighbour drops off: not busy.
     centre.send(&topic(10, "status"), "offline", true);
     wait("clear when offline", || events(&lane).len() == 4);
+    // Busy again, then this lane loses the broker: not busy.
+    centre.send(&topic(10, "status"), "online", true);
+    centre.send(&topic(10, "state"), state(false), true);
+    centre.send(&topic(10, "state"), state(true), true);
+    wait("busy once more", || events(&lane).len() == 5);
+    broker.kill();
+    wait("clear when the broker is lost", || events(&lane).len() == 6);
     assert_eq!(
         events(&lane),
-        [
-            json!({"lane": 10, "busy": true}),
-            json!({"lane": 10, "busy": false}),
-            json!({"lane": 10, "busy": true}),
-            json!({"lane": 10, "busy": false}),
-        ]
+        [true, false, true, false, true, false].map(|busy| json!({"lane": 10, "busy": busy}))
     );
     let _ = fs::remove_dir_all(&dir);
 }
