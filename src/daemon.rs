@@ -37,6 +37,8 @@ pub enum DaemonError {
     Thread(io::Error),
     #[error(transparent)]
     Tls(#[from] web::server::TlsError),
+    #[error(transparent)]
+    Centre(#[from] crate::centre_link::LinkError),
     #[error(
         "the lane's thread stopped by itself: the lane is not scored, exiting so that it restarts"
     )]
@@ -94,7 +96,22 @@ pub async fn serve(
         language: config.speaker.language,
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
-    let (core, snapshot) = Core::start(settings, outputs, voice)?;
+    let (mut core, snapshot) = Core::start(settings, outputs, voice)?;
+    // `[centre]`: the link to the centre's broker; none, no connection.
+    let centre = match &config.centre {
+        Some(centre) => {
+            let lane = crate::centre_link::LaneSide {
+                lane: config.lane,
+                journal_dir: config.journal_dir(),
+                inputs: tx.clone(),
+                state: snapshot.clone(),
+            };
+            let (link, sink) = crate::centre_link::CentreLink::start(centre, lane)?;
+            core.add_journal_sink(sink);
+            Some(link)
+        }
+        None => None,
+    };
     let clock = core.clock();
     let heartbeat = core.heartbeat();
     let journal = core.journal_path().to_owned();
@@ -191,13 +208,18 @@ pub async fn serve(
     drop(tx);
     let _ = stop_web.send(());
     let _ = server.await;
-    if lane_ended.is_some() {
-        return Err(DaemonError::LaneStopped);
+    let result = match lane_ended {
+        Some(_) => Err(DaemonError::LaneStopped),
+        None => match lane_done.await {
+            Ok(Ok(replay)) => Ok(replay),
+            _ => Err(DaemonError::LaneStopped),
+        },
+    };
+    // After the lane's thread: its last lines go to the centre too.
+    if let Some(link) = centre {
+        link.stop().await;
     }
-    match lane_done.await {
-        Ok(Ok(replay)) => Ok(replay),
-        _ => Err(DaemonError::LaneStopped),
-    }
+    result
 }
 
 /// Tells systemd the daemon is alive, but only while the lane's thread

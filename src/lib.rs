@@ -60,6 +60,10 @@
 //!   its name, the copies' seals checked.
 //! - [`mirror`] keeps a live second copy of the open journal in another
 //!   folder, on its own thread, catching up after the folder was missing.
+//! - [`centre_link`] is `[centre]`: the lane's link to the competition's
+//!   centre over MQTT (docs/mqtt.md), on its own thread.
+//! - [`journal_slot`] is how the lane's thread tells the mirror and the
+//!   centre link of new journal lines without ever waiting for them.
 //! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
 //! - [`setup`] is `lanecall setup`: asks the lane, port, PIN and language,
@@ -71,10 +75,12 @@
 
 pub mod backup;
 pub mod centre;
+pub mod centre_link;
 pub mod config;
 pub mod daemon;
 pub mod demo;
 pub mod journal;
+pub mod journal_slot;
 pub mod lane;
 pub mod lane_thread;
 pub mod log_limit;

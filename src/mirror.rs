@@ -5,9 +5,9 @@
 //! journal's durable part is ([`Mirror::written`]); the mirror's own thread
 //! copies what it has not copied yet, reading the journal by path, and
 //! syncs it. The lane thread never waits for it: a notification only
-//! overwrites the newest `(journal, length)` in a slot, so however far
-//! behind the mirror is, nothing queues, and a failing mirror never slows
-//! or stops the scoring.
+//! overwrites the newest `(journal, length)` in a slot
+//! ([`crate::journal_slot`]), so however far behind the mirror is, nothing
+//! queues, and a failing mirror never slows or stops the scoring.
 //!
 //! The copy heals itself: while the folder is missing (the stick is
 //! unplugged), read-only or full, the mirror reports `failed` with the
@@ -20,7 +20,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 use tracing::{info, warn};
 
 use crate::backup::{FileError, copy_range, same_prefix, sync_folder};
+use crate::journal_slot::{JournalSlot, Taken, lock};
 use crate::store::{rfc3339, unix_now, whole_len};
 
 /// How often a failing mirror tries again, besides on every notification.
@@ -41,19 +42,8 @@ pub struct Mirror {
 
 struct Shared {
     target: PathBuf,
-    slot: Mutex<Slot>,
-    wake: Condvar,
+    slot: JournalSlot,
     state: Mutex<State>,
-}
-
-/// The newest notification. Overwritten, never queued: the mirror's thread
-/// reads the journal itself, so the newest length is all it needs.
-#[derive(Default)]
-struct Slot {
-    latest: Option<(PathBuf, u64)>,
-    /// Whether `latest` changed since the thread took it.
-    fresh: bool,
-    stop: bool,
 }
 
 /// What the mirror's thread last did, for [`Mirror::status`].
@@ -72,11 +62,6 @@ struct Failure {
     since: String,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic elsewhere must not take the lane thread down with it.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl Mirror {
     /// Starts the mirror's own thread, copying into `target`.
     pub fn start(target: PathBuf) -> Mirror {
@@ -89,8 +74,7 @@ impl Mirror {
         Mirror {
             shared: Arc::new(Shared {
                 target,
-                slot: Mutex::new(Slot::default()),
-                wake: Condvar::new(),
+                slot: JournalSlot::default(),
                 state: Mutex::new(State::default()),
             }),
         }
@@ -115,15 +99,7 @@ impl Mirror {
     /// lines. Never blocks, never fails (the lane thread calls it after
     /// every append).
     pub fn written(&self, journal: &Path, len: u64) {
-        let mut slot = lock(&self.shared.slot);
-        match &mut slot.latest {
-            // The same journal as last time, as nearly always: no allocation.
-            Some((path, newest)) if path == journal => *newest = len,
-            latest => *latest = Some((journal.to_owned(), len)),
-        }
-        slot.fresh = true;
-        drop(slot);
-        self.shared.wake.notify_one();
+        self.shared.slot.written(journal, len);
     }
 
     /// The mirror's state for the panel:
@@ -131,7 +107,7 @@ impl Mirror {
     /// `{"state":"failed","path":…,"reason":"…","since":"<RFC 3339>"}`,
     /// with `"behind": <bytes not yet copied>` when it is behind.
     pub fn status(&self) -> Value {
-        let latest = lock(&self.shared.slot).latest.clone();
+        let latest = self.shared.slot.latest();
         let state = lock(&self.shared.state);
         let (file, copied) = match (&latest, &state.newest) {
             (Some((journal, _)), Some((done, bytes))) if journal == done => (Some(journal), *bytes),
@@ -167,8 +143,7 @@ impl Mirror {
 
 impl Drop for Mirror {
     fn drop(&mut self) {
-        lock(&self.shared.slot).stop = true;
-        self.shared.wake.notify_one();
+        self.shared.slot.stop();
     }
 }
 
@@ -204,28 +179,7 @@ fn run(shared: &Shared, retry: Duration) {
     let mut tracks: Vec<Track> = Vec::new();
     let mut failing = false;
     loop {
-        let (latest, stop) = {
-            let mut slot = lock(&shared.slot);
-            while !slot.fresh && !slot.stop {
-                if failing {
-                    let (s, wait) = shared
-                        .wake
-                        .wait_timeout(slot, retry)
-                        .unwrap_or_else(PoisonError::into_inner);
-                    slot = s;
-                    if wait.timed_out() {
-                        break;
-                    }
-                } else {
-                    slot = shared
-                        .wake
-                        .wait(slot)
-                        .unwrap_or_else(PoisonError::into_inner);
-                }
-            }
-            slot.fresh = false;
-            (slot.latest.clone(), slot.stop)
-        };
+        let Taken { latest, stop } = shared.slot.wait(failing.then_some(retry));
         if let Some((journal, len)) = latest {
             // The newest journal goes last; the ones before it are closed.
             let mut track = match tracks.iter().position(|t| t.source == journal) {
@@ -602,10 +556,7 @@ mod tests {
         for l in 0..=len {
             mirror.written(&journal, l);
         }
-        {
-            let slot = lock(&mirror.shared.slot);
-            assert_eq!(slot.latest, Some((journal.clone(), len)));
-        }
+        assert_eq!(mirror.shared.slot.latest(), Some((journal.clone(), len)));
         assert_eq!(mirror.status()["behind"], json!(len));
         mirror.spawn(RETRY);
         let copy = usb.join(journal.file_name().unwrap());

@@ -1133,3 +1133,73 @@ fn the_install_and_hardware_docs_state_the_examples_values() {
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert!(checked >= 30, "only {checked} values checked");
 }
+
+// ----- [centre] -------------------------------------------------------------
+
+#[test]
+fn centre_is_read_checked_and_round_trips() {
+    assert_eq!(
+        parse(&minimal()).unwrap().centre,
+        None,
+        "no [centre], no link"
+    );
+    let text = format!(
+        "{}\n[centre]\nbroker = \"mqtt://centre.local\"\nsite = \"minsk-2026\"\n\
+         username = \"lane3\"\npassword_file = \"/etc/lanecall/mqtt-password\"\n\
+         accept_commands = true\nneighbours = [2, 4]\n",
+        minimal()
+    );
+    let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let centre = config.centre.clone().expect("a [centre]");
+    assert_eq!(
+        (centre.host.as_str(), centre.port, centre.site.as_str()),
+        ("centre.local", 1883, "minsk-2026")
+    );
+    assert_eq!(centre.username.as_deref(), Some("lane3"));
+    assert!(centre.accept_commands);
+    assert_eq!(centre.neighbours, [2, 4]);
+    let printed = config.to_toml();
+    assert!(
+        printed.contains("[centre]\nbroker = \"mqtt://centre.local:1883\"\n"),
+        "{printed}"
+    );
+    assert_eq!(parse(&printed).unwrap(), config);
+    // accept_commands is off unless the file turns it on.
+    let plain = parse(&format!(
+        "{}\n[centre]\nbroker = \"mqtt://[::1]:8883\"\nsite = \"s\"\n",
+        minimal()
+    ))
+    .unwrap();
+    let centre = plain.centre.clone().unwrap();
+    assert_eq!((centre.host.as_str(), centre.port), ("::1", 8883));
+    assert!(!centre.accept_commands);
+    assert_eq!(parse(&plain.to_toml()).unwrap(), plain);
+}
+
+#[test]
+fn centre_problems_name_their_keys() {
+    let with = |keys: &str| problems(&format!("{}\n[centre]\n{keys}\n", minimal()));
+    let p = with("site = \"s\"");
+    assert_problem(&p, "centre.broker", "is missing");
+    let p = with("broker = \"mqtts://c:8883\"\nsite = \"s\"");
+    assert_problem(&p, "centre.broker", "does not speak TLS");
+    let p = with("broker = \"http://c\"\nsite = \"s\"");
+    assert_problem(&p, "centre.broker", "does not start with mqtt://");
+    let p = with("broker = \"mqtt://c:0\"\nsite = \"s\"");
+    assert_problem(&p, "centre.broker", "the port must be 1 to 65535");
+    let p = with("broker = \"mqtt://c\"\nsite = \"Minsk 2026\"");
+    assert_problem(&p, "centre.site", "a-z, 0-9, - and _");
+    let p = with("broker = \"mqtt://c\"\nsite = \"s\"\npassword_file = \"/p\"");
+    assert_problem(&p, "centre.password_file", "needs a user name");
+    let p = with("broker = \"mqtt://c\"\nsite = \"s\"\nusername = \"u\"\npassword_file = \"p\"");
+    assert_problem(&p, "centre.password_file", "not an absolute path");
+    let p = with("broker = \"mqtt://c\"\nsite = \"s\"\nneighbours = [3, 4, 4, 0]");
+    assert_problem(&p, "centre.neighbours[1]", "this lane itself");
+    assert_problem(&p, "centre.neighbours[3]", "named twice");
+    assert_problem(&p, "centre.neighbours[4]", "out of range");
+    assert_eq!(p.len(), 3, "{p:?}");
+    let p = with("broker = \"mqtt://c\"\nsite = \"s\"\nneighbours = [\"4\"]");
+    assert_problem(&p, "centre.neighbours[1]", "must be a whole number");
+    let p = with("broker = \"mqtt://c\"\nsite = \"s\"\nneighbour = [4]");
+    assert_problem(&p, "centre.neighbour", "did you mean `neighbours`");
+}

@@ -1,7 +1,8 @@
 //! What `lanecall check-config` checks beyond the file: a PIN hash left as
-//! the example's placeholder, and a panel port below 1024 that neither this
+//! the example's placeholder, a panel port below 1024 that neither this
 //! process nor the systemd unit may bind (with the note when a drop-in
-//! grants it).
+//! grants it), and a `[centre]` password file that cannot be read or that
+//! others may read.
 //!
 //! It decides check-config's problems and notes about a valid file; it
 //! never changes the config. (`lanecall run` refuses a placeholder PIN
@@ -132,6 +133,26 @@ pub fn unit_grant(units: &[(PathBuf, String)]) -> Option<PathBuf> {
     ambient.filter(|_| bounding).map(Path::to_path_buf)
 }
 
+/// `[centre] password_file`'s password, its first line, read when the
+/// link starts and by check-config. A file others may read is refused: the
+/// password is the lane's right to publish as itself.
+pub fn read_password_file(path: &Path) -> Result<String, String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.permissions().mode() & 0o004 != 0 {
+        return Err(
+            "anyone on the machine can read it: chmod o-r it (e.g. chmod 640, group lanecall)"
+                .into(),
+        );
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let password = text.lines().next().unwrap_or("").to_owned();
+    if password.is_empty() {
+        return Err("is empty: write the password on its first line".into());
+    }
+    Ok(password)
+}
+
 /// A PIN hash that no PIN opens: the example file's placeholder, whose
 /// hash bytes are all zero (no real argon2 output is).
 pub fn is_placeholder_hash(hash: &str) -> bool {
@@ -199,6 +220,18 @@ impl Config {
                 ),
             }
         }
+
+        if let Some(file) = self
+            .centre
+            .as_ref()
+            .and_then(|c| c.password_file.as_deref())
+            && let Err(e) = read_password_file(file)
+        {
+            problem(
+                "centre.password_file".into(),
+                format!("{}: {e}", file.display()),
+            );
+        }
         check
     }
 }
@@ -238,5 +271,51 @@ mod tests {
         let real = crate::web::hash_pin("482913").unwrap();
         assert!(!is_placeholder_hash(&real));
         assert!(!is_placeholder_hash("1234"));
+    }
+
+    #[test]
+    fn the_password_file_is_read_and_checked_by_check_config() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = std::env::temp_dir().join(format!("lanecall-pw-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("pw");
+        std::fs::write(&file, "s3cret\nignored\n").unwrap();
+        let mode = |m| std::fs::set_permissions(&file, std::fs::Permissions::from_mode(m)).unwrap();
+        mode(0o640);
+        assert_eq!(read_password_file(&file).unwrap(), "s3cret");
+
+        let hash = crate::web::hash_pin("482913").unwrap();
+        let mut config = Config::demo(dir.clone(), "127.0.0.1:8080".parse().unwrap(), hash);
+        config.centre = Some(crate::config::CentreConfig {
+            host: "c".into(),
+            port: 1883,
+            site: "s".into(),
+            username: Some("u".into()),
+            password_file: Some(file.clone()),
+            accept_commands: false,
+            neighbours: Vec::new(),
+        });
+        let host = Host {
+            cap_net_bind_service: Some(false),
+            unprivileged_port_start: 1024,
+            unit_grant: None,
+        };
+        assert_eq!(config.site_check(&host, "").problems, Vec::new());
+        mode(0o644);
+        let problems = config.site_check(&host, "").problems;
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].key, "centre.password_file");
+        assert!(
+            problems[0]
+                .message
+                .contains("anyone on the machine can read it"),
+            "{problems:?}"
+        );
+        mode(0o600);
+        std::fs::write(&file, "\n").unwrap();
+        assert!(read_password_file(&file).unwrap_err().contains("is empty"));
+        assert!(read_password_file(&dir.join("none")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -48,18 +48,22 @@ pub(super) const DEFAULT_LOCKOUT_MAX_S: u64 = 3600;
 // [rules]
 pub(super) const DEFAULT_FOUL_MODE: &str = "score";
 
+// [centre]
+pub(super) const DEFAULT_BROKER_PORT: u16 = 1883;
+pub(super) const DEFAULT_ACCEPT_COMMANDS: bool = false;
+
 #[cfg(test)]
 mod tests {
     use super::super::raw::{Kind, ROOT, walk};
 
     /// The example with its commented-out keys (`# mirror = ...`,
-    /// `# [[web.judges]]`) written in, as a technician would uncomment them.
+    /// `# [[web.judges]]`, `# [centre]`) written in, as a technician would uncomment them.
     fn example_with_every_key() -> toml::Table {
         let example = include_str!("../../config/lanecall.toml");
         let uncommented: Vec<&str> = example
             .lines()
             .map(|line| match line.strip_prefix("# ") {
-                Some(rest) if rest.starts_with("[[") => rest,
+                Some(rest) if rest.starts_with('[') && !rest.contains(' ') => rest,
                 Some(rest)
                     if rest.split_once(" = ").is_some_and(|(key, _)| {
                         !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_')

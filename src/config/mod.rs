@@ -23,8 +23,8 @@
 //! - `raw`: the file as written — the known keys and their types, the
 //!   serde structs, and where a key is (line and column) for messages.
 //! - `defaults`: the value of every key left out of the file.
-//! - `validate` and `validate_web`: raw structs into a [`Config`], every
-//!   problem at once.
+//! - `validate`, `validate_web` and `validate_centre`: raw structs into a
+//!   [`Config`], every problem at once.
 //! - `validated`: the [`Config`] the rest of the crate uses, and the
 //!   effective file `check-config` prints.
 //! - `load`: reading a file through those steps; `problem`: its errors,
@@ -38,15 +38,17 @@ mod load;
 mod problem;
 mod raw;
 mod validate;
+mod validate_centre;
 mod validate_web;
 mod validated;
 
-pub use check::{Host, SiteCheck, is_placeholder_hash, unit_grant};
+pub use check::{Host, SiteCheck, is_placeholder_hash, read_password_file, unit_grant};
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
 pub(crate) use raw::{Kind, position, walk};
 pub use validate::VOLUME;
 pub use validated::{
-    BAUD_RATES, BcmPin, Config, GpioBackend, GpioConfig, InputConfig, InputRole, JournalConfig,
-    JudgeConfig, Language, OutputConfig, PinsetterConfig, Pull, SpeakerConfig, TlsFiles, WebConfig,
+    BAUD_RATES, BcmPin, CentreConfig, Config, GpioBackend, GpioConfig, InputConfig, InputRole,
+    JournalConfig, JudgeConfig, Language, OutputConfig, PinsetterConfig, Pull, SpeakerConfig,
+    TlsFiles, WebConfig,
 };

@@ -29,6 +29,8 @@ pub(crate) enum Kind {
     Table(&'static [(&'static str, Kind)]),
     /// A list of such tables (`[[name]]`).
     Tables(&'static [(&'static str, Kind)]),
+    /// A list of whole numbers (`[6, 8]`).
+    Ints,
 }
 
 impl Kind {
@@ -40,6 +42,7 @@ impl Kind {
             Kind::Bool => "true or false",
             Kind::Table(_) => "a table",
             Kind::Tables(_) => "a list of tables ([[...]])",
+            Kind::Ints => "a list of whole numbers ([6, 8])",
         }
     }
 }
@@ -155,6 +158,17 @@ pub(super) const ROOT: &[(&str, Kind)] = &[
         ]),
     ),
     ("rules", Kind::Table(RULES)),
+    (
+        "centre",
+        Kind::Table(&[
+            ("broker", Kind::Str),
+            ("site", Kind::Str),
+            ("username", Kind::Str),
+            ("password_file", Kind::Str),
+            ("accept_commands", Kind::Bool),
+            ("neighbours", Kind::Ints),
+        ]),
+    ),
 ];
 
 fn join(prefix: &str, key: &str) -> String {
@@ -199,6 +213,11 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
                     &format!("{path}[{}]", i + 1),
                     out,
                 );
+            }
+        }
+        (Kind::Ints, V::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                check_kind(item, Kind::Int, &format!("{path}[{}]", i + 1), out);
             }
         }
         // A GPIO input or output written as a value (`[gpio.buttons]
@@ -297,6 +316,18 @@ pub(super) struct RawConfig {
     pub(super) speaker: RawSpeaker,
     pub(super) web: RawWeb,
     pub(super) rules: RawRules,
+    pub(super) centre: Option<RawCentre>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct RawCentre {
+    pub(super) broker: Option<String>,
+    pub(super) site: Option<String>,
+    pub(super) username: Option<String>,
+    pub(super) password_file: Option<String>,
+    pub(super) accept_commands: Option<bool>,
+    pub(super) neighbours: Vec<i64>,
 }
 
 #[derive(Deserialize, Default)]

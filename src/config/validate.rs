@@ -269,9 +269,13 @@ impl RawConfig {
         });
         let web = self.web.validate(&mut c);
         c.problems.append(&mut rules_check.problems);
+        let centre = match self.centre {
+            None => Some(None),
+            Some(raw) => raw.validate(&mut c, lane).map(Some),
+        };
 
         match (
-            lane, state_dir, journal, pinsetter, gpio, speaker, web, rules,
+            lane, state_dir, journal, pinsetter, gpio, speaker, web, rules, centre,
         ) {
             (
                 Some(lane),
@@ -282,6 +286,7 @@ impl RawConfig {
                 Some(speaker),
                 Some(web),
                 Some(rules),
+                Some(centre),
             ) if c.problems.is_empty() => Ok(Config {
                 lane,
                 state_dir,
@@ -291,6 +296,7 @@ impl RawConfig {
                 speaker,
                 web,
                 rules,
+                centre,
             }),
             _ => Err(c.problems),
         }

@@ -27,6 +27,38 @@ pub struct Config {
     pub web: WebConfig,
     /// The rules written into each journal's header.
     pub rules: Rules,
+    /// `[centre]`: the link to the competition's centre over MQTT
+    /// ([`crate::centre_link`]); none, no link at all.
+    pub centre: Option<CentreConfig>,
+}
+
+/// `[centre]`: where the centre's MQTT broker is and what this lane does
+/// with it (docs/mqtt.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CentreConfig {
+    /// The broker's host name or address (`mqtt://HOST:PORT`).
+    pub host: String,
+    pub port: u16,
+    /// 1 to 32 characters of `a-z 0-9 - _`: the topics' `lanecall/<site>/`.
+    pub site: String,
+    pub username: Option<String>,
+    /// The password, read when the link starts; absolute.
+    pub password_file: Option<PathBuf>,
+    /// Whether the centre's `lineup` and `hold` commands are taken.
+    pub accept_commands: bool,
+    /// The lanes beside this one, whose `in_play` is journaled.
+    pub neighbours: Vec<u32>,
+}
+
+impl CentreConfig {
+    /// The broker as the file writes it.
+    pub fn broker(&self) -> String {
+        if self.host.contains(':') {
+            format!("mqtt://[{}]:{}", self.host, self.port)
+        } else {
+            format!("mqtt://{}:{}", self.host, self.port)
+        }
+    }
 }
 
 /// The journals beyond `state_dir`.
@@ -339,6 +371,7 @@ impl Config {
                 lockout_max: Duration::from_secs(DEFAULT_LOCKOUT_MAX_S),
             },
             rules: Rules::default(),
+            centre: None,
         }
     }
 
@@ -482,6 +515,25 @@ impl Config {
         };
         line(format!("foul_mode = {}", toml_str(foul_mode)));
         line(format!("min_cycle_ms = {}", r.min_cycle_ms));
+
+        if let Some(c) = &self.centre {
+            line(String::new());
+            line("[centre]".into());
+            line(format!("broker = {}", toml_str(&c.broker())));
+            line(format!("site = {}", toml_str(&c.site)));
+            if let Some(user) = &c.username {
+                line(format!("username = {}", toml_str(user)));
+            }
+            if let Some(file) = &c.password_file {
+                line(format!(
+                    "password_file = {}",
+                    toml_str(&file.to_string_lossy())
+                ));
+            }
+            line(format!("accept_commands = {}", c.accept_commands));
+            let lanes: Vec<String> = c.neighbours.iter().map(u32::to_string).collect();
+            line(format!("neighbours = [{}]", lanes.join(", ")));
+        }
         out
     }
 }

@@ -26,7 +26,7 @@ mod writer;
 pub use checked::{Checked, Item};
 pub use encode::{bowler_json, event_line, sealed_event_line};
 pub use header::{Header, HeaderError};
-pub use parse::parse_event;
+pub use parse::{parse_event, parse_panel_action};
 pub use reader::{Line, Reader};
 pub use seal::{seal, unseal};
 pub use writer::Writer;

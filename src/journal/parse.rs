@@ -62,6 +62,25 @@ fn pins(ev: &str, list: &[u8]) -> Result<PinSet, LineError> {
         .map(PinSet::from_pins)
 }
 
+/// A panel action as the panel posts it (one JSON object with its `ev`
+/// and fields, no `t`), signed `by`: checked as a journal line would be.
+/// The panel's `POST /api/actions` and the centre's commands both take
+/// actions this way.
+pub fn parse_panel_action(raw: &[u8], by: &str) -> Result<Action, String> {
+    let mut fields: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(raw).map_err(|e| format!("an action is one JSON object: {e}"))?;
+    fields.insert("t".into(), serde_json::json!(0));
+    fields.insert("by".into(), serde_json::json!(by));
+    let line = serde_json::Value::Object(fields).to_string();
+    match parse_event(&line) {
+        Ok(stamped) => match stamped.event {
+            Event::Panel(panel) => Ok(panel.action),
+            Event::Sensor(_) => Err("only panel events can be posted".into()),
+        },
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Parses one event line (without its `\n`).
 pub fn parse_event(line: &str) -> Result<Stamped<Event>, LineError> {
     if line.trim().is_empty() {

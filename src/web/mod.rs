@@ -79,7 +79,7 @@ use axum::routing::{get, post};
 use axum::{Json, middleware};
 use axum_extra::extract::cookie::{Key, SignedCookieJar};
 use futures_util::StreamExt as _;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 use tokio::io::AsyncReadExt as _;
 use tokio::sync::{Semaphore, oneshot, watch};
 
@@ -88,8 +88,8 @@ use tokio_util::codec::{BytesCodec, FramedRead};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::journal::parse_event;
-use crate::lane::{Action, Event};
+use crate::journal::parse_panel_action;
+use crate::lane::Action;
 use crate::ports::{Input, InputSender, NotTaken};
 use history::{History, HistoryError};
 use pins::{Checker, Lockout};
@@ -599,19 +599,7 @@ fn body(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
 /// with `t` set to 0 (the lane's thread stamps the real time) and `by` the
 /// logged-in judge, whatever the body said.
 fn parse_action(raw: &[u8], by: &str) -> Result<Action, ApiError> {
-    let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, m);
-    let mut fields: Map<String, Value> = serde_json::from_slice(raw)
-        .map_err(|e| bad(format!("an action is one JSON object: {e}")))?;
-    fields.insert("t".into(), json!(0));
-    fields.insert("by".into(), json!(by));
-    let line = Value::Object(fields).to_string();
-    match parse_event(&line) {
-        Ok(stamped) => match stamped.event {
-            Event::Panel(panel) => Ok(panel.action),
-            Event::Sensor(_) => Err(bad("only panel events can be posted".into())),
-        },
-        Err(e) => Err(bad(e.to_string())),
-    }
+    parse_panel_action(raw, by).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))
 }
 
 async fn actions(

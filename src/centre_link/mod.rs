@@ -1,0 +1,640 @@
+//! `[centre]`: the lane's link to the competition's centre over MQTT
+//! (docs/mqtt.md). An adapter on the lane thread's ports:
+//!
+//! - `status`: `online` (retained) once connected; the connection's last
+//!   will is `offline` (retained), and a clean stop publishes `offline`.
+//! - `state`: the [`LaneSnapshot`] (`/api/lane`), retained, at most 4 a
+//!   second, the latest always sent.
+//! - `journal`: every durable journal line, read from the journal files
+//!   (a [`JournalSink`] only notes the newest length), QoS 1, in order.
+//!   The broker's acknowledgements are tracked (`lines.rs`): after a
+//!   reconnect, sending goes on from the first line not acknowledged.
+//! - `command` / `reply`: the centre's `lineup` and `hold` (only with
+//!   `accept_commands`) go to the lane's thread as panel actions signed
+//!   `centre: <by>`, so they are journaled before they are applied, and
+//!   the reply is the lane's answer; `resend` publishes a journal's lines
+//!   again.
+//! - Adjacent lanes: a change of a neighbour's `delivering` is sent to the
+//!   lane's thread as a [`Sensor::Neighbour`] reading; a neighbour that
+//!   goes offline, and every busy one when the broker is lost, as not busy.
+//!
+//! It runs on its own thread, so the lane's thread never waits for it; a
+//! broker that is down or slow is tried again after 250 ms, doubling up to
+//! 5 s. The broker is spoken to in plain MQTT (no TLS).
+
+mod command;
+mod lines;
+mod wire;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use rumqttc::{
+    AsyncClient, ConnectionError, Event, Incoming, LastWill, MqttOptions, Outgoing, QoS,
+};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use crate::config::CentreConfig;
+use crate::journal_slot::JournalSlot;
+use crate::lane::Sensor;
+use crate::ports::{Input, InputSender, JournalSink, LaneSnapshot, NotTaken};
+use command::Command;
+use lines::{Lines, read_lines};
+use wire::{AbortOnDrop, Events, Tag, Wire, poll, publish};
+
+/// The keep-alive: a lane that drops off is `offline` within 1.5 times it.
+const KEEP_ALIVE: Duration = Duration::from_secs(10);
+/// The first retry after the broker is lost or refuses; doubles up to
+/// [`BACKOFF_MAX`].
+const BACKOFF_MIN: Duration = Duration::from_millis(250);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
+/// At most this many journal lines (and resent lines) unacknowledged.
+const WINDOW: usize = 64;
+/// The state is published at most this often.
+const STATE_EVERY: Duration = Duration::from_millis(250);
+/// The largest MQTT packet, either way: a lane's state with a full lineup
+/// is well below it.
+const MAX_PACKET: usize = 1 << 20;
+/// How long a command waits for the lane's answer.
+const LANE_REPLY: Duration = Duration::from_secs(10);
+/// How long a clean stop waits to send what is left and `offline`.
+const STOP_WAIT: Duration = Duration::from_secs(2);
+/// Replies waiting for the connection; past this the oldest are dropped.
+const MAX_OUTBOX: usize = 256;
+/// Actions waiting for the lane's answer at once; more are refused.
+const MAX_ACTIONS: usize = 16;
+/// Resend requests waiting at once; more are refused.
+const MAX_RESENDS: usize = 8;
+
+/// Why the link could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("centre.password_file {}: {reason}", path.display())]
+    Password { path: PathBuf, reason: String },
+    #[error("cannot start the centre link's thread: {0}")]
+    Thread(io::Error),
+}
+
+/// The running link. [`CentreLink::stop`] ends it cleanly (`offline`).
+pub struct CentreLink {
+    stop: watch::Sender<bool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+/// What the link needs from the lane.
+pub struct LaneSide {
+    pub lane: u32,
+    /// Where the journals are: a resend names a file here, never elsewhere.
+    pub journal_dir: PathBuf,
+    pub inputs: InputSender,
+    pub state: watch::Receiver<LaneSnapshot>,
+}
+
+/// The sink the lane's thread tells of every durable append.
+struct Sink(Arc<JournalSlot>);
+
+impl JournalSink for Sink {
+    fn written(&mut self, journal: &Path, len: u64) {
+        self.0.written(journal, len);
+    }
+}
+
+impl CentreLink {
+    /// Reads the password file and starts the link's thread. The sink
+    /// returned goes to the lane's thread
+    /// ([`crate::lane_thread::Core::add_journal_sink`]).
+    pub fn start(
+        config: &CentreConfig,
+        lane: LaneSide,
+    ) -> Result<(CentreLink, Box<dyn JournalSink>), LinkError> {
+        let password = match &config.password_file {
+            Some(path) => Some(read_password(path)?),
+            None => None,
+        };
+        let slot = Arc::new(JournalSlot::default());
+        let (stop, stopped) = watch::channel(false);
+        let topics = Topics::new(&config.site, lane.lane);
+        let mut options = MqttOptions::new(
+            format!("lanecall-{}-lane-{}", config.site, lane.lane),
+            config.host.clone(),
+            config.port,
+        );
+        options
+            .set_keep_alive(KEEP_ALIVE)
+            .set_clean_session(true)
+            .set_max_packet_size(MAX_PACKET, MAX_PACKET)
+            .set_last_will(LastWill::new(
+                &topics.status,
+                "offline",
+                QoS::AtLeastOnce,
+                true,
+            ));
+        if let Some(user) = &config.username {
+            options.set_credentials(user.clone(), password.unwrap_or_default());
+        }
+        let (replies_tx, replies) = mpsc::channel(64);
+        let link = Link {
+            options,
+            neighbour_topics: config
+                .neighbours
+                .iter()
+                .map(|n| (n, Topics::new(&config.site, *n)))
+                .flat_map(|(n, t)| [(t.state, (*n, false)), (t.status, (*n, true))])
+                .collect(),
+            topics,
+            accept_commands: config.accept_commands,
+            journal_dir: lane.journal_dir,
+            inputs: lane.inputs,
+            state: lane.state,
+            slot: slot.clone(),
+            lines: Lines::default(),
+            resends: VecDeque::new(),
+            busy: config.neighbours.iter().map(|n| (*n, false)).collect(),
+            replies_tx,
+            replies,
+            outbox: VecDeque::new(),
+            actions: Arc::default(),
+            stopped,
+        };
+        let thread = std::thread::Builder::new()
+            .name("centre-link".into())
+            .spawn(move || {
+                match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt.block_on(link.run()),
+                    Err(e) => tracing::error!("centre link: cannot start its runtime: {e}"),
+                }
+            })
+            .map_err(LinkError::Thread)?;
+        Ok((CentreLink { stop, thread }, Box::new(Sink(slot))))
+    }
+
+    /// Sends what is left of the journal and `offline`, waiting at most
+    /// a few seconds for a broker that does not answer, and ends.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let thread = self.thread;
+        let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+    }
+}
+
+/// The password file, read once at the start.
+fn read_password(path: &Path) -> Result<String, LinkError> {
+    crate::config::read_password_file(path).map_err(|reason| LinkError::Password {
+        path: path.to_owned(),
+        reason,
+    })
+}
+
+/// A lane's topics (docs/mqtt.md).
+struct Topics {
+    status: String,
+    state: String,
+    journal: String,
+    command: String,
+    reply: String,
+}
+
+impl Topics {
+    fn new(site: &str, lane: u32) -> Topics {
+        let base = format!("lanecall/{site}/lane/{lane}");
+        Topics {
+            status: format!("{base}/status"),
+            state: format!("{base}/state"),
+            journal: format!("{base}/journal"),
+            command: format!("{base}/command"),
+            reply: format!("{base}/reply"),
+        }
+    }
+}
+
+/// A journal being published again for a `resend`.
+struct Resend {
+    path: PathBuf,
+    file: Arc<str>,
+    /// Lines before this one are skipped.
+    from: u64,
+    n: u64,
+    offset: u64,
+}
+
+/// How a connection ended.
+enum End {
+    Stopped,
+    Lost {
+        connected: bool,
+        error: ConnectionError,
+    },
+}
+
+struct Link {
+    options: MqttOptions,
+    topics: Topics,
+    /// A neighbour's `state` or `status` topic: its lane, and whether it is
+    /// the status.
+    neighbour_topics: HashMap<String, (u32, bool)>,
+    accept_commands: bool,
+    journal_dir: PathBuf,
+    inputs: InputSender,
+    state: watch::Receiver<LaneSnapshot>,
+    slot: Arc<JournalSlot>,
+    lines: Lines,
+    resends: VecDeque<Resend>,
+    /// Each neighbour's `delivering` as last sent to the lane's thread.
+    busy: BTreeMap<u32, bool>,
+    /// The lane's answers to commands: (id, result).
+    replies_tx: mpsc::Sender<(String, Result<(), String>)>,
+    replies: mpsc::Receiver<(String, Result<(), String>)>,
+    /// Replies waiting for room on the connection.
+    outbox: VecDeque<String>,
+    /// Actions sent to the lane and not answered yet.
+    actions: Arc<std::sync::atomic::AtomicUsize>,
+    stopped: watch::Receiver<bool>,
+}
+
+impl Link {
+    async fn run(mut self) {
+        let mut backoff = BACKOFF_MIN;
+        let mut said: Option<String> = None;
+        loop {
+            match self.session().await {
+                End::Stopped => return,
+                End::Lost { connected, error } => {
+                    self.all_neighbours_clear().await;
+                    if connected {
+                        backoff = BACKOFF_MIN;
+                        said = None;
+                    }
+                    // Once per kind of failure, not once per retry.
+                    let text = error.to_string();
+                    if said.as_deref() != Some(&text) {
+                        tracing::warn!(
+                            "centre link: {}:{}: {text}; trying again, every {} s at the most",
+                            self.options.broker_address().0,
+                            self.options.broker_address().1,
+                            BACKOFF_MAX.as_secs()
+                        );
+                        said = Some(text);
+                    }
+                    let mut stopped = self.stopped.clone();
+                    tokio::select! {
+                        () = tokio::time::sleep(backoff) => {}
+                        _ = stopped.wait_for(|s| *s) => return,
+                    }
+                    backoff = (backoff * 2).min(BACKOFF_MAX);
+                }
+            }
+        }
+    }
+
+    /// One connection, from connecting to losing it or the stop.
+    async fn session(&mut self) -> End {
+        let (client, mut eventloop) = AsyncClient::new(self.options.clone(), 4 * WINDOW);
+        eventloop.network_options.set_connection_timeout(5);
+        // The event loop is polled by a task of its own, so that nothing
+        // here ever cancels it halfway through a packet.
+        let (events_tx, mut events) = mpsc::channel(4 * WINDOW);
+        let poller = tokio::spawn(poll(eventloop, events_tx));
+        let _poller = AbortOnDrop(poller);
+        let mut stopped = self.stopped.clone();
+        loop {
+            tokio::select! {
+                ev = events.recv() => match ev {
+                    Some(Ok(Event::Incoming(Incoming::ConnAck(_)))) => break,
+                    Some(Ok(_)) => {}
+                    Some(Err(error)) => return End::Lost { connected: false, error },
+                    None => return End::Stopped,
+                },
+                _ = stopped.wait_for(|s| *s) => return End::Stopped,
+            }
+        }
+        tracing::info!(
+            "centre link: connected to {}:{}",
+            self.options.broker_address().0,
+            self.options.broker_address().1
+        );
+        let mut wire = Wire::default();
+        publish(
+            &client,
+            &mut wire,
+            &self.topics.status,
+            true,
+            "online",
+            Tag::Other,
+        );
+        let _ = client.try_subscribe(&self.topics.command, QoS::AtLeastOnce);
+        for topic in self.neighbour_topics.keys() {
+            let _ = client.try_subscribe(topic, QoS::AtLeastOnce);
+        }
+        self.lines.rewind();
+        let mut state_sent: Option<Instant> = None;
+        let mut state_due = true;
+        let mut lane_gone = false;
+        loop {
+            if let Err(e) = self.pump(&client, &mut wire) {
+                tracing::warn!("centre link: cannot read the journal: {e}");
+            }
+            let now = Instant::now();
+            let state_at = state_sent.map_or(now, |t| t + STATE_EVERY);
+            if state_due && now >= state_at && wire.in_flight() < 2 * WINDOW {
+                let json = self.state.borrow_and_update().json.clone();
+                if publish(
+                    &client,
+                    &mut wire,
+                    &self.topics.state,
+                    true,
+                    json.as_bytes(),
+                    Tag::Other,
+                ) {
+                    state_due = false;
+                    state_sent = Some(now);
+                }
+            }
+            tokio::select! {
+                ev = events.recv() => match ev {
+                    Some(Ok(ev)) => self.event(ev, &mut wire).await,
+                    Some(Err(error)) => return End::Lost { connected: true, error },
+                    None => return End::Stopped,
+                },
+                () = self.slot.changed() => {
+                    if let Some((path, len)) = self.slot.take() {
+                        self.lines.notified(path, len);
+                    }
+                }
+                changed = self.state.changed(), if !lane_gone => match changed {
+                    Ok(()) => state_due = true,
+                    Err(_) => lane_gone = true,
+                },
+                () = tokio::time::sleep_until(state_at), if state_due => {}
+                Some((id, result)) = self.replies.recv() => {
+                    self.answer(Some(&id), result);
+                }
+                _ = stopped.wait_for(|s| *s) => {
+                    self.goodbye(&client, &mut events, &mut wire).await;
+                    return End::Stopped;
+                }
+            }
+        }
+    }
+
+    /// Publishes what is waiting, as far as the window allows: replies,
+    /// then the journal's new lines, then lines asked for again.
+    fn pump(&mut self, client: &AsyncClient, wire: &mut Wire) -> io::Result<()> {
+        while let Some(reply) = self.outbox.front() {
+            if wire.in_flight() >= 2 * WINDOW
+                || !publish(
+                    client,
+                    wire,
+                    &self.topics.reply,
+                    false,
+                    reply.as_bytes(),
+                    Tag::Other,
+                )
+            {
+                break;
+            }
+            self.outbox.pop_front();
+        }
+        if let Some((path, len)) = self.slot.take() {
+            self.lines.notified(path, len);
+        }
+        let room = WINDOW.saturating_sub(wire.in_flight());
+        for (id, line) in self.lines.next(room)? {
+            // The window keeps the client's queue from filling.
+            publish(
+                client,
+                wire,
+                &self.topics.journal,
+                false,
+                line.payload(),
+                Tag::Line(id),
+            );
+        }
+        while let Some(r) = self.resends.front_mut() {
+            let room = WINDOW.saturating_sub(wire.in_flight());
+            if room == 0 {
+                break;
+            }
+            // The journal being written is read only as far as it is durable.
+            let limit = match self.lines.newest() {
+                Some((p, len)) if p == r.path => len,
+                _ => u64::MAX,
+            };
+            let batch = read_lines(&r.path, &r.file, r.offset, r.n, limit, WINDOW)?;
+            if batch.is_empty() {
+                self.resends.pop_front();
+                continue;
+            }
+            let mut sent = 0;
+            for line in &batch {
+                if line.n >= r.from {
+                    if sent == room {
+                        break;
+                    }
+                    publish(
+                        client,
+                        wire,
+                        &self.topics.journal,
+                        false,
+                        line.payload(),
+                        Tag::Other,
+                    );
+                    sent += 1;
+                }
+                r.n = line.n + 1;
+                r.offset = line.end;
+            }
+        }
+        Ok(())
+    }
+
+    async fn event(&mut self, ev: Event, wire: &mut Wire) {
+        match ev {
+            Event::Outgoing(Outgoing::Publish(pkid)) => {
+                if let Some(tag) = wire.queued.pop_front() {
+                    wire.unacked.insert(pkid, tag);
+                }
+            }
+            Event::Incoming(Incoming::PubAck(ack)) => {
+                if let Some(Tag::Line(id)) = wire.unacked.remove(&ack.pkid) {
+                    self.lines.ack(id);
+                }
+            }
+            Event::Incoming(Incoming::Publish(p)) => {
+                if p.topic == self.topics.command {
+                    self.command(&p.payload).await;
+                } else if let Some(&(lane, is_status)) = self.neighbour_topics.get(&p.topic) {
+                    let busy = if is_status {
+                        // Online says nothing of delivering: its state does.
+                        if &p.payload[..] != b"offline" {
+                            return;
+                        }
+                        false
+                    } else {
+                        serde_json::from_slice::<serde_json::Value>(&p.payload)
+                            .ok()
+                            .and_then(|v| v.get("delivering")?.as_bool())
+                            .unwrap_or(false)
+                    };
+                    self.neighbour(lane, busy).await;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn answer(&mut self, id: Option<&str>, result: Result<(), String>) {
+        if self.outbox.len() >= MAX_OUTBOX {
+            self.outbox.pop_front();
+            tracing::warn!("centre link: too many replies waiting: the oldest is dropped");
+        }
+        self.outbox.push_back(command::reply(id, result));
+    }
+
+    /// A command from the centre: taken, or answered with why not.
+    async fn command(&mut self, payload: &[u8]) {
+        let cmd = match command::parse(payload) {
+            Ok(cmd) => cmd,
+            Err(bad) => {
+                tracing::info!("centre link: a command refused: {}", bad.error);
+                self.answer(bad.id.as_deref(), Err(bad.error));
+                return;
+            }
+        };
+        match cmd {
+            Command::Action { id, .. } if !self.accept_commands => {
+                let error = "this lane does not take commands from the centre \
+                             (centre.accept_commands = false)";
+                self.answer(Some(&id), Err(error.into()));
+            }
+            Command::Action { id, .. } if self.actions.load(Ordering::Relaxed) >= MAX_ACTIONS => {
+                let error = format!("{MAX_ACTIONS} commands are waiting for the lane already");
+                self.answer(Some(&id), Err(error));
+            }
+            Command::Action { id, by, action } => {
+                self.actions.fetch_add(1, Ordering::Relaxed);
+                let actions = self.actions.clone();
+                let (tx, rx) = oneshot::channel();
+                let input = Input::Action {
+                    by: Some(by.clone()),
+                    action,
+                    reply: Some(tx),
+                };
+                let inputs = self.inputs.clone();
+                let replies = self.replies_tx.clone();
+                // Waiting for the lane must not hold the connection up.
+                tokio::spawn(async move {
+                    let result = if inputs.send(input).await.is_err() {
+                        Err("the lane is not running".to_owned())
+                    } else {
+                        match tokio::time::timeout(LANE_REPLY, rx).await {
+                            Err(_) => Err("the lane is not answering".to_owned()),
+                            Ok(Err(_)) => Err("the lane is not running".to_owned()),
+                            Ok(Ok(Ok(()))) => Ok(()),
+                            Ok(Ok(Err(NotTaken::Refused(r)))) => Err(r.to_string()),
+                            Ok(Ok(Err(e @ NotTaken::NotDurable(_)))) => Err(e.to_string()),
+                        }
+                    };
+                    actions.fetch_sub(1, Ordering::Relaxed);
+                    tracing::info!(by, id, ?result, "centre link: command");
+                    let _ = replies.send((id, result)).await;
+                });
+            }
+            Command::Resend { id, file, from } => {
+                let result = command::journal_file(&self.journal_dir, &file).and_then(|path| {
+                    if self.resends.len() >= MAX_RESENDS {
+                        return Err(format!(
+                            "{MAX_RESENDS} resends are waiting already: ask again later"
+                        ));
+                    }
+                    self.resends.push_back(Resend {
+                        path,
+                        file: Arc::from(file.as_str()),
+                        from,
+                        n: 1,
+                        offset: 0,
+                    });
+                    Ok(())
+                });
+                self.answer(Some(&id), result);
+            }
+        }
+    }
+
+    /// A neighbour's `delivering`, sent to the lane's thread on a change.
+    async fn neighbour(&mut self, lane: u32, busy: bool) {
+        let Some(known) = self.busy.get_mut(&lane) else {
+            return;
+        };
+        if *known == busy {
+            return;
+        }
+        *known = busy;
+        let _ = self
+            .inputs
+            .send(Input::now(Sensor::Neighbour { lane, busy }))
+            .await;
+    }
+
+    /// The broker is lost: a lane is never held by a neighbour it cannot see.
+    async fn all_neighbours_clear(&mut self) {
+        let busy: Vec<u32> = self
+            .busy
+            .iter()
+            .filter(|(_, b)| **b)
+            .map(|(n, _)| *n)
+            .collect();
+        for lane in busy {
+            self.neighbour(lane, false).await;
+        }
+    }
+
+    /// A clean stop: the journal's last lines, then `offline`, then the
+    /// goodbye, for at most [`STOP_WAIT`].
+    async fn goodbye(&mut self, client: &AsyncClient, events: &mut Events, wire: &mut Wire) {
+        let until = Instant::now() + STOP_WAIT;
+        let mut offline_sent = false;
+        while Instant::now() < until {
+            let _ = self.pump(client, wire);
+            if !offline_sent && self.lines.in_flight() == 0 {
+                publish(
+                    client,
+                    wire,
+                    &self.topics.status,
+                    true,
+                    "offline",
+                    Tag::Other,
+                );
+                let _ = client.try_disconnect();
+                offline_sent = true;
+            }
+            match tokio::time::timeout_at(until, events.recv()).await {
+                Ok(Some(Ok(Event::Outgoing(Outgoing::Disconnect))))
+                | Ok(Some(Err(_)) | None)
+                | Err(_) => break,
+                Ok(Some(Ok(ev))) => {
+                    if let Event::Incoming(Incoming::PubAck(ack)) = &ev
+                        && let Some(Tag::Line(id)) = wire.unacked.remove(&ack.pkid)
+                    {
+                        self.lines.ack(id);
+                    }
+                    if let Event::Outgoing(Outgoing::Publish(pkid)) = ev
+                        && let Some(tag) = wire.queued.pop_front()
+                    {
+                        wire.unacked.insert(pkid, tag);
+                    }
+                }
+            }
+        }
+        if !offline_sent {
+            tracing::warn!("centre link: stopped before the broker took the last lines");
+        }
+    }
+}

@@ -1,0 +1,852 @@
+//! The lane's link to the centre (docs/mqtt.md) against a real Mosquitto,
+//! started here on a free port with its own config, and real `lanecall
+//! run` daemons with a pseudo-terminal pinsetter; a rumqttc client in the
+//! test plays the centre.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rumqttc::{Client, Event, Incoming, MqttOptions, QoS};
+use serde_json::{Value, json};
+use serialport::{SerialPort, TTYPort};
+
+mod support;
+
+const SITE: &str = "t";
+const PIN: &str = "246813";
+
+/// Waits up to 20 s for `cond`; fails naming `what`.
+fn wait(what: &str, mut cond: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while !cond() {
+        assert!(Instant::now() < until, "within 20 s, never: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanecall-centre-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+// ----- Mosquitto ---------------------------------------------------------
+
+/// A Mosquitto of the test's own, on a free port. Killed when dropped.
+struct Broker {
+    port: u16,
+    config: PathBuf,
+    child: Option<Child>,
+}
+
+impl Broker {
+    /// `extra`: more lines for its config (a password file, an ACL).
+    fn start(dir: &Path, extra: &str) -> Broker {
+        let port = support::free_port();
+        let config = dir.join("mosquitto.conf");
+        let store = dir.join("mosquitto-db");
+        fs::create_dir_all(&store).unwrap();
+        let anonymous = if extra.contains("password_file") {
+            "false"
+        } else {
+            "true"
+        };
+        // Started as root, Mosquitto would drop to its own user, which may
+        // not write the test's folder: it stays the test's user.
+        let user = Command::new("id").arg("-un").output().unwrap().stdout;
+        let user = String::from_utf8_lossy(&user).trim().to_owned();
+        fs::write(
+            &config,
+            format!(
+                "user {user}\nlistener {port} 127.0.0.1\nallow_anonymous {anonymous}\n\
+                 persistence true\npersistence_location {}/\nautosave_interval 1\n\
+                 log_dest file {}\n{extra}",
+                store.display(),
+                dir.join("mosquitto.log").display()
+            ),
+        )
+        .unwrap();
+        let mut broker = Broker {
+            port,
+            config,
+            child: None,
+        };
+        broker.run();
+        broker
+    }
+
+    fn run(&mut self) {
+        let child = Command::new("mosquitto")
+            .arg("-c")
+            .arg(&self.config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot run mosquitto ({e}): install the Debian package `mosquitto`")
+            });
+        self.child = Some(child);
+        wait("mosquitto listens", || {
+            std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok()
+        });
+    }
+
+    /// Freezes the broker: it takes the lane's packets into its socket
+    /// and acknowledges none of them.
+    fn freeze(&self) {
+        let pid = self.child.as_ref().unwrap().id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-STOP", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().unwrap();
+            c.wait().unwrap();
+        }
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+// ----- the centre: a client in the test -----------------------------------
+
+#[derive(Clone, Debug)]
+struct Msg {
+    topic: String,
+    payload: Vec<u8>,
+    retain: bool,
+}
+
+impl Msg {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.payload).unwrap_or(Value::Null)
+    }
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.payload).into_owned()
+    }
+}
+
+struct Centre {
+    client: Client,
+    got: Arc<Mutex<Vec<Msg>>>,
+}
+
+impl Centre {
+    /// Connects as `id`, subscribing to `subs` at every connection; a
+    /// persistent session unless `clean`.
+    fn connect(broker: &Broker, id: &str, login: Option<(&str, &str)>, subs: &[&str]) -> Centre {
+        let mut options = MqttOptions::new(id, "127.0.0.1", broker.port);
+        options
+            .set_keep_alive(Duration::from_secs(5))
+            .set_clean_session(false)
+            .set_max_packet_size(1 << 20, 1 << 20);
+        if let Some((u, p)) = login {
+            options.set_credentials(u, p);
+        }
+        let (client, mut connection) = Client::new(options, 256);
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let (sub, sink) = (client.clone(), got.clone());
+        let subs: Vec<String> = subs.iter().map(|s| s.to_string()).collect();
+        std::thread::spawn(move || {
+            for ev in connection.iter() {
+                match ev {
+                    Ok(Event::Incoming(Incoming::ConnAck(_))) => {
+                        for s in &subs {
+                            let _ = sub.try_subscribe(s, QoS::AtLeastOnce);
+                        }
+                    }
+                    Ok(Event::Incoming(Incoming::Publish(p))) => sink.lock().unwrap().push(Msg {
+                        topic: p.topic.clone(),
+                        payload: p.payload.to_vec(),
+                        retain: p.retain,
+                    }),
+                    Ok(_) => {}
+                    Err(rumqttc::ConnectionError::RequestsDone) => return,
+                    Err(_) => std::thread::sleep(Duration::from_millis(100)),
+                }
+            }
+        });
+        Centre { client, got }
+    }
+
+    fn on(&self, topic: &str) -> Vec<Msg> {
+        self.got
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| m.topic == topic)
+            .cloned()
+            .collect()
+    }
+
+    fn send(&self, topic: &str, payload: impl Into<Vec<u8>>, retain: bool) {
+        self.client
+            .publish(topic, QoS::AtLeastOnce, retain, payload)
+            .unwrap();
+    }
+
+    /// Sends a command to lane `n` and waits for the reply with its id.
+    fn command(&self, lane: u32, cmd: Value) -> Value {
+        let id = cmd["id"].clone();
+        self.send(&topic(lane, "command"), cmd.to_string(), false);
+        let mut reply = Value::Null;
+        wait(&format!("a reply to {cmd}"), || {
+            match self
+                .on(&topic(lane, "reply"))
+                .iter()
+                .map(Msg::json)
+                .find(|r| r["id"] == id)
+            {
+                Some(r) => {
+                    reply = r;
+                    true
+                }
+                None => false,
+            }
+        });
+        reply
+    }
+
+    /// The journal lines received from lane `n`: (file, n) → line, the
+    /// first copy kept; a copy with other text fails the test.
+    fn journal(&self, lane: u32) -> BTreeMap<(String, u64), String> {
+        let mut lines = BTreeMap::new();
+        for m in self.on(&topic(lane, "journal")) {
+            let v = m.json();
+            let key = (
+                v["file"].as_str().unwrap().to_owned(),
+                v["n"].as_u64().unwrap(),
+            );
+            let line = v["line"].as_str().unwrap().to_owned();
+            let old = lines.entry(key.clone()).or_insert_with(|| line.clone());
+            assert_eq!(*old, line, "{key:?} came twice with other text");
+        }
+        lines
+    }
+}
+
+impl Drop for Centre {
+    fn drop(&mut self) {
+        let _ = self.client.disconnect();
+    }
+}
+
+fn topic(lane: u32, what: &str) -> String {
+    format!("lanecall/{SITE}/lane/{lane}/{what}")
+}
+
+// ----- a lane -------------------------------------------------------------
+
+struct Lane {
+    daemon: support::Daemon,
+    pinsetter: TTYPort,
+    dir: PathBuf,
+    seq: u8,
+    http: u16,
+}
+
+impl Lane {
+    /// `lanecall run` for lane `n` with an open block, and `centre` (the
+    /// `[centre]` table's keys, or none).
+    fn start(dir: &Path, n: u32, centre: Option<String>) -> Lane {
+        fs::create_dir_all(dir.join("journal")).unwrap();
+        fs::write(
+            dir.join(format!("journal/lane{n}-20260101T000000Z-01.jsonl")),
+            support::journal_with_open_block(n, 1),
+        )
+        .unwrap();
+        let (master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+        let port = slave.name().unwrap();
+        let http = support::free_port();
+        let hash = lanecall::web::hash_pin(PIN).unwrap();
+        let config = support::write_config(dir, n, &port, http, &hash);
+        if let Some(centre) = centre {
+            let mut f = fs::OpenOptions::new().append(true).open(&config).unwrap();
+            writeln!(f, "[centre]\n{centre}").unwrap();
+        }
+        let mut daemon = support::Daemon::start(&config, http);
+        daemon.login(PIN);
+        // The daemon holds the port now.
+        drop(slave);
+        Lane {
+            daemon,
+            pinsetter: master,
+            dir: dir.to_owned(),
+            seq: 0,
+            http,
+        }
+    }
+
+    fn journal_path(&self) -> PathBuf {
+        let mut files: Vec<PathBuf> = fs::read_dir(self.dir.join("journal"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        files.pop().unwrap()
+    }
+
+    fn journal_text(&self) -> String {
+        fs::read_to_string(self.journal_path()).unwrap()
+    }
+
+    /// The pinsetter sends the lines of `notation`; each is waited for
+    /// in the journal.
+    fn bowl(&mut self, notation: &str) {
+        let lines = support::pinsetter_lines(notation, self.seq);
+        self.seq = self.seq.wrapping_add(lines.len() as u8);
+        for line in lines {
+            self.pinsetter
+                .write_all(format!("{line}\r\n").as_bytes())
+                .unwrap();
+            wait(&format!("{line} in the journal"), || {
+                self.journal_text().contains(&line)
+            });
+        }
+    }
+}
+
+fn centre_keys(broker: &Broker, more: &str) -> String {
+    format!(
+        "broker = \"mqtt://127.0.0.1:{}\"\nsite = \"{SITE}\"\n{more}",
+        broker.port
+    )
+}
+
+/// The journal as the centre received it, file by file, each line once,
+/// in order; fails on a gap.
+fn rebuild(lines: &BTreeMap<(String, u64), String>, file: &str) -> String {
+    let mut text = String::new();
+    let mut next = 1;
+    for ((f, n), line) in lines {
+        if f == file {
+            assert_eq!(*n, next, "line {next} of {file} never came");
+            text.push_str(line);
+            text.push('\n');
+            next += 1;
+        }
+    }
+    text
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+// ----- the tests ----------------------------------------------------------
+
+#[test]
+fn journal_lines_state_and_status_reach_the_centre() {
+    let dir = temp("lines");
+    let broker = Broker::start(&dir, "");
+    let centre = Centre::connect(&broker, "centre-lines", None, &["lanecall/t/lane/3/#"]);
+    let mut lane = Lane::start(&dir.join("lane"), 3, Some(centre_keys(&broker, "")));
+    wait("online", || {
+        centre
+            .on(&topic(3, "status"))
+            .last()
+            .is_some_and(|m| m.text() == "online")
+    });
+    lane.bowl("X 9/ 72");
+    let journal = lane.journal_path();
+    let name = file_name(&journal);
+    wait("every journal line at the centre", || {
+        rebuild(&centre.journal(3), &name).len() == lane.journal_text().len()
+    });
+    assert_eq!(rebuild(&centre.journal(3), &name), lane.journal_text());
+    // In format 2 a line's own n is the one published with it.
+    for ((_, n), line) in centre.journal(3) {
+        let own: Value = serde_json::from_str(&line).unwrap();
+        if let Some(own) = own.get("n") {
+            assert_eq!(own, &json!(n), "{line}");
+        }
+    }
+
+    // The state: the lane's /api/lane, the latest always sent.
+    let mut api = Value::Null;
+    let mut state = Value::Null;
+    let until = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < until {
+        api = lane.daemon.lane();
+        state = centre
+            .on(&topic(3, "state"))
+            .last()
+            .map_or(Value::Null, Msg::json);
+        if state == api {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(state, api, "the last state is /api/lane");
+    // Retained: a centre connecting now gets it at once.
+    let late = Centre::connect(
+        &broker,
+        "centre-late",
+        None,
+        &["lanecall/t/lane/3/state", "lanecall/t/lane/3/status"],
+    );
+    wait("the retained state", || {
+        !late.on(&topic(3, "state")).is_empty()
+    });
+    let first = late.on(&topic(3, "state"))[0].clone();
+    assert!(first.retain);
+    assert_eq!(first.json(), api);
+    assert_eq!(api["delivering"], json!(false));
+    wait("the retained status online", || {
+        late.on(&topic(3, "status"))
+            .last()
+            .is_some_and(|m| m.retain && m.text() == "online")
+    });
+
+    // SIGKILL: the broker publishes the last will.
+    lane.daemon.child.kill().unwrap();
+    wait("offline by the last will", || {
+        centre
+            .on(&topic(3, "status"))
+            .last()
+            .is_some_and(|m| m.text() == "offline")
+    });
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_clean_stop_says_offline_itself() {
+    let dir = temp("stop");
+    let broker = Broker::start(&dir, "");
+    let centre = Centre::connect(&broker, "centre-stop", None, &["lanecall/t/lane/5/status"]);
+    let lane = Lane::start(&dir.join("lane"), 5, Some(centre_keys(&broker, "")));
+    wait("online", || {
+        centre
+            .on(&topic(5, "status"))
+            .last()
+            .is_some_and(|m| m.text() == "online")
+    });
+    assert!(lane.daemon.stop().success());
+    wait("offline", || {
+        centre
+            .on(&topic(5, "status"))
+            .last()
+            .is_some_and(|m| m.text() == "offline")
+    });
+    // Said by the lane, then a goodbye: the broker saw a clean disconnect,
+    // so the offline is not its last will.
+    let log = fs::read_to_string(dir.join("mosquitto.log")).unwrap();
+    assert!(
+        log.contains("Client lanecall-t-lane-5 disconnected."),
+        "no clean disconnect in the broker's log:\n{log}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_broker_killed_and_restarted_mid_block_loses_no_line() {
+    let dir = temp("restart");
+    let mut broker = Broker::start(&dir, "");
+    let centre = Centre::connect(&broker, "centre-restart", None, &["lanecall/t/lane/4/#"]);
+    let mut lane = Lane::start(&dir.join("lane"), 4, Some(centre_keys(&broker, "")));
+    lane.bowl("X 9/");
+    let name = file_name(&lane.journal_path());
+    wait("the first frames at the centre", || {
+        rebuild(&centre.journal(4), &name).len() == lane.journal_text().len()
+    });
+    // The centre's persistent session is saved (autosave every second).
+    std::thread::sleep(Duration::from_millis(2500));
+    // Balls bowled while the broker is frozen: sent, never acknowledged,
+    // then lost with the broker.
+    broker.freeze();
+    let before = centre.journal(4).len();
+    lane.bowl("72");
+    std::thread::sleep(Duration::from_millis(300));
+    broker.kill();
+    // And balls bowled while it is down: journaled, not sent.
+    lane.bowl("X");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(centre.journal(4).len(), before);
+    broker.run();
+    // No resend asked: the lane sends them by itself once it is back.
+    wait("the lines bowled while the broker was down", || {
+        rebuild_len(&centre, &name) == lane.journal_text().len()
+    });
+    // And a ball after it is back.
+    lane.bowl("8-");
+    wait("every line", || {
+        rebuild_len(&centre, &name) == lane.journal_text().len()
+    });
+    assert_eq!(rebuild(&centre.journal(4), &name), lane.journal_text());
+    assert!(centre.on(&topic(4, "command")).is_empty());
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_next_blocks_journal_started_while_the_broker_is_away_loses_no_line() {
+    let dir = temp("block");
+    let mut broker = Broker::start(&dir, "");
+    let centre = Centre::connect(&broker, "centre-block", None, &["lanecall/t/lane/4/#"]);
+    let mut lane = Lane::start(&dir.join("lane"), 4, Some(centre_keys(&broker, "")));
+    lane.bowl("X 9/");
+    let first = lane.journal_path();
+    wait("the first frames at the centre", || {
+        rebuild_len(&centre, &file_name(&first)) == lane.journal_text().len()
+    });
+    std::thread::sleep(Duration::from_millis(2500));
+    broker.freeze();
+    // The rest of the block's one game, sent and never acknowledged.
+    lane.bowl("72 X X 8- 9/ 9- X X9/");
+    std::thread::sleep(Duration::from_millis(300));
+    broker.kill();
+    // The block ends, and the next one's lineup starts a journal of its own.
+    let (status, body) = lane.daemon.action(json!({"ev":"end_block"}));
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = lane
+        .daemon
+        .action(json!({"ev":"lineup","bowlers":[{"name":"Anna Sokolova","class":"B1"}]}));
+    assert_eq!(status, 200, "{body}");
+    let second = lane.journal_path();
+    assert_ne!(second, first, "a new journal for the next block");
+    broker.run();
+    for file in [&first, &second] {
+        let text = fs::read_to_string(file).unwrap();
+        wait(&format!("every line of {}", file.display()), || {
+            rebuild_len(&centre, &file_name(file)) == text.len()
+        });
+        assert_eq!(rebuild(&centre.journal(4), &file_name(file)), text);
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The length of the journal rebuilt so far, up to its first gap.
+fn rebuild_len(centre: &Centre, file: &str) -> usize {
+    let mut len = 0;
+    let mut next = 1;
+    for ((f, n), line) in centre.journal(4) {
+        if f == file {
+            if n != next {
+                break;
+            }
+            len += line.len() + 1;
+            next += 1;
+        }
+    }
+    len
+}
+
+#[test]
+fn commands_are_journaled_by_the_centre_and_answered() {
+    let dir = temp("commands");
+    let broker = Broker::start(&dir, "");
+    let centre = Centre::connect(
+        &broker,
+        "centre-commands",
+        None,
+        &["lanecall/t/lane/+/reply", "lanecall/t/lane/+/journal"],
+    );
+    let mut taking = Lane::start(
+        &dir.join("lane6"),
+        6,
+        Some(centre_keys(&broker, "accept_commands = true")),
+    );
+    let refusing = Lane::start(&dir.join("lane7"), 7, Some(centre_keys(&broker, "")));
+    // Subscribed once the lanes are online.
+    std::thread::sleep(Duration::from_millis(500));
+
+    let hold =
+        json!({"id":"c-1","by":"Ivanova","action":{"ev":"hold","on":true,"reason":"lane 8 oil"}});
+    assert_eq!(
+        centre.command(6, hold.clone()),
+        json!({"id":"c-1","ok":true})
+    );
+    let text = taking.journal_text();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["ev"], "hold");
+    assert_eq!(last["by"], "centre: Ivanova");
+    assert_eq!(last["reason"], "lane 8 oil");
+    assert_eq!(taking.daemon.lane()["hold"]["reason"], "lane 8 oil");
+
+    // The lane's own refusal: a lineup while the block is open.
+    let lineup = json!({"id":"c-2","by":"Ivanova","action":{"ev":"lineup","bowlers":[{"name":"Orlov","class":"B1"}]}});
+    let reply = centre.command(6, lineup);
+    assert_eq!(reply["ok"], json!(false), "{reply}");
+    let refused = reply["error"].as_str().unwrap().to_owned();
+    assert!(!refused.is_empty());
+    let last: Value = serde_json::from_str(taking.journal_text().lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (last["ev"].as_str(), last["by"].as_str()),
+        (Some("lineup"), Some("centre: Ivanova")),
+        "a refused action is journaled all the same"
+    );
+
+    // Malformed commands: the reason, with the id when there is one.
+    let r = centre.command(
+        6,
+        json!({"id":"c-3","by":"Ivanova","action":{"ev":"correct_ball"}}),
+    );
+    assert_eq!(r["ok"], json!(false));
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("only the actions lineup and hold"),
+        "{r}"
+    );
+    centre.send(&topic(6, "command"), "{not json", false);
+    wait("a reply with id null", || {
+        centre.on(&topic(6, "reply")).iter().any(|m| {
+            let v = m.json();
+            v["id"].is_null()
+                && v["ok"] == json!(false)
+                && v["error"]
+                    .as_str()
+                    .is_some_and(|e| e.starts_with("a command is one JSON object"))
+        })
+    });
+    let r = centre.command(
+        6,
+        json!({"id":"c-4","resend":{"file":"../lanecall.toml","from":1}}),
+    );
+    assert_eq!(r["ok"], json!(false), "{r}");
+
+    // A resend publishes the named journal's lines again from `from`.
+    let name = file_name(&taking.journal_path());
+    let before = centre.on(&topic(6, "journal")).len();
+    let r = centre.command(6, json!({"id":"c-5","resend":{"file":name,"from":2}}));
+    assert_eq!(r, json!({"id":"c-5","ok":true}));
+    let total = taking.journal_text().lines().count();
+    wait("the lines again", || {
+        centre.on(&topic(6, "journal")).len() >= before + total - 1
+    });
+    let again: Vec<u64> = centre.on(&topic(6, "journal"))[before..]
+        .iter()
+        .map(|m| m.json()["n"].as_u64().unwrap())
+        .collect();
+    assert_eq!(again, (2..=total as u64).collect::<Vec<_>>());
+
+    // A lane that does not take commands says so and journals nothing.
+    let before = refusing.journal_text();
+    let reply = centre.command(
+        7,
+        json!({"id":"c-6","by":"Ivanova","action":{"ev":"hold","on":true}}),
+    );
+    assert_eq!(
+        reply,
+        json!({"id":"c-6","ok":false,"error":"this lane does not take commands from the centre (centre.accept_commands = false)"})
+    );
+    assert_eq!(refusing.journal_text(), before);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_client_without_the_right_credentials_cannot_command_the_lane() {
+    let dir = temp("acl");
+    let passwords = dir.join("passwords");
+    for (i, (user, pass)) in [
+        ("lane8", "l8-secret"),
+        ("chief", "c-secret"),
+        ("guest", "g-secret"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut cmd = Command::new("mosquitto_passwd");
+        if i == 0 {
+            cmd.arg("-c");
+        }
+        let ok = cmd
+            .args(["-b"])
+            .arg(&passwords)
+            .args([user, pass])
+            .status()
+            .expect("mosquitto_passwd (Debian package `mosquitto`)");
+        assert!(ok.success());
+    }
+    let acl = dir.join("acl");
+    fs::write(
+        &acl,
+        "user lane8\ntopic readwrite lanecall/t/lane/8/#\n\
+         user chief\ntopic readwrite lanecall/t/#\n\
+         user guest\ntopic read lanecall/t/#\n",
+    )
+    .unwrap();
+    let broker = Broker::start(
+        &dir,
+        &format!(
+            "password_file {}\nacl_file {}\n",
+            passwords.display(),
+            acl.display()
+        ),
+    );
+    let secret = dir.join("lane-password");
+    fs::write(&secret, "l8-secret\n").unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).unwrap();
+    let lane = Lane::start(
+        &dir.join("lane"),
+        8,
+        Some(centre_keys(
+            &broker,
+            &format!(
+                "username = \"lane8\"\npassword_file = {:?}\naccept_commands = true",
+                secret.display().to_string()
+            ),
+        )),
+    );
+    let chief = Centre::connect(
+        &broker,
+        "chief",
+        Some(("chief", "c-secret")),
+        &["lanecall/t/lane/8/#"],
+    );
+    wait("the lane online with its credentials", || {
+        chief
+            .on(&topic(8, "status"))
+            .last()
+            .is_some_and(|m| m.text() == "online")
+    });
+    let before = lane.journal_text();
+    let hold = |id: &str| json!({"id": id,"by":"Intruder","action":{"ev":"hold","on":true}});
+    // A user the ACL lets read only, and a wrong password.
+    let guest = Centre::connect(&broker, "guest", Some(("guest", "g-secret")), &[]);
+    let wrong = Centre::connect(&broker, "wrong", Some(("chief", "guess")), &[]);
+    std::thread::sleep(Duration::from_millis(500));
+    guest.send(&topic(8, "command"), hold("g-1").to_string(), false);
+    let _ = wrong.client.try_publish(
+        topic(8, "command"),
+        QoS::AtLeastOnce,
+        false,
+        hold("w-1").to_string(),
+    );
+    // The chief's command, sent after them, is the one answered.
+    assert_eq!(
+        chief.command(
+            8,
+            json!({"id":"c-1","by":"Ivanova","action":{"ev":"hold","on":true}})
+        ),
+        json!({"id":"c-1","ok":true})
+    );
+    let replies: Vec<Value> = chief.on(&topic(8, "reply")).iter().map(Msg::json).collect();
+    assert_eq!(replies, [json!({"id":"c-1","ok":true})]);
+    let text = lane.journal_text();
+    let added: Vec<&str> = text[before.len()..].lines().collect();
+    assert_eq!(added.len(), 1, "{added:?}");
+    assert!(added[0].contains("\"by\":\"centre: Ivanova\""), "{added:?}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_neighbours_delivering_is_journaled() {
+    let dir = temp("neighbour");
+    let mut broker = Broker::start(&dir, "");
+    let centre = Centre::connect(
+        &broker,
+        "centre-neighbour",
+        None,
+        &["lanecall/t/lane/9/status"],
+    );
+    let lane = Lane::start(
+        &dir.join("lane"),
+        9,
+        Some(centre_keys(&broker, "neighbours = [10]")),
+    );
+    wait("online", || !centre.on(&topic(9, "status")).is_empty());
+    std::thread::sleep(Duration::from_millis(300));
+    let events = |lane: &Lane| -> Vec<Value> {
+        lane.journal_text()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|v| v["ev"] == "neighbour")
+            .map(|v| json!({"lane": v["lane"], "busy": v["busy"]}))
+            .collect()
+    };
+    let state = |delivering: bool| json!({"lane": 10, "delivering": delivering}).to_string();
+    centre.send(&topic(10, "state"), state(true), true);
+    wait("busy", || events(&lane).len() == 1);
+    // The same again is no change.
+    centre.send(&topic(10, "state"), state(true), true);
+    centre.send(&topic(10, "state"), state(false), true);
+    wait("clear", || events(&lane).len() == 2);
+    centre.send(&topic(10, "state"), state(true), true);
+    wait("busy again", || events(&lane).len() == 3);
+    // The neighbour drops off: not busy.
+    centre.send(&topic(10, "status"), "offline", true);
+    wait("clear when offline", || events(&lane).len() == 4);
+    // Busy again, then this lane loses the broker: not busy.
+    centre.send(&topic(10, "status"), "online", true);
+    centre.send(&topic(10, "state"), state(false), true);
+    centre.send(&topic(10, "state"), state(true), true);
+    wait("busy once more", || events(&lane).len() == 5);
+    broker.kill();
+    wait("clear when the broker is lost", || events(&lane).len() == 6);
+    assert_eq!(
+        events(&lane),
+        [true, false, true, false, true, false].map(|busy| json!({"lane": 10, "busy": busy}))
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The TCP connections a process has open but its listening sockets and
+/// the panel's (`http`), as `local -> remote` (hex, as the kernel shows).
+fn connections(pid: u32, http: u16) -> Vec<String> {
+    let panel = format!(":{http:04X}");
+    let inodes: Vec<String> = fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .filter_map(|e| fs::read_link(e.ok()?.path()).ok())
+        .filter_map(|l| {
+            let l = l.to_string_lossy().into_owned();
+            Some(l.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
+        })
+        .collect();
+    let mut out = Vec::new();
+    for table in ["tcp", "tcp6"] {
+        let text = fs::read_to_string(format!("/proc/{pid}/net/{table}")).unwrap_or_default();
+        for row in text.lines().skip(1) {
+            let f: Vec<&str> = row.split_whitespace().collect();
+            // State 0A is LISTEN.
+            if f.len() > 9
+                && inodes.contains(&f[9].to_owned())
+                && f[3] != "0A"
+                && !f[1].ends_with(&panel)
+            {
+                out.push(format!("{} -> {}", f[1], f[2]));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_lane_without_centre_makes_no_connection() {
+    let dir = temp("none");
+    let broker = Broker::start(&dir, "");
+    let with = Lane::start(&dir.join("with"), 11, Some(centre_keys(&broker, "")));
+    let mut without = Lane::start(&dir.join("without"), 12, None);
+    without.bowl("X");
+    let port = format!(":{:04X}", broker.port);
+    // The control: a lane with [centre] is connected to the broker.
+    wait("the lane with [centre] connected", || {
+        connections(with.daemon.child.id(), with.http)
+            .iter()
+            .any(|c| c.ends_with(&port))
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        connections(without.daemon.child.id(), without.http),
+        Vec::<String>::new(),
+        "a lane without [centre] opened a connection"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
