@@ -60,6 +60,9 @@
 //!   its name, the copies' seals checked.
 //! - [`mirror`] keeps a live second copy of the open journal in another
 //!   folder, on its own thread, catching up after the folder was missing.
+//! - [`centre`] is `lanecall centre`: the competition's centre, which
+//!   mirrors every lane's journals over MQTT, replays them with the same
+//!   core, and serves the standings, the programme and the block control.
 //! - [`centre_link`] is `[centre]`: the lane's link to the competition's
 //!   centre over MQTT (docs/mqtt.md), on its own thread.
 //! - [`journal_slot`] is how the lane's thread tells the mirror and the
