@@ -43,6 +43,8 @@ pub enum DaemonError {
         "the lane's thread stopped by itself: the lane is not scored, exiting so that it restarts"
     )]
     LaneStopped,
+    #[error("the centre: {0}")]
+    CentreStart(String),
 }
 
 /// How the daemon runs beyond its config.
@@ -219,6 +221,117 @@ pub async fn serve(
     if let Some(link) = centre {
         link.stop().await;
     }
+    result
+}
+
+/// `lanecall demo --lanes N`: the centre with its embedded broker and `N`
+/// demo lanes, each a whole lane as [`serve`] runs it (journal, core,
+/// panel, `[centre]` link), in this one process.
+#[derive(Clone, Debug)]
+pub struct CentreDemo {
+    pub lanes: u32,
+    /// The centre's and each lane's folder are made under it.
+    pub state_dir: PathBuf,
+    /// The centre's page; lane `k`'s panel listens on the next port up by
+    /// `k` (any free port when this one is 0).
+    pub listen: SocketAddr,
+    pub judge_pin_hash: String,
+    pub demo: DemoOptions,
+    pub stop_after: Option<Duration>,
+}
+
+/// Runs [`CentreDemo`] until every lane stops (SIGTERM, Ctrl-C or
+/// `stop_after`); `on_start` gets the centre's page and each lane's panel.
+/// Only lane 1 speaks: a room of loudspeakers saying every lane's pins at
+/// once helps nobody.
+pub async fn serve_centre_demo(
+    demo: CentreDemo,
+    on_start: impl FnOnce(SocketAddr, &[(u32, Started)]),
+) -> Result<(), DaemonError> {
+    let broker = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .map_err(|source| DaemonError::Listen {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            source,
+        })?;
+    let centre = crate::centre::start(crate::centre::config::CentreConfig {
+        site: "demo".into(),
+        state_dir: demo.state_dir.join("centre"),
+        web_listen: demo.listen,
+        judge_pin_hash: demo.judge_pin_hash.clone(),
+        broker: crate::centre::config::Broker::Embedded { listen: broker },
+        username: None,
+        password_file: None,
+        passwords: None,
+        programme: None,
+    })
+    .await
+    .map_err(DaemonError::CentreStart)?;
+    let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut lanes = Vec::new();
+    for k in 1..=demo.lanes {
+        let port = match demo.listen.port() {
+            0 => 0,
+            p => p.saturating_add(u16::try_from(k).unwrap_or(u16::MAX)),
+        };
+        let mut config = Config::demo(
+            demo.state_dir.join(format!("lane{k}")),
+            SocketAddr::new(demo.listen.ip(), port),
+            demo.judge_pin_hash.clone(),
+        );
+        config.lane = k;
+        config.speaker.enabled &= k == 1;
+        config.centre = Some(crate::config::CentreConfig {
+            host: "127.0.0.1".into(),
+            port: broker.port(),
+            site: "demo".into(),
+            username: None,
+            password_file: None,
+            accept_commands: true,
+            neighbours: [k - 1, k + 1]
+                .into_iter()
+                .filter(|n| (1..=demo.lanes).contains(n))
+                .collect(),
+        });
+        std::fs::create_dir_all(&config.state_dir).map_err(|e| {
+            DaemonError::CentreStart(format!("cannot make {}: {e}", config.state_dir.display()))
+        })?;
+        let options = ServeOptions {
+            demo: Some(DemoOptions {
+                speed: demo.demo.speed,
+                seed: demo.demo.seed.wrapping_add(u64::from(k)),
+            }),
+            stop_after: demo.stop_after,
+        };
+        let tx = started_tx.clone();
+        lanes.push(tokio::spawn(serve(config, options, move |s| {
+            let _ = tx.send((
+                k,
+                Started {
+                    listen: s.listen,
+                    journal: s.journal.clone(),
+                },
+            ));
+        })));
+    }
+    drop(started_tx);
+    let mut started = Vec::new();
+    while let Some(s) = started_rx.recv().await {
+        started.push(s);
+    }
+    started.sort_by_key(|(k, _)| *k);
+    if started.len() == lanes.len() {
+        on_start(centre.web, &started);
+    }
+    let mut result = Ok(());
+    for lane in lanes {
+        match lane.await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => result = result.and(Err(e)),
+            Err(_) => result = result.and(Err(DaemonError::LaneStopped)),
+        }
+    }
+    centre.stop().await;
     result
 }
 

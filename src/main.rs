@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use lanecall::config::{Config, GpioBackend, Host};
-use lanecall::daemon::{DemoOptions, ServeOptions, serve};
+use lanecall::daemon::{CentreDemo, DemoOptions, ServeOptions, serve, serve_centre_demo};
 use lanecall::journal::Writer;
 use lanecall::replay::{Replay, render_scores, render_sheet};
 use lanecall::sim::Scenario;
@@ -74,6 +74,11 @@ enum Command {
         /// Same seed, same bowling.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// A centre: this many lanes (1 to 64), the centre and its MQTT
+        /// broker in one process; --listen is the centre's page, lane k's
+        /// panel is on the port k above it.
+        #[arg(long)]
+        lanes: Option<u32>,
     },
     /// Copy the journals to a folder (a USB stick): whole lines only, each
     /// file synced before it takes its name, the copies' checksums checked.
@@ -207,7 +212,8 @@ fn main() -> ExitCode {
             listen,
             judge_pin,
             seed,
-        } => demo(speed, duration, state_dir, listen, &judge_pin, seed),
+            lanes,
+        } => demo(speed, duration, state_dir, listen, &judge_pin, seed, lanes),
         Command::CheckConfig { path, config } => {
             check_config(&path.or(config).unwrap_or_else(|| DEFAULT_CONFIG.into()))
         }
@@ -394,7 +400,8 @@ fn backup(dir: &Path, config: &Path, journal_dir: Option<PathBuf>) -> ExitCode {
 fn init_logs() {
     use tracing_subscriber::prelude::*;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // The embedded broker logs every connection and disconnection.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rumqttd=warn"));
     let under_systemd = std::env::var_os("JOURNAL_STREAM").is_some();
     let journald = under_systemd
         .then(|| tracing_journald::layer().ok())
@@ -472,6 +479,7 @@ fn demo(
     listen: SocketAddr,
     judge_pin: &str,
     seed: u64,
+    lanes: Option<u32>,
 ) -> ExitCode {
     init_logs();
     if !(speed.is_finite() && speed > 0.0 && speed <= 1000.0) {
@@ -500,6 +508,20 @@ fn demo(
             return ExitCode::from(2);
         }
     };
+    if let Some(lanes) = lanes {
+        if !(1..=64).contains(&lanes) {
+            eprintln!("lanecall demo: --lanes takes 1 to 64 lanes, not {lanes}");
+            return ExitCode::from(2);
+        }
+        return centre_demo(CentreDemo {
+            lanes,
+            state_dir,
+            listen,
+            judge_pin_hash: hash,
+            demo: DemoOptions { speed, seed },
+            stop_after,
+        });
+    }
     println!(
         "lanecall demo: a simulated lane 7 with three bowlers (B1, B2, B3), {speed}x real time."
     );
@@ -517,6 +539,37 @@ fn demo(
         stop_after,
     };
     live(config, options)
+}
+
+/// `lanecall demo --lanes N`: prints the centre's page and every lane's
+/// panel, runs until stopped.
+fn centre_demo(demo: CentreDemo) -> ExitCode {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("lanecall: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (lanes, speed) = (demo.lanes, demo.demo.speed);
+    let result = rt.block_on(serve_centre_demo(demo, |centre, started| {
+        println!(
+            "lanecall demo: a centre with {lanes} simulated lanes, three bowlers each, {speed}x real time."
+        );
+        println!("Centre: http://{centre}/");
+        println!("TV:     http://{centre}/tv");
+        for (lane, s) in started {
+            println!("Lane {lane}: http://{}/  journal {}", s.listen, s.journal.display());
+        }
+    }));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("lanecall: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Lane time as h:mm:ss.

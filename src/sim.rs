@@ -98,9 +98,20 @@ impl Scenario {
         let mut s = Scenario::demo(seed);
         s.lane = lane;
         if lane != 7 {
-            const FIRST: [&str; 12] = [
-                "Alexei", "Boris", "Daria", "Elena", "Fyodor", "Galina", "Irina", "Kirill",
-                "Lidia", "Maxim", "Nina", "Pavel",
+            // (name, a woman's name): her surname takes the feminine -a.
+            const FIRST: [(&str, bool); 12] = [
+                ("Alexei", false),
+                ("Daria", true),
+                ("Boris", false),
+                ("Elena", true),
+                ("Fyodor", false),
+                ("Galina", true),
+                ("Kirill", false),
+                ("Irina", true),
+                ("Maxim", false),
+                ("Lidia", true),
+                ("Pavel", false),
+                ("Nina", true),
             ];
             const LAST: [&str; 12] = [
                 "Belov", "Volkov", "Gromov", "Zaitsev", "Karpov", "Lebedev", "Morozov", "Nikitin",
@@ -109,7 +120,9 @@ impl Scenario {
             for (i, b) in s.bowlers.iter_mut().enumerate() {
                 // 144 names: unique on lanes 1 to 48, numbered past them.
                 let n = (lane as usize).wrapping_sub(1) * 3 + i;
-                b.name = format!("{} {}", FIRST[n % 12], LAST[n / 12 % 12]);
+                let (first, woman) = FIRST[n % 12];
+                let last = LAST[(n / 12 + n) % 12];
+                b.name = format!("{first} {last}{}", if woman { "a" } else { "" });
                 if !(1..=48).contains(&lane) {
                     b.name = format!("{} {lane}", b.name);
                 }

@@ -46,7 +46,7 @@ pub struct CentreConfig {
     pub password_file: Option<PathBuf>,
     /// Whether the centre's `lineup` and `hold` commands are taken.
     pub accept_commands: bool,
-    /// The lanes beside this one, whose `in_play` is journaled.
+    /// The lanes beside this one, whose `delivering` is journaled.
     pub neighbours: Vec<u32>,
 }
 

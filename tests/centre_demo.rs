@@ -1,0 +1,171 @@
+//! `lanecall demo --lanes 3`: three whole lanes, the centre and its
+//! embedded broker in one command. The centre's standings are the lanes'
+//! own sheets, and when it stops the centre's copy of every journal is the
+//! lane's journal byte for byte.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::http::Http;
+
+fn get(port: u16, path: &str) -> Option<Value> {
+    let r = Http::new(port).request("GET", path, &[], b"").ok()?;
+    (r.status == 200).then(|| serde_json::from_slice(&r.body).ok())?
+}
+
+/// Every bowler's series as each lane's `/api/lane` says it, from their
+/// first ball (the standings list a bowler once they have bowled).
+fn lane_series(ports: &BTreeMap<u32, u16>) -> Option<BTreeMap<String, (u32, u64)>> {
+    let mut out = BTreeMap::new();
+    for (&lane, &port) in ports {
+        let v = get(port, "/api/lane")?;
+        for b in v["bowlers"].as_array()? {
+            if b["games"].as_array()?.is_empty() {
+                continue;
+            }
+            let series = b["series"].as_u64()?;
+            out.insert(b["name"].as_str()?.to_owned(), (lane, series));
+        }
+    }
+    Some(out)
+}
+
+/// Every bowler's total as the centre's standings say it.
+fn centre_totals(port: u16) -> Option<BTreeMap<String, (u32, u64)>> {
+    let v = get(port, "/api/standings")?;
+    let mut out = BTreeMap::new();
+    for c in v["categories"].as_array()? {
+        for e in c["entries"].as_array()? {
+            out.insert(
+                e["name"].as_str()?.to_owned(),
+                (e["lane"].as_u64()? as u32, e["total"].as_u64()?),
+            );
+        }
+    }
+    Some(out)
+}
+
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
+    let dir = std::env::temp_dir().join(format!("lanecall-centre-demo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        .args(["demo", "--lanes", "3", "--speed", "10", "--for", "25"])
+        .args(["--listen", "127.0.0.1:0", "--state-dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("lanecall demo runs");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut centre = None;
+    let mut lanes = BTreeMap::new();
+    while lanes.len() < 3 {
+        let line = lines
+            .next()
+            .expect("the demo prints the centre and the three lanes")
+            .unwrap();
+        let port = |url: &str| -> u16 {
+            let hostport = url.trim_start_matches("http://").split('/').next().unwrap();
+            hostport.rsplit(':').next().unwrap().parse().unwrap()
+        };
+        if let Some(url) = line.strip_prefix("Centre: ") {
+            centre = Some(port(url));
+        } else if let Some(rest) = line.strip_prefix("Lane ") {
+            let (n, url) = rest.split_once(": ").unwrap();
+            lanes.insert(
+                n.parse::<u32>().unwrap(),
+                port(url.split_whitespace().next().unwrap()),
+            );
+        }
+    }
+    let centre = centre.expect("the demo prints `Centre: <url>`");
+
+    // Every lane online at the centre.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let online: Vec<u64> = get(centre, "/api/lanes")
+            .and_then(|v| {
+                v.as_array().map(|a| {
+                    a.iter()
+                        .filter(|l| l["online"] == true)
+                        .filter_map(|l| l["lane"].as_u64())
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        if online == [1, 2, 3] {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "lanes online at the centre: {online:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // Once balls have been bowled, the standings equal the lanes' own
+    // sheets at some moment between balls (a ball may land between the two
+    // reads: try again).
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut last = (None, None);
+    loop {
+        let from_lanes = lane_series(&lanes);
+        let from_centre = centre_totals(centre);
+        let scored = from_lanes
+            .as_ref()
+            .is_some_and(|m| m.values().filter(|(_, s)| *s > 0).count() >= 3);
+        if scored && from_lanes == from_centre {
+            break;
+        }
+        last = (from_lanes, from_centre);
+        assert!(
+            Instant::now() < deadline,
+            "the centre's standings never equalled the lanes' sheets:\nlanes  {:?}\ncentre {:?}",
+            last.0,
+            last.1
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    // Stopped: the centre holds every line of every lane's journal.
+    for lane in 1..=3 {
+        let own = files(&dir.join(format!("lane{lane}/journal")));
+        let copy = files(&dir.join(format!("centre/lanes/{lane}")));
+        assert!(!own.is_empty());
+        assert_eq!(
+            own.keys().collect::<Vec<_>>(),
+            copy.keys().collect::<Vec<_>>(),
+            "lane {lane}'s journal files"
+        );
+        for (name, bytes) in &own {
+            assert!(
+                copy[name] == *bytes,
+                "lane {lane}: the centre's {name} differs from the lane's ({} vs {} bytes)",
+                copy[name].len(),
+                bytes.len()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
