@@ -126,7 +126,6 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
     // sheets at some moment between balls (a ball may land between the two
     // reads: try again).
     let deadline = Instant::now() + Duration::from_secs(15);
-    let mut last = (None, None);
     loop {
         let from_lanes = lane_series(&lanes);
         let from_centre = centre_totals(centre);
@@ -136,12 +135,9 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
         if scored && from_lanes == from_centre {
             break;
         }
-        last = (from_lanes, from_centre);
         assert!(
             Instant::now() < deadline,
-            "the centre's standings never equalled the lanes' sheets:\nlanes  {:?}\ncentre {:?}",
-            last.0,
-            last.1
+            "the centre's standings never equalled the lanes' sheets:\nlanes  {from_lanes:?}\ncentre {from_centre:?}",
         );
         std::thread::sleep(Duration::from_millis(100));
     }
