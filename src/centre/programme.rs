@@ -11,39 +11,15 @@
 
 mod check;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::config::Problem;
 use crate::lane::{Bowler, Class, Voice};
 
-/// Why a programme cannot be used (the same shape as the lane config's
-/// errors).
-#[derive(Debug, thiserror::Error)]
-pub enum ProgrammeError {
-    #[error("cannot read {}: {source}", .path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// Not TOML, or a key or value of the wrong kind: toml's message, with
-    /// the line and column.
-    #[error("{}: {message}", .path.display())]
-    Syntax { path: PathBuf, message: String },
-    /// TOML of the right shape whose contents do not hold together: every
-    /// problem found.
-    #[error("{}: {} problem(s):\n{}", .path.display(), .problems.len(), list(.problems))]
-    Invalid {
-        path: PathBuf,
-        problems: Vec<Problem>,
-    },
-}
-
-fn list(problems: &[Problem]) -> String {
-    let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
-    lines.join("\n")
-}
+/// Why a programme cannot be used: read, syntax and content problems, as
+/// for the lane's config.
+pub type ProgrammeError = crate::config::ConfigError;
 
 /// Why a block's lineups cannot be given.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
