@@ -372,40 +372,9 @@ fn the_embedded_broker_mirrors_every_lane_byte_for_byte() {
 
 #[test]
 fn mosquitto_mirrors_every_lane_byte_for_byte() {
-    let Ok(found) = Command::new("sh")
-        .args([
-            "-c",
-            "command -v mosquitto || test -x /usr/sbin/mosquitto && echo /usr/sbin/mosquitto",
-        ])
-        .output()
-    else {
-        panic!("cannot look for mosquitto");
-    };
-    let path = String::from_utf8_lossy(&found.stdout)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_owned();
-    assert!(
-        !path.is_empty(),
-        "mosquitto is not installed: apt-get install -y mosquitto (Debian package `mosquitto`)"
-    );
     let dir = temp_dir("mosquitto");
-    let (web, mqtt) = (free_port(), free_port());
-    let conf = dir.join("mosquitto.conf");
-    std::fs::write(
-        &conf,
-        format!("listener {mqtt} 127.0.0.1\nallow_anonymous true\npersistence false\n"),
-    )
-    .unwrap();
-    let mut broker = Command::new(&path)
-        .arg("-c")
-        .arg(&conf)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    support::wait_listening(mqtt);
+    let broker = support::mosquitto::Broker::start(&dir, "");
+    let (web, mqtt) = (free_port(), broker.port);
     let config = centre_config(
         &dir,
         web,
@@ -416,8 +385,6 @@ fn mosquitto_mirrors_every_lane_byte_for_byte() {
     let mut centre = Centre::start(&config, web);
     mirror_test(&dir, web, mqtt, None, &mut centre);
     centre.stop();
-    let _ = broker.kill();
-    let _ = broker.wait();
 }
 
 #[test]

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod mosquitto;
 
 use lanecall::journal::{Header, Writer};
 use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
