@@ -324,25 +324,7 @@ fn replay(log: PathBuf, json: bool, strict: bool) -> ExitCode {
         eprintln!("lanecall replay: cannot write the result: {e}");
         return ExitCode::from(2);
     }
-    for w in replay.warnings() {
-        eprintln!("{}: line {}: warning: {}", log.display(), w.line, w.message);
-    }
-    for e in replay.errors() {
-        eprintln!("{}: line {}: {}", log.display(), e.line, e.message);
-    }
-    for (what, issues) in [
-        ("warnings", replay.warning_counts()),
-        ("errors", replay.error_counts()),
-    ] {
-        if issues.omitted() > 0 {
-            eprintln!(
-                "{}: {} {what} in all, {} not listed",
-                log.display(),
-                issues.total(),
-                issues.omitted()
-            );
-        }
-    }
+    eprint!("{}", replay.issues_text(&log.display().to_string()));
     // Counted, not listed: the list keeps only the first and the latest.
     if strict && replay.error_counts().total() > 0 {
         ExitCode::from(1)
@@ -420,24 +402,31 @@ fn init_logs() {
     }
 }
 
-fn runtime() -> io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
+/// Runs `task` on the runtime until it ends; its error, or the runtime's,
+/// is logged and said on stderr after `who`.
+fn block_on<T, E: std::fmt::Display>(
+    who: &str,
+    task: impl Future<Output = Result<T, E>>,
+) -> Result<T, ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
+        .map_err(|e| {
+            eprintln!("{who}: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        })?;
+    rt.block_on(task).map_err(|e| {
+        tracing::error!("{e}");
+        eprintln!("{who}: {e}");
+        ExitCode::FAILURE
+    })
 }
 
 /// Runs the daemon until it is stopped; returns its exit code.
 fn live(config: Config, options: ServeOptions) -> ExitCode {
     let demo = options.demo.is_some();
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("lanecall: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = rt.block_on(serve(config, options, |started| {
+    let daemon = serve(config, options, |started| {
         if demo {
             println!("Panel:    http://{}/", started.listen);
             let port = started.listen.port();
@@ -452,8 +441,8 @@ fn live(config: Config, options: ServeOptions) -> ExitCode {
             }
             println!("Journal:  {}", started.journal.display());
         }
-    }));
-    match result {
+    });
+    match block_on("lanecall", daemon) {
         Ok(replay) => {
             if demo {
                 print!("{}", render_sheet(&replay));
@@ -464,11 +453,7 @@ fn live(config: Config, options: ServeOptions) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            tracing::error!("{e}");
-            eprintln!("lanecall: {e}");
-            ExitCode::FAILURE
-        }
+        Err(code) => code,
     }
 }
 
@@ -525,13 +510,15 @@ fn demo(
     println!(
         "lanecall demo: a simulated lane 7 with three bowlers (B1, B2, B3), {speed}x real time."
     );
-    println!("It runs without GPIO, a pinsetter or a sound card: the simulator plays the");
-    println!("bowlers and the pinsetter; the callouts are spoken when there is a sound");
-    println!("card and written to the log in any case.");
-    println!("Now and then the simulated pinsetter sends a garbled line on purpose, as a");
-    println!("noisy cable would: the log then warns \"refused: serial line: ...\", the line");
-    println!("is kept in the journal, and the lane goes on with the next good one.");
-    println!("Judge PIN: {judge_pin}");
+    println!(
+        "It runs without GPIO, a pinsetter or a sound card: the simulator plays the
+bowlers and the pinsetter; the callouts are spoken when there is a sound
+card and written to the log in any case.
+Now and then the simulated pinsetter sends a garbled line on purpose, as a
+noisy cable would: the log then warns \"refused: serial line: ...\", the line
+is kept in the journal, and the lane goes on with the next good one.
+Judge PIN: {judge_pin}"
+    );
     let mut config = Config::demo(state_dir, listen, hash);
     config.lane = 7;
     let options = ServeOptions {
@@ -544,32 +531,23 @@ fn demo(
 /// `lanecall demo --lanes N`: prints the centre's page and every lane's
 /// panel, runs until stopped.
 fn centre_demo(demo: CentreDemo) -> ExitCode {
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("lanecall: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
     let (lanes, speed) = (demo.lanes, demo.demo.speed);
-    let result = rt.block_on(serve_centre_demo(demo, |centre, started| {
+    let daemon = serve_centre_demo(demo, |centre, started| {
         println!(
             "lanecall demo: a centre with {lanes} simulated lanes, three bowlers each, {speed}x real time."
         );
         println!("Centre: http://{centre}/");
         println!("TV:     http://{centre}/tv");
         for (lane, s) in started {
-            println!("Lane {lane}: http://{}/  journal {}", s.listen, s.journal.display());
+            println!(
+                "Lane {lane}: http://{}/  journal {}",
+                s.listen,
+                s.journal.display()
+            );
         }
-    }));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!("{e}");
-            eprintln!("lanecall: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    });
+    let result = block_on("lanecall", daemon);
+    result.map_or_else(|code| code, |()| ExitCode::SUCCESS)
 }
 
 /// Lane time as h:mm:ss.
@@ -646,25 +624,9 @@ fn monitor(path: &std::path::Path) -> ExitCode {
     }
     let gpio = (config.gpio.backend == GpioBackend::Rpi)
         .then(|| (config.gpio.inputs.clone(), config.gpio.outputs.clone()));
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("lanecall: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
     eprintln!("Every input as the lane would journal it; Ctrl-C stops.");
-    match rt.block_on(lanecall::sensors::monitor(
-        Some(config.pinsetter),
-        gpio,
-        io::stdout(),
-    )) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("lanecall monitor: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    let monitor = lanecall::sensors::monitor(Some(config.pinsetter), gpio, io::stdout());
+    block_on("lanecall monitor", monitor).map_or_else(|code| code, |()| ExitCode::SUCCESS)
 }
 
 fn say(

@@ -84,6 +84,28 @@ impl Replay {
     pub fn warning_counts(&self) -> &Issues {
         &self.warnings
     }
+    /// The warnings and errors, one a line after `source` (the journal's
+    /// name), and how many were not listed.
+    pub fn issues_text(&self, source: &str) -> String {
+        let mut out = String::new();
+        for w in self.warnings() {
+            out += &format!("{source}: line {}: warning: {}\n", w.line, w.message);
+        }
+        for e in self.errors() {
+            out += &format!("{source}: line {}: {}\n", e.line, e.message);
+        }
+        for (what, issues) in [("warnings", &self.warnings), ("errors", &self.errors)] {
+            if issues.omitted() > 0 {
+                out += &format!(
+                    "{source}: {} {what} in all, {} not listed\n",
+                    issues.total(),
+                    issues.omitted()
+                );
+            }
+        }
+        out
+    }
+
     pub fn callouts(&self) -> &[Callout] {
         &self.callouts
     }
