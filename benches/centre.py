@@ -386,6 +386,11 @@ def many(binary, lanes):
     full = proc_figures(centre.pid)
     time.sleep(30)
     later = proc_figures(centre.pid)
+    counts = {}
+    for l in get_json(conn, "/api/lanes") or []:
+        for k in ("gaps", "held", "duplicates", "conflicts", "dropped"):
+            counts[k] = counts.get(k, 0) + (l["mirror"].get(k) or 0)
+    print(f"  the mirror's counts over all lanes: {counts}")
     v = get_json(conn, "/api/standings")
     entries = sum(len(c["entries"]) for c in v["categories"])
     print(f"centre alone, {lanes} lanes, {total} journal lines ({have} mirrored) in {took:.1f} s from the lanes' start; "
