@@ -38,8 +38,12 @@ pub const MAX_HELD: usize = 4096;
 /// How long a `resend` may go unanswered before it is sent again.
 pub const RESEND_AGAIN: Duration = Duration::from_secs(5);
 /// How long a journal is quiet before its replay is settled (see
-/// `feed.rs`).
-pub const SETTLE: Duration = Duration::from_millis(300);
+/// `feed.rs`): a lane's lines of one moment come together, and a ball's
+/// pin report is often its journal's last line for seconds, so this is
+/// most of the time from a ball to the standings (BENCHMARKS.md).
+pub const SETTLE: Duration = Duration::from_millis(50);
+/// How often the mirror's thread looks for journals to settle.
+pub const TICK: Duration = Duration::from_millis(25);
 
 /// What the mirror's thread is told.
 pub enum ToMirror {

@@ -28,7 +28,6 @@ pub mod standings;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -166,7 +165,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         let to_mirror = to_mirror.clone();
         let mut stop_rx = stop_rx.clone();
         tokio::spawn(async move {
-            let mut every = tokio::time::interval(Duration::from_millis(100));
+            let mut every = tokio::time::interval(mirror::TICK);
             loop {
                 tokio::select! {
                     _ = stop_rx.changed() => break,
