@@ -10,7 +10,7 @@ import { url, pin, id, same, run } from './harness.mjs';
 
 const FIELDS = ['name', 'class', 'handicap', 'team', 'voice', 'lang'];
 
-await run(async ({ page, api, shot, step, lane }) => {
+await run(async ({ page, api, shot, step, lane, until }) => {
   const post = (body) => page.request.post(api('/api/actions'), { data: body });
 
   // The lane order on the server: the latest block's last entry at each
@@ -112,13 +112,6 @@ await run(async ({ page, api, shot, step, lane }) => {
   // Each check is on the server before the next click: a click while the
   // panel redraws for the first must not be lost.
   const checks = async () => (await lane()).blindfolds.filter((b) => b.ok).length;
-  const until = async (what, test) => {
-    for (let i = 0; i < 100; i++) {
-      if (await test()) return;
-      await page.waitForTimeout(100);
-    }
-    throw new Error(`never: ${what}`);
-  };
   for (const i of [1, 2]) {
     const before = await checks();
     await page.click(id(`blindfold-ok-${i}`));

@@ -17,6 +17,16 @@ export function same(what, got, want) {
 
 let lines = null;
 
+// Polls `test` every 100 ms for up to 10 s; throws naming `what` if it never
+// holds. For what the server has, not what the page shows.
+export async function until(what, test) {
+  for (let i = 0; i < 100; i++) {
+    if (await test()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`never: ${what}`);
+}
+
 // Asks the harness to send a pinsetter line: prints `KIND MASK` (`READY`,
 // `PINS` or `BALL`) and waits for `sent` on stdin.
 export async function pinsetter(kind, mask) {
@@ -39,6 +49,7 @@ export async function run(steps, { contextOptions = {}, onFail } = {}) {
     ],
   });
   let failed = false;
+  let current = '(before the first step)';
   try {
     const context = await browser.newContext({ viewport: { width: 800, height: 1280 }, ...contextOptions });
     const page = await context.newPage();
@@ -48,12 +59,13 @@ export async function run(steps, { contextOptions = {}, onFail } = {}) {
       page,
       api,
       shot: (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true }),
-      step: (text) => console.error(`step: ${text}`),
+      step: (text) => { current = text; console.error(`step: ${text}`); },
       lane: async () => (await page.request.get(api('/api/lane'))).json(),
+      until,
     });
   } catch (e) {
     failed = true;
-    console.error(`FAILED: ${e.message}`);
+    console.error(`FAILED in step "${current}": ${e.message}`);
     if (onFail) await onFail();
   } finally {
     await browser.close();

@@ -6,7 +6,7 @@
 // non-zero on the first failed step.
 import { url, pin, id, same, pinsetter, run } from './harness.mjs';
 
-await run(async ({ page, shot, step, lane }) => {
+await run(async ({ page, shot, step, lane, until }) => {
   const text = (name) => page.locator(id(name)).innerText();
   const showsAt = (sel, want) => page.waitForFunction(
     ([s, w]) => document.querySelector(s)?.textContent.includes(w),
@@ -28,7 +28,9 @@ await run(async ({ page, shot, step, lane }) => {
   await page.fill(id('lineup-name-0'), 'Anna K.');
   await page.selectOption(id('lineup-class-0'), 'B1');
   await page.click(id('lineup-save'));
+  await until('the lineup on the server', async () => (await lane()).bowlers.length === 1);
   await page.click(id('blindfold-ok-0'));
+  await until('the blindfold check on the server', async () => (await lane()).blindfolds.some((b) => b.ok));
   await page.fill(id('start-games'), '1');
   await page.click(id('start-block'));
   await page.waitForSelector(id('frame-0-1-1'));

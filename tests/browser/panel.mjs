@@ -7,7 +7,7 @@ import { url, pin, shots, id, pinsetter, run } from './harness.mjs';
 
 const ball = (mask) => pinsetter('BALL', mask);
 
-await run(async ({ page, shot, step }) => {
+await run(async ({ page, shot, step, lane, until }) => {
 
   step('the panel loads and connects');
   await page.goto(url);
@@ -32,6 +32,8 @@ await run(async ({ page, shot, step }) => {
   await page.selectOption(id('lineup-class-1'), 'B3');
   await page.selectOption(id('lineup-extras-1'), 'on'); // split and score: training
   await page.click(id('lineup-save'));
+  // Each action is on the server before the next click.
+  await until('the lineup on the server', async () => (await lane()).bowlers.length === 2);
 
   step('the block cannot start before the blindfold check');
   await page.fill(id('start-games'), '1');
@@ -44,6 +46,7 @@ await run(async ({ page, shot, step }) => {
 
   step('the blindfold is checked and the block starts');
   await page.click(id('blindfold-ok-0'));
+  await until('the blindfold check on the server', async () => (await lane()).blindfolds.some((b) => b.ok));
   await page.click(id('start-block'));
   await page.waitForSelector(id('frame-0-1-1'));
   await shot('03-block-started');
@@ -93,7 +96,7 @@ await run(async ({ page, shot, step }) => {
   // The lane's events come from a stand-in event stream the script feeds
   // (the daemon's journal does not fail on demand); the lane is the
   // daemon's own, with the journal's state added.
-  const lane = await (await page.request.get(new URL('/api/lane', url).href)).json();
+  const served = await lane();
   await page.addInitScript(() => {
     window.EventSource = class extends EventTarget {
       constructor() {
@@ -107,7 +110,7 @@ await run(async ({ page, shot, step }) => {
   await page.reload();
   await page.waitForSelector(id('frame-0-1-1'));
   const push = (journal) => page.evaluate(([l, j]) => window.laneEvents.dispatchEvent(
-    new MessageEvent('lane', { data: JSON.stringify({ ...l, journal: j }) })), [lane, journal]);
+    new MessageEvent('lane', { data: JSON.stringify({ ...l, journal: j }) })), [served, journal]);
   const reason = 'No space left on device (os error 28)';
   await push({
     state: 'failed',
