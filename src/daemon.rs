@@ -282,8 +282,12 @@ pub async fn serve_centre_demo(
         config.lane = k;
         config.speaker.enabled &= k == 1;
         config.centre = Some(crate::config::CentreConfig {
-            host: "127.0.0.1".into(),
-            port: broker.port(),
+            broker: crate::mqtt_broker::BrokerUrl {
+                host: "127.0.0.1".into(),
+                port: broker.port(),
+                tls: false,
+            },
+            ca_file: None,
             site: "demo".into(),
             username: None,
             password_file: None,

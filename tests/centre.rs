@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rumqttc::{Client, Event, LastWill, MqttOptions, Packet, QoS};
+use rumqttc::{Client, Event, LastWill, MqttOptions, Packet, QoS, Transport};
 use serde_json::{Value, json};
 use support::free_port;
 use support::http::Http;
@@ -142,12 +142,22 @@ struct TestLane {
 
 impl TestLane {
     fn connect(n: u32, port: u16, login: Option<(&str, &str)>) -> TestLane {
+        TestLane::connect_over(n, port, login, Transport::Tcp)
+    }
+
+    fn connect_over(
+        n: u32,
+        port: u16,
+        login: Option<(&str, &str)>,
+        transport: Transport,
+    ) -> TestLane {
         let mut opts = MqttOptions::new(
             format!("test-lane-{n}-{}", std::process::id()),
             "127.0.0.1",
             port,
         );
-        opts.set_keep_alive(Duration::from_secs(5))
+        opts.set_transport(transport)
+            .set_keep_alive(Duration::from_secs(5))
             .set_max_packet_size(1 << 21, 1 << 21)
             .set_last_will(LastWill::new(
                 format!("lanecall/{SITE}/lane/{n}/status"),
@@ -384,6 +394,59 @@ fn mosquitto_mirrors_every_lane_byte_for_byte() {
     );
     let mut centre = Centre::start(&config, web);
     mirror_test(&dir, web, mqtt, None, &mut centre);
+    centre.stop();
+}
+
+/// Mosquitto listening over TLS only, its certificate from a CA of the
+/// test's own: a centre with `mqtts://` and that CA's file mirrors a
+/// lane's lines; a centre that trusts another CA never connects and
+/// `GET /api/centre` says why.
+#[test]
+fn over_tls_a_centre_mirrors_and_one_trusting_another_ca_says_why() {
+    let dir = temp_dir("tls");
+    let tls = support::tls::TlsFiles::new(&dir, "site");
+    let broker = support::mosquitto::Broker::start(&dir, &tls.mosquitto_lines());
+    let url = format!("mqtts://localhost:{}", broker.port);
+    let tls_config = |dir: &Path, web: u16, ca: &Path| {
+        std::fs::create_dir_all(dir).unwrap();
+        let config = centre_config(dir, web, broker.port, Some(&url), false);
+        let text = std::fs::read_to_string(&config).unwrap();
+        std::fs::write(&config, format!("ca_file = {ca:?}\n{text}")).unwrap();
+        config
+    };
+    let web = free_port();
+    let mut centre = Centre::start(&tls_config(&dir, web, &tls.ca), web);
+    let transport = lanecall::mqtt_broker::BrokerUrl::parse(&url)
+        .unwrap()
+        .transport(Some(&tls.ca))
+        .unwrap();
+    let lane = TestLane::connect_over(12, broker.port, None, transport);
+    lane.wait_connected();
+    lane.status("online");
+    // Subscribed: the centre has seen the status.
+    centre.wait_lane(12, "online over TLS", |l| l["online"] == true);
+    let four = log("four_bowlers.jsonl");
+    let a: Vec<&str> = four.lines().collect();
+    lane.lines(FILE_12, &a, 1, a.len());
+    let n = a.len() as u64;
+    centre.wait_lane(12, "every line over TLS", |l| l["mirror"]["lines"] == n);
+    assert_mirror_equals(&dir, 12, FILE_12, &four);
+    assert_eq!(centre.get("/api/centre")["broker_error"], Value::Null);
+
+    let other = support::tls::TlsFiles::new(&dir, "other");
+    let web = free_port();
+    let mut stranger = Centre::start(&tls_config(&dir.join("stranger"), web, &other.ca), web);
+    let until = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        let status = stranger.get("/api/centre");
+        if !status["broker_error"].is_null() || Instant::now() > until {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(status["connected"], false);
+    let why = status["broker_error"].as_str().unwrap_or_default();
+    assert!(why.contains("certificate"), "broker_error: {status}");
     centre.stop();
 }
 

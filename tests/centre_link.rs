@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rumqttc::{Client, Event, Incoming, MqttOptions, QoS};
+use rumqttc::{Client, Event, Incoming, MqttOptions, QoS, Transport};
 use serde_json::{Value, json};
 use serialport::{SerialPort, TTYPort};
 
@@ -65,8 +65,19 @@ impl Centre {
     /// Connects as `id`, subscribing to `subs` at every connection; a
     /// persistent session unless `clean`.
     fn connect(broker: &Broker, id: &str, login: Option<(&str, &str)>, subs: &[&str]) -> Centre {
+        Centre::connect_over(broker, id, login, subs, Transport::Tcp)
+    }
+
+    fn connect_over(
+        broker: &Broker,
+        id: &str,
+        login: Option<(&str, &str)>,
+        subs: &[&str],
+        transport: Transport,
+    ) -> Centre {
         let mut options = MqttOptions::new(id, "127.0.0.1", broker.port);
         options
+            .set_transport(transport)
             .set_keep_alive(Duration::from_secs(5))
             .set_clean_session(false)
             .set_max_packet_size(1 << 20, 1 << 20);
@@ -336,6 +347,62 @@ fn journal_lines_state_and_status_reach_the_centre() {
             .last()
             .is_some_and(|m| m.text() == "offline")
     });
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A broker that speaks only TLS, its certificate from a CA of the test's
+/// own: a lane with `mqtts://` and that CA as `ca_file` publishes its
+/// journal; `lanecall check-config` refuses a `ca_file` that holds no
+/// certificate.
+#[test]
+fn over_tls_the_lane_publishes_its_journal() {
+    let dir = temp("tls");
+    let tls = support::tls::TlsFiles::new(&dir, "site");
+    let broker = Broker::start(&dir, &tls.mosquitto_lines());
+    let url = format!("mqtts://localhost:{}", broker.port);
+    let transport = lanecall::mqtt_broker::BrokerUrl::parse(&url)
+        .unwrap()
+        .transport(Some(&tls.ca))
+        .unwrap();
+    let centre = Centre::connect_over(
+        &broker,
+        "centre-tls",
+        None,
+        &["lanecall/t/lane/4/#"],
+        transport,
+    );
+    let keys = format!(
+        "broker = {url:?}\nsite = \"{SITE}\"\nca_file = {:?}\n",
+        tls.ca
+    );
+    let mut lane = Lane::start(&dir.join("lane"), 4, Some(keys));
+    wait("online over TLS", || {
+        centre
+            .on(&topic(4, "status"))
+            .last()
+            .is_some_and(|m| m.text() == "online")
+    });
+    lane.bowl("X 9/");
+    let name = file_name(&lane.journal_path());
+    wait("every journal line over TLS", || {
+        rebuild(&centre.journal(4), &name) == lane.journal_text()
+    });
+
+    let config = dir.join("lane/lanecall.toml");
+    let text = fs::read_to_string(&config).unwrap();
+    fs::write(&tls.ca, "not a certificate\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        .args(["check-config", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("centre.ca_file") && said.contains("holds no certificate"),
+        "{said}\n{text}"
+    );
     let _ = fs::remove_dir_all(&dir);
 }
 

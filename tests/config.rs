@@ -1152,7 +1152,11 @@ fn centre_is_read_checked_and_round_trips() {
     let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
     let centre = config.centre.clone().expect("a [centre]");
     assert_eq!(
-        (centre.host.as_str(), centre.port, centre.site.as_str()),
+        (
+            centre.broker.host.as_str(),
+            centre.broker.port,
+            centre.site.as_str()
+        ),
         ("centre.local", 1883, "minsk-2026")
     );
     assert_eq!(centre.username.as_deref(), Some("lane3"));
@@ -1171,7 +1175,10 @@ fn centre_is_read_checked_and_round_trips() {
     ))
     .unwrap();
     let centre = plain.centre.clone().unwrap();
-    assert_eq!((centre.host.as_str(), centre.port), ("::1", 8883));
+    assert_eq!(
+        (centre.broker.host.as_str(), centre.broker.port),
+        ("::1", 8883)
+    );
     assert!(!centre.accept_commands);
     assert_eq!(parse(&plain.to_toml()).unwrap(), plain);
 }
@@ -1181,10 +1188,18 @@ fn centre_problems_name_their_keys() {
     let with = |keys: &str| problems(&format!("{}\n[centre]\n{keys}\n", minimal()));
     let p = with("site = \"s\"");
     assert_problem(&p, "centre.broker", "is missing");
-    let p = with("broker = \"mqtts://c:8883\"\nsite = \"s\"");
-    assert_problem(&p, "centre.broker", "does not speak TLS");
+    let p = with("broker = \"mqtt://c\"\nsite = \"s\"\nca_file = \"/etc/ssl/ca.pem\"");
+    assert_problem(&p, "centre.ca_file", "only for a broker over TLS");
+    let p = with("broker = \"mqtts://c\"\nsite = \"s\"\nca_file = \"ca.pem\"");
+    assert_problem(&p, "centre.ca_file", "not an absolute path");
+    let p = with("broker = \"mqtts://c\"\nsite = \"s\"\nca_file = \"/nonexistent/ca.pem\"");
+    assert_problem(&p, "centre.ca_file", "cannot read /nonexistent/ca.pem");
     let p = with("broker = \"http://c\"\nsite = \"s\"");
-    assert_problem(&p, "centre.broker", "does not start with mqtt://");
+    assert_problem(
+        &p,
+        "centre.broker",
+        "does not start with mqtt:// or mqtts://",
+    );
     let p = with("broker = \"mqtt://c:0\"\nsite = \"s\"");
     assert_problem(&p, "centre.broker", "the port must be 1 to 65535");
     let p = with("broker = \"mqtt://c\"\nsite = \"Minsk 2026\"");

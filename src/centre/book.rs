@@ -63,6 +63,8 @@ pub struct Book {
     pub refused: BTreeMap<&'static str, u64>,
     /// Whether the centre is connected to the broker.
     pub connected: bool,
+    /// Why the last attempt to reach the broker failed, until one works.
+    pub broker_error: Option<String>,
 }
 
 impl Book {
@@ -107,6 +109,7 @@ impl Book {
         json!({
             "site": site,
             "connected": self.connected,
+            "broker_error": self.broker_error,
             "lanes": self.lanes.len(),
             "refused": self.refused,
             "refused_total": total,

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::config::{ConfigError, Kind, Problem, position, walk};
+use crate::mqtt_broker::{BrokerUrl, read_ca_file};
 
 /// The MQTT port the embedded broker listens on when none is configured.
 pub const DEFAULT_EMBEDDED_LISTEN: &str = "0.0.0.0:1883";
@@ -23,6 +24,7 @@ const ROOT: &[(&str, Kind)] = &[
     ("embedded_listen", Kind::Str),
     ("username", Kind::Str),
     ("password_file", Kind::Str),
+    ("ca_file", Kind::Str),
     ("passwords", Kind::Str),
     ("programme", Kind::Str),
     ("web", Kind::Table(WEB)),
@@ -37,6 +39,7 @@ struct Raw {
     embedded_listen: Option<String>,
     username: Option<String>,
     password_file: Option<String>,
+    ca_file: Option<String>,
     passwords: Option<String>,
     programme: Option<String>,
     #[serde(default)]
@@ -53,8 +56,12 @@ struct RawWeb {
 /// The broker the centre talks to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Broker {
-    /// An external broker (Mosquitto) at this host and port.
-    External { host: String, port: u16 },
+    /// An external broker (Mosquitto), and the CAs that sign its
+    /// certificate when it is `mqtts://` (none: the system's).
+    External {
+        url: BrokerUrl,
+        ca_file: Option<PathBuf>,
+    },
     /// The broker built into the centre, listening here.
     Embedded { listen: SocketAddr },
 }
@@ -83,19 +90,6 @@ pub fn valid_site(site: &str) -> bool {
         && site
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
-}
-
-/// `mqtt://host:port` into its host and port.
-pub fn parse_broker_url(url: &str) -> Option<(String, u16)> {
-    let rest = url.strip_prefix("mqtt://")?;
-    let (host, port) = rest.rsplit_once(':')?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let port: u16 = port.parse().ok()?;
-    let host_ok = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'_'));
-    (host_ok && port != 0).then(|| (host.to_owned(), port))
 }
 
 impl CentreConfig {
@@ -220,9 +214,10 @@ impl Raw {
                 }
             },
         };
+        let ca_file = self.ca_file;
         let broker = match self.broker {
-            Some(url) => match parse_broker_url(&url) {
-                Some((host, port)) => {
+            Some(url) => match BrokerUrl::parse(&url) {
+                Ok(url) => {
                     if self.embedded_listen.is_some() {
                         out.push(Problem::new(
                             "embedded_listen",
@@ -235,32 +230,50 @@ impl Raw {
                             "is only for the embedded broker: the external broker has its own password file",
                         ));
                     }
-                    Some(Broker::External { host, port })
+                    let ca_file = absolute("ca_file", ca_file, out);
+                    match &ca_file {
+                        Some(_) if !url.tls => out.push(Problem::new(
+                            "ca_file",
+                            "is only for a broker over TLS (mqtts://): leave it out, or use mqtts://",
+                        )),
+                        Some(path) => {
+                            if let Err(e) = read_ca_file(path) {
+                                out.push(Problem::new("ca_file", e));
+                            }
+                        }
+                        None => {}
+                    }
+                    Some(Broker::External { url, ca_file })
                 }
-                None => {
-                    out.push(Problem::new(
-                        "broker",
-                        format!("{url:?} is not a broker address like mqtt://192.168.1.10:1883"),
-                    ));
+                Err(e) => {
+                    out.push(Problem::new("broker", e));
                     None
                 }
             },
-            None => address(
-                "embedded_listen",
-                self.embedded_listen,
-                DEFAULT_EMBEDDED_LISTEN,
-                out,
-            )
-            .and_then(|listen| {
-                if listen.port() == 0 {
+            None => {
+                if ca_file.is_some() {
                     out.push(Problem::new(
-                        "embedded_listen",
-                        "needs a port: the lanes' configs name it (1883 is MQTT's)",
+                        "ca_file",
+                        "is only for an external broker over TLS (mqtts://): the embedded broker speaks plain MQTT",
                     ));
-                    return None;
                 }
-                Some(Broker::Embedded { listen })
-            }),
+                address(
+                    "embedded_listen",
+                    self.embedded_listen,
+                    DEFAULT_EMBEDDED_LISTEN,
+                    out,
+                )
+                .and_then(|listen| {
+                    if listen.port() == 0 {
+                        out.push(Problem::new(
+                            "embedded_listen",
+                            "needs a port: the lanes' configs name it (1883 is MQTT's)",
+                        ));
+                        return None;
+                    }
+                    Some(Broker::Embedded { listen })
+                })
+            }
         };
         let password_file = absolute("password_file", self.password_file, out);
         if password_file.is_some() && self.username.is_none() {
@@ -376,7 +389,7 @@ mod tests {
             "{s}"
         );
         assert!(
-            s.contains("broker: \"http://x\" is not a broker address"),
+            s.contains("broker: \"http://x\" does not start with mqtt://"),
             "{s}"
         );
         assert!(s.contains("web.listen: \"nope\""), "{s}");
@@ -384,13 +397,32 @@ mod tests {
     }
 
     #[test]
-    fn broker_urls() {
-        assert_eq!(
-            parse_broker_url("mqtt://10.0.0.2:1883"),
-            Some(("10.0.0.2".into(), 1883))
-        );
-        assert_eq!(parse_broker_url("mqtt://host"), None);
-        assert_eq!(parse_broker_url("mqtts://h:1"), None);
+    fn sites_and_ca_files() {
         assert!(valid_site("a-b_9") && !valid_site("") && !valid_site(&"a".repeat(33)));
+        let base = format!(
+            "site = \"c\"\nstate_dir = \"/c\"\n[web]\njudge_pin_hash = \"{}\"\n",
+            hash()
+        );
+        let with = |keys: &str| {
+            CentreConfig::parse(&format!("{keys}\n{base}"), Path::new("c.toml"))
+                .map_err(|e| e.to_string())
+        };
+        let c = with("broker = \"mqtts://centre.local\"").unwrap();
+        assert_eq!(
+            c.broker,
+            Broker::External {
+                url: BrokerUrl::parse("mqtts://centre.local:8883").unwrap(),
+                ca_file: None
+            }
+        );
+        let e = with("broker = \"mqtt://c\"\nca_file = \"/etc/ssl/ca.pem\"").unwrap_err();
+        assert!(e.contains("ca_file: is only for a broker over TLS"), "{e}");
+        let e = with("broker = \"mqtts://c\"\nca_file = \"/nonexistent/ca.pem\"").unwrap_err();
+        assert!(
+            e.contains("ca_file: cannot read /nonexistent/ca.pem"),
+            "{e}"
+        );
+        let e = with("ca_file = \"/etc/ssl/ca.pem\"").unwrap_err();
+        assert!(e.contains("ca_file: is only for an external broker"), "{e}");
     }
 }

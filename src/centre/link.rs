@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event, EventLoop, LastWill, MqttOptions, Packet, QoS};
+use rumqttc::{AsyncClient, Event, EventLoop, LastWill, MqttOptions, Packet, QoS, Transport};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
@@ -18,12 +18,13 @@ use super::MAX_PAYLOAD;
 use super::book::Book;
 use super::commands::Commands;
 use super::mirror::{ToMirror, check_journal};
+use crate::mqtt_broker::BrokerUrl;
 
 /// What the link needs to connect.
-#[derive(Clone, Debug)]
 pub struct LinkSettings {
-    pub host: String,
-    pub port: u16,
+    pub broker: BrokerUrl,
+    /// Plain TCP, or TLS for an `mqtts://` broker.
+    pub transport: Transport,
     pub site: String,
     pub username: Option<String>,
     pub password: Option<String>,
@@ -36,8 +37,13 @@ pub fn centre_status(site: &str) -> String {
 
 /// The client and its event loop, not yet polled.
 pub fn client(s: &LinkSettings) -> (AsyncClient, EventLoop) {
-    let mut opts = MqttOptions::new(format!("lanecall-centre-{}", s.site), &s.host, s.port);
-    opts.set_clean_session(false)
+    let mut opts = MqttOptions::new(
+        format!("lanecall-centre-{}", s.site),
+        &s.broker.host,
+        s.broker.port,
+    );
+    opts.set_transport(s.transport.clone())
+        .set_clean_session(false)
         .set_keep_alive(Duration::from_secs(10))
         .set_max_packet_size(MAX_PAYLOAD + 1024, MAX_PAYLOAD + 1024)
         .set_last_will(LastWill::new(
@@ -85,14 +91,15 @@ pub async fn run(
         match event {
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
                 tracing::info!(
-                    host = settings.host,
-                    port = settings.port,
+                    broker = %settings.broker,
                     "connected to the MQTT broker"
                 );
                 backoff = Duration::from_millis(500);
-                book.lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .connected = true;
+                {
+                    let mut book = book.lock().unwrap_or_else(PoisonError::into_inner);
+                    book.connected = true;
+                    book.broker_error = None;
+                }
                 let topics =
                     ["status", "state", "journal", "reply"].map(|k| rumqttc::SubscribeFilter {
                         path: format!("lanecall/{site}/lane/+/{k}"),
@@ -110,17 +117,23 @@ pub async fn run(
             }
             Ok(_) => {}
             Err(e) => {
-                let was = std::mem::replace(
-                    &mut book
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .connected,
-                    false,
-                );
+                let text = e.to_string();
+                let (was, said) = {
+                    let mut book = book.lock().unwrap_or_else(PoisonError::into_inner);
+                    let said = book.broker_error.replace(text.clone());
+                    (std::mem::replace(&mut book.connected, false), said)
+                };
+                // Once per kind of failure, not once per retry.
                 if was {
-                    tracing::warn!("lost the MQTT broker: {e}; trying again");
-                } else {
-                    tracing::debug!("cannot reach the MQTT broker: {e}");
+                    tracing::warn!(
+                        "lost the MQTT broker {}: {text}; trying again",
+                        settings.broker
+                    );
+                } else if said.as_deref() != Some(&text) {
+                    tracing::warn!(
+                        "cannot reach the MQTT broker {}: {text}; trying again",
+                        settings.broker
+                    );
                 }
                 tokio::select! {
                     _ = stop.changed() => break,

@@ -34,6 +34,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 use book::Book;
 use config::{Broker, CentreConfig};
 
+use crate::mqtt_broker::BrokerUrl;
+
 /// Lanes known at most.
 pub const MAX_LANES: usize = 256;
 /// The highest lane number (as the lane's config allows).
@@ -80,8 +82,8 @@ impl Centre {
 /// Starts the centre: the embedded broker (when no `broker` is set), the
 /// mirror read back from disk, the MQTT link and the web server.
 pub async fn start(config: CentreConfig) -> Result<Centre, String> {
-    let (host, port) = match &config.broker {
-        Broker::External { host, port } => (host.clone(), *port),
+    let (broker, transport) = match &config.broker {
+        Broker::External { url, ca_file } => (url.clone(), url.transport(ca_file.as_deref())?),
         Broker::Embedded { listen } => {
             let (listen, passwords) = (*listen, config.passwords.clone());
             tokio::task::spawn_blocking(move || broker::start(listen, passwords.as_deref()))
@@ -92,7 +94,12 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
             } else {
                 listen.ip().to_string()
             };
-            (host, listen.port())
+            let url = BrokerUrl {
+                host,
+                port: listen.port(),
+                tls: false,
+            };
+            (url, rumqttc::Transport::Tcp)
         }
     };
     let programme = match &config.programme {
@@ -106,8 +113,8 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         None => None,
     };
     let settings = link::LinkSettings {
-        host,
-        port,
+        broker,
+        transport,
         site: config.site.clone(),
         username: config.username.clone(),
         password,

@@ -76,6 +76,8 @@ const MAX_RESENDS: usize = 8;
 pub enum LinkError {
     #[error("centre.password_file {}: {reason}", path.display())]
     Password { path: PathBuf, reason: String },
+    #[error("centre.broker {broker}: {reason}")]
+    Tls { broker: String, reason: String },
     #[error("cannot start the centre link's thread: {0}")]
     Thread(io::Error),
 }
@@ -119,12 +121,20 @@ impl CentreLink {
         let slot = Arc::new(JournalSlot::default());
         let (stop, stopped) = watch::channel(false);
         let topics = Topics::new(&config.site, lane.lane);
+        let transport = config
+            .broker
+            .transport(config.ca_file.as_deref())
+            .map_err(|reason| LinkError::Tls {
+                broker: config.broker.to_string(),
+                reason,
+            })?;
         let mut options = MqttOptions::new(
             format!("lanecall-{}-lane-{}", config.site, lane.lane),
-            config.host.clone(),
-            config.port,
+            config.broker.host.clone(),
+            config.broker.port,
         );
         options
+            .set_transport(transport)
             .set_keep_alive(KEEP_ALIVE)
             .set_clean_session(true)
             .set_max_packet_size(MAX_PACKET, MAX_PACKET)

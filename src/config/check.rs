@@ -288,8 +288,8 @@ mod tests {
         let hash = crate::web::hash_pin("482913").unwrap();
         let mut config = Config::demo(dir.clone(), "127.0.0.1:8080".parse().unwrap(), hash);
         config.centre = Some(crate::config::CentreConfig {
-            host: "c".into(),
-            port: 1883,
+            broker: crate::mqtt_broker::BrokerUrl::parse("mqtt://c").unwrap(),
+            ca_file: None,
             site: "s".into(),
             username: Some("u".into()),
             password_file: Some(file.clone()),

@@ -49,7 +49,6 @@ pub(super) const DEFAULT_LOCKOUT_MAX_S: u64 = 3600;
 pub(super) const DEFAULT_FOUL_MODE: &str = "score";
 
 // [centre]
-pub(super) const DEFAULT_BROKER_PORT: u16 = 1883;
 pub(super) const DEFAULT_ACCEPT_COMMANDS: bool = false;
 
 #[cfg(test)]

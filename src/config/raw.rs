@@ -165,6 +165,7 @@ pub(super) const ROOT: &[(&str, Kind)] = &[
             ("site", Kind::Str),
             ("username", Kind::Str),
             ("password_file", Kind::Str),
+            ("ca_file", Kind::Str),
             ("accept_commands", Kind::Bool),
             ("neighbours", Kind::Ints),
         ]),
@@ -326,6 +327,7 @@ pub(super) struct RawCentre {
     pub(super) site: Option<String>,
     pub(super) username: Option<String>,
     pub(super) password_file: Option<String>,
+    pub(super) ca_file: Option<String>,
     pub(super) accept_commands: Option<bool>,
     pub(super) neighbours: Vec<i64>,
 }

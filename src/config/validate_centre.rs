@@ -6,10 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::defaults::{DEFAULT_ACCEPT_COMMANDS, DEFAULT_BROKER_PORT};
+use super::defaults::DEFAULT_ACCEPT_COMMANDS;
 use super::raw::RawCentre;
 use super::validate::Check;
 use super::validated::CentreConfig;
+use crate::mqtt_broker::{BrokerUrl, read_ca_file};
 
 /// The longest MQTT user name taken.
 const MAX_USERNAME: usize = 64;
@@ -25,7 +26,7 @@ impl RawCentre {
             self.broker,
             "the centre's MQTT broker, e.g. broker = \"mqtt://192.168.1.10:1883\"",
         );
-        let address = broker.and_then(|b| match broker_address(&b) {
+        let broker = broker.and_then(|b| match BrokerUrl::parse(&b) {
             Ok(a) => Some(a),
             Err(m) => {
                 c.push("centre.broker", m);
@@ -115,10 +116,35 @@ impl RawCentre {
                 neighbours.push(n);
             }
         }
-        let (host, port) = address?;
+        let ca_file = match self.ca_file {
+            None => None,
+            Some(p) if !Path::new(&p).is_absolute() => {
+                c.push(
+                    "centre.ca_file",
+                    format!("{p:?} is not an absolute path: write it from the root, e.g. ca_file = \"/etc/lanecall/centre-ca.pem\""),
+                );
+                None
+            }
+            Some(_) if broker.as_ref().is_some_and(|b| !b.tls) => {
+                c.push(
+                    "centre.ca_file",
+                    "is only for a broker over TLS (mqtts://): leave it out, or use mqtts://",
+                );
+                None
+            }
+            // Read here so check-config finds a file the link could not use.
+            Some(p) => match read_ca_file(Path::new(&p)) {
+                Ok(_) => Some(PathBuf::from(p)),
+                Err(e) => {
+                    c.push("centre.ca_file", e);
+                    None
+                }
+            },
+        };
+        let broker = broker?;
         (c.problems.len() == before).then(|| CentreConfig {
-            host,
-            port,
+            broker,
+            ca_file,
             site: site.unwrap_or_default(),
             username,
             password_file,
@@ -126,45 +152,4 @@ impl RawCentre {
             neighbours,
         })
     }
-}
-
-/// `mqtt://HOST[:PORT]` into its host and port.
-fn broker_address(url: &str) -> Result<(String, u16), String> {
-    const EXAMPLE: &str = "e.g. broker = \"mqtt://192.168.1.10:1883\"";
-    let Some(rest) = url.strip_prefix("mqtt://") else {
-        if url.starts_with("mqtts://") {
-            return Err(format!(
-                "{url:?}: this lane does not speak TLS to the broker; use mqtt:// on the centre's own network, {EXAMPLE}"
-            ));
-        }
-        return Err(format!("{url:?} does not start with mqtt://: {EXAMPLE}"));
-    };
-    let rest = rest.strip_suffix('/').unwrap_or(rest);
-    let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
-        match v6.split_once(']') {
-            Some((h, "")) => (h, None),
-            Some((h, p)) => (h, Some(p.strip_prefix(':').unwrap_or(p))),
-            None => return Err(format!("{url:?}: an IPv6 address ends with ], {EXAMPLE}")),
-        }
-    } else {
-        match rest.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (rest, None),
-        }
-    };
-    let bad_host = host.is_empty()
-        || host
-            .chars()
-            .any(|ch| ch.is_whitespace() || matches!(ch, '/' | '@' | '?' | '#'));
-    if bad_host {
-        return Err(format!("{url:?} has no usable host: {EXAMPLE}"));
-    }
-    let port = match port {
-        None => DEFAULT_BROKER_PORT,
-        Some(p) => match p.parse::<u16>() {
-            Ok(p) if p > 0 => p,
-            _ => return Err(format!("{url:?}: the port must be 1 to 65535, {EXAMPLE}")),
-        },
-    };
-    Ok((host.to_owned(), port))
 }

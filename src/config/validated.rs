@@ -12,6 +12,7 @@ use std::time::Duration;
 use super::defaults::*;
 use crate::lane::Output;
 use crate::lane::rules::{FoulMode, Rules};
+use crate::mqtt_broker::BrokerUrl;
 
 /// The lane's configuration, validated: every field can be used as it is.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,9 +37,11 @@ pub struct Config {
 /// with it (docs/mqtt.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CentreConfig {
-    /// The broker's host name or address (`mqtt://HOST:PORT`).
-    pub host: String,
-    pub port: u16,
+    /// `mqtt://HOST:PORT`, or `mqtts://` for TLS.
+    pub broker: BrokerUrl,
+    /// The CAs that sign an `mqtts://` broker's certificate (PEM);
+    /// none, the system's.
+    pub ca_file: Option<PathBuf>,
     /// 1 to 32 characters of `a-z 0-9 - _`: the topics' `lanecall/<site>/`.
     pub site: String,
     pub username: Option<String>,
@@ -48,17 +51,6 @@ pub struct CentreConfig {
     pub accept_commands: bool,
     /// The lanes beside this one, whose `delivering` is journaled.
     pub neighbours: Vec<u32>,
-}
-
-impl CentreConfig {
-    /// The broker as the file writes it.
-    pub fn broker(&self) -> String {
-        if self.host.contains(':') {
-            format!("mqtt://[{}]:{}", self.host, self.port)
-        } else {
-            format!("mqtt://{}:{}", self.host, self.port)
-        }
-    }
 }
 
 /// The journals beyond `state_dir`.
@@ -519,7 +511,7 @@ impl Config {
         if let Some(c) = &self.centre {
             line(String::new());
             line("[centre]".into());
-            line(format!("broker = {}", toml_str(&c.broker())));
+            line(format!("broker = {}", toml_str(&c.broker.to_string())));
             line(format!("site = {}", toml_str(&c.site)));
             if let Some(user) = &c.username {
                 line(format!("username = {}", toml_str(user)));
@@ -529,6 +521,9 @@ impl Config {
                     "password_file = {}",
                     toml_str(&file.to_string_lossy())
                 ));
+            }
+            if let Some(file) = &c.ca_file {
+                line(format!("ca_file = {}", toml_str(&file.to_string_lossy())));
             }
             line(format!("accept_commands = {}", c.accept_commands));
             let lanes: Vec<String> = c.neighbours.iter().map(u32::to_string).collect();

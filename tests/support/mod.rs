@@ -5,6 +5,7 @@
 
 pub mod http;
 pub mod mosquitto;
+pub mod tls;
 
 use lanecall::journal::{Header, Writer};
 use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
