@@ -749,6 +749,12 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     let dir = temp_dir("browser");
     let (web, mqtt) = (free_port(), free_port());
     let config = centre_config(&dir, web, mqtt, None, true);
+    // The programme: block S1 puts the four bowlers of the journal lane 7
+    // publishes on lane 7, in its order.
+    let programme = dir.join("programme.toml");
+    std::fs::write(&programme, BROWSER_PROGRAMME).unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("programme = {programme:?}\n{text}")).unwrap();
     let mut centre = Centre::start(&config, web);
     let mut lane = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
     lane.wait_connected();
@@ -776,14 +782,17 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     centre.wait_lane(7, "the journal and state", |l| {
         l["mirror"]["lines"] == n && l["state"]["lane"] == 7
     });
-    // The lane accepts every lineup it is sent.
+    // The lane accepts every lineup it is sent, and keeps them.
+    let lineups = Arc::new(Mutex::new(Vec::new()));
     let answering = {
         let client = lane.client.clone();
         let topic = lane.topic("reply");
         let commands = std::mem::replace(&mut lane.commands, channel().1);
+        let lineups = lineups.clone();
         std::thread::spawn(move || {
             while let Ok(c) = commands.recv_timeout(Duration::from_secs(60)) {
-                if c.get("action").is_some() {
+                if let Some(action) = c.get("action") {
+                    lineups.lock().unwrap().push(action.clone());
                     let reply = json!({ "id": c["id"], "ok": true });
                     let _ =
                         client.publish(topic.clone(), QoS::AtLeastOnce, false, reply.to_string());
@@ -805,9 +814,76 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
         status.success(),
         "tests/browser/centre.mjs failed (see above)"
     );
+    // The one-click push sent the programme's lane 7: the four in its
+    // order, a woman +10 a game in a combined category.
+    let first = lineups.lock().unwrap().first().cloned().expect("a lineup");
+    let sent: Vec<(&str, &str, u64)> = first["bowlers"]
+        .as_array()
+        .expect("bowlers")
+        .iter()
+        .map(|b| {
+            (
+                b["name"].as_str().unwrap_or(""),
+                b["class"].as_str().unwrap_or(""),
+                b["handicap"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(first["ev"], "lineup");
+    assert_eq!(
+        sent,
+        [
+            ("Anna Kuznetsova", "B1", 10),
+            ("Boris Tikhonov", "B2", 0),
+            ("Vera Matveeva", "B3", 10),
+            ("Gleb Romanov", "B1", 0)
+        ]
+    );
     drop(lane);
     let _ = answering;
 }
+
+const BROWSER_PROGRAMME: &str = r#"
+title = "Test Cup"
+dates = "30 November 2026"
+place = "Kosmik"
+judges = ["chief judge: Irina Orlova"]
+
+[[entry]]
+name = "Anna Kuznetsova"
+class = "B1"
+sex = "F"
+region = "Moscow"
+
+[[entry]]
+name = "Boris Tikhonov"
+class = "B2"
+sex = "M"
+region = "Tula"
+
+[[entry]]
+name = "Vera Matveeva"
+class = "B3"
+sex = "F"
+region = "Kazan"
+
+[[entry]]
+name = "Gleb Romanov"
+class = "B1"
+sex = "M"
+region = "Tula"
+
+[[event]]
+id = "singles"
+kind = "singles"
+
+[[block]]
+id = "S1"
+event = "singles"
+games = 1
+day = 1
+lanes = { 7 = ["Anna Kuznetsova", "Boris Tikhonov", "Vera Matveeva", "Gleb Romanov"] }
+"#;
 
 /// A TCP relay to `port` whose traffic can be frozen with the sockets left
 /// open: a lane whose network went silent, not closed.

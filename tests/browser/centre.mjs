@@ -1,10 +1,11 @@
 // The centre's page in a real browser: lane 7 at a glance (online, who is
 // up, its hold and pinsetter fault, its bowlers), the chief judge's login,
-// a block's lineups pushed and lane 7's acceptance shown, the English
-// switch, and the TV view. Arguments: URL PIN SCREENSHOT_DIR.
+// the programme's block S1 pushed in one click and a lineup written by
+// hand, lane 7's acceptance shown, the standings from lane 7's journal,
+// the English switch, and the TV view. Arguments: URL PIN SCREENSHOT_DIR.
 import { run, url, pin, id, same } from './harness.mjs';
 
-await run(async ({ page, shot, step, api }) => {
+await run(async ({ page, shot, step, api, until }) => {
   step('lane 7 at a glance');
   await page.goto(url);
   const card = page.locator(id('lane-7'));
@@ -15,22 +16,50 @@ await run(async ({ page, shot, step, api }) => {
   await card.getByText('Копия журнала: 367 строк').waitFor();
   await shot('centre-lanes');
 
-  step('the chief judge logs in and pushes block S1');
+  step('the chief judge logs in and pushes block S1 of the programme in one click');
   await page.click('#tab-block');
   await page.fill('input[type=password]', pin);
   await page.getByRole('button', { name: 'Войти' }).click();
   await page.getByText('Главный судья: chief judge').waitFor();
+  const block = page.locator(id('block-S1'));
+  await block.getByText('Дорожка 7: Anna Kuznetsova, Boris Tikhonov, Vera Matveeva, Gleb Romanov').waitFor();
+  await block.getByRole('button', { name: 'Отправить составы блока S1' }).click();
+  await page.locator('.push').getByText('Дорожка 7: принят').waitFor();
+  const first = await (await page.request.get(api('/api/pushes'))).json();
+  same('the programme\'s push', [first.length, first[0].block, first[0].lanes['7'].status], [1, 'S1', 'accepted']);
+
+  step('the chief judge pushes a lineup written by hand');
   await page.fill('#block', 'S1');
   await page.fill('#lineups', JSON.stringify({ 7: [{ name: 'Orlov', class: 'B1' }] }));
   await page.click('#push');
-  await page.getByText('Дорожка 7: принят').waitFor();
+  const accepted = page.locator('.push').getByText('Дорожка 7: принят');
+  await until('both pushes accepted on the page', async () => (await accepted.count()) === 2);
   await shot('centre-block');
   const pushes = await (await page.request.get(api('/api/pushes'))).json();
-  same('the push shown', [pushes[0].block, pushes[0].lanes['7'].status], ['S1', 'accepted']);
+  same('the pushes', pushes.map((p) => [p.block, p.lanes['7'].status]), [['S1', 'accepted'], ['S1', 'accepted']]);
+
+  step('the standings from lane 7\'s journal, worked by hand');
+  // One game each (tests/logs/four_bowlers.expect.json); every class has
+  // 12 bowlers or fewer, so men and women are combined and a woman gets
+  // +10 a game: Anna 182 + 10, Vera 214 + 10.
+  await page.click('#tab-standings');
+  const rows = async (cat) => {
+    const section = page.locator(id('category-' + cat));
+    await section.waitFor();
+    return [await section.locator('h2').innerText(),
+      ...(await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent))))];
+  };
+  same('B1', await rows('B1'), ['B1 мужчины и женщины',
+    ['1', 'Anna Kuznetsova', '7', '182', '192'], ['2', 'Gleb Romanov', '7', '119', '119']]);
+  same('B2', await rows('B2'), ['B2 мужчины и женщины', ['1', 'Boris Tikhonov', '7', '132', '132']]);
+  same('B3', await rows('B3'), ['B3 мужчины и женщины', ['1', 'Vera Matveeva', '7', '214', '224']]);
+  await shot('centre-standings');
 
   step('in English');
   await page.click('#lang');
-  await page.getByText('Lane 7: accepted').waitFor();
+  await page.locator(id('category-B1')).getByText('B1 men and women').waitFor();
+  await page.click('#tab-block');
+  await page.locator('.push').getByText('Lane 7: accepted').first().waitFor();
   await page.click('#tab-lanes');
   await page.locator(id('lane-7')).getByText('HELD — Judge Orlova: oil').waitFor();
 

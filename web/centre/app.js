@@ -95,7 +95,8 @@ function renderPushes() {
 function render() {
   const c = S.centre;
   const link = $('link');
-  link.textContent = !S.ok ? t('pageDown') : c && c.connected ? t('brokerUp') : t('brokerDown');
+  link.textContent = !S.ok ? t('pageDown') : c && c.connected ? t('brokerUp')
+    : t('brokerDown') + (c && c.broker_error ? ' — ' + c.broker_error : '');
   link.className = 'pill ' + (S.ok && c && c.connected ? 'good' : 'bad');
   for (const v of ['lanes', 'standings', 'block', 'results']) $('view-' + v).hidden = S.view !== v;
   renderLanes();
