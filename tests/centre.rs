@@ -117,6 +117,12 @@ fn centre_config(dir: &Path, web: u16, mqtt: u16, broker: Option<&str>, logins: 
         )
         .unwrap();
         std::fs::write(dir.join("centre-password"), "centre-secret\n").unwrap();
+        // Like a lane's, it must not be readable by everyone.
+        std::fs::set_permissions(
+            dir.join("centre-password"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o600),
+        )
+        .unwrap();
         text += &format!(
             "passwords = {:?}\nusername = \"centre\"\npassword_file = {:?}\n",
             dir.join("passwords"),
@@ -977,6 +983,27 @@ fn a_config_with_an_unknown_key_is_refused_with_its_line() {
     assert!(
         err.contains("embeded_listen: unknown key (did you mean `embedded_listen`?)")
             && err.contains("(line 3, column 1)"),
+        "{err}"
+    );
+    // A password file everyone may read is refused, naming it.
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let password = dir.join("centre-password");
+    std::fs::set_permissions(
+        &password,
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .unwrap();
+    let out = Command::new(lanecall())
+        .args(["centre", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("password_file {}", password.display()))
+            && err.contains("anyone on the machine can read it"),
         "{err}"
     );
 }

@@ -325,20 +325,6 @@ pub fn read_passwords(path: &Path) -> Result<Vec<(String, String)>, String> {
     Ok(logins)
 }
 
-/// The first line of a password file, without its line end.
-pub fn read_password(path: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let password = text.lines().next().unwrap_or("").trim_end_matches('\r');
-    if password.is_empty() {
-        return Err(format!(
-            "{} holds no password on its first line",
-            path.display()
-        ));
-    }
-    Ok(password.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

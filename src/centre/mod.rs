@@ -109,7 +109,10 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         None => None,
     };
     let password = match &config.password_file {
-        Some(p) => Some(config::read_password(p)?),
+        Some(p) => Some(
+            crate::config::read_password_file(p)
+                .map_err(|e| format!("password_file {}: {e}", p.display()))?,
+        ),
         None => None,
     };
     let settings = link::LinkSettings {
