@@ -176,6 +176,7 @@ fn mosquitto_killed_and_restarted_mid_block_loses_no_ball_at_the_centre() {
         l.bowl("X 9/");
     }
     assert_agree(&mut centre, &state, &lanes.each_ref(), "before");
+    let standings = centre_totals(centre.web);
 
     broker.kill();
     for l in &mut lanes {
@@ -183,6 +184,7 @@ fn mosquitto_killed_and_restarted_mid_block_loses_no_ball_at_the_centre() {
     }
     // Journaled on the lanes, scored there, and not at the centre.
     assert_eq!(lanes.each_ref().map(series), [46, 46]);
+    assert_eq!(centre_totals(centre.web), standings);
     std::thread::sleep(Duration::from_millis(500));
     broker.run();
     for l in &mut lanes {
