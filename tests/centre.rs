@@ -5,7 +5,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event, LastWill, MqttOptions, Packet, QoS, Transport};
 use serde_json::{Value, json};
+use support::centre::Centre;
 use support::free_port;
-use support::http::Http;
 
 const PIN: &str = "246810";
 const SITE: &str = "cup";
@@ -28,77 +28,6 @@ fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// A running `lanecall centre`.
-struct Centre {
-    child: Child,
-    http: Http,
-}
-
-impl Centre {
-    fn start(config: &Path, web: u16) -> Centre {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(config.with_file_name("centre.log"))
-            .unwrap();
-        let child = Command::new(lanecall())
-            .args(["centre", "--config"])
-            .arg(config)
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("lanecall centre starts");
-        support::wait_listening(web);
-        Centre {
-            child,
-            http: Http::new(web),
-        }
-    }
-
-    fn get(&mut self, path: &str) -> Value {
-        let r = self.http.request("GET", path, &[], b"").expect("answered");
-        assert_eq!(r.status, 200, "{path}");
-        serde_json::from_slice(&r.body).expect("JSON")
-    }
-
-    fn lane(&mut self, n: u64) -> Option<Value> {
-        let lanes = self.get("/api/lanes");
-        lanes.as_array()?.iter().find(|l| l["lane"] == n).cloned()
-    }
-
-    /// Polls until `cond` holds on `/api/lanes`'s lane `n`, for 20 s.
-    fn wait_lane(&mut self, n: u64, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-        let until = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(l) = self.lane(n)
-                && cond(&l)
-            {
-                return l;
-            }
-            assert!(
-                Instant::now() < until,
-                "lane {n} did not show {what}: {:?}",
-                self.lane(n)
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn stop(mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Centre {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Writes a centre config; `broker` is `None` for the embedded one on

@@ -7,61 +7,10 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-use support::http::Http;
-
-fn get(port: u16, path: &str) -> Option<Value> {
-    let r = Http::new(port).request("GET", path, &[], b"").ok()?;
-    (r.status == 200).then(|| serde_json::from_slice(&r.body).ok())?
-}
-
-/// Every bowler's series as each lane's `/api/lane` says it, from their
-/// first ball (the standings list a bowler once they have bowled).
-fn lane_series(ports: &BTreeMap<u32, u16>) -> Option<BTreeMap<String, (u32, u64)>> {
-    let mut out = BTreeMap::new();
-    for (&lane, &port) in ports {
-        let v = get(port, "/api/lane")?;
-        for b in v["bowlers"].as_array()? {
-            if b["games"].as_array()?.is_empty() {
-                continue;
-            }
-            let series = b["series"].as_u64()?;
-            out.insert(b["name"].as_str()?.to_owned(), (lane, series));
-        }
-    }
-    Some(out)
-}
-
-/// Every bowler's total as the centre's standings say it.
-fn centre_totals(port: u16) -> Option<BTreeMap<String, (u32, u64)>> {
-    let v = get(port, "/api/standings")?;
-    let mut out = BTreeMap::new();
-    for c in v["categories"].as_array()? {
-        for e in c["entries"].as_array()? {
-            out.insert(
-                e["name"].as_str()?.to_owned(),
-                (e["lane"].as_u64()? as u32, e["total"].as_u64()?),
-            );
-        }
-    }
-    Some(out)
-}
-
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
+use support::centre::{centre_totals, files, get, lane_series};
 
 #[test]
 fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {

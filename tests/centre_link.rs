@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -13,21 +12,10 @@ use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event, Incoming, MqttOptions, QoS, Transport};
 use serde_json::{Value, json};
-use serialport::{SerialPort, TTYPort};
 
 mod support;
 
 const SITE: &str = "t";
-const PIN: &str = "246813";
-
-/// Waits up to 20 s for `cond`; fails naming `what`.
-fn wait(what: &str, mut cond: impl FnMut() -> bool) {
-    let until = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < until, "within 20 s, never: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lanecall-centre-{name}-{}", std::process::id()));
@@ -36,6 +24,7 @@ fn temp(name: &str) -> PathBuf {
     dir
 }
 
+use support::centre_lane::{Lane, wait};
 use support::mosquitto::Broker;
 
 // ----- the centre: a client in the test -----------------------------------
@@ -174,77 +163,6 @@ impl Drop for Centre {
 
 fn topic(lane: u32, what: &str) -> String {
     format!("lanecall/{SITE}/lane/{lane}/{what}")
-}
-
-// ----- a lane -------------------------------------------------------------
-
-struct Lane {
-    daemon: support::Daemon,
-    pinsetter: TTYPort,
-    dir: PathBuf,
-    seq: u8,
-    http: u16,
-}
-
-impl Lane {
-    /// `lanecall run` for lane `n` with an open block, and `centre` (the
-    /// `[centre]` table's keys, or none).
-    fn start(dir: &Path, n: u32, centre: Option<String>) -> Lane {
-        fs::create_dir_all(dir.join("journal")).unwrap();
-        fs::write(
-            dir.join(format!("journal/lane{n}-20260101T000000Z-01.jsonl")),
-            support::journal_with_open_block(n, 1),
-        )
-        .unwrap();
-        let (master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
-        let port = slave.name().unwrap();
-        let http = support::free_port();
-        let hash = lanecall::web::hash_pin(PIN).unwrap();
-        let config = support::write_config(dir, n, &port, http, &hash);
-        if let Some(centre) = centre {
-            let mut f = fs::OpenOptions::new().append(true).open(&config).unwrap();
-            writeln!(f, "[centre]\n{centre}").unwrap();
-        }
-        let mut daemon = support::Daemon::start(&config, http);
-        daemon.login(PIN);
-        // The daemon holds the port now.
-        drop(slave);
-        Lane {
-            daemon,
-            pinsetter: master,
-            dir: dir.to_owned(),
-            seq: 0,
-            http,
-        }
-    }
-
-    fn journal_path(&self) -> PathBuf {
-        let mut files: Vec<PathBuf> = fs::read_dir(self.dir.join("journal"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        files.pop().unwrap()
-    }
-
-    fn journal_text(&self) -> String {
-        fs::read_to_string(self.journal_path()).unwrap()
-    }
-
-    /// The pinsetter sends the lines of `notation`; each is waited for
-    /// in the journal.
-    fn bowl(&mut self, notation: &str) {
-        let lines = support::pinsetter_lines(notation, self.seq);
-        self.seq = self.seq.wrapping_add(lines.len() as u8);
-        for line in lines {
-            self.pinsetter
-                .write_all(format!("{line}\r\n").as_bytes())
-                .unwrap();
-            wait(&format!("{line} in the journal"), || {
-                self.journal_text().contains(&line)
-            });
-        }
-    }
 }
 
 fn centre_keys(broker: &Broker, more: &str) -> String {

@@ -31,6 +31,16 @@ pub struct MirrorStats {
     pub dropped: u64,
     /// When the last new line was written (UTC).
     pub last_line_at: Option<String>,
+    /// The mirror cannot write this lane's lines (a full or read-only
+    /// disk): the file and the OS's reason, until a write succeeds again.
+    pub failed: Option<MirrorFailure>,
+}
+
+/// Why a lane's mirror cannot be written (`mirror.failed`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct MirrorFailure {
+    pub file: String,
+    pub reason: String,
 }
 
 /// One lane as the centre knows it.

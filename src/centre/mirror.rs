@@ -11,7 +11,15 @@
 //!   line is dropped (counted): the resend asked from the gap brings it
 //!   again once the gap is filled.
 //! - Files are fdatasync'ed in batches: after each run of messages that
-//!   were waiting together, and on each tick.
+//!   were waiting together. A line reaches the replay (and so the
+//!   standings) only once its sync succeeded: only what is on the
+//!   centre's disk is shown.
+//! - A write or sync that fails (a full or read-only disk) cuts the file
+//!   back to its last line on disk, so it stays a valid journal; the
+//!   lines not written are held again (within [`MAX_HELD`]), the lane's
+//!   mirror shows `failed` with the OS's reason, and the held lines are
+//!   asked for again every [`RESEND_AGAIN`]: the first that comes back
+//!   is written again, and once the disk takes it the rest follows.
 //! - At start the mirror reads its files back (a torn last line is cut
 //!   off) and, once connected, asks each lane for what comes after.
 //!
@@ -28,7 +36,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use super::book::{Book, MirrorStats};
+use super::book::{Book, MirrorFailure, MirrorStats};
 use super::feed::Feed;
 use super::{MAX_FILES, MAX_JOURNAL_MESSAGE, MAX_LANE_NUMBER};
 use crate::store::{journal_seq, rfc3339, unix_now};
@@ -99,6 +107,15 @@ struct FileDisk {
     file: Option<File>,
     /// CRC32C of each line written, line `n` at `n - 1`.
     crcs: Vec<u32>,
+    /// Bytes of the whole lines written.
+    len: u64,
+    /// Lines written since the last sync, from line `synced + 1` on; the
+    /// replay gets them once the sync succeeded.
+    unsynced: Vec<String>,
+    /// The file may hold a part of a line after `len`: cut it first.
+    torn: bool,
+    /// Why the last write or sync failed, until one succeeds.
+    failed: Option<String>,
     held: BTreeMap<u64, String>,
     asked_at: Option<Instant>,
     last_line: Instant,
@@ -112,6 +129,10 @@ impl FileDisk {
             path,
             file: None,
             crcs: Vec::new(),
+            len: 0,
+            unsynced: Vec::new(),
+            torn: false,
+            failed: None,
             held: BTreeMap::new(),
             asked_at: None,
             last_line: Instant::now(),
@@ -147,6 +168,16 @@ impl LaneDisk {
             conflicts: self.conflicts,
             dropped: self.dropped,
             last_line_at: self.last_line_at.clone(),
+            failed: self
+                .files
+                .iter()
+                .filter_map(|(name, f)| {
+                    f.failed.as_ref().map(|reason| MirrorFailure {
+                        file: name.clone(),
+                        reason: reason.clone(),
+                    })
+                })
+                .min_by(|a, b| a.file.cmp(&b.file)),
         }
     }
 }
@@ -214,6 +245,7 @@ impl Mirror {
                     .set_len(whole as u64)?;
             }
             let mut disk = FileDisk::new(path.clone());
+            disk.len = whole as u64;
             disk.crcs = bytes
                 .split(|&b| b == b'\n')
                 .take(bytes.iter().filter(|&&b| b == b'\n').count())
@@ -309,16 +341,74 @@ impl Mirror {
         }
     }
 
+    /// Syncs each file written since the last sync and gives its new
+    /// lines to the replay; a file that cannot be synced is cut back to
+    /// its last synced line and those lines are held again.
     fn sync(&mut self) {
-        for lane in self.lanes.values_mut() {
-            for f in lane.files.values_mut() {
-                if f.dirty
-                    && let Some(file) = &f.file
-                {
-                    if let Err(e) = file.sync_data() {
-                        tracing::error!(file = %f.path.display(), "cannot sync the mirror: {e}");
+        for (&n, lane) in &mut self.lanes {
+            let mut changed = false;
+            let mut held = lane.held();
+            for (name, f) in &mut lane.files {
+                if !f.dirty {
+                    continue;
+                }
+                f.dirty = false;
+                changed = true;
+                let synced = f.file.as_ref().map_or(Ok(()), File::sync_data);
+                let lines = std::mem::take(&mut f.unsynced);
+                let first = f.crcs.len() - lines.len();
+                if let Err(e) = synced {
+                    tracing::error!(lane = n, file = name, "cannot sync the mirror: {e}");
+                    // What was written since the last sync may not be on
+                    // the disk: cut it off and hold it again.
+                    let len = f.len - lines.iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+                    f.crcs.truncate(first);
+                    f.len = len;
+                    f.torn = true;
+                    cut_torn(f);
+                    f.failed = Some(e.to_string());
+                    f.asked_at = Some(Instant::now());
+                    for (i, line) in lines.into_iter().enumerate() {
+                        let at = first as u64 + 1 + i as u64;
+                        hold(&mut lane.dropped, &mut held, &mut f.held, at, line);
                     }
-                    f.dirty = false;
+                    continue;
+                }
+                f.failed = None;
+                if lines.is_empty() {
+                    continue;
+                }
+                f.last_line = Instant::now();
+                f.settled = false;
+                let mut book = lock(&self.book);
+                if let Some(l) = book.lanes.get_mut(&n) {
+                    let feed = l.journals.entry(name.clone()).or_default();
+                    for line in &lines {
+                        feed.push_line(line);
+                    }
+                    if feed.is_stale() {
+                        // The settled line's time was the damaged one: read
+                        // the journal again from the mirror, as `lanecall
+                        // replay` reads it.
+                        match fs::read(&f.path) {
+                            Ok(bytes) => {
+                                let mut again = Feed::from_bytes(&bytes);
+                                again.settle();
+                                *feed = again;
+                            }
+                            Err(e) => tracing::error!(
+                                lane = n,
+                                file = name,
+                                "cannot read the mirror back: {e}"
+                            ),
+                        }
+                    }
+                }
+            }
+            if changed {
+                let stats = lane.stats();
+                if let Some(b) = lock(&self.book).lanes.get_mut(&n) {
+                    b.mirror = stats;
                 }
             }
         }
@@ -334,6 +424,7 @@ impl Mirror {
             let path = self.dir.join(n.to_string()).join(&msg.file);
             lane.files.insert(msg.file.clone(), FileDisk::new(path));
         }
+        let held_now = lane.held();
         let Some(f) = lane.files.get_mut(&msg.file) else {
             return;
         };
@@ -385,10 +476,17 @@ impl Mirror {
                 }
             }
         } else {
+            // A line held after a failed write may come again from a resend.
+            f.held.remove(&msg.n);
             let mut line = msg.line;
             loop {
-                if let Err(e) = append(n, &self.dir, f, &line, &self.book, &msg.file) {
+                if let Err(e) = append(n, &self.dir, f, &line) {
                     tracing::error!(lane = n, file = msg.file, "cannot write the mirror: {e}");
+                    f.failed = Some(e.to_string());
+                    f.asked_at = Some(Instant::now());
+                    let at = f.next();
+                    let mut total = held_now;
+                    hold(&mut lane.dropped, &mut total, &mut f.held, at, line);
                     break;
                 }
                 let next = f.next();
@@ -409,40 +507,63 @@ impl Mirror {
     }
 }
 
-/// Writes one line at the end of the file and gives it to the replay.
-fn append(
-    lane: u32,
-    dir: &Path,
-    f: &mut FileDisk,
-    line: &str,
-    book: &Mutex<Book>,
-    name: &str,
-) -> std::io::Result<()> {
+/// Holds line `n` again after a failed write, within [`MAX_HELD`] for
+/// the lane (`total` held now); past it the line is dropped (counted) and
+/// asked for again once the lines before it are written.
+fn hold(
+    dropped: &mut u64,
+    total: &mut usize,
+    held: &mut BTreeMap<u64, String>,
+    n: u64,
+    line: String,
+) {
+    if *total >= MAX_HELD {
+        *dropped += 1;
+    } else if held.insert(n, line).is_none() {
+        *total += 1;
+    }
+}
+
+/// Cuts a file whose last write may have left a part of a line back to
+/// its whole lines.
+fn cut_torn(f: &mut FileDisk) {
+    if f.torn
+        && let Some(file) = &f.file
+        && file.set_len(f.len).is_ok()
+    {
+        f.torn = false;
+    }
+}
+
+/// Writes one line at the end of the file; the replay gets it once it is
+/// synced. A failed write leaves the file with its whole lines only.
+fn append(lane: u32, dir: &Path, f: &mut FileDisk, line: &str) -> std::io::Result<()> {
     if f.file.is_none() {
         fs::create_dir_all(dir.join(lane.to_string()))?;
         f.file = Some(OpenOptions::new().create(true).append(true).open(&f.path)?);
+    }
+    cut_torn(f);
+    if f.torn {
+        return Err(std::io::Error::other(format!(
+            "cannot cut {} back to its last whole line",
+            f.path.display()
+        )));
     }
     let file = f.file.as_mut().expect("opened");
     let mut bytes = Vec::with_capacity(line.len() + 1);
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
-    file.write_all(&bytes)?;
-    f.crcs.push(crc32c::crc32c(line.as_bytes()));
-    f.dirty = true;
-    f.last_line = Instant::now();
-    f.settled = false;
-    let mut book = lock(book);
-    if let Some(l) = book.lanes.get_mut(&lane) {
-        let feed = l.journals.entry(name.to_owned()).or_default();
-        feed.push_line(line);
-        if feed.is_stale() {
-            // The settled line's time was the damaged one: read the journal
-            // again from the mirror, as `lanecall replay` reads it.
-            let mut again = Feed::from_bytes(&fs::read(&f.path)?);
-            again.settle();
-            *feed = again;
-        }
+    if let Err(e) = file.write_all(&bytes) {
+        // A part of the line may be in the file: cut it off now, or
+        // before the next write.
+        f.torn = true;
+        cut_torn(f);
+        return Err(e);
     }
+    f.len += bytes.len() as u64;
+    f.crcs.push(crc32c::crc32c(line.as_bytes()));
+    f.unsynced.push(line.to_owned());
+    f.dirty = true;
     Ok(())
 }
 
@@ -464,6 +585,95 @@ mod tests {
         ] {
             assert!(!valid_file_name(bad), "{bad}");
         }
+    }
+
+    /// A sync that fails (here `/dev/null`, which takes writes and no
+    /// sync) puts nothing into the replay, holds the line and shows why;
+    /// the line written again later is synced and replayed.
+    fn file<'a>(m: &'a mut Mirror, name: &str) -> &'a mut Option<File> {
+        &mut m
+            .lanes
+            .get_mut(&3)
+            .unwrap()
+            .files
+            .get_mut(name)
+            .unwrap()
+            .file
+    }
+
+    #[test]
+    fn a_line_reaches_the_replay_only_once_it_is_synced() {
+        let dir = std::env::temp_dir().join(format!("lanecall-mirror-sync-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let book = Arc::new(Mutex::new(Book::default()));
+        // Known from its status, as the link makes a lane known.
+        lock(&book).lane(3);
+        let resend: Resend = Box::new(|_, _, _| {});
+        let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+        let name = "lane3-20261129T140000Z-000001.jsonl";
+        let journal = include_str!("../../tests/logs/all_spares.jsonl");
+        let lines: Vec<&str> = journal.lines().take(3).collect();
+        let send = |mirror: &mut Mirror, n: usize| {
+            mirror.handle(ToMirror::Line(
+                3,
+                JournalLine {
+                    file: name.into(),
+                    n: n as u64,
+                    line: lines[n - 1].into(),
+                },
+            ));
+            mirror.sync();
+        };
+        // What the replay of lane 3's file shows, and what the file holds.
+        let replayed = |book: &Mutex<Book>| {
+            lock(book).lanes[&3].journals[name]
+                .replay()
+                .map(|r| r.events())
+        };
+        let path = dir.join("3").join(name);
+        let on_disk = || {
+            Feed::from_bytes(&fs::read(&path).unwrap())
+                .replay()
+                .map(|r| r.events())
+        };
+        send(&mut mirror, 1);
+        send(&mut mirror, 2);
+        assert_eq!(replayed(&book), on_disk());
+
+        let null = OpenOptions::new().append(true).open("/dev/null").unwrap();
+        let real = file(&mut mirror, name).replace(null);
+        send(&mut mirror, 3);
+        let stats = lock(&book).lanes[&3].mirror.clone();
+        assert_eq!((stats.lines, stats.held), (2, 1));
+        let failed = stats.failed.expect("the failed sync shows");
+        assert_eq!(failed.file, name);
+        assert!(
+            failed.reason.contains("Invalid argument"),
+            "{}",
+            failed.reason
+        );
+        assert_eq!(replayed(&book), on_disk(), "line 3 is not in the replay");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            lines[..2].join("\n") + "\n"
+        );
+
+        // The disk back, line 3 comes again (the resend): written, synced,
+        // replayed.
+        mirror
+            .lanes
+            .get_mut(&3)
+            .unwrap()
+            .files
+            .get_mut(name)
+            .unwrap()
+            .file = real;
+        send(&mut mirror, 3);
+        let stats = lock(&book).lanes[&3].mirror.clone();
+        assert_eq!((stats.lines, stats.held, stats.failed), (3, 0, None));
+        assert_eq!(replayed(&book), on_disk());
+        assert_eq!(fs::read_to_string(&path).unwrap(), lines.join("\n") + "\n");
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -3,8 +3,11 @@
 // Each test or benchmark that includes this uses only some of it.
 #![allow(dead_code)]
 
+pub mod centre;
+pub mod centre_lane;
 pub mod http;
 pub mod mosquitto;
+pub mod mount;
 pub mod tls;
 
 use lanecall::journal::{Header, Writer};
@@ -20,9 +23,14 @@ pub fn journal_with_open_block(lane: u32, games: u32) -> String {
 
 /// [`journal_with_open_block`] under other rules.
 pub fn journal_with_open_block_under(rules: Rules, lane: u32, games: u32) -> String {
+    journal_with_open_block_for(rules, lane, games, "Ivan Petrov")
+}
+
+/// [`journal_with_open_block`] under `rules` for one B2 bowler `name`.
+pub fn journal_with_open_block_for(rules: Rules, lane: u32, games: u32, name: &str) -> String {
     let header = Header::new(lane, Some(rfc3339(unix_now())), rules);
     let bowlers = vec![Bowler {
-        name: "Ivan Petrov".into(),
+        name: name.into(),
         class: Class::B2,
         handicap: 0,
         team: None,

@@ -26,7 +26,8 @@ function laneCard(l) {
     h('p', { class: 'up', text: up ? t('up', up.bowler, up.game, up.frame, up.ball) : t('nobodyUp') }),
     h('ul', { class: 'flags' }, flags(s).map(([text, tone]) => h('li', { class: 'pill ' + tone, text }))),
     h('ul', { class: 'bowlers' }, bowlers(s).map((b) => h('li', { text: b.name + ' (' + b.class + ') ' + b.series }))),
-    h('p', { class: 'mirror', text: t('mirror', l.mirror) }));
+    h('p', { class: 'mirror', text: t('mirror', l.mirror) }),
+    ...(l.mirror.failed ? [h('p', { class: 'pill bad', 'data-testid': 'mirror-failed-' + l.lane, text: t('mirrorFailed', l.mirror.failed) })] : []));
 }
 
 function renderLanes() {

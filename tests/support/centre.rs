@@ -1,0 +1,140 @@
+//! A real `lanecall centre` process, and what the centre's tests compare:
+//! the standings against the lanes' own sheets, the mirror against the
+//! lanes' journal files.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::http::Http;
+
+/// A running `lanecall centre`, its log in `centre.log` beside its config.
+/// Killed when dropped.
+pub struct Centre {
+    pub child: Child,
+    pub http: Http,
+    /// The port of its web server.
+    pub web: u16,
+}
+
+impl Centre {
+    pub fn start(config: &Path, web: u16) -> Centre {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(config.with_file_name("centre.log"))
+            .unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+            .args(["centre", "--config"])
+            .arg(config)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("lanecall centre starts");
+        super::wait_listening(web);
+        Centre {
+            child,
+            http: Http::new(web),
+            web,
+        }
+    }
+
+    pub fn get(&mut self, path: &str) -> Value {
+        let r = self.http.request("GET", path, &[], b"").expect("answered");
+        assert_eq!(r.status, 200, "{path}");
+        serde_json::from_slice(&r.body).expect("JSON")
+    }
+
+    pub fn lane(&mut self, n: u64) -> Option<Value> {
+        let lanes = self.get("/api/lanes");
+        lanes.as_array()?.iter().find(|l| l["lane"] == n).cloned()
+    }
+
+    /// Polls until `cond` holds on `/api/lanes`'s lane `n`, for 20 s.
+    pub fn wait_lane(&mut self, n: u64, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(l) = self.lane(n)
+                && cond(&l)
+            {
+                return l;
+            }
+            assert!(
+                Instant::now() < until,
+                "lane {n} did not show {what}: {:?}",
+                self.lane(n)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stops it as systemd does (SIGTERM) and waits for it.
+    pub fn stop(mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Centre {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `GET path` on `port`: the JSON of a 200, else `None`.
+pub fn get(port: u16, path: &str) -> Option<Value> {
+    let r = Http::new(port).request("GET", path, &[], b"").ok()?;
+    (r.status == 200).then(|| serde_json::from_slice(&r.body).ok())?
+}
+
+/// Every bowler's series as each lane's `/api/lane` says it (lanes by
+/// number: their web ports), from their first ball (the standings list a
+/// bowler once they have bowled).
+pub fn lane_series(ports: &BTreeMap<u32, u16>) -> Option<BTreeMap<String, (u32, u64)>> {
+    let mut out = BTreeMap::new();
+    for (&lane, &port) in ports {
+        let v = get(port, "/api/lane")?;
+        for b in v["bowlers"].as_array()? {
+            if b["games"].as_array()?.is_empty() {
+                continue;
+            }
+            let series = b["series"].as_u64()?;
+            out.insert(b["name"].as_str()?.to_owned(), (lane, series));
+        }
+    }
+    Some(out)
+}
+
+/// Every bowler's total as the centre's standings say it.
+pub fn centre_totals(port: u16) -> Option<BTreeMap<String, (u32, u64)>> {
+    let v = get(port, "/api/standings")?;
+    let mut out = BTreeMap::new();
+    for c in v["categories"].as_array()? {
+        for e in c["entries"].as_array()? {
+            out.insert(
+                e["name"].as_str()?.to_owned(),
+                (e["lane"].as_u64()? as u32, e["total"].as_u64()?),
+            );
+        }
+    }
+    Some(out)
+}
+
+/// The journal files (`*.jsonl`) in `dir`, by name.
+pub fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
