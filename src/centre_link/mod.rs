@@ -62,7 +62,7 @@ const STATE_EVERY: Duration = Duration::from_millis(250);
 /// An unchanged state is published again this often: a reader that lost
 /// the last one (a broker that dropped it for a reader far behind) learns
 /// how far the journal is.
-const STATE_AGAIN: Duration = Duration::from_secs(10);
+const STATE_AGAIN: Duration = Duration::from_secs(60);
 /// The largest MQTT packet, either way: a lane's state with a full lineup
 /// is well below it.
 const MAX_PACKET: usize = 1 << 20;
