@@ -16,6 +16,12 @@
         A `BIN centre` process and LANES `BIN run` lanes, each with a whole
         simulated day in its journal: the centre's RSS and CPU once it has
         every line of every lane.
+    centre.py storm BIN LANES
+        As `many`; then the centre (and its embedded broker) killed and
+        started again, so every lane reconnects at once: first with its
+        mirror kept, then with its mirror gone (a centre started after the
+        lanes wrote everything). Each time: until every lane is online
+        and every line mirrored, the duplicates, RSS and CPU.
 """
 
 import http.client
@@ -233,8 +239,8 @@ def simulated_journal(binary, lane, seed, games, blocks):
     return seal(header, 1), lines[1:last_end]
 
 
-def start_centre(binary, base, broker):
-    web = free_port()
+def start_centre(binary, base, broker, web=None):
+    web = web or free_port()
     state = os.path.join(base, "centre")
     os.makedirs(state, exist_ok=True)
     config = os.path.join(base, "centre.toml")
@@ -243,7 +249,7 @@ def start_centre(binary, base, broker):
                 f'embedded_listen = "127.0.0.1:{broker}"\n'
                 f'[web]\nlisten = "127.0.0.1:{web}"\njudge_pin_hash = "{pin_hash(binary)}"\n')
     child = subprocess.Popen([binary, "centre", "--config", config],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=open(base + "/centre.log", "a"))
     wait_port(web)
     return child, web, state
 
@@ -357,12 +363,9 @@ def own_names(lines, lane):
     return out
 
 
-def many(binary, lanes):
-    base = tempfile.mkdtemp(prefix="lanecall-bench-many-")
-    broker = free_port()
-    centre, web, _ = start_centre(binary, base, broker)
-    conn = http.client.HTTPConnection("127.0.0.1", web)
-    idle = proc_figures(centre.pid)
+def start_lanes(binary, lanes, base, broker):
+    """LANES `run` lanes with a simulated open block each: (children,
+    total lines)."""
     configs, total = [], 0
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     for lane in range(1, lanes + 1):
@@ -372,25 +375,59 @@ def many(binary, lanes):
                                f"lane{lane}-{stamp}-000001.jsonl")
         total += 1 + len(lines)
         configs.append(config)
-    t0 = time.monotonic()
     children = [subprocess.Popen([binary, "run", "--config", c], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL) for c in configs]
+                                 stderr=open(c + ".log", "a")) for c in configs]
+    return children, total
+
+
+def lane_journal_lines(base, lanes):
+    """Lines in every lane's journals on the lanes' own disks."""
+    n = 0
+    for lane in range(1, lanes + 1):
+        d = os.path.join(base, f"lane{lane}", "journal")
+        for name in os.listdir(d):
+            if name.endswith(".jsonl"):
+                with open(os.path.join(d, name), "rb") as f:
+                    n += f.read().count(b"\n")
+    return n
+
+
+def wait_mirrored(conn, total, lanes, t0, limit):
+    """Polls `/api/lanes` until every lane is online and `total` lines are
+    mirrored, or `limit` seconds: (seconds, lines, online)."""
     while True:
         v = get_json(conn, "/api/lanes") or []
         have = sum(l["mirror"]["lines"] for l in v)
-        if have >= total or time.monotonic() - t0 > 120:
-            break
+        online = sum(1 for l in v if l["online"])
+        if (have >= total and online >= lanes) or time.monotonic() - t0 > limit:
+            return time.monotonic() - t0, have, online
         time.sleep(0.1)
-    took = time.monotonic() - t0
+
+
+def counts(conn):
+    c = {}
+    for l in get_json(conn, "/api/lanes") or []:
+        for k in ("gaps", "held", "duplicates", "conflicts", "dropped"):
+            c[k] = c.get(k, 0) + (l["mirror"].get(k) or 0)
+    return c
+
+
+def many(binary, lanes):
+    base = tempfile.mkdtemp(prefix="lanecall-bench-many-")
+    broker = free_port()
+    centre, web, _ = start_centre(binary, base, broker)
+    conn = http.client.HTTPConnection("127.0.0.1", web)
+    idle = proc_figures(centre.pid)
+    t0 = time.monotonic()
+    children, total = start_lanes(binary, lanes, base, broker)
+    time.sleep(1)
+    total = lane_journal_lines(base, lanes)
+    took, have, _ = wait_mirrored(conn, total, lanes, t0, 120)
     time.sleep(2)
     full = proc_figures(centre.pid)
     time.sleep(30)
     later = proc_figures(centre.pid)
-    counts = {}
-    for l in get_json(conn, "/api/lanes") or []:
-        for k in ("gaps", "held", "duplicates", "conflicts", "dropped"):
-            counts[k] = counts.get(k, 0) + (l["mirror"].get(k) or 0)
-    print(f"  the mirror's counts over all lanes: {counts}")
+    print(f"  the mirror's counts over all lanes: {counts(conn)}")
     v = get_json(conn, "/api/standings")
     entries = sum(len(c["entries"]) for c in v["categories"])
     print(f"centre alone, {lanes} lanes, {total} journal lines ({have} mirrored) in {took:.1f} s from the lanes' start; "
@@ -405,7 +442,56 @@ def many(binary, lanes):
         c.wait()
     centre.terminate()
     centre.wait()
-    shutil.rmtree(base, ignore_errors=True)
+    if os.environ.get("KEEP"):
+        print(base)
+    else:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def storm(binary, lanes):
+    base = tempfile.mkdtemp(prefix="lanecall-bench-storm-")
+    broker = free_port()
+    centre, web, state = start_centre(binary, base, broker)
+    conn = http.client.HTTPConnection("127.0.0.1", web)
+    t0 = time.monotonic()
+    children, total = start_lanes(binary, lanes, base, broker)
+    time.sleep(1)
+    total = lane_journal_lines(base, lanes)
+    took, have, online = wait_mirrored(conn, total, lanes, t0, 120)
+    time.sleep(20)
+    fig = proc_figures(centre.pid)
+    print(f"storm, {lanes} lanes, {total} lines: first mirrored {have} in {took:.1f} s; "
+          f"counts {counts(conn)}; 20 s later VmRSS {fig[0]} kB, VmHWM {fig[1]} kB")
+    for what in ("mirror kept", "mirror gone"):
+        time.sleep(3)
+        centre.kill()
+        centre.wait()
+        if what == "mirror gone":
+            shutil.rmtree(os.path.join(state, "lanes"))
+        time.sleep(1)
+        t0 = time.monotonic()
+        centre, _, _ = start_centre(binary, base, broker, web)
+        conn = http.client.HTTPConnection("127.0.0.1", web)
+        total = lane_journal_lines(base, lanes)
+        took, have, online = wait_mirrored(conn, total, lanes, t0, 120)
+        fig = proc_figures(centre.pid)
+        c = counts(conn)
+        time.sleep(20)
+        later = proc_figures(centre.pid)
+        print(f"  centre killed and started again, {what}: {online} of {lanes} lanes online and "
+              f"{have} of {total} lines mirrored after {took:.1f} s; counts {c}; "
+              f"VmRSS {fig[0]} kB, VmHWM {fig[1]} kB, CPU {fig[2]:.1f} s; 20 s later VmRSS "
+              f"{later[0]} kB")
+    for c in children:
+        c.terminate()
+    for c in children:
+        c.wait()
+    centre.terminate()
+    centre.wait()
+    if os.environ.get("KEEP"):
+        print(base)
+    else:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":
@@ -416,3 +502,5 @@ if __name__ == "__main__":
         catchup(binary, int(sys.argv[3]))
     elif what == "many":
         many(binary, int(sys.argv[3]))
+    elif what == "storm":
+        storm(binary, int(sys.argv[3]))

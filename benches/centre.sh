@@ -10,15 +10,17 @@
 #  2. `lanecall centre` alone with LANES `lanecall run` lanes, each with a
 #     simulated block in its journal: the centre's RSS and CPU;
 #  3. a lane back after 10 minutes of lane time away: its start -> the
-#     centre's mirror holds every line.
-# Environment: CENTRE_ONLY=latency,many,catchup (default all), FOLLOW (lanes
+#     centre's mirror holds every line;
+#  4. storm: as 2, then the centre killed and started again (every lane
+#     reconnects at once), with its mirror kept and with it gone.
+# Environment: CENTRE_ONLY=latency,many,catchup,storm (default all), FOLLOW (lanes
 # followed for the latency, 16).
 set -euo pipefail
 
 lanes="${1:-48}"
 speed="${2:-10}"
 seconds="${3:-180}"
-only="${CENTRE_ONLY:-latency,many,catchup}"
+only="${CENTRE_ONLY:-latency,many,catchup,storm}"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -38,4 +40,7 @@ if [[ ",$only," == *,many,* ]]; then
 fi
 if [[ ",$only," == *,catchup,* ]]; then
     python3 benches/centre.py catchup "$bin" 10
+fi
+if [[ ",$only," == *,storm,* ]]; then
+    python3 benches/centre.py storm "$bin" "$lanes"
 fi

@@ -429,6 +429,59 @@ fn the_next_blocks_journal_started_while_the_broker_is_away_loses_no_line() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_centre_started_late_mirrors_the_lanes_journals_of_the_day_byte_for_byte() {
+    let dir = temp("late");
+    let broker = Broker::start(&dir, "");
+    // The lane bowls with a broker and no centre: its lines reach nobody.
+    let mut lane = Lane::start(&dir.join("lane"), 4, Some(centre_keys(&broker, "")));
+    lane.bowl("X 9/ 72 X X 8- 9/ 9- X X9/");
+    let first = lane.journal_path();
+    let (status, body) = lane.daemon.action(json!({"ev":"end_block"}));
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = lane
+        .daemon
+        .action(json!({"ev":"lineup","bowlers":[{"name":"Anna Sokolova","class":"B2"}]}));
+    assert_eq!(status, 200, "{body}");
+    let second = lane.journal_path();
+    assert_ne!(second, first, "a new journal for the next block");
+    let (status, body) = lane.daemon.action(json!({"ev":"start_block","games":1}));
+    assert_eq!(status, 200, "{body}");
+    lane.bowl("9- X");
+    // Then a centre starts, with no mirror of the lane.
+    let web = support::free_port();
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let state = dir.join("centre");
+    let config = dir.join("centre.toml");
+    fs::write(
+        &config,
+        format!(
+            "site = \"{SITE}\"\nstate_dir = {state:?}\nbroker = \"mqtt://127.0.0.1:{}\"\n\
+             [web]\nlisten = \"127.0.0.1:{web}\"\njudge_pin_hash = {hash:?}\n",
+            broker.port
+        ),
+    )
+    .unwrap();
+    let mut centre = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        .args(["centre", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(fs::File::create(dir.join("centre.log")).unwrap())
+        .spawn()
+        .unwrap();
+    // Both journals of the day, the ended block's and the open one's.
+    for file in [&first, &second] {
+        let mirror = state.join("lanes/4").join(file_name(file));
+        let text = fs::read_to_string(file).unwrap();
+        wait(&format!("{} mirrored", file_name(file)), || {
+            fs::read_to_string(&mirror).is_ok_and(|m| m == text)
+        });
+    }
+    let _ = centre.kill();
+    let _ = centre.wait();
+    let _ = fs::remove_dir_all(&dir);
+}
+
 /// The length of the journal rebuilt so far, up to its first gap.
 fn rebuild_len(centre: &Centre, file: &str) -> usize {
     let mut len = 0;

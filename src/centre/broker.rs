@@ -54,9 +54,15 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
         router: RouterConfig {
             max_connections: 1024,
             max_outgoing_packet_count: 500,
-            // Each topic's log in memory: 8 segments of 1 MiB at most.
-            max_segment_size: 1 << 20,
-            max_segment_count: 8,
+            // Each subscription's log in memory: 4 segments of 256 KiB of
+            // payload at most. What a message costs is far more than its
+            // payload (its share of the connection's read buffer): 8 of
+            // 1 MiB held ~180 MiB with 48 lanes sending at once
+            // (BENCHMARKS.md). A subscriber that falls further behind
+            // loses the oldest messages; the centre asks for the lines
+            // again (`resend`).
+            max_segment_size: 256 << 10,
+            max_segment_count: 4,
             custom_segment: None,
             initialized_filters: None,
             shared_subscriptions_strategy: Default::default(),

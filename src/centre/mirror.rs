@@ -7,9 +7,21 @@
 //!   (ignored), another text a conflict (counted, logged, never written).
 //! - A line after a gap is held, up to [`MAX_HELD`] lines per lane, and
 //!   the rest of the file is asked for with a `resend` command, again
-//!   every [`RESEND_AGAIN`] while the gap stays open. Past [`MAX_HELD`] a
-//!   line is dropped (counted): the resend asked from the gap brings it
-//!   again once the gap is filled.
+//!   after [`RESEND_AGAIN`] if the gap is still open and no line has
+//!   filled it since (while lines come, the resend is being answered:
+//!   asking again would only stack copies). Past [`MAX_HELD`] a line is
+//!   dropped (counted): the resend asked from the gap brings it again
+//!   once the gap is filled.
+//! - A lane's state says how many lines its journal has (`journal.file`,
+//!   `journal.lines`). When the mirror has fewer and no line of the lane
+//!   has come for [`QUIET`], the rest of that file is asked for; a lane
+//!   the mirror has no line of at all (a centre started after the lanes),
+//!   for its current journals from their first line (a `resend` without
+//!   `file`, which brings the day's earlier journals too). A lane without
+//!   that state is asked for what follows its newest file [`QUIET`] after
+//!   it says `online` or the link connects. Either is asked again only
+//!   after [`RESEND_AGAIN`]. A lane back, or one that just started, sends
+//!   its lines by itself: asking at once would bring them all twice.
 //! - Files are fdatasync'ed in batches: after each run of messages that
 //!   were waiting together. A line reaches the replay (and so the
 //!   standings) only once its sync succeeded: only what is on the
@@ -21,7 +33,8 @@
 //!   asked for again every [`RESEND_AGAIN`]: the first that comes back
 //!   is written again, and once the disk takes it the rest follows.
 //! - At start the mirror reads its files back (a torn last line is cut
-//!   off) and, once connected, asks each lane for what comes after.
+//!   off) and, once connected, asks each lane for what comes after, as
+//!   above.
 //!
 //! It runs on its own thread; the MQTT link hands it lines through a
 //! bounded channel, and it updates the shared [`Book`] briefly per line.
@@ -43,8 +56,14 @@ use crate::store::{journal_seq, rfc3339, unix_now};
 
 /// Lines held after gaps, per lane.
 pub const MAX_HELD: usize = 4096;
-/// How long a `resend` may go unanswered before it is sent again.
+/// How long a `resend` may go without a line answering it before it is
+/// sent again.
 pub const RESEND_AGAIN: Duration = Duration::from_secs(5);
+/// How long no line of a lane comes before the mirror, behind what the
+/// lane says it has, asks for the rest.
+pub const QUIET: Duration = Duration::from_secs(3);
+/// How often the mirror compares itself with what the lanes say.
+const CHECK_EVERY: Duration = Duration::from_secs(1);
 /// How long a journal is quiet before its replay is settled (see
 /// `feed.rs`): a lane's lines of one moment come together, and a ball's
 /// pin report is often its journal's last line for seconds, so this is
@@ -57,9 +76,9 @@ pub const TICK: Duration = Duration::from_millis(25);
 pub enum ToMirror {
     /// One journal line, already checked ([`check_journal`]).
     Line(u32, JournalLine),
-    /// The link (re)connected: ask every lane for what comes after.
+    /// The link (re)connected: check every lane for what comes after.
     Connected,
-    /// A lane said `online` (it is back): ask it for what comes after.
+    /// A lane said `online` (it is back): check it for what comes after.
     Online(u32),
     Tick,
 }
@@ -99,8 +118,9 @@ pub fn check_journal(payload: &[u8]) -> Result<JournalLine, &'static str> {
     Ok(msg)
 }
 
-/// Sends a `resend` command: lane, file, first line wanted.
-pub type Resend = Box<dyn Fn(u32, &str, u64) + Send>;
+/// Sends a `resend` command: lane, file (`None`: the lane's current
+/// journals), first line wanted.
+pub type Resend = Box<dyn Fn(u32, Option<&str>, u64) + Send>;
 
 struct FileDisk {
     path: PathBuf,
@@ -118,6 +138,9 @@ struct FileDisk {
     failed: Option<String>,
     held: BTreeMap<u64, String>,
     asked_at: Option<Instant>,
+    /// The next line wanted when it was asked for: a line beyond it since
+    /// is progress.
+    asked_next: u64,
     last_line: Instant,
     dirty: bool,
     settled: bool,
@@ -135,6 +158,7 @@ impl FileDisk {
             failed: None,
             held: BTreeMap::new(),
             asked_at: None,
+            asked_next: 0,
             last_line: Instant::now(),
             dirty: false,
             settled: true,
@@ -142,6 +166,12 @@ impl FileDisk {
     }
     fn next(&self) -> u64 {
         self.crcs.len() as u64 + 1
+    }
+    /// Asks lane `n` for the rest of this file (`name`) after what it has.
+    fn ask(&mut self, resend: &Resend, n: u32, name: &str, now: Instant) {
+        resend(n, Some(name), self.next());
+        self.asked_at = Some(now);
+        self.asked_next = self.next();
     }
 }
 
@@ -152,9 +182,19 @@ struct LaneDisk {
     conflicts: u64,
     dropped: u64,
     last_line_at: Option<String>,
+    /// When the last journal message of the lane came (a duplicate too).
+    heard: Option<Instant>,
+    /// When it was last asked for what follows (not for a gap).
+    asked_rest: Option<Instant>,
+    /// When it said `online` (or the link connected), until it is checked.
+    online_at: Option<Instant>,
 }
 
 impl LaneDisk {
+    /// Whether no line of the lane is mirrored.
+    fn empty(&self) -> bool {
+        self.files.values().all(|f| f.crcs.is_empty())
+    }
     fn held(&self) -> usize {
         self.files.values().map(|f| f.held.len()).sum()
     }
@@ -185,6 +225,7 @@ impl LaneDisk {
 /// The mirror: the files on disk and what is held.
 pub struct Mirror {
     dir: PathBuf,
+    checked: Instant,
     lanes: HashMap<u32, LaneDisk>,
     book: Arc<Mutex<Book>>,
     resend: Resend,
@@ -200,6 +241,7 @@ impl Mirror {
         fs::create_dir_all(&dir)?;
         let mut mirror = Mirror {
             dir,
+            checked: Instant::now(),
             lanes: HashMap::new(),
             book,
             resend,
@@ -285,47 +327,104 @@ impl Mirror {
     fn handle(&mut self, msg: ToMirror) {
         match msg {
             ToMirror::Line(lane, line) => self.line(lane, line),
-            ToMirror::Connected => self.ask(None),
-            ToMirror::Online(n) => self.ask(Some(n)),
+            ToMirror::Connected => {
+                let now = Instant::now();
+                for lane in self.lanes.values_mut() {
+                    lane.online_at = Some(now);
+                }
+            }
+            ToMirror::Online(n) => {
+                self.lanes.entry(n).or_default().online_at = Some(Instant::now())
+            }
             ToMirror::Tick => self.tick(),
         }
     }
 
-    /// Asks each lane (or lane `only`) for what follows its newest file,
-    /// and every file with a gap for what it misses.
-    fn ask(&mut self, only: Option<u32>) {
+    /// Asks each lane that is quiet while the mirror is behind what it
+    /// says it has (its state's `journal`), or, without that state, that
+    /// said `online` a while ago, for what follows.
+    fn check(&mut self, book: &Book, now: Instant) {
+        for (&n, lb) in &book.lanes {
+            if let Some((file, _)) = said_journal(lb)
+                && valid_file_name(file)
+            {
+                self.lanes.entry(n).or_default();
+            }
+        }
         for (&n, lane) in &mut self.lanes {
-            if only.is_some_and(|o| o != n) {
+            let quiet = lane.heard.is_none_or(|t| now - t >= QUIET);
+            let asked = lane.asked_rest.is_some_and(|t| now - t < RESEND_AGAIN);
+            if !quiet || asked {
                 continue;
             }
-            let newest = lane
-                .files
-                .keys()
-                .max_by_key(|name| (journal_seq(name), name.as_str()))
-                .cloned();
-            for (name, f) in &mut lane.files {
-                if !f.held.is_empty() || Some(name) == newest.as_ref() {
-                    (self.resend)(n, name, f.next());
-                    f.asked_at = Some(Instant::now());
+            let said = book.lanes.get(&n).and_then(said_journal);
+            let wanted = match said {
+                Some((file, lines)) => {
+                    let have = lane.files.get(file).map_or(0, |f| f.crcs.len() as u64);
+                    lane.online_at = None;
+                    (have < lines && valid_file_name(file)).then(|| (file.to_owned(), have + 1))
+                }
+                None => match lane.online_at {
+                    Some(at) if now - at >= QUIET => {
+                        lane.online_at = None;
+                        lane.files
+                            .iter()
+                            .max_by_key(|(name, _)| (journal_seq(name), name.as_str()))
+                            .map(|(name, f)| (name.clone(), f.next()))
+                    }
+                    _ => None,
+                },
+            };
+            let Some((file, from)) = wanted else {
+                continue;
+            };
+            if lane.empty() {
+                tracing::info!(
+                    lane = n,
+                    "no line of this lane: asking for its current journals"
+                );
+                (self.resend)(n, None, 1);
+            } else {
+                tracing::info!(lane = n, file, from, "asking for what follows");
+                (self.resend)(n, Some(&file), from);
+                if let Some(f) = lane.files.get_mut(&file) {
+                    f.asked_at = Some(now);
+                    f.asked_next = f.next();
                 }
             }
+            lane.asked_rest = Some(now);
         }
     }
 
     fn tick(&mut self) {
         let now = Instant::now();
-        let mut book = lock(&self.book);
+        let book = Arc::clone(&self.book);
+        let mut book = lock(&book);
+        if now - self.checked >= CHECK_EVERY {
+            self.checked = now;
+            self.check(&book, now);
+        }
         for (&n, lane) in &mut self.lanes {
             for (name, f) in &mut lane.files {
-                if !f.held.is_empty() && f.asked_at.is_none_or(|at| now - at >= RESEND_AGAIN) {
-                    tracing::info!(
-                        lane = n,
-                        file = name,
-                        from = f.next(),
-                        "asking again for lines after a gap"
-                    );
-                    (self.resend)(n, name, f.next());
-                    f.asked_at = Some(now);
+                if !f.held.is_empty() {
+                    match f.asked_at {
+                        Some(_) if f.next() > f.asked_next => {
+                            // Lines are filling the gap: the resend is being
+                            // answered. Wait from here.
+                            f.asked_at = Some(now);
+                            f.asked_next = f.next();
+                        }
+                        Some(at) if now - at < RESEND_AGAIN => {}
+                        _ => {
+                            tracing::info!(
+                                lane = n,
+                                file = name,
+                                from = f.next(),
+                                "no line came after a gap: asking again"
+                            );
+                            f.ask(&self.resend, n, name, now);
+                        }
+                    }
                 }
                 if !f.settled && now - f.last_line >= SETTLE {
                     f.settled = true;
@@ -416,6 +515,7 @@ impl Mirror {
 
     fn line(&mut self, n: u32, msg: JournalLine) {
         let lane = self.lanes.entry(n).or_default();
+        lane.heard = Some(Instant::now());
         if !lane.files.contains_key(&msg.file) {
             if lane.files.len() >= MAX_FILES {
                 lock(&self.book).refuse("too_many_files");
@@ -470,8 +570,7 @@ impl Mirror {
                             got = msg.n,
                             "a gap: asking for the missing lines"
                         );
-                        (self.resend)(n, &msg.file, next);
-                        f.asked_at = Some(Instant::now());
+                        f.ask(&self.resend, n, &msg.file, Instant::now());
                     }
                 }
             }
@@ -505,6 +604,12 @@ impl Mirror {
             b.mirror = stats;
         }
     }
+}
+
+/// What lane's state says of the journal it writes: its file and lines.
+fn said_journal(lane: &super::book::LaneBook) -> Option<(&str, u64)> {
+    let j = lane.state.as_ref()?.get("journal")?;
+    Some((j.get("file")?.as_str()?, j.get("lines")?.as_u64()?))
 }
 
 /// Holds line `n` again after a failed write, within [`MAX_HELD`] for

@@ -28,8 +28,13 @@ pub enum Command {
         by: String,
         action: Action,
     },
-    /// Publish again the lines of `file` from line `from` on.
-    Resend { id: String, file: String, from: u64 },
+    /// Publish again the lines of `file` from line `from` on; with no
+    /// `file`, the lane's current journals from line 1.
+    Resend {
+        id: String,
+        file: Option<String>,
+        from: u64,
+    },
 }
 
 /// A command that cannot be taken: its id, if it had one, and why.
@@ -111,17 +116,23 @@ pub fn parse(payload: &[u8]) -> Result<Command, Bad> {
             })
         }
         (None, Some(resend)) => {
-            let file = resend.get("file").and_then(Value::as_str);
-            let from = resend.get("from").and_then(Value::as_u64);
+            let file = resend.get("file").map(Value::as_str);
+            let from = resend.get("from").map(Value::as_u64);
             match (file, from) {
-                (Some(file), Some(from)) if from >= 1 => Ok(Command::Resend {
+                (Some(Some(file)), Some(Some(from))) if from >= 1 => Ok(Command::Resend {
                     id: id.to_owned(),
-                    file: file.to_owned(),
+                    file: Some(file.to_owned()),
                     from,
+                }),
+                (None, None | Some(Some(1))) => Ok(Command::Resend {
+                    id: id.to_owned(),
+                    file: None,
+                    from: 1,
                 }),
                 _ => Err(bad(
                     some,
-                    "resend needs `file` (a journal's name) and `from` (a line number from 1)"
+                    "resend needs `file` (a journal's name) and `from` (a line number from 1), \
+                     or no `file` and `from` absent or 1 (the current journals from the start)"
                         .into(),
                 )),
             }
@@ -185,10 +196,25 @@ mod tests {
             parse(br#"{"id":"c-43","resend":{"file":"lane7-1.jsonl","from":17}}"#).unwrap(),
             Command::Resend {
                 id: "c-43".into(),
-                file: "lane7-1.jsonl".into(),
+                file: Some("lane7-1.jsonl".into()),
                 from: 17
             }
         );
+        for whole in [
+            r#"{"id":"c-44","resend":{}}"#,
+            r#"{"id":"c-44","resend":{"from":1}}"#,
+        ] {
+            assert_eq!(
+                parse(whole.as_bytes()).unwrap(),
+                Command::Resend {
+                    id: "c-44".into(),
+                    file: None,
+                    from: 1
+                }
+            );
+        }
+        let e = error(r#"{"id":"c-45","resend":{"from":7}}"#);
+        assert!(e.error.contains("no `file`"), "{e:?}");
         let e = error("not json");
         assert_eq!(e.id, None);
         assert!(e.error.starts_with("a command is one JSON object"), "{e:?}");

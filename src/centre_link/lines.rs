@@ -167,6 +167,21 @@ impl Lines {
         self.journals.back().map(|j| (j.path.as_path(), j.notified))
     }
 
+    /// The first line of the journal `name` that the ordinary sending has
+    /// still to send (it sends that one and every later one): 1 for a
+    /// journal it has not begun, `None` for one it is past or does not
+    /// know. A resend stops there rather than send those lines twice.
+    pub fn sends_from(&self, name: &str) -> Option<u64> {
+        let sent = self.sent?;
+        let i = self.journals.iter().position(|j| &*j.name == name)?;
+        let file = self.first + i as u64;
+        match file.cmp(&sent.file) {
+            std::cmp::Ordering::Less => None,
+            std::cmp::Ordering::Equal => Some(sent.n),
+            std::cmp::Ordering::Greater => Some(1),
+        }
+    }
+
     /// A new connection: the lines sent on the last one and not
     /// acknowledged are sent again.
     pub fn rewind(&mut self) {

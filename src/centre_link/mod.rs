@@ -24,6 +24,7 @@
 
 mod command;
 mod lines;
+mod resend;
 mod wire;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -44,7 +45,8 @@ use crate::journal_slot::JournalSlot;
 use crate::lane::Sensor;
 use crate::ports::{Input, InputSender, JournalSink, LaneSnapshot, NotTaken};
 use command::Command;
-use lines::{Lines, read_lines};
+use lines::Lines;
+use resend::Resends;
 use wire::{AbortOnDrop, Events, Tag, Wire, poll, publish};
 
 /// The keep-alive: a lane that drops off is `offline` within 1.5 times it.
@@ -57,6 +59,10 @@ const BACKOFF_MAX: Duration = Duration::from_secs(5);
 const WINDOW: usize = 64;
 /// The state is published at most this often.
 const STATE_EVERY: Duration = Duration::from_millis(250);
+/// An unchanged state is published again this often: a reader that lost
+/// the last one (a broker that dropped it for a reader far behind) learns
+/// how far the journal is.
+const STATE_AGAIN: Duration = Duration::from_secs(60);
 /// The largest MQTT packet, either way: a lane's state with a full lineup
 /// is well below it.
 const MAX_PACKET: usize = 1 << 20;
@@ -68,8 +74,6 @@ const STOP_WAIT: Duration = Duration::from_secs(2);
 const MAX_OUTBOX: usize = 256;
 /// Actions waiting for the lane's answer at once; more are refused.
 const MAX_ACTIONS: usize = 16;
-/// Resend requests waiting at once; more are refused.
-const MAX_RESENDS: usize = 8;
 
 /// Why the link could not start.
 #[derive(Debug, thiserror::Error)]
@@ -163,7 +167,7 @@ impl CentreLink {
             state: lane.state,
             slot: slot.clone(),
             lines: Lines::default(),
-            resends: VecDeque::new(),
+            resends: Resends::default(),
             busy: config.neighbours.iter().map(|n| (*n, false)).collect(),
             replies_tx,
             replies,
@@ -225,16 +229,6 @@ impl Topics {
     }
 }
 
-/// A journal being published again for a `resend`.
-struct Resend {
-    path: PathBuf,
-    file: Arc<str>,
-    /// Lines before this one are skipped.
-    from: u64,
-    n: u64,
-    offset: u64,
-}
-
 /// How a connection ended.
 enum End {
     Stopped,
@@ -256,7 +250,7 @@ struct Link {
     state: watch::Receiver<LaneSnapshot>,
     slot: Arc<JournalSlot>,
     lines: Lines,
-    resends: VecDeque<Resend>,
+    resends: Resends,
     /// Each neighbour's `delivering` as last sent to the lane's thread.
     busy: BTreeMap<u32, bool>,
     /// The lane's answers to commands: (id, result).
@@ -352,7 +346,12 @@ impl Link {
                 tracing::warn!("centre link: cannot read the journal: {e}");
             }
             let now = Instant::now();
+            if state_sent.is_some_and(|t| now >= t + STATE_AGAIN) {
+                state_due = true;
+            }
             let state_at = state_sent.map_or(now, |t| t + STATE_EVERY);
+            let state_again = state_sent.map_or(now, |t| t + STATE_AGAIN);
+            let resend_at = self.resends.wake_at();
             if state_due && now >= state_at && wire.in_flight() < 2 * WINDOW {
                 let json = self.state.borrow_and_update().json.clone();
                 if publish(
@@ -383,6 +382,9 @@ impl Link {
                     Err(_) => lane_gone = true,
                 },
                 () = tokio::time::sleep_until(state_at), if state_due => {}
+                () = tokio::time::sleep_until(state_again), if !state_due => {}
+                () = tokio::time::sleep_until(resend_at.map_or(now, Instant::from_std)),
+                    if resend_at.is_some() => {}
                 Some((id, result)) = self.replies.recv() => {
                     self.answer(Some(&id), result);
                 }
@@ -427,40 +429,19 @@ impl Link {
                 Tag::Line(id),
             );
         }
-        while let Some(r) = self.resends.front_mut() {
-            let room = WINDOW.saturating_sub(wire.in_flight());
-            if room == 0 {
-                break;
-            }
-            // The journal being written is read only as far as it is durable.
-            let limit = match self.lines.newest() {
-                Some((p, len)) if p == r.path => len,
-                _ => u64::MAX,
-            };
-            let batch = read_lines(&r.path, &r.file, r.offset, r.n, limit, WINDOW)?;
-            if batch.is_empty() {
-                self.resends.pop_front();
-                continue;
-            }
-            let mut sent = 0;
-            for line in &batch {
-                if line.n >= r.from {
-                    if sent == room {
-                        break;
-                    }
-                    publish(
-                        client,
-                        wire,
-                        &self.topics.journal,
-                        false,
-                        line.payload(),
-                        Tag::Other,
-                    );
-                    sent += 1;
-                }
-                r.n = line.n + 1;
-                r.offset = line.end;
-            }
+        let room = WINDOW.saturating_sub(wire.in_flight());
+        for line in self
+            .resends
+            .next(&self.lines, room, std::time::Instant::now())?
+        {
+            publish(
+                client,
+                wire,
+                &self.topics.journal,
+                false,
+                line.payload(),
+                Tag::Other,
+            );
         }
         Ok(())
     }
@@ -557,22 +538,26 @@ impl Link {
                     let _ = replies.send((id, result)).await;
                 });
             }
-            Command::Resend { id, file, from } => {
-                let result = command::journal_file(&self.journal_dir, &file).and_then(|path| {
-                    if self.resends.len() >= MAX_RESENDS {
-                        return Err(format!(
-                            "{MAX_RESENDS} resends are waiting already: ask again later"
-                        ));
-                    }
-                    self.resends.push_back(Resend {
-                        path,
-                        file: Arc::from(file.as_str()),
-                        from,
-                        n: 1,
-                        offset: 0,
+            Command::Resend {
+                id,
+                file: Some(file),
+                from,
+            } => {
+                let result = command::journal_file(&self.journal_dir, &file)
+                    .and_then(|path| self.resends.ask(path, &file, from));
+                self.answer(Some(&id), result);
+            }
+            Command::Resend { id, file: None, .. } => {
+                // The current journals from their first line: for a centre
+                // that has none of this lane's.
+                let newest = self.lines.newest().map(|(p, _)| p.to_owned());
+                let result = resend::day_journals(&self.journal_dir, newest.as_deref())
+                    .map_err(|e| format!("cannot list the journals: {e}"))
+                    .and_then(|files| {
+                        files
+                            .into_iter()
+                            .try_for_each(|(path, name)| self.resends.ask(path, &name, 1))
                     });
-                    Ok(())
-                });
                 self.answer(Some(&id), result);
             }
         }
