@@ -24,7 +24,7 @@ fn temp(name: &str) -> PathBuf {
     dir
 }
 
-use support::centre_lane::{Lane, wait};
+use support::centre_lane::{Lane, PIN, wait};
 use support::mosquitto::Broker;
 
 // ----- the centre: a client in the test -----------------------------------
