@@ -1,0 +1,127 @@
+//! The mirror's unit tests.
+
+use super::*;
+
+#[test]
+fn only_journal_names_become_paths() {
+    assert!(valid_file_name("lane7-20261129T140000Z-000012.jsonl"));
+    assert!(valid_file_name("lane7-20261129T140000Z-01.jsonl"));
+    for bad in [
+        "../lane7-20261129T140000Z-000012.jsonl",
+        "lane7-20261129T140000Z-000012.jsonl/..",
+        "lane7/../x.jsonl",
+        "lane7-20261129T140000Z-000012",
+        "x.jsonl",
+        "",
+    ] {
+        assert!(!valid_file_name(bad), "{bad}");
+    }
+}
+
+/// A sync that fails (here `/dev/null`, which takes writes and no
+/// sync) puts nothing into the replay, holds the line and shows why;
+/// the line written again later is synced and replayed.
+fn file<'a>(m: &'a mut Mirror, name: &str) -> &'a mut Option<File> {
+    &mut m
+        .lanes
+        .get_mut(&3)
+        .unwrap()
+        .files
+        .get_mut(name)
+        .unwrap()
+        .file
+}
+
+#[test]
+fn a_line_reaches_the_replay_only_once_it_is_synced() {
+    let dir = std::env::temp_dir().join(format!("lanecall-mirror-sync-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let book = Arc::new(Mutex::new(Book::default()));
+    // Known from its status, as the link makes a lane known.
+    lock(&book).lane(3);
+    let resend: Resend = Box::new(|_, _, _| {});
+    let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+    let name = "lane3-20261129T140000Z-000001.jsonl";
+    let journal = include_str!("../../../tests/logs/all_spares.jsonl");
+    let lines: Vec<&str> = journal.lines().take(3).collect();
+    let send = |mirror: &mut Mirror, n: usize| {
+        mirror.handle(ToMirror::Line(
+            3,
+            JournalLine {
+                file: name.into(),
+                n: n as u64,
+                line: lines[n - 1].into(),
+            },
+        ));
+        mirror.sync();
+    };
+    // What the replay of lane 3's file shows, and what the file holds.
+    let replayed = |book: &Mutex<Book>| {
+        lock(book).lanes[&3].journals[name]
+            .replay()
+            .map(|r| r.events())
+    };
+    let path = dir.join("3").join(name);
+    let on_disk = || {
+        Feed::from_bytes(&fs::read(&path).unwrap())
+            .replay()
+            .map(|r| r.events())
+    };
+    send(&mut mirror, 1);
+    send(&mut mirror, 2);
+    assert_eq!(replayed(&book), on_disk());
+
+    let null = OpenOptions::new().append(true).open("/dev/null").unwrap();
+    let real = file(&mut mirror, name).replace(null);
+    send(&mut mirror, 3);
+    let stats = lock(&book).lanes[&3].mirror.clone();
+    assert_eq!((stats.lines, stats.held), (2, 1));
+    let failed = stats.failed.expect("the failed sync shows");
+    assert_eq!(failed.file, name);
+    assert!(
+        failed.reason.contains("Invalid argument"),
+        "{}",
+        failed.reason
+    );
+    assert_eq!(replayed(&book), on_disk(), "line 3 is not in the replay");
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        lines[..2].join("\n") + "\n"
+    );
+
+    // The disk back, line 3 comes again (the resend): written, synced,
+    // replayed.
+    mirror
+        .lanes
+        .get_mut(&3)
+        .unwrap()
+        .files
+        .get_mut(name)
+        .unwrap()
+        .file = real;
+    send(&mut mirror, 3);
+    let stats = lock(&book).lanes[&3].mirror.clone();
+    assert_eq!((stats.lines, stats.held, stats.failed), (3, 0, None));
+    assert_eq!(replayed(&book), on_disk());
+    assert_eq!(fs::read_to_string(&path).unwrap(), lines.join("\n") + "\n");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn journal_messages_are_checked() {
+    let ok = br#"{"file":"lane7-20261129T140000Z-000012.jsonl","n":2,"line":"{}"}"#;
+    assert_eq!(check_journal(ok).unwrap().n, 2);
+    assert_eq!(check_journal(b"nope"), Err("journal_not_json"));
+    assert_eq!(
+        check_journal(br#"{"file":"../x","n":2,"line":"{}"}"#),
+        Err("journal_file_name")
+    );
+    assert_eq!(
+        check_journal(br#"{"file":"lane7-20261129T140000Z-000012.jsonl","n":0,"line":"{}"}"#),
+        Err("journal_line_number")
+    );
+    assert_eq!(
+        check_journal(&vec![b' '; MAX_JOURNAL_MESSAGE + 1]),
+        Err("journal_too_large")
+    );
+}
