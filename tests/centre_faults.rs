@@ -28,7 +28,6 @@ use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -38,7 +37,7 @@ use support::centre::{Centre, centre_totals, files, lane_series};
 use support::centre_lane::Lane;
 use support::free_port;
 use support::mosquitto::Broker;
-use support::mount::{Mount, fill};
+use support::mount::{Mount, fill, repair_ext4};
 
 const SITE: &str = "faults";
 /// How long a lane stays cut off: its network silent until the centre
@@ -490,27 +489,7 @@ fn a_full_disk_under_the_mirror_keeps_it_a_journal_and_it_catches_up() {
 fn a_read_only_disk_under_the_mirror_keeps_it_a_journal_and_a_repair_catches_up() {
     let dir = temp("readonly");
     let (image, state) = (dir.join("disk.img"), dir.join("state"));
-    let made = Command::new("truncate")
-        .args(["-s", "8M"])
-        .arg(&image)
-        .status()
-        .is_ok_and(|s| s.success())
-        && Command::new("mkfs.ext4")
-            .args(["-q", "-F"])
-            .arg(&image)
-            .status()
-            .is_ok_and(|s| s.success());
-    assert!(
-        made || std::env::var_os("CI").is_none(),
-        "mkfs.ext4 is needed"
-    );
-    if !made {
-        eprintln!("skipped: no mkfs.ext4");
-        return;
-    }
-    let image_arg = image.to_string_lossy().into_owned();
-    let mount_args = ["-o", "loop,errors=remount-ro", image_arg.as_str()];
-    let Some(mount) = Mount::new(&mount_args, &state) else {
+    let Some(mount) = Mount::ext4(&image, &state) else {
         return;
     };
     let (web, mqtt) = (free_port(), free_port());
@@ -521,10 +500,7 @@ fn a_read_only_disk_under_the_mirror_keeps_it_a_journal_and_a_repair_catches_up(
     assert_agree(&mut centre, &state, &[&lane], "before the disk fails");
 
     // The disk fails: ext4 remounts itself read-only.
-    let device = mount.device();
-    let loop_name = device.trim_start_matches("/dev/");
-    std::fs::write(format!("/sys/fs/ext4/{loop_name}/trigger_fs_error"), "1")
-        .expect("ext4 takes a simulated error");
+    mount.fail_ext4();
     let failed = write_until_the_mirror_fails(&mut centre, &mut lane);
     assert!(
         failed["reason"]
@@ -541,13 +517,8 @@ fn a_read_only_disk_under_the_mirror_keeps_it_a_journal_and_a_repair_catches_up(
     // reads its mirror back and asks for the rest.
     centre.stop();
     drop(mount);
-    let fsck = Command::new("e2fsck")
-        .arg("-fy")
-        .arg(&image)
-        .status()
-        .unwrap();
-    assert!(fsck.code().is_some_and(|c| c <= 1), "e2fsck: {fsck:?}");
-    let Some(_mount) = Mount::new(&mount_args, &state) else {
+    repair_ext4(&image);
+    let Some(_mount) = Mount::ext4_again(&image, &state) else {
         return;
     };
     let mut centre = Centre::start(&config, web);

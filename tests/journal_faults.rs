@@ -19,7 +19,7 @@ use serialport::{SerialPort, TTYPort};
 
 mod support;
 use support::Daemon;
-use support::mount::{Mount, fill};
+use support::mount::{Mount, fill, repair_ext4};
 
 const PIN: &str = "246813";
 
@@ -245,27 +245,7 @@ fn a_card_gone_read_only_holds_the_lane_and_a_restart_shows_the_last_sheet() {
     let dir = fresh_dir("readonly");
     let image = dir.join("card.img");
     let state = dir.join("state");
-    let made = Command::new("truncate")
-        .args(["-s", "8M"])
-        .arg(&image)
-        .status()
-        .is_ok_and(|s| s.success())
-        && Command::new("mkfs.ext4")
-            .args(["-q", "-F"])
-            .arg(&image)
-            .status()
-            .is_ok_and(|s| s.success());
-    assert!(
-        made || std::env::var_os("CI").is_none(),
-        "mkfs.ext4 is needed"
-    );
-    if !made {
-        eprintln!("skipped: no mkfs.ext4");
-        return;
-    }
-    let image_arg = image.to_string_lossy().into_owned();
-    let mount_args = ["-o", "loop,errors=remount-ro", image_arg.as_str()];
-    let Some(mount) = Mount::new(&mount_args, &state) else {
+    let Some(mount) = Mount::ext4(&image, &state) else {
         return;
     };
     let mut lane = Lane::start(&state, "lane3-20261130T100000Z-000001.jsonl");
@@ -274,10 +254,7 @@ fn a_card_gone_read_only_holds_the_lane_and_a_restart_shows_the_last_sheet() {
 
     // The card fails: ext4 remounts itself read-only, as on an SD card
     // with a write error.
-    let device = mount.device();
-    let loop_name = device.trim_start_matches("/dev/");
-    fs::write(format!("/sys/fs/ext4/{loop_name}/trigger_fs_error"), "1")
-        .expect("ext4 takes a simulated error");
+    mount.fail_ext4();
 
     let (status, body) = lane.harmless_action();
     assert_eq!(status, 503, "{body}");
@@ -298,13 +275,8 @@ fn a_card_gone_read_only_holds_the_lane_and_a_restart_shows_the_last_sheet() {
     assert!(lane.daemon.stop().success());
     drop(mount);
     // The technician repairs the card and starts the lane again.
-    let fsck = Command::new("e2fsck")
-        .arg("-fy")
-        .arg(&image)
-        .status()
-        .unwrap();
-    assert!(fsck.code().is_some_and(|c| c <= 1), "e2fsck: {fsck:?}");
-    let Some(_mount) = Mount::new(&mount_args, &state) else {
+    repair_ext4(&image);
+    let Some(_mount) = Mount::ext4_again(&image, &state) else {
         return;
     };
     assert_shows(&last, &lane.journal);

@@ -38,6 +38,46 @@ impl Mount {
         }
     }
 
+    /// An 8 MiB ext4 image made at `image` and mounted at `point` as an
+    /// SD card's file system is (`errors=remount-ro`); `None` (after saying
+    /// why) where it cannot be made or mounted. Under CI that is a failure.
+    pub fn ext4(image: &Path, point: &Path) -> Option<Mount> {
+        let made = Command::new("truncate")
+            .args(["-s", "8M"])
+            .arg(image)
+            .status()
+            .is_ok_and(|s| s.success())
+            && Command::new("mkfs.ext4")
+                .args(["-q", "-F"])
+                .arg(image)
+                .status()
+                .is_ok_and(|s| s.success());
+        assert!(
+            made || std::env::var_os("CI").is_none(),
+            "mkfs.ext4 is needed"
+        );
+        if !made {
+            eprintln!("skipped: no mkfs.ext4");
+            return None;
+        }
+        Mount::ext4_again(image, point)
+    }
+
+    /// The ext4 image at `image` mounted at `point` again, as [`Mount::ext4`].
+    pub fn ext4_again(image: &Path, point: &Path) -> Option<Mount> {
+        let image = image.to_string_lossy();
+        Mount::new(&["-o", "loop,errors=remount-ro", &image], point)
+    }
+
+    /// The mounted ext4 fails as an SD card with a write error does: it
+    /// remounts itself read-only.
+    pub fn fail_ext4(&self) {
+        let device = self.device();
+        let loop_name = device.trim_start_matches("/dev/");
+        fs::write(format!("/sys/fs/ext4/{loop_name}/trigger_fs_error"), "1")
+            .expect("ext4 takes a simulated error");
+    }
+
     /// The device mounted here (`/dev/loop3`).
     pub fn device(&self) -> String {
         let out = Command::new("findmnt")
@@ -53,6 +93,16 @@ impl Drop for Mount {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg("-l").arg(&self.point).status();
     }
+}
+
+/// The technician's repair of an unmounted ext4 image: `e2fsck -fy`.
+pub fn repair_ext4(image: &Path) {
+    let fsck = Command::new("e2fsck")
+        .arg("-fy")
+        .arg(image)
+        .status()
+        .unwrap();
+    assert!(fsck.code().is_some_and(|c| c <= 1), "e2fsck: {fsck:?}");
 }
 
 /// Writes into `dir` until the disk is full.
