@@ -312,6 +312,7 @@ fn the_embedded_broker_mirrors_every_lane_byte_for_byte() {
     let (web, mqtt) = (free_port(), free_port());
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     mirror_test(&dir, web, mqtt, Some(("lane", "lane-secret")), &mut centre);
 }
 
@@ -328,6 +329,7 @@ fn mosquitto_mirrors_every_lane_byte_for_byte() {
         false,
     );
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     mirror_test(&dir, web, mqtt, None, &mut centre);
     centre.stop();
 }
@@ -351,6 +353,7 @@ fn over_tls_a_centre_mirrors_and_one_trusting_another_ca_says_why() {
     };
     let web = free_port();
     let mut centre = Centre::start(&tls_config(&dir, web, &tls.ca), web);
+    centre.wait_connected();
     let transport = lanecall::mqtt_broker::BrokerUrl::parse(&url)
         .unwrap()
         .transport(Some(&tls.ca))
@@ -391,6 +394,7 @@ fn a_withheld_line_is_asked_for_and_a_restarted_centre_resumes_from_its_mirror()
     let (web, mqtt) = (free_port(), free_port());
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     let four = log("four_bowlers.jsonl");
     let a: Vec<&str> = four.lines().collect();
     let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
@@ -423,6 +427,7 @@ fn a_withheld_line_is_asked_for_and_a_restarted_centre_resumes_from_its_mirror()
     centre.stop();
     drop(lane);
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     let l = centre.wait_lane(12, "the mirror read back", |l| l["mirror"]["lines"] == 100);
     assert_eq!(l["online"], false);
     let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
@@ -442,6 +447,7 @@ fn a_lane_that_drops_off_shows_offline_and_a_wrong_password_is_refused() {
     let (web, mqtt) = (free_port(), free_port());
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     let lane = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
     lane.wait_connected();
     lane.status("online");
@@ -487,6 +493,7 @@ fn a_push_reaches_the_lanes_and_their_answers_show() {
     let (web, mqtt) = (free_port(), free_port());
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     let l7 = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
     let l8 = TestLane::connect(8, mqtt, Some(("lane", "lane-secret")));
     l7.wait_connected();
@@ -559,6 +566,7 @@ fn malformed_messages_are_counted_and_refused() {
     let (web, mqtt) = (free_port(), free_port());
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     let lane = TestLane::connect(5, mqtt, Some(("lane", "lane-secret")));
     lane.wait_connected();
     let journal = format!("lanecall/{SITE}/lane/5/journal");
@@ -624,6 +632,14 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
             .unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let centre = rt.block_on(lanecall::centre::start(config)).unwrap();
+    let until = Instant::now() + Duration::from_secs(20);
+    while !centre.book.lock().unwrap().connected {
+        assert!(
+            Instant::now() < until,
+            "the centre did not reach its broker"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let four = log("four_bowlers.jsonl");
     let a: Vec<&str> = four.lines().collect();
     let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
@@ -691,6 +707,7 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&config, format!("programme = {programme:?}\n{text}")).unwrap();
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     let mut lane = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
     lane.wait_connected();
     lane.status("online");
@@ -869,6 +886,7 @@ fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
     let (web, mqtt) = (free_port(), free_port());
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
     let (relay, frozen) = freezable_relay(mqtt);
     // Keep-alive 5 s: the broker gives up after 1.5 times that.
     let lane = TestLane::connect(9, relay, Some(("lane", "lane-secret")));

@@ -95,11 +95,9 @@ pub async fn run(
                     "connected to the MQTT broker"
                 );
                 backoff = Duration::from_millis(500);
-                {
-                    let mut book = book.lock().unwrap_or_else(PoisonError::into_inner);
-                    book.connected = true;
-                    book.broker_error = None;
-                }
+                book.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .broker_error = None;
                 let topics =
                     ["status", "state", "journal", "reply"].map(|k| rumqttc::SubscribeFilter {
                         path: format!("lanecall/{site}/lane/+/{k}"),
@@ -109,6 +107,12 @@ pub async fn run(
                     tracing::error!("cannot subscribe: {e}");
                 }
                 let _ = client.try_publish(centre_status(&site), QoS::AtLeastOnce, true, "online");
+            }
+            // Connected means subscribed: from here on no lane's message is missed.
+            Ok(Event::Incoming(Packet::SubAck(_))) => {
+                book.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .connected = true;
                 let _ = mirror.send(ToMirror::Connected).await;
             }
             Ok(Event::Incoming(Packet::Publish(p))) => {

@@ -42,6 +42,18 @@ impl Centre {
         }
     }
 
+    /// Waits until the centre has subscribed to the lanes' topics, for 20 s.
+    pub fn wait_connected(&mut self) {
+        let until = Instant::now() + Duration::from_secs(20);
+        while self.get("/api/centre")["connected"] != true {
+            assert!(
+                Instant::now() < until,
+                "the centre did not reach its broker"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     pub fn get(&mut self, path: &str) -> Value {
         let r = self.http.request("GET", path, &[], b"").expect("answered");
         assert_eq!(r.status, 200, "{path}");
