@@ -139,12 +139,19 @@ fn serve_file(path: &str) -> Response {
 }
 
 async fn lanes(State(s): State<Shared>) -> Response {
-    let v = s
+    let body = s
         .book
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .lanes_json();
-    json_response(v)
+    (
+        [
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::CONTENT_TYPE, "application/json"),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 /// The standings now, from every mirrored journal.

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::feed::Feed;
@@ -43,13 +44,49 @@ pub struct MirrorFailure {
     pub reason: String,
 }
 
+/// A lane's state object, kept as the text it came in (~80 kB for four
+/// bowlers' sheets; as a `serde_json::Value` ten times that), with the
+/// one part the centre reads itself.
+pub struct LaneState {
+    raw: Box<RawValue>,
+    /// `journal.file` and `journal.lines`: the journal the lane writes.
+    pub journal: Option<(String, u64)>,
+}
+
+impl LaneState {
+    /// A state payload checked: a JSON object, or `None`.
+    pub fn parse(payload: &[u8]) -> Option<LaneState> {
+        #[derive(Deserialize)]
+        struct Head {
+            journal: Option<Value>,
+        }
+        let raw: Box<RawValue> = serde_json::from_slice(payload).ok()?;
+        if !raw.get().starts_with('{') {
+            return None;
+        }
+        let head: Head = serde_json::from_str(raw.get()).ok()?;
+        let journal = head.journal.and_then(|j| {
+            Some((
+                j.get("file")?.as_str()?.to_owned(),
+                j.get("lines")?.as_u64()?,
+            ))
+        });
+        Some(LaneState { raw, journal })
+    }
+
+    /// The state object as JSON text.
+    pub fn raw(&self) -> &RawValue {
+        &self.raw
+    }
+}
+
 /// One lane as the centre knows it.
 #[derive(Default)]
 pub struct LaneBook {
     /// From the lane's status topic; `None` before one came.
     pub online: Option<bool>,
     /// The lane's state object as it published it.
-    pub state: Option<Value>,
+    pub state: Option<LaneState>,
     pub mirror: MirrorStats,
     /// One replay per journal file, by file name.
     pub journals: BTreeMap<String, Feed>,
@@ -96,21 +133,27 @@ impl Book {
         Some(self.lanes.entry(n).or_default())
     }
 
-    /// `GET /api/lanes`.
-    pub fn lanes_json(&self) -> Value {
-        Value::Array(
-            self.lanes
-                .iter()
-                .map(|(n, l)| {
-                    json!({
-                        "lane": n,
-                        "online": l.online.unwrap_or(false),
-                        "state": l.state,
-                        "mirror": l.mirror,
-                    })
-                })
-                .collect(),
-        )
+    /// `GET /api/lanes`, as JSON text: each state is written as it came,
+    /// never copied into a `Value`.
+    pub fn lanes_json(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            lane: u32,
+            online: bool,
+            state: Option<&'a RawValue>,
+            mirror: &'a MirrorStats,
+        }
+        let list: Vec<Entry> = self
+            .lanes
+            .iter()
+            .map(|(n, l)| Entry {
+                lane: *n,
+                online: l.online.unwrap_or(false),
+                state: l.state.as_ref().map(LaneState::raw),
+                mirror: &l.mirror,
+            })
+            .collect();
+        serde_json::to_vec(&list).unwrap_or_default()
     }
 
     /// `GET /api/centre`: the link and what was refused.
@@ -124,5 +167,48 @@ impl Book {
             "refused": self.refused,
             "refused_total": total,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_is_kept_as_its_text_with_the_journal_read_out() {
+        let text = r#"{"lane":7,"journal":{"file":"lane7-a.jsonl","lines":12},"bowlers":[]}"#;
+        let s = LaneState::parse(text.as_bytes()).expect("an object");
+        assert_eq!(s.raw().get(), text);
+        assert_eq!(s.journal, Some(("lane7-a.jsonl".to_owned(), 12)));
+        // A journal of another shape is not read, the state still kept.
+        let s = LaneState::parse(br#"{"journal":{"lines":"12"}}"#).expect("an object");
+        assert_eq!(s.journal, None);
+    }
+
+    #[test]
+    fn a_state_that_is_not_an_object_is_refused() {
+        for bad in [&b"[1,2"[..], b"[null]", b"12", b"\"x\"", b"", b"{} {}"] {
+            assert!(
+                LaneState::parse(bad).is_none(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn lanes_json_writes_each_state_as_it_came() {
+        let mut book = Book::default();
+        let lane = book.lane(3).unwrap();
+        lane.online = Some(true);
+        lane.state = LaneState::parse(br#"{"up":"Anna"}"#);
+        book.lane(4).unwrap();
+        let v: Value = serde_json::from_slice(&book.lanes_json()).unwrap();
+        assert_eq!(v[0]["lane"], 3);
+        assert_eq!(v[0]["online"], true);
+        assert_eq!(v[0]["state"], json!({ "up": "Anna" }));
+        assert_eq!(v[0]["mirror"]["lines"], 0);
+        assert_eq!(v[1]["state"], Value::Null);
+        assert_eq!(v[1]["online"], false);
     }
 }

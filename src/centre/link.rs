@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rumqttc::{AsyncClient, Event, EventLoop, LastWill, MqttOptions, Packet, QoS, Transport};
-use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use super::MAX_PAYLOAD;
@@ -216,13 +215,13 @@ async fn handle(
                 let _ = mirror.send(ToMirror::Online(n)).await;
             }
         }
-        "state" => match serde_json::from_slice::<Value>(payload) {
-            Ok(v @ Value::Object(_)) => {
+        "state" => match super::book::LaneState::parse(payload) {
+            Some(state) => {
                 if let Some(l) = book.lock().unwrap_or_else(PoisonError::into_inner).lane(n) {
-                    l.state = Some(v);
+                    l.state = Some(state);
                 }
             }
-            _ => refuse("state_not_json"),
+            None => refuse("state_not_json"),
         },
         "reply" => {
             if let Err(why) = commands.reply(n, payload) {

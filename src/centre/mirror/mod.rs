@@ -608,8 +608,8 @@ impl Mirror {
 
 /// What lane's state says of the journal it writes: its file and lines.
 fn said_journal(lane: &super::book::LaneBook) -> Option<(&str, u64)> {
-    let j = lane.state.as_ref()?.get("journal")?;
-    Some((j.get("file")?.as_str()?, j.get("lines")?.as_u64()?))
+    let (file, lines) = lane.state.as_ref()?.journal.as_ref()?;
+    Some((file, *lines))
 }
 
 /// Holds line `n` again after a failed write, within [`MAX_HELD`] for
