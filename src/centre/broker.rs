@@ -55,10 +55,8 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
             max_connections: 1024,
             max_outgoing_packet_count: 500,
             // Each subscription's log in memory: 4 segments of 256 KiB of
-            // payload at most. What a message costs is far more than its
-            // payload (its share of the connection's read buffer): 8 of
-            // 1 MiB held ~180 MiB with 48 lanes sending at once
-            // (BENCHMARKS.md). A subscriber that falls further behind
+            // payload at most (~12 MB for 48 lanes sending at once,
+            // BENCHMARKS.md). A subscriber that falls further behind
             // loses the oldest messages; the centre asks for the lines
             // again (`resend`).
             max_segment_size: 256 << 10,
