@@ -506,7 +506,11 @@ fn commands_are_journaled_by_the_centre_and_answered() {
         &broker,
         "centre-commands",
         None,
-        &["lanecall/t/lane/+/reply", "lanecall/t/lane/+/journal"],
+        &[
+            "lanecall/t/lane/+/reply",
+            "lanecall/t/lane/+/journal",
+            "lanecall/t/lane/+/state",
+        ],
     );
     let mut taking = Lane::start(
         &dir.join("lane6"),
@@ -574,8 +578,11 @@ fn commands_are_journaled_by_the_centre_and_answered() {
     assert_eq!(r["ok"], json!(false), "{r}");
 
     // A resend publishes the named journal's lines again from `from`.
+    // It publishes the lane's state again too, so a centre that missed it
+    // learns how far to ask.
     let name = file_name(&taking.journal_path());
     let before = centre.on(&topic(6, "journal")).len();
+    let states = centre.on(&topic(6, "state")).len();
     let r = centre.command(6, json!({"id":"c-5","resend":{"file":name,"from":2}}));
     assert_eq!(r, json!({"id":"c-5","ok":true}));
     let total = taking.journal_text().lines().count();
@@ -587,6 +594,12 @@ fn commands_are_journaled_by_the_centre_and_answered() {
         .map(|m| m.json()["n"].as_u64().unwrap())
         .collect();
     assert_eq!(again, (2..=total as u64).collect::<Vec<_>>());
+    wait("the state again", || {
+        centre.on(&topic(6, "state")).len() > states
+    });
+    let state = centre.on(&topic(6, "state")).last().unwrap().json();
+    assert_eq!(state["journal"]["file"], json!(name));
+    assert_eq!(state["journal"]["lines"], json!(total));
 
     // A lane that does not take commands says so and journals nothing.
     let before = refusing.journal_text();

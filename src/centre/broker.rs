@@ -54,13 +54,14 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
         router: RouterConfig {
             max_connections: 1024,
             max_outgoing_packet_count: 500,
-            // Each subscription's log in memory: 4 segments of 256 KiB of
-            // payload at most (~12 MB for 48 lanes sending at once,
-            // BENCHMARKS.md). A subscriber that falls further behind
+            // Each subscription's log in memory: 8 segments of 1 MiB of
+            // payload at most. A subscriber that falls further behind
             // loses the oldest messages; the centre asks for the lines
-            // again (`resend`).
-            max_segment_size: 256 << 10,
-            max_segment_count: 4,
+            // again (`resend`). 48 lanes sending whole blocks at once
+            // overflow it a few times (4 x 256 KiB: ~55 times, every
+            // line mirrored 3 s later); BENCHMARKS.md.
+            max_segment_size: 1 << 20,
+            max_segment_count: 8,
             custom_segment: None,
             initialized_filters: None,
             shared_subscriptions_strategy: Default::default(),

@@ -173,6 +173,7 @@ impl CentreLink {
             replies,
             outbox: VecDeque::new(),
             actions: Arc::default(),
+            state_asked: false,
             stopped,
         };
         let thread = std::thread::Builder::new()
@@ -260,6 +261,9 @@ struct Link {
     outbox: VecDeque<String>,
     /// Actions sent to the lane and not answered yet.
     actions: Arc<std::sync::atomic::AtomicUsize>,
+    /// A `resend` came: the state (with the journal's length) goes out
+    /// again, so a centre that missed it learns how far to ask.
+    state_asked: bool,
     stopped: watch::Receiver<bool>,
 }
 
@@ -346,7 +350,9 @@ impl Link {
                 tracing::warn!("centre link: cannot read the journal: {e}");
             }
             let now = Instant::now();
-            if state_sent.is_some_and(|t| now >= t + STATE_AGAIN) {
+            if std::mem::take(&mut self.state_asked)
+                || state_sent.is_some_and(|t| now >= t + STATE_AGAIN)
+            {
                 state_due = true;
             }
             let state_at = state_sent.map_or(now, |t| t + STATE_EVERY);
@@ -543,11 +549,13 @@ impl Link {
                 file: Some(file),
                 from,
             } => {
+                self.state_asked = true;
                 let result = command::journal_file(&self.journal_dir, &file)
                     .and_then(|path| self.resends.ask(path, &file, from));
                 self.answer(Some(&id), result);
             }
             Command::Resend { id, file: None, .. } => {
+                self.state_asked = true;
                 // The current journals from their first line: for a centre
                 // that has none of this lane's.
                 let newest = self.lines.newest().map(|(p, _)| p.to_owned());

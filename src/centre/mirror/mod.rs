@@ -18,10 +18,14 @@
 //!   the mirror has no line of at all (a centre started after the lanes),
 //!   for its current journals from their first line (a `resend` without
 //!   `file`, which brings the day's earlier journals too). A lane without
-//!   that state is asked for what follows its newest file [`QUIET`] after
-//!   it says `online` or the link connects. Either is asked again only
-//!   after [`RESEND_AGAIN`]. A lane back, or one that just started, sends
-//!   its lines by itself: asking at once would bring them all twice.
+//!   that state (a flooded broker skips messages) is asked for what
+//!   follows its newest file, or for its current journals, [`QUIET`]
+//!   after it says `online` or the link connects; a `resend` makes the
+//!   lane publish its state again, so it is asked again, at most
+//!   [`check::UNSURE_ASKS`] times, only until that state comes. Either is asked
+//!   again only after [`RESEND_AGAIN`]. A lane back, or one that just
+//!   started, sends its lines by itself: asking at once would bring them
+//!   all twice.
 //! - Files are fdatasync'ed in batches: after each run of messages that
 //!   were waiting together. A line reaches the replay (and so the
 //!   standings) only once its sync succeeded: only what is on the
@@ -52,7 +56,7 @@ use tokio::sync::mpsc;
 use super::book::{Book, MirrorFailure, MirrorStats};
 use super::feed::Feed;
 use super::{MAX_FILES, MAX_JOURNAL_MESSAGE, MAX_LANE_NUMBER};
-use crate::store::{journal_seq, rfc3339, unix_now};
+use crate::store::{rfc3339, unix_now};
 
 /// Lines held after gaps, per lane.
 pub const MAX_HELD: usize = 4096;
@@ -186,8 +190,11 @@ struct LaneDisk {
     heard: Option<Instant>,
     /// When it was last asked for what follows (not for a gap).
     asked_rest: Option<Instant>,
-    /// When it said `online` (or the link connected), until it is checked.
+    /// When it said `online` (or the link connected), until its state
+    /// says where it stands or it was asked [`UNSURE_ASKS`] times.
     online_at: Option<Instant>,
+    /// Asks since `online_at` without its state.
+    unsure_asks: u32,
 }
 
 impl LaneDisk {
@@ -331,68 +338,15 @@ impl Mirror {
                 let now = Instant::now();
                 for lane in self.lanes.values_mut() {
                     lane.online_at = Some(now);
+                    lane.unsure_asks = 0;
                 }
             }
             ToMirror::Online(n) => {
-                self.lanes.entry(n).or_default().online_at = Some(Instant::now())
+                let lane = self.lanes.entry(n).or_default();
+                lane.online_at = Some(Instant::now());
+                lane.unsure_asks = 0;
             }
             ToMirror::Tick => self.tick(),
-        }
-    }
-
-    /// Asks each lane that is quiet while the mirror is behind what it
-    /// says it has (its state's `journal`), or, without that state, that
-    /// said `online` a while ago, for what follows.
-    fn check(&mut self, book: &Book, now: Instant) {
-        for (&n, lb) in &book.lanes {
-            if let Some((file, _)) = said_journal(lb)
-                && valid_file_name(file)
-            {
-                self.lanes.entry(n).or_default();
-            }
-        }
-        for (&n, lane) in &mut self.lanes {
-            let quiet = lane.heard.is_none_or(|t| now - t >= QUIET);
-            let asked = lane.asked_rest.is_some_and(|t| now - t < RESEND_AGAIN);
-            if !quiet || asked {
-                continue;
-            }
-            let said = book.lanes.get(&n).and_then(said_journal);
-            let wanted = match said {
-                Some((file, lines)) => {
-                    let have = lane.files.get(file).map_or(0, |f| f.crcs.len() as u64);
-                    lane.online_at = None;
-                    (have < lines && valid_file_name(file)).then(|| (file.to_owned(), have + 1))
-                }
-                None => match lane.online_at {
-                    Some(at) if now - at >= QUIET => {
-                        lane.online_at = None;
-                        lane.files
-                            .iter()
-                            .max_by_key(|(name, _)| (journal_seq(name), name.as_str()))
-                            .map(|(name, f)| (name.clone(), f.next()))
-                    }
-                    _ => None,
-                },
-            };
-            let Some((file, from)) = wanted else {
-                continue;
-            };
-            if lane.empty() {
-                tracing::info!(
-                    lane = n,
-                    "no line of this lane: asking for its current journals"
-                );
-                (self.resend)(n, None, 1);
-            } else {
-                tracing::info!(lane = n, file, from, "asking for what follows");
-                (self.resend)(n, Some(&file), from);
-                if let Some(f) = lane.files.get_mut(&file) {
-                    f.asked_at = Some(now);
-                    f.asked_next = f.next();
-                }
-            }
-            lane.asked_rest = Some(now);
         }
     }
 
@@ -606,12 +560,6 @@ impl Mirror {
     }
 }
 
-/// What lane's state says of the journal it writes: its file and lines.
-fn said_journal(lane: &super::book::LaneBook) -> Option<(&str, u64)> {
-    let (file, lines) = lane.state.as_ref()?.journal.as_ref()?;
-    Some((file, *lines))
-}
-
 /// Holds line `n` again after a failed write, within [`MAX_HELD`] for
 /// the lane (`total` held now); past it the line is dropped (counted) and
 /// asked for again once the lines before it are written.
@@ -672,5 +620,6 @@ fn append(lane: u32, dir: &Path, f: &mut FileDisk, line: &str) -> std::io::Resul
     Ok(())
 }
 
+mod check;
 #[cfg(test)]
 mod tests;

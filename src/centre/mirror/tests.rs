@@ -125,3 +125,71 @@ fn journal_messages_are_checked() {
         Err("journal_too_large")
     );
 }
+
+/// A lane whose state and lines the broker skipped (a flood) is asked on
+/// `online` for its current journals, again after each RESEND_AGAIN
+/// while no state comes, at most UNSURE_ASKS times; once its state comes
+/// it is asked for what follows in the file the state names.
+#[test]
+fn a_lane_without_state_is_asked_until_its_state_comes() {
+    let dir = std::env::temp_dir().join(format!("lanecall-mirror-unsure-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let book = Arc::new(Mutex::new(Book::default()));
+    lock(&book).lane(3);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
+    let resend: Resend = Box::new(move |n, file, from| {
+        log.lock().unwrap().push((n, file.map(str::to_owned), from));
+    });
+    let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+    mirror.handle(ToMirror::Online(3));
+    let start = Instant::now();
+    let check = |mirror: &mut Mirror, at: Instant| {
+        mirror.check(&lock(&book), at);
+        std::mem::take(&mut *asked.lock().unwrap())
+    };
+    assert_eq!(check(&mut mirror, start), [], "not asked at once");
+    let mut at = start + QUIET;
+    for _ in 0..check::UNSURE_ASKS {
+        assert_eq!(check(&mut mirror, at), [(3, None, 1)]);
+        assert_eq!(
+            check(&mut mirror, at + CHECK_EVERY),
+            [],
+            "not before RESEND_AGAIN"
+        );
+        at += RESEND_AGAIN;
+    }
+    assert_eq!(
+        check(&mut mirror, at),
+        [],
+        "bounded: the state a minute later asks"
+    );
+
+    // Its state comes: the file it names, from the first line missing.
+    let name = "lane3-20261129T140000Z-000001.jsonl";
+    let state = format!(r#"{{"journal":{{"file":"{name}","lines":12}}}}"#);
+    lock(&book).lanes.get_mut(&3).unwrap().state =
+        Some(super::super::book::LaneState::parse(state.as_bytes()).unwrap());
+    at += RESEND_AGAIN;
+    assert_eq!(
+        check(&mut mirror, at),
+        [(3, None, 1)],
+        "no line yet: all of it"
+    );
+    mirror.handle(ToMirror::Line(
+        3,
+        JournalLine {
+            file: name.into(),
+            n: 1,
+            line: include_str!("../../../tests/logs/all_spares.jsonl")
+                .lines()
+                .next()
+                .unwrap()
+                .into(),
+        },
+    ));
+    mirror.sync();
+    at += RESEND_AGAIN;
+    assert_eq!(check(&mut mirror, at), [(3, Some(name.to_owned()), 2)]);
+    let _ = fs::remove_dir_all(&dir);
+}
