@@ -403,13 +403,19 @@ fn a_withheld_line_is_asked_for_and_a_restarted_centre_resumes_from_its_mirror()
     lane.lines(FILE_12, &a, 1, 4);
     lane.lines(FILE_12, &a, 6, 100);
     let resend = lane.command("a resend", |c| c.get("resend").is_some());
-    assert_eq!(resend["resend"], json!({ "file": FILE_12, "from": 5 }));
+    assert_eq!(
+        resend["resend"],
+        json!({ "file": FILE_12, "from": 5, "to": 5 })
+    );
     let l = centre.wait_lane(12, "the held lines", |l| l["mirror"]["held"] == 95);
     assert_eq!(l["mirror"]["lines"], 4);
     assert_eq!(l["mirror"]["gaps"], 1);
     // Unanswered, it is asked for again.
     let again = lane.command("a second resend", |c| c.get("resend").is_some());
-    assert_eq!(again["resend"]["from"], 5);
+    assert_eq!(
+        again["resend"],
+        json!({ "file": FILE_12, "from": 5, "to": 5 })
+    );
     lane.reply(json!({ "id": again["id"], "ok": true }));
     lane.lines(FILE_12, &a, 5, 5);
     let l = centre.wait_lane(12, "the gap filled", |l| l["mirror"]["lines"] == 100);
@@ -893,12 +899,27 @@ fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
     lane.wait_connected();
     lane.status("online");
     centre.wait_lane(9, "online", |l| l["online"] == true);
+    // Messages keep coming for the silent lane (a neighbour's state, the
+    // centre's commands): they must not keep it alive.
+    let other = TestLane::connect(10, mqtt, Some(("lane", "lane-secret")));
+    other.wait_connected();
     frozen.store(true, Ordering::Relaxed);
     let since = Instant::now();
     let until = since + Duration::from_secs(30);
-    loop {
+    for round in 0.. {
         if centre.lane(9).is_some_and(|l| l["online"] == false) {
             break;
+        }
+        if round % 10 == 0 {
+            other
+                .client
+                .publish(
+                    format!("lanecall/{SITE}/lane/9/command"),
+                    QoS::AtLeastOnce,
+                    false,
+                    r#"{"id":"x","resend":{}}"#,
+                )
+                .unwrap();
         }
         assert!(
             Instant::now() < until,

@@ -72,13 +72,16 @@ impl Commands {
             .map_err(|e| format!("cannot send to the broker: {e}"))
     }
 
-    /// Asks `lane` to publish `file` again from line `from`; with no
-    /// `file`, its current journals from line 1.
-    pub fn resend(&self, lane: u32, file: Option<&str>, from: u64) {
+    /// Asks `lane` to publish `file` again from line `from`, to line
+    /// `to` if given; with no `file`, its current journals from line 1.
+    pub fn resend(&self, lane: u32, file: Option<&str>, from: u64, to: Option<u64>) {
         let id = format!("r-{}", self.next.fetch_add(1, Ordering::Relaxed));
-        let cmd = match file {
-            Some(file) => json!({ "id": id, "resend": { "file": file, "from": from } }),
-            None => json!({ "id": id, "resend": { "from": 1 } }),
+        let cmd = match (file, to) {
+            (Some(file), None) => json!({ "id": id, "resend": { "file": file, "from": from } }),
+            (Some(file), Some(to)) => {
+                json!({ "id": id, "resend": { "file": file, "from": from, "to": to } })
+            }
+            (None, _) => json!({ "id": id, "resend": { "from": 1 } }),
         };
         if let Err(e) = self.publish(lane, &cmd) {
             tracing::warn!(lane, file, "resend not sent: {e}");

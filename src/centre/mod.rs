@@ -131,7 +131,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     let mirror = mirror::Mirror::load(
         config.state_dir.join("lanes"),
         Arc::clone(&book),
-        Box::new(move |lane, file, from| resend_commands.resend(lane, file, from)),
+        Box::new(move |lane, file, from, to| resend_commands.resend(lane, file, from, to)),
     )
     .map_err(|e| {
         format!(

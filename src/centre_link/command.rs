@@ -28,12 +28,14 @@ pub enum Command {
         by: String,
         action: Action,
     },
-    /// Publish again the lines of `file` from line `from` on; with no
-    /// `file`, the lane's current journals from line 1.
+    /// Publish again the lines of `file` from line `from` on, to line
+    /// `to` if given; with no `file`, the lane's current journals from
+    /// line 1.
     Resend {
         id: String,
         file: Option<String>,
         from: u64,
+        to: Option<u64>,
     },
 }
 
@@ -118,21 +120,30 @@ pub fn parse(payload: &[u8]) -> Result<Command, Bad> {
         (None, Some(resend)) => {
             let file = resend.get("file").map(Value::as_str);
             let from = resend.get("from").map(Value::as_u64);
-            match (file, from) {
-                (Some(Some(file)), Some(Some(from))) if from >= 1 => Ok(Command::Resend {
-                    id: id.to_owned(),
-                    file: Some(file.to_owned()),
-                    from,
-                }),
-                (None, None | Some(Some(1))) => Ok(Command::Resend {
+            let to = resend.get("to").map(|v| v.as_u64().ok_or(())).transpose();
+            match (file, from, to) {
+                (Some(Some(file)), Some(Some(from)), Ok(to))
+                    if from >= 1 && to.is_none_or(|to| to >= from) =>
+                {
+                    Ok(Command::Resend {
+                        id: id.to_owned(),
+                        file: Some(file.to_owned()),
+                        from,
+                        to,
+                    })
+                }
+                (None, None | Some(Some(1)), Ok(None)) => Ok(Command::Resend {
                     id: id.to_owned(),
                     file: None,
                     from: 1,
+                    to: None,
                 }),
                 _ => Err(bad(
                     some,
                     "resend needs `file` (a journal's name) and `from` (a line number from 1), \
-                     or no `file` and `from` absent or 1 (the current journals from the start)"
+                     and may have `to` (the last line wanted, not before `from`); \
+                     or no `file`, no `to` and `from` absent or 1 (the current journals \
+                     from the start)"
                         .into(),
                 )),
             }
@@ -197,9 +208,26 @@ mod tests {
             Command::Resend {
                 id: "c-43".into(),
                 file: Some("lane7-1.jsonl".into()),
-                from: 17
+                from: 17,
+                to: None
             }
         );
+        assert_eq!(
+            parse(br#"{"id":"c-46","resend":{"file":"lane7-1.jsonl","from":17,"to":17}}"#).unwrap(),
+            Command::Resend {
+                id: "c-46".into(),
+                file: Some("lane7-1.jsonl".into()),
+                from: 17,
+                to: Some(17)
+            }
+        );
+        for bad in [
+            r#"{"id":"c-47","resend":{"file":"lane7-1.jsonl","from":17,"to":16}}"#,
+            r#"{"id":"c-47","resend":{"file":"lane7-1.jsonl","from":17,"to":"x"}}"#,
+            r#"{"id":"c-47","resend":{"from":1,"to":9}}"#,
+        ] {
+            assert!(error(bad).error.contains("`to`"), "{bad}");
+        }
         for whole in [
             r#"{"id":"c-44","resend":{}}"#,
             r#"{"id":"c-44","resend":{"from":1}}"#,
@@ -209,7 +237,8 @@ mod tests {
                 Command::Resend {
                     id: "c-44".into(),
                     file: None,
-                    from: 1
+                    from: 1,
+                    to: None
                 }
             );
         }

@@ -548,10 +548,11 @@ impl Link {
                 id,
                 file: Some(file),
                 from,
+                to,
             } => {
                 self.state_asked = true;
                 let result = command::journal_file(&self.journal_dir, &file)
-                    .and_then(|path| self.resends.ask(path, &file, from));
+                    .and_then(|path| self.resends.ask(path, &file, from, to));
                 self.answer(Some(&id), result);
             }
             Command::Resend { id, file: None, .. } => {
@@ -564,7 +565,7 @@ impl Link {
                     .and_then(|files| {
                         files
                             .into_iter()
-                            .try_for_each(|(path, name)| self.resends.ask(path, &name, 1))
+                            .try_for_each(|(path, name)| self.resends.ask(path, &name, 1, None))
                     });
                 self.answer(Some(&id), result);
             }

@@ -9,8 +9,10 @@
 //! - one resend per journal at a time: an ask for a journal already being
 //!   resent from the same line or an earlier one is already answered by
 //!   it; an ask from an earlier line moves its cursor back to there;
-//! - a resend stops where the lane's ordinary sending stands in that
-//!   journal ([`Lines::sends_from`]): those lines go out anyway;
+//! - a resend stops after its `to` line (a centre filling a gap asks for
+//!   the gap only), and where the lane's ordinary sending stands in that
+//!   journal ([`Lines::sends_from`]): those lines go out anyway. Merged
+//!   asks run to the later `to`;
 //! - at most [`MAX_RESENDS`] journals at once, the batch bounded by the
 //!   link's window, and at most [`PACE_LINES`] lines every [`PACE_EVERY`]
 //!   (200 a second): the broker acknowledges at once what the centre may
@@ -43,6 +45,8 @@ struct Resend {
     file: Arc<str>,
     /// Lines before this one are skipped.
     from: u64,
+    /// The last line wanted (`u64::MAX`: to the end).
+    to: u64,
     /// The next line read, and where it starts.
     n: u64,
     offset: u64,
@@ -58,11 +62,19 @@ pub struct Resends {
 }
 
 impl Resends {
-    /// Asks for `file` (at `path`) from line `from` on; merged with a
-    /// resend of the same journal under way. Refused when
-    /// [`MAX_RESENDS`] other journals are being resent.
-    pub fn ask(&mut self, path: PathBuf, file: &str, from: u64) -> Result<(), String> {
+    /// Asks for `file` (at `path`) from line `from` on, to line `to` (or
+    /// to the end); merged with a resend of the same journal under way.
+    /// Refused when [`MAX_RESENDS`] other journals are being resent.
+    pub fn ask(
+        &mut self,
+        path: PathBuf,
+        file: &str,
+        from: u64,
+        to: Option<u64>,
+    ) -> Result<(), String> {
+        let to = to.unwrap_or(u64::MAX);
         if let Some(r) = self.queue.iter_mut().find(|r| &*r.file == file) {
+            r.to = r.to.max(to);
             if from < r.from {
                 r.from = from;
                 if r.n > from {
@@ -81,6 +93,7 @@ impl Resends {
             path,
             file: Arc::from(file),
             from,
+            to,
             n: 1,
             offset: 0,
         });
@@ -121,7 +134,10 @@ impl Resends {
             let Some(r) = self.queue.front_mut() else {
                 break;
             };
-            let until = lines.sends_from(&r.file).unwrap_or(u64::MAX);
+            let until = lines
+                .sends_from(&r.file)
+                .unwrap_or(u64::MAX)
+                .min(r.to.saturating_add(1));
             // The journal being written is read only as far as it is durable.
             let limit = match lines.newest() {
                 Some((p, len)) if p.file_name() == r.path.file_name() => len,
@@ -268,14 +284,14 @@ mod tests {
         lines.notified(cur.clone(), len);
         let name = "lane3-20261130T090000Z-000001.jsonl";
         let mut r = Resends::default();
-        r.ask(old.clone(), name, 1).unwrap();
+        r.ask(old.clone(), name, 1, None).unwrap();
         // The centre asks again, from the same line and from later ones,
         // while the first resend is under way (the storm of a reconnect):
         // no line goes twice.
         let sent = drain(&mut r, &lines, PACE_LINES, 0, |r, round| {
             if round < 3 {
-                r.ask(old.clone(), name, 1).unwrap();
-                r.ask(old.clone(), name, 40).unwrap();
+                r.ask(old.clone(), name, 1, None).unwrap();
+                r.ask(old.clone(), name, 40, None).unwrap();
             }
         });
         assert_eq!(sent, (1..=100).collect::<Vec<_>>());
@@ -283,11 +299,11 @@ mod tests {
 
         // Asked from an earlier line than the one under way: the cursor
         // goes back, once; the lines after it are not sent a third time.
-        r.ask(old.clone(), name, 50).unwrap();
+        r.ask(old.clone(), name, 50, None).unwrap();
         let first = r.next(&lines, 20, later(500)).unwrap();
         assert_eq!(numbers(&first), (50..70).collect::<Vec<_>>());
-        r.ask(old.clone(), name, 30).unwrap();
-        r.ask(old.clone(), name, 45).unwrap();
+        r.ask(old.clone(), name, 30, None).unwrap();
+        r.ask(old.clone(), name, 45, None).unwrap();
         let rest = drain(&mut r, &lines, 20, 501, |_, _| {});
         assert_eq!(rest, (30..=100).collect::<Vec<_>>());
         let _ = std::fs::remove_dir_all(&d);
@@ -303,17 +319,42 @@ mod tests {
         let name = "lane3-20261130T120000Z-000002.jsonl";
         let mut r = Resends::default();
         // Nothing sent yet: the ordinary sending will send all 30.
-        r.ask(cur.clone(), name, 1).unwrap();
+        r.ask(cur.clone(), name, 1, None).unwrap();
         assert!(r.next(&lines, 64, later(600)).unwrap().is_empty());
         assert_eq!(r.len(), 0);
         // 12 lines sent: a resend gives 5..=12 and leaves the rest to it.
         let sent = lines.next(12).unwrap();
         assert_eq!(sent.len(), 12);
-        r.ask(cur.clone(), name, 5).unwrap();
+        r.ask(cur.clone(), name, 5, None).unwrap();
         assert_eq!(
             numbers(&r.next(&lines, 64, later(601)).unwrap()),
             (5..=12).collect::<Vec<_>>()
         );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_resend_stops_after_its_to_line_and_merged_asks_run_to_the_later_one() {
+        let d = dir("to");
+        let old = d.join("lane3-20261130T090000Z-000001.jsonl");
+        write(&old, "{\"journal\":\"lanecall\"}", 100);
+        let lines = Lines::default();
+        let name = "lane3-20261130T090000Z-000001.jsonl";
+        let mut r = Resends::default();
+        r.ask(old.clone(), name, 5, Some(9)).unwrap();
+        assert_eq!(
+            drain(&mut r, &lines, 64, 700, |_, _| {}),
+            (5..=9).collect::<Vec<_>>()
+        );
+        assert_eq!(r.len(), 0);
+        // A gap further on asked while the first is under way: one run
+        // from the first gap to the later end.
+        r.ask(old.clone(), name, 20, Some(30)).unwrap();
+        let first = r.next(&lines, 4, later(720)).unwrap();
+        assert_eq!(numbers(&first), [20, 21, 22, 23]);
+        r.ask(old.clone(), name, 40, Some(42)).unwrap();
+        let rest = drain(&mut r, &lines, 64, 721, |_, _| {});
+        assert_eq!(rest, (24..=42).collect::<Vec<_>>());
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -324,7 +365,7 @@ mod tests {
         write(&old, "{\"journal\"}", 100);
         let lines = Lines::default();
         let mut r = Resends::default();
-        r.ask(old.clone(), "lane3-20261130T090000Z-000001.jsonl", 1)
+        r.ask(old.clone(), "lane3-20261130T090000Z-000001.jsonl", 1, None)
             .unwrap();
         let t = Instant::now();
         assert_eq!(r.next(&lines, 64, t).unwrap().len(), PACE_LINES);

@@ -66,10 +66,11 @@ impl Mirror {
             match wanted {
                 Some((file, from)) if !lane.empty() => {
                     tracing::info!(lane = n, file, from, "asking for what follows");
-                    (self.resend)(n, Some(&file), from);
+                    (self.resend)(n, Some(&file), from, None);
                     if let Some(f) = lane.files.get_mut(&file) {
                         f.asked_at = Some(now);
                         f.asked_next = f.next();
+                        f.asked_to = None;
                     }
                 }
                 _ => {
@@ -77,7 +78,7 @@ impl Mirror {
                         lane = n,
                         "no line of this lane: asking for its current journals"
                     );
-                    (self.resend)(n, None, 1);
+                    (self.resend)(n, None, 1, None);
                 }
             }
             lane.asked_rest = Some(now);

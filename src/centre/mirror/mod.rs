@@ -6,12 +6,14 @@
 //! - A line already written comes again: the same text is a duplicate
 //!   (ignored), another text a conflict (counted, logged, never written).
 //! - A line after a gap is held, up to [`MAX_HELD`] lines per lane, and
-//!   the rest of the file is asked for with a `resend` command, again
-//!   after [`RESEND_AGAIN`] if the gap is still open and no line has
-//!   filled it since (while lines come, the resend is being answered:
-//!   asking again would only stack copies). Past [`MAX_HELD`] a line is
-//!   dropped (counted): the resend asked from the gap brings it again
-//!   once the gap is filled.
+//!   the missing lines are asked for with a `resend` command (`from` the
+//!   gap `to` the line before the first held one), again after
+//!   [`RESEND_AGAIN`] if the gap is still open and no line has filled it
+//!   since (while lines come, the resend is being answered: asking again
+//!   would only stack copies); once that gap is filled, the next one at
+//!   once. Past [`MAX_HELD`] a line is dropped (counted): the next ask
+//!   has no `to`, so it brings the dropped lines again once the gap is
+//!   filled.
 //! - A lane's state says how many lines its journal has (`journal.file`,
 //!   `journal.lines`). When the mirror has fewer and no line of the lane
 //!   has come for [`QUIET`], the rest of that file is asked for; a lane
@@ -123,8 +125,8 @@ pub fn check_journal(payload: &[u8]) -> Result<JournalLine, &'static str> {
 }
 
 /// Sends a `resend` command: lane, file (`None`: the lane's current
-/// journals), first line wanted.
-pub type Resend = Box<dyn Fn(u32, Option<&str>, u64) + Send>;
+/// journals), first line wanted, last line wanted (`None`: to the end).
+pub type Resend = Box<dyn Fn(u32, Option<&str>, u64, Option<u64>) + Send>;
 
 struct FileDisk {
     path: PathBuf,
@@ -145,6 +147,12 @@ struct FileDisk {
     /// The next line wanted when it was asked for: a line beyond it since
     /// is progress.
     asked_next: u64,
+    /// The last line asked for, if not to the end: once the mirror has it,
+    /// the next gap is asked for at once.
+    asked_to: Option<u64>,
+    /// A line after the gap was dropped ([`MAX_HELD`]): the next ask is
+    /// for all that follows.
+    dropped: bool,
     last_line: Instant,
     dirty: bool,
     settled: bool,
@@ -163,6 +171,8 @@ impl FileDisk {
             held: BTreeMap::new(),
             asked_at: None,
             asked_next: 0,
+            asked_to: None,
+            dropped: false,
             last_line: Instant::now(),
             dirty: false,
             settled: true,
@@ -171,11 +181,20 @@ impl FileDisk {
     fn next(&self) -> u64 {
         self.crcs.len() as u64 + 1
     }
-    /// Asks lane `n` for the rest of this file (`name`) after what it has.
+    /// Asks lane `n` for the lines of this file (`name`) missing before
+    /// the first held one (that one itself when it is the next, held
+    /// after a failed write); for all that follows when a line after
+    /// them was dropped.
     fn ask(&mut self, resend: &Resend, n: u32, name: &str, now: Instant) {
-        resend(n, Some(name), self.next());
+        let next = self.next();
+        let dropped = std::mem::take(&mut self.dropped);
+        let to = (self.held.keys().next())
+            .filter(|_| !dropped)
+            .map(|first| (first - 1).max(next));
+        resend(n, Some(name), next, to);
         self.asked_at = Some(now);
-        self.asked_next = self.next();
+        self.asked_next = next;
+        self.asked_to = to;
     }
 }
 
@@ -360,8 +379,17 @@ impl Mirror {
         }
         for (&n, lane) in &mut self.lanes {
             for (name, f) in &mut lane.files {
-                if !f.held.is_empty() {
+                if !f.held.is_empty() || f.dropped {
                     match f.asked_at {
+                        Some(_) if f.asked_to.is_some_and(|to| f.next() > to) => {
+                            tracing::info!(
+                                lane = n,
+                                file = name,
+                                from = f.next(),
+                                "a gap filled: asking for the next"
+                            );
+                            f.ask(&self.resend, n, name, now);
+                        }
                         Some(_) if f.next() > f.asked_next => {
                             // Lines are filling the gap: the resend is being
                             // answered. Wait from here.
@@ -421,10 +449,13 @@ impl Mirror {
                     cut_torn(f);
                     f.failed = Some(e.to_string());
                     f.asked_at = Some(Instant::now());
+                    f.asked_to = None;
+                    let dropped = lane.dropped;
                     for (i, line) in lines.into_iter().enumerate() {
                         let at = first as u64 + 1 + i as u64;
                         hold(&mut lane.dropped, &mut held, &mut f.held, at, line);
                     }
+                    f.dropped |= lane.dropped > dropped;
                     continue;
                 }
                 f.failed = None;
@@ -513,6 +544,7 @@ impl Mirror {
                     let f = lane.files.get_mut(&msg.file).expect("present");
                     if held >= MAX_HELD {
                         lane.dropped += 1;
+                        f.dropped = true;
                     } else {
                         f.held.insert(msg.n, msg.line);
                     }
@@ -537,6 +569,7 @@ impl Mirror {
                     tracing::error!(lane = n, file = msg.file, "cannot write the mirror: {e}");
                     f.failed = Some(e.to_string());
                     f.asked_at = Some(Instant::now());
+                    f.asked_to = None;
                     let at = f.next();
                     let mut total = held_now;
                     hold(&mut lane.dropped, &mut total, &mut f.held, at, line);

@@ -39,7 +39,7 @@ fn a_line_reaches_the_replay_only_once_it_is_synced() {
     let book = Arc::new(Mutex::new(Book::default()));
     // Known from its status, as the link makes a lane known.
     lock(&book).lane(3);
-    let resend: Resend = Box::new(|_, _, _| {});
+    let resend: Resend = Box::new(|_, _, _, _| {});
     let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
     let name = "lane3-20261129T140000Z-000001.jsonl";
     let journal = include_str!("../../../tests/logs/all_spares.jsonl");
@@ -138,8 +138,10 @@ fn a_lane_without_state_is_asked_until_its_state_comes() {
     lock(&book).lane(3);
     let asked = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&asked);
-    let resend: Resend = Box::new(move |n, file, from| {
-        log.lock().unwrap().push((n, file.map(str::to_owned), from));
+    let resend: Resend = Box::new(move |n, file, from, to| {
+        log.lock()
+            .unwrap()
+            .push((n, file.map(str::to_owned), from, to));
     });
     let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
     mirror.handle(ToMirror::Online(3));
@@ -151,7 +153,7 @@ fn a_lane_without_state_is_asked_until_its_state_comes() {
     assert_eq!(check(&mut mirror, start), [], "not asked at once");
     let mut at = start + QUIET;
     for _ in 0..check::UNSURE_ASKS {
-        assert_eq!(check(&mut mirror, at), [(3, None, 1)]);
+        assert_eq!(check(&mut mirror, at), [(3, None, 1, None)]);
         assert_eq!(
             check(&mut mirror, at + CHECK_EVERY),
             [],
@@ -173,7 +175,7 @@ fn a_lane_without_state_is_asked_until_its_state_comes() {
     at += RESEND_AGAIN;
     assert_eq!(
         check(&mut mirror, at),
-        [(3, None, 1)],
+        [(3, None, 1, None)],
         "no line yet: all of it"
     );
     mirror.handle(ToMirror::Line(
@@ -190,6 +192,61 @@ fn a_lane_without_state_is_asked_until_its_state_comes() {
     ));
     mirror.sync();
     at += RESEND_AGAIN;
-    assert_eq!(check(&mut mirror, at), [(3, Some(name.to_owned()), 2)]);
+    assert_eq!(
+        check(&mut mirror, at),
+        [(3, Some(name.to_owned()), 2, None)]
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A gap is asked for up to the line before the first held one; once it
+/// is filled, the next gap at once; after a line was dropped (more than
+/// MAX_HELD held), all that follows.
+#[test]
+fn a_gap_is_asked_for_to_its_end_and_the_next_one_at_once() {
+    let dir = std::env::temp_dir().join(format!("lanecall-mirror-gaps-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let book = Arc::new(Mutex::new(Book::default()));
+    lock(&book).lane(3);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
+    let resend: Resend = Box::new(move |_, file, from, to| {
+        assert!(file.is_some());
+        log.lock().unwrap().push((from, to));
+    });
+    let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+    let name = "lane3-20261129T140000Z-000001.jsonl";
+    let send = |mirror: &mut Mirror, n: u64| {
+        mirror.handle(ToMirror::Line(
+            3,
+            JournalLine {
+                file: name.into(),
+                n,
+                line: format!("{{\"line\":{n}}}"),
+            },
+        ));
+        mirror.sync();
+        mirror.tick();
+        std::mem::take(&mut *asked.lock().unwrap())
+    };
+    assert_eq!(send(&mut mirror, 1), []);
+    assert_eq!(send(&mut mirror, 4), [(2, Some(3))]);
+    assert_eq!(send(&mut mirror, 7), [], "asked already");
+    assert_eq!(send(&mut mirror, 2), []);
+    assert_eq!(send(&mut mirror, 3), [(5, Some(6))], "the next gap at once");
+    assert_eq!(send(&mut mirror, 5), []);
+    assert_eq!(send(&mut mirror, 6), [], "no gap left");
+
+    // More held than MAX_HELD: the last is dropped, and the ask once the
+    // gap is filled is for all that follows.
+    let first = 9;
+    assert_eq!(send(&mut mirror, first), [(8, Some(8))]);
+    for n in first + 1..first + MAX_HELD as u64 {
+        assert_eq!(send(&mut mirror, n), []);
+    }
+    let dropped = first + MAX_HELD as u64;
+    assert_eq!(send(&mut mirror, dropped), []);
+    assert_eq!(lock(&book).lanes[&3].mirror.dropped, 1);
+    assert_eq!(send(&mut mirror, 8), [(dropped, None)]);
     let _ = fs::remove_dir_all(&dir);
 }
