@@ -3,6 +3,14 @@
 //! wills, QoS 1, persistent sessions while it runs, and the `passwords`
 //! file as its logins. It keeps nothing on disk: after a restart the lanes
 //! publish their state again and resend their journal lines (docs/centre.md).
+//!
+//! rumqttd (0.20) restarts a client's keep-alive timer whenever it sends
+//! that client something, so a lane whose network went silent stays
+//! "online" while the centre or a neighbour keeps publishing to it. So
+//! rumqttd listens on a loopback port only, and the clients reach it
+//! through [`front`], which closes a connection whose client sent nothing
+//! for 1.5 times its keep-alive (MQTT 3.1.1, 3.1.2.10): rumqttd then sees
+//! the connection lost and publishes the lane's last will.
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -13,6 +21,11 @@ use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
 
 use super::MAX_PAYLOAD;
 use super::config::read_passwords;
+
+mod front;
+
+/// Clients connected at once.
+const MAX_CONNECTIONS: usize = 1024;
 
 /// Starts the broker on `listen` on its own threads; returns once it
 /// accepts connections. It runs until the process ends (rumqttd has no
@@ -31,13 +44,16 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
             None
         }
     };
-    // Bind first, so that a port in use is a clear error here rather than
-    // a line in rumqttd's log.
-    TcpListener::bind(listen)
+    // Bound here, so that a port in use is a clear error rather than a
+    // line in rumqttd's log.
+    let outer = TcpListener::bind(listen)
         .map_err(|e| format!("the embedded broker cannot listen on {listen}: {e}"))?;
+    let inner = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        .and_then(|l| l.local_addr())
+        .map_err(|e| format!("the embedded broker cannot listen on the loopback: {e}"))?;
     let server = ServerSettings {
         name: "lanecall".into(),
-        listen,
+        listen: inner,
         tls: None,
         next_connection_delay_ms: 1,
         connections: ConnectionSettings {
@@ -52,7 +68,7 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
     let config = Config {
         id: 0,
         router: RouterConfig {
-            max_connections: 1024,
+            max_connections: MAX_CONNECTIONS,
             max_outgoing_packet_count: 500,
             // Each subscription's log in memory: 8 segments of 1 MiB of
             // payload at most. A subscriber that falls further behind
@@ -78,20 +94,17 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
             }
         })
         .map_err(|e| format!("cannot start the embedded broker: {e}"))?;
-    let target = if listen.ip().is_unspecified() {
-        SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), listen.port())
-    } else {
-        listen
-    };
     let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline {
-        if TcpStream::connect_timeout(&target, Duration::from_millis(200)).is_ok() {
-            tracing::info!(%listen, "embedded MQTT broker listening");
-            return Ok(());
+    while TcpStream::connect_timeout(&inner, Duration::from_millis(200)).is_err() {
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "the embedded broker did not start listening on {inner}"
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Err(format!(
-        "the embedded broker did not start listening on {listen}"
-    ))
+    front::start(outer, inner, MAX_CONNECTIONS)
+        .map_err(|e| format!("cannot start the embedded broker's listener: {e}"))?;
+    tracing::info!(%listen, "embedded MQTT broker listening");
+    Ok(())
 }
