@@ -380,32 +380,23 @@ impl Mirror {
         for (&n, lane) in &mut self.lanes {
             for (name, f) in &mut lane.files {
                 if !f.held.is_empty() || f.dropped {
-                    match f.asked_at {
+                    let why = match f.asked_at {
                         Some(_) if f.asked_to.is_some_and(|to| f.next() > to) => {
-                            tracing::info!(
-                                lane = n,
-                                file = name,
-                                from = f.next(),
-                                "a gap filled: asking for the next"
-                            );
-                            f.ask(&self.resend, n, name, now);
+                            Some("a gap filled: asking for the next")
                         }
                         Some(_) if f.next() > f.asked_next => {
                             // Lines are filling the gap: the resend is being
                             // answered. Wait from here.
                             f.asked_at = Some(now);
                             f.asked_next = f.next();
+                            None
                         }
-                        Some(at) if now - at < RESEND_AGAIN => {}
-                        _ => {
-                            tracing::info!(
-                                lane = n,
-                                file = name,
-                                from = f.next(),
-                                "no line came after a gap: asking again"
-                            );
-                            f.ask(&self.resend, n, name, now);
-                        }
+                        Some(at) if now - at < RESEND_AGAIN => None,
+                        _ => Some("no line came after a gap: asking again"),
+                    };
+                    if let Some(why) = why {
+                        tracing::info!(lane = n, file = name, from = f.next(), "{why}");
+                        f.ask(&self.resend, n, name, now);
                     }
                 }
                 if !f.settled && now - f.last_line >= SETTLE {

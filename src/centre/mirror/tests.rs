@@ -34,13 +34,7 @@ fn file<'a>(m: &'a mut Mirror, name: &str) -> &'a mut Option<File> {
 
 #[test]
 fn a_line_reaches_the_replay_only_once_it_is_synced() {
-    let dir = std::env::temp_dir().join(format!("lanecall-mirror-sync-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    let book = Arc::new(Mutex::new(Book::default()));
-    // Known from its status, as the link makes a lane known.
-    lock(&book).lane(3);
-    let resend: Resend = Box::new(|_, _, _, _| {});
-    let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+    let (dir, book, _, mut mirror) = lane_3("sync");
     let name = "lane3-20261129T140000Z-000001.jsonl";
     let journal = include_str!("../../../tests/logs/all_spares.jsonl");
     let lines: Vec<&str> = journal.lines().take(3).collect();
@@ -126,24 +120,33 @@ fn journal_messages_are_checked() {
     );
 }
 
-/// A lane whose state and lines the broker skipped (a flood) is asked on
-/// `online` for its current journals, again after each RESEND_AGAIN
-/// while no state comes, at most UNSURE_ASKS times; once its state comes
-/// it is asked for what follows in the file the state names.
-#[test]
-fn a_lane_without_state_is_asked_until_its_state_comes() {
-    let dir = std::env::temp_dir().join(format!("lanecall-mirror-unsure-{}", std::process::id()));
+/// What a mirror asked for: lane, file, from, to.
+type Asked = Arc<Mutex<Vec<(u32, Option<String>, u64, Option<u64>)>>>;
+
+/// A fresh mirror in a temporary folder, lane 3 known, and what it asks.
+fn lane_3(name: &str) -> (PathBuf, Arc<Mutex<Book>>, Asked, Mirror) {
+    let dir = std::env::temp_dir().join(format!("lanecall-mirror-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     let book = Arc::new(Mutex::new(Book::default()));
     lock(&book).lane(3);
-    let asked = Arc::new(Mutex::new(Vec::new()));
+    let asked = Asked::default();
     let log = Arc::clone(&asked);
     let resend: Resend = Box::new(move |n, file, from, to| {
         log.lock()
             .unwrap()
             .push((n, file.map(str::to_owned), from, to));
     });
-    let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+    let mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+    (dir, book, asked, mirror)
+}
+
+/// A lane whose state and lines the broker skipped (a flood) is asked on
+/// `online` for its current journals, again after each RESEND_AGAIN
+/// while no state comes, at most UNSURE_ASKS times; once its state comes
+/// it is asked for what follows in the file the state names.
+#[test]
+fn a_lane_without_state_is_asked_until_its_state_comes() {
+    let (dir, book, asked, mut mirror) = lane_3("unsure");
     mirror.handle(ToMirror::Online(3));
     let start = Instant::now();
     let check = |mirror: &mut Mirror, at: Instant| {
@@ -204,17 +207,7 @@ fn a_lane_without_state_is_asked_until_its_state_comes() {
 /// MAX_HELD held), all that follows.
 #[test]
 fn a_gap_is_asked_for_to_its_end_and_the_next_one_at_once() {
-    let dir = std::env::temp_dir().join(format!("lanecall-mirror-gaps-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    let book = Arc::new(Mutex::new(Book::default()));
-    lock(&book).lane(3);
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&asked);
-    let resend: Resend = Box::new(move |_, file, from, to| {
-        assert!(file.is_some());
-        log.lock().unwrap().push((from, to));
-    });
-    let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+    let (dir, book, asked, mut mirror) = lane_3("gaps");
     let name = "lane3-20261129T140000Z-000001.jsonl";
     let send = |mirror: &mut Mirror, n: u64| {
         mirror.handle(ToMirror::Line(
@@ -227,7 +220,14 @@ fn a_gap_is_asked_for_to_its_end_and_the_next_one_at_once() {
         ));
         mirror.sync();
         mirror.tick();
-        std::mem::take(&mut *asked.lock().unwrap())
+        let asked = std::mem::take(&mut *asked.lock().unwrap());
+        asked
+            .into_iter()
+            .map(|(_, file, from, to)| {
+                assert_eq!(file.as_deref(), Some(name));
+                (from, to)
+            })
+            .collect::<Vec<_>>()
     };
     assert_eq!(send(&mut mirror, 1), []);
     assert_eq!(send(&mut mirror, 4), [(2, Some(3))]);
