@@ -48,6 +48,8 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
     // line in rumqttd's log.
     let outer = TcpListener::bind(listen)
         .map_err(|e| format!("the embedded broker cannot listen on {listen}: {e}"))?;
+    // A free loopback port, let go for rumqttd to bind (it takes an
+    // address, not a socket).
     let inner = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
         .and_then(|l| l.local_addr())
         .map_err(|e| format!("the embedded broker cannot listen on the loopback: {e}"))?;
