@@ -38,6 +38,7 @@ async fn accept(outer: std::net::TcpListener, inner: SocketAddr, max: usize) {
         }
     };
     let open = Arc::new(AtomicUsize::new(0));
+    let mut refused: u64 = 0;
     loop {
         let (client, peer) = match listener.accept().await {
             Ok(c) => c,
@@ -49,7 +50,11 @@ async fn accept(outer: std::net::TcpListener, inner: SocketAddr, max: usize) {
             }
         };
         if open.load(Ordering::Relaxed) >= max {
-            tracing::warn!(%peer, "the embedded broker has {max} connections: one more refused");
+            // Counted; logged at the 1st, 2nd, 4th, 8th… only.
+            refused += 1;
+            if refused.is_power_of_two() {
+                tracing::warn!(%peer, refused, "the embedded broker has {max} connections: refused");
+            }
             continue;
         }
         open.fetch_add(1, Ordering::Relaxed);
@@ -139,6 +144,74 @@ fn connect_keep_alive(head: &[u8]) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read, Write};
+
+    /// A stand-in for rumqttd that sends each client a byte every 100 ms,
+    /// as a broker does with the messages it has for a lane.
+    fn chatty_broker() -> SocketAddr {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for mut c in listener.incoming().flatten() {
+                std::thread::spawn(move || {
+                    while c.write_all(b"x").is_ok() {
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    /// Reads until the connection ends: true if it did within `limit`.
+    fn ends(c: &mut std::net::TcpStream, limit: Duration) -> bool {
+        let until = std::time::Instant::now() + limit;
+        c.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let mut buf = [0; 64];
+        while std::time::Instant::now() < until {
+            match c.read(&mut buf) {
+                Ok(0) => return true,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return true,
+                Ok(_) | Err(_) => {}
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn a_client_silent_past_its_keep_alive_is_cut_off_while_the_broker_talks_and_the_rest_refused()
+    {
+        let outer = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let front = outer.local_addr().unwrap();
+        start(outer, chatty_broker(), 2).unwrap();
+        // Keep-alive 1 s, then nothing: cut off (after 1.5 s), though the
+        // broker keeps sending to it.
+        let mut silent = std::net::TcpStream::connect(front).unwrap();
+        silent
+            .write_all(&[0x10, 12, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 1, 0, 0])
+            .unwrap();
+        // No keep-alive (0): never cut off for silence.
+        let mut patient = std::net::TcpStream::connect(front).unwrap();
+        patient
+            .write_all(&[0x10, 12, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 0, 0, 0])
+            .unwrap();
+        // Give the front time to take both before the third.
+        std::thread::sleep(Duration::from_millis(300));
+        let mut third = std::net::TcpStream::connect(front).unwrap();
+        assert!(
+            ends(&mut third, Duration::from_secs(20)),
+            "the third is refused"
+        );
+        assert!(
+            ends(&mut silent, Duration::from_secs(20)),
+            "the silent one is cut off"
+        );
+        assert!(
+            !ends(&mut patient, Duration::from_secs(3)),
+            "the patient one stays"
+        );
+    }
 
     #[test]
     fn the_keep_alive_is_read_from_a_connect() {
