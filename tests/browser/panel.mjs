@@ -34,6 +34,10 @@ await run(async ({ page, shot, step, lane, until }) => {
   await page.click(id('lineup-save'));
   // Each action is on the server before the next click.
   await until('the lineup on the server', async () => (await lane()).bowlers.length === 2);
+  // And on the page: the form is drawn again from what was saved, and a
+  // click on a button being redrawn could be lost.
+  await page.waitForFunction(() => ['Состав сохранён', 'Lane order saved']
+    .includes(document.getElementById('lineup-state')?.textContent));
 
   step('the block cannot start before the blindfold check');
   await page.fill(id('start-games'), '1');
