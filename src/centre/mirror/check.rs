@@ -68,9 +68,7 @@ impl Mirror {
                     tracing::info!(lane = n, file, from, "asking for what follows");
                     (self.resend)(n, Some(&file), from, None);
                     if let Some(f) = lane.files.get_mut(&file) {
-                        f.asked_at = Some(now);
-                        f.asked_next = f.next();
-                        f.asked_to = None;
+                        f.asked(now, None);
                     }
                 }
                 _ => {

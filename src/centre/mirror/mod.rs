@@ -192,8 +192,12 @@ impl FileDisk {
             .filter(|_| !dropped)
             .map(|first| (first - 1).max(next));
         resend(n, Some(name), next, to);
+        self.asked(now, to);
+    }
+    /// Records an ask, sent `now`, for the lines from the next one to `to`.
+    fn asked(&mut self, now: Instant, to: Option<u64>) {
         self.asked_at = Some(now);
-        self.asked_next = next;
+        self.asked_next = self.next();
         self.asked_to = to;
     }
 }
