@@ -1,0 +1,361 @@
+// What every part of the panel shares: its state, building elements,
+// talking to the lane, the confirmations (with Undo) and facts read from
+// the lane JSON. No dependencies.
+
+import { t, lang } from './i18n.js';
+
+export const $ = (id) => document.getElementById(id);
+export const PIN_ROWS = [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]];
+export const ALL_PINS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+// How long a confirmation offers its Undo.
+const UNDO_MS = 10000;
+
+export const S = {
+  lane: null,        // the latest lane JSON
+  judge: null,       // the logged-in judge's name
+  pinNames: false,   // whether a PIN names its judge (no name field)
+  security: null,    // wrong PINs and the lockout, for judges
+  event: '',         // the event's title, for the printed sheet
+  conn: 'wait',      // wait | ok | down
+  tab: 'lane',       // the tab shown
+  hooks: {},         // renderAll, renderAuth: set by app.js
+};
+
+// ----- building elements ---------------------------------------------------
+
+export function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'value') el.value = v;
+    else if (k === 'checked' || k === 'disabled' || k === 'hidden' || k === 'selected') el[k] = !!v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const kid of kids.flat(9)) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+
+export const or = (v, d) => (v === null || v === undefined ? d : v);
+export const tid = (id) => ({ id, 'data-testid': id });
+export const sorted = (set) => [...set].sort((a, b) => a - b);
+
+export function mmss(ms) {
+  if (ms === null || ms === undefined) return '';
+  const s = Math.floor(ms / 1000);
+  return Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+}
+
+export function fmtDate(s, dateOnly) {
+  if (!s) return '';
+  const d = new Date(s);
+  if (isNaN(d)) return String(s);
+  const o = { year: 'numeric', month: '2-digit', day: '2-digit' };
+  if (!dateOnly) { o.hour = '2-digit'; o.minute = '2-digit'; }
+  return d.toLocaleString(lang() === 'ru' ? 'ru-RU' : 'en-GB', o);
+}
+
+// A list of pins as people say it: "all ten", or 7-10.
+export function pinsText(list) {
+  return list && list.length === 10 ? t('fullRack') : (list || []).join('-') || '—';
+}
+
+// Sets text only when it changes: a live region would read it out again.
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+// Replaces a container's content, keeping what was typed into its fields
+// and keyboard focus (and the caret) on the element with the same id when
+// it is drawn again: the lane may change while a judge types.
+export function replace(container, ...kids) {
+  redraw(container, kids, true);
+}
+
+// Draws a form that is the picture of its model (every keystroke is in the
+// model already): only focus and the caret are kept. Nothing typed is
+// carried over by id, since after a move or a removal the same id holds
+// another bowler.
+export function drawModel(container, ...kids) {
+  redraw(container, kids, false);
+}
+
+function redraw(container, kids, keepTyped) {
+  const active = document.activeElement;
+  const fid = active && container.contains(active) ? active.id : null;
+  let sel = null;
+  try { sel = fid && active.selectionStart !== undefined ? [active.selectionStart, active.selectionEnd] : null; } catch (e) { sel = null; }
+  const typed = new Map();
+  if (keepTyped) for (const el of container.querySelectorAll('input[id], select[id], textarea[id]')) {
+    if (el.type !== 'checkbox') typed.set(el.id, el.value);
+  }
+  while (container.firstChild) container.firstChild.remove();
+  container.append(...kids.flat(9).filter(Boolean));
+  for (const [id, v] of typed) {
+    const el = document.getElementById(id);
+    if (el && container.contains(el) && el.value !== v && (el.tagName !== 'SELECT' || [...el.options].some((o) => o.value === v))) el.value = v;
+  }
+  if (fid) {
+    const again = document.getElementById(fid);
+    if (again && !again.disabled) {
+      again.focus({ preventScroll: true });
+      try { if (sel && again.setSelectionRange) again.setSelectionRange(sel[0], sel[1]); } catch (e) { /* not a text field */ }
+    }
+  }
+}
+
+// ----- messages ------------------------------------------------------------
+
+export function announce(text) {
+  const live = $('announce');
+  live.append(h('p', { text }));
+  while (live.childNodes.length > 6) live.firstChild.remove();
+}
+
+// A refusal or a mistake: `say` is the text's key (and `args` its
+// arguments) or a function giving the text, in the language shown.
+let errSay = null;
+
+export function showError(say, ...args) {
+  errSay = typeof say === 'function' ? say : () => t(say, ...args);
+  renderError();
+}
+
+export function clearError() {
+  errSay = null;
+  renderError();
+}
+
+export function renderError() {
+  const text = errSay ? errSay() : '';
+  setText($('error-text'), text);
+  $('error').hidden = !errSay;
+  // The open dialog covers the page's message: a refusal of what it sent is
+  // shown in it too (the page's message is the one read out, role="alert").
+  setText($('dialog-error'), text);
+  $('dialog-error').hidden = !errSay || $('dialog-backdrop').hidden;
+}
+
+// The confirmation of what was done: `say` gives its text (in the language
+// shown), `undo` (if any) what undoes it.
+let toast = null;
+
+export function showToast(say, undo) {
+  if (toast) clearTimeout(toast.timer);
+  toast = { say, undo };
+  toast.timer = setTimeout(() => {
+    const box = $('toast');
+    const focused = box.contains(document.activeElement);
+    toast = null;
+    renderToast();
+    if (focused) $('main').focus({ preventScroll: true });
+  }, UNDO_MS);
+  renderToast();
+}
+
+export function renderToast() {
+  const box = $('toast');
+  if (!toast) { replace(box); return; }
+  const u = toast.undo;
+  replace(box, h('p', { class: 'toast', 'data-testid': 'toast-box' },
+    h('span', { 'data-testid': 'toast-text', text: toast.say() }),
+    u ? h('button', { type: 'button', ...tid('toast-undo'), text: t('undo'), onclick: () => {
+      toast.undo = null;
+      renderToast();
+      act(u.ev, u.say);
+    } }) : null));
+}
+
+// ----- the server ----------------------------------------------------------
+
+export async function api(method, url, body) {
+  const opts = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(url, opts);
+  } catch (e) {
+    return { status: 0, data: { error: t('netError') } };
+  }
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = null; }
+  return { status: res.status, data };
+}
+
+// Actions go to the lane one after another, in the order they were made.
+let queue = Promise.resolve();
+
+// Sends a panel event; on success shows `say()` and, when `undo` is given,
+// an Undo button: `undo(T)` (T the lane time the action was journaled at)
+// gives `{ev, say}`, the event that undoes it and its confirmation.
+export function act(ev, say, undo) {
+  const p = queue.then(() => send(ev, say, undo));
+  queue = p.catch(() => false);
+  return p;
+}
+
+async function send(ev, say, undo) {
+  clearError();
+  const r = await api('POST', '/api/actions', ev);
+  if (r.status === 200) {
+    const at = r.data && r.data.t;
+    showToast(say || (() => t('done')), undo ? undo(at === undefined ? null : at) : null);
+    checkSecurity();
+    return true;
+  }
+  const msg = (r.data && r.data.error) || String(r.status);
+  if (r.status === 401) {
+    S.judge = null;
+    S.hooks.renderAuth();
+    S.hooks.renderAll();
+    showError('sessionGone');
+  } else {
+    showError('refused', msg);
+  }
+  return false;
+}
+
+// Wrong PINs and the lockout, for a judge to see that someone is guessing.
+// Asked for when the judge acts, not on a timer: a timer would keep an
+// unattended tablet's session from ever going idle.
+export async function checkSecurity() {
+  if (!S.judge) return;
+  const r = await api('GET', '/api/security');
+  if (r.status === 200 && r.data) { S.security = r.data; S.hooks.renderStatus(); }
+}
+
+// ----- lane facts ----------------------------------------------------------
+
+export const isJudge = () => !!S.judge;
+
+export function blocksOf(lane) {
+  const nums = new Set((lane.blocks || []).map((b) => b.block));
+  for (const b of lane.bowlers || []) if (b.block) nums.add(b.block);
+  return [...nums].sort((a, b) => a - b);
+}
+
+export function latestBlock(lane) {
+  const all = blocksOf(lane);
+  return all.length ? all[all.length - 1] : null;
+}
+
+export function blockInfo(lane, n) {
+  return (lane.blocks || []).find((b) => b.block === n) || null;
+}
+
+export function openBlock(lane) {
+  return (lane.blocks || []).find((x) => !x.ended) || null;
+}
+
+// The lane order now: the entries of the latest block, the last entry for
+// each position (a substitute replaces the one before it); `i` is the
+// entry's index in the lane's bowlers.
+export function currentOrder(lane) {
+  const n = latestBlock(lane);
+  const byPos = new Map();
+  (lane.bowlers || []).forEach((b, i) => {
+    if (b.block === n) byPos.set(or(b.position, i), { b, i });
+  });
+  return [...byPos.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+}
+
+// A game's score counting only settled frames (a frame's running total is
+// known once it and the bonus balls it waits for are bowled): null before
+// the first frame settles.
+export function settled(game) {
+  let s = null;
+  for (const f of (game && game.frames) || []) if (f.cumulative !== null && f.cumulative !== undefined) s = f.cumulative;
+  return s;
+}
+
+// A bowler's series, and with handicap: the games with a settled frame.
+export function seriesOf(b) {
+  let series = 0, withH = 0, any = false;
+  for (const g of b.games || []) {
+    const s = settled(g);
+    if (s === null) continue;
+    any = true;
+    series += s;
+    withH += s + (b.handicap || 0);
+  }
+  return any ? { series, withH } : null;
+}
+
+// Teams of the current lane order with two bowlers or more: each team's
+// score in game `game` and its series, with handicap, over every bowler of
+// the block who bowled for it (a substitute's games count too).
+export function teams(lane, game) {
+  const order = currentOrder(lane);
+  const block = latestBlock(lane);
+  const count = new Map();
+  for (const { b } of order) if (b.team) count.set(b.team, (count.get(b.team) || 0) + 1);
+  const out = [];
+  for (const [team, n] of count) {
+    if (n < 2) continue;
+    const members = (lane.bowlers || []).filter((b) => b.block === block && b.team === team);
+    const sum = { team, game: null, gameH: null, series: null, seriesH: null, hd: members.some((b) => b.handicap) };
+    for (const b of members) {
+      const g = settled(b.games.find((x) => x.game === game));
+      if (g !== null) { sum.game = (sum.game || 0) + g; sum.gameH = (sum.gameH || 0) + g + (b.handicap || 0); }
+      const s = seriesOf(b);
+      if (s) { sum.series = (sum.series || 0) + s.series; sum.seriesH = (sum.seriesH || 0) + s.withH; }
+    }
+    out.push(sum);
+  }
+  return out;
+}
+
+// The bowler's blindfold state that holds the lane: being adjusted, or a
+// new check asked for.
+export function blindfoldHeld(lane) {
+  return (lane.blindfolds || []).filter((x) => x.adjusting || x.recheck);
+}
+
+export function pendingSlow(c) {
+  return c.kind === 'slow_bowling' && c.level === 'penalty' && !c.confirmed_by && !c.withdrawn;
+}
+
+// ----- judge actions with their confirmation and Undo -----------------------
+
+// The withdrawal of the action journaled at lane time `at` (none without it).
+export function withdraw(at, what, say) {
+  return at === null ? null : { ev: { ev: 'withdraw', at, ...what }, say };
+}
+
+// A penalty (`reason` free text, "illegal delivery" or "slow bowling"),
+// undone by withdrawing it.
+export function givePenalty(bowler, reason) {
+  const what = reason === 'slow bowling' ? 'slowDone' : reason === 'illegal delivery' ? 'illegalDone' : 'penaltyDone';
+  return act({ ev: 'penalty', bowler, reason }, () => t(what, bowler),
+    (at) => withdraw(at, { of: 'penalty', bowler }, () => t('penaltyUndone', bowler)));
+}
+
+// A blindfold action (`blindfold_check`, `_adjust`, `_recheck`), undone by
+// withdrawing it.
+export function blindfold(of, bowler, ok) {
+  const ev = { ev: of, bowler };
+  if (of === 'blindfold_check') ev.ok = ok;
+  const key = of === 'blindfold_check' ? (ok ? 'bfOkDone' : 'bfFailDone') : of === 'blindfold_adjust' ? 'bfAdjustDone' : 'bfRecheckDone';
+  return act(ev, () => t(key, bowler),
+    (at) => withdraw(at, { of, bowler }, () => t('bfUndone', bowler)));
+}
+
+// Holds or resumes the lane; undone by the opposite hold (with the reason
+// the lane was held for).
+export function hold(on, reason) {
+  const was = S.lane && S.lane.hold;
+  const ev = { ev: 'hold', on };
+  if (on && reason) ev.reason = reason;
+  const back = { ev: 'hold', on: !on };
+  if (!on && was && was.reason) back.reason = was.reason;
+  return act(ev, () => t(on ? 'holdDone' : 'resumeDone'),
+    () => ({ ev: back, say: () => t(on ? 'resumeDone' : 'holdDone') }));
+}
