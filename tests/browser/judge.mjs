@@ -19,24 +19,30 @@ await run(async ({ page, shot, step, lane, until }) => {
 
   step('a judge logs in, sets a B1 bowler, checks the blindfold and starts a block');
   await page.goto(url);
-  await page.waitForSelector(id('sheet'));
+  await page.waitForSelector(id('lane-table'));
   await page.fill(id('login-pin'), pin);
   await page.fill(id('login-name'), 'Judge Orlova');
   await page.click(id('login-submit'));
   await shows('judge-name', 'Judge Orlova');
+  await page.click(id('tab-order'));
   await page.click(id('lineup-add'));
   await page.fill(id('lineup-name-0'), 'Anna K.');
   await page.selectOption(id('lineup-class-0'), 'B1');
   await page.click(id('lineup-save'));
   await until('the lineup on the server', async () => (await lane()).bowlers.length === 1);
+  await page.click(id('tab-blindfolds'));
   await page.click(id('blindfold-ok-0'));
   await until('the blindfold check on the server', async () => (await lane()).blindfolds.some((b) => b.ok));
+  await page.click(id('tab-order'));
   await page.fill(id('start-games'), '1');
   await page.click(id('start-block'));
+  await page.waitForSelector(id('lineup-locked'));
+  await page.click(id('tab-lane'));
   await page.waitForSelector(id('frame-0-1-1'));
   await shows('up-now', 'Anna K.');
 
   step('a judge asks for a new blindfold check');
+  await page.click(id('tab-blindfolds'));
   if (await page.locator(id('blindfold-recheck-awaited-0')).count()) {
     throw new Error('a new check is said to be awaited before anyone asked for one');
   }
@@ -67,6 +73,7 @@ await run(async ({ page, shot, step, lane, until }) => {
     (await lane()).blindfolds.map((b) => [b.bowler, b.ok, b.recheck]), [['Anna K.', true, false]]);
 
   step('the pinsetter sets a deck without pin 5 for frame 1: the banner names it');
+  await page.click(id('tab-lane'));
   await pinsetter('READY', '1111011111');
   await page.waitForSelector(id('deck-alert'), { state: 'visible' });
   const deck = await text('deck-alert');
@@ -93,9 +100,11 @@ await run(async ({ page, shot, step, lane, until }) => {
   await shot('judge-03-ball-starred');
 
   step('the judge declares it dead: it is gone from the sheet and the lane');
-  await page.click(id('nav-conduct'));
+  await page.click(id('tab-judge'));
   await shows('dead-ball-what', 'Anna K., игра 1, фрейм 1, бросок 1 — при неверной расстановке');
   await page.click(id('dead-ball'));
+  await shows('toast', 'Бросок объявлен недействительным: Anna K., фрейм 1, бросок 1');
+  await page.click(id('tab-lane'));
   await page.waitForSelector(id('ball-0-1-1-1'), { state: 'detached' });
   const after = await lane();
   same('/api/lane balls after the dead ball',
@@ -106,22 +115,26 @@ await run(async ({ page, shot, step, lane, until }) => {
   const dead = after.conduct.filter((c) => c.kind === 'dead_ball');
   same('/api/lane dead_ball entries', dead.map((c) => [c.bowler, c.frame, c.ball, c.deck, c.by]),
     [['Anna K.', 1, 1, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'Judge Orlova']]);
+  await page.click(id('tab-judge'));
   await shows('conduct-list', 'Недействительный бросок');
   await shot('judge-04-dead-ball');
 
   step('the block ends and the next one starts: Block 2');
+  await page.click(id('tab-order'));
   await page.click(id('end-block'));
   await page.waitForSelector(id('start-block'));
   await page.fill(id('start-games'), '1');
   await page.click(id('start-block'));
   await page.waitForSelector(id('lineup-locked'));
-  await showsAt('#h-lineup', 'Блок 2');
-  await showsAt('#sheet .blockh', 'Блок 2 (идёт)');
+  await showsAt('#h-order', 'Блок 2');
+  await page.click(id('tab-lane'));
+  await shows('lane-block', 'Блок 2 (идёт)');
   const second = await lane();
   same('/api/lane blocks in the second journal', second.blocks.map((b) => [b.block, b.ended]), [[2, false]]);
   same('/api/lane bowlers in block 2', second.bowlers.map((b) => [b.name, b.block]), [['Anna K.', 2]]);
   await page.click(id('lang-toggle'));
-  await showsAt('#sheet .blockh', 'Block 2 (in progress)');
-  await showsAt('#h-lineup', 'Block 2');
+  await shows('lane-block', 'Block 2 (in progress)');
+  await page.click(id('tab-order'));
+  await showsAt('#h-order', 'Block 2');
   await shot('judge-05-block-2');
 });

@@ -11,7 +11,7 @@ await run(async ({ page, shot, step, lane, until }) => {
 
   step('the panel loads and connects');
   await page.goto(url);
-  await page.waitForSelector(id('sheet'));
+  await page.waitForSelector(id('lane-table'));
   await shot('01-loaded');
 
   step('a judge logs in');
@@ -24,6 +24,7 @@ await run(async ({ page, shot, step, lane, until }) => {
   );
 
   step('the lane order is set');
+  await page.click(id('tab-order'));
   await page.click(id('lineup-add'));
   await page.fill(id('lineup-name-0'), 'Anna K.');
   await page.selectOption(id('lineup-class-0'), 'B1');
@@ -49,9 +50,13 @@ await run(async ({ page, shot, step, lane, until }) => {
   await shot('02-blindfold-refused');
 
   step('the blindfold is checked and the block starts');
+  await page.click(id('tab-blindfolds'));
   await page.click(id('blindfold-ok-0'));
   await until('the blindfold check on the server', async () => (await lane()).blindfolds.some((b) => b.ok));
+  await page.click(id('tab-order'));
   await page.click(id('start-block'));
+  await page.waitForSelector(id('lineup-locked'));
+  await page.click(id('tab-lane'));
   await page.waitForSelector(id('frame-0-1-1'));
   await shot('03-block-started');
   const extras = await page.evaluate(() => fetch('/api/lane').then((r) => r.json())
@@ -79,6 +84,7 @@ await run(async ({ page, shot, step, lane, until }) => {
   await shot('05-corrected');
 
   step('the sheet is exported as CSV from the history');
+  await page.click(id('tab-history'));
   await page.click(id('history-refresh'));
   const link = page.locator('[data-testid^="export-csv-"]').first();
   await link.waitFor();
@@ -111,6 +117,7 @@ await run(async ({ page, shot, step, lane, until }) => {
       close() {}
     };
   });
+  await page.click(id('tab-lane'));
   await page.reload();
   await page.waitForSelector(id('frame-0-1-1'));
   const push = (journal) => page.evaluate(([l, j]) => window.laneEvents.dispatchEvent(
@@ -131,7 +138,7 @@ await run(async ({ page, shot, step, lane, until }) => {
   if (!banner.includes('Счёт остановлен') || !banner.includes(reason) || !banner.includes(': 3')) {
     throw new Error(`the banner says: ${banner}`);
   }
-  const notes = await text('journal-notes');
+  const notes = await page.locator(id('journal-notes')).textContent();
   if (!notes.includes('000001.jsonl.damaged') || !notes.includes('restored from the open file')) {
     throw new Error(`the journal's notes say: ${notes}`);
   }
@@ -139,19 +146,24 @@ await run(async ({ page, shot, step, lane, until }) => {
     throw new Error('the failed mirror is not shown');
   }
   await shot('07-journal-failed');
-  await page.click(id('nav-history'));
+  // In sight whichever tab is shown, wherever it is scrolled to.
+  await page.click(id('tab-history'));
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
   const top = await page.locator(id('journal-alert')).boundingBox();
-  if (!top || Math.abs(top.y) > 2) throw new Error(`the banner is not at the top of the history: ${JSON.stringify(top)}`);
+  const height = await page.evaluate(() => window.innerHeight);
+  if (!top || top.y < 0 || top.y + top.height > height) throw new Error(`the banner is out of sight on the history: ${JSON.stringify(top)}`);
   await page.screenshot({ path: join(shots, '08-journal-failed-history.png') });
 
   step('a judge action is refused with the lane\'s reason');
   const refusal = `the journal cannot be written: ${reason}; the lane is held until it can`;
   await page.route('**/api/actions', (route) => route.fulfill({ status: 503, json: { error: refusal } }));
+  await page.click(id('tab-judge'));
   await page.click(id('hold-toggle'));
   await page.waitForFunction(
     ([sel, want]) => document.querySelector(sel)?.textContent.includes(want),
     [id('error'), refusal],
   );
+  await page.click(id('tab-lane'));
   await page.click(id('ball-0-1-1-1'));
   await page.click(id('correct-submit'));
   await page.waitForFunction(
