@@ -208,3 +208,48 @@ fn the_lane_order_editor_saves_what_it_shows() {
     assert!(status.success(), "the browser script failed: {status}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// The lane view (`tests/browser/lane.mjs`): with four bowlers in two
+/// teams, every bowler's current frame and the ball up are in sight
+/// without scrolling on a 1280×800 and an 800×1280 tablet; frame columns
+/// keep their width; a frame's total shows once it is settled and is the
+/// lane's, team totals are the sums of the lane's; the pin pad asks first
+/// while the pinsetter sends; the tabs have addresses, survive a reload
+/// and follow Back; a penalty is confirmed on screen and undone (the lane
+/// has it withdrawn); the printed sheet; the page's weight.
+#[test]
+fn the_lane_view_shows_every_bowler_at_once() {
+    run_with_pinsetter("lane.mjs", "lane");
+}
+
+/// The pin pad (`tests/browser/lane.mjs pad`) on a lane whose pinsetter
+/// port never opened: shown at once, naming who is up, a ball is one tap
+/// plus the pins still standing (a strike one tap), the pins down before
+/// the ball cannot be tapped, and a ball recorded by hand and undone is
+/// off the lane, the same bowler up again for the same ball.
+#[test]
+fn the_pin_pad_records_a_ball_in_one_tap_plus_the_pins() {
+    let Some((dir, shots)) = scratch("pad") else {
+        return;
+    };
+    let http = support::free_port();
+    let pin = "246813";
+    let hash = lanecall::web::hash_pin(pin).unwrap();
+    let port = dir.join("ttyNOPINSETTER");
+    let config = support::write_config(&dir, 6, port.to_str().unwrap(), http, &hash);
+    let _daemon = support::Daemon::start(&config, http);
+    let status = Command::new("node")
+        .arg(root().join("tests/browser/lane.mjs"))
+        .arg(format!("http://127.0.0.1:{http}/"))
+        .arg(pin)
+        .arg(&shots)
+        .arg("pad")
+        .current_dir(root().join("tests/browser"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .status()
+        .expect("node runs");
+    assert!(status.success(), "the browser script failed: {status}");
+    let _ = fs::remove_dir_all(&dir);
+}
