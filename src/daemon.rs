@@ -140,6 +140,7 @@ pub async fn serve(
         auth: web::AuthSettings::from_config(&config),
         journal_dir: Some(config.journal_dir()),
         live_views: config.web.max_live_views,
+        event: config.web.event.clone(),
     });
     let fd_limit = web::server::fd_limit();
     let limits = web::server::Limits::new(web::server::connection_cap(

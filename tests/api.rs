@@ -23,6 +23,10 @@ use tokio::sync::watch;
 use tower::ServiceExt;
 
 const PIN: &str = "246813";
+/// The lane time the fake lane answers every action it takes with.
+const ACTION_T: u64 = 4_000;
+/// The event's title the fake lane's panel prints.
+const EVENT: &str = "Moscow Cup, blind and visually impaired, men";
 /// `hash_pin("246813")`, as `lanecall hash-pin 246813` would print it.
 const PIN_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$r5DtFYrrh0Em8b6vpGgaeg$C7dnmSyV/yXUxYP+bLqmx5uiC3PcpPib0X6Kz6JJKyQ";
 
@@ -58,7 +62,7 @@ fn lane() -> Lane {
                                 "Anna K.".into(),
                             ])))
                         }
-                        _ => Ok(()),
+                        _ => Ok(ACTION_T),
                     };
                     if let Ok(mut taken) = record.lock() {
                         taken.push((by, action));
@@ -86,6 +90,7 @@ fn lane() -> Lane {
         },
         journal_dir: None,
         live_views: 64,
+        event: EVENT.into(),
     });
     Lane {
         app,
@@ -201,7 +206,7 @@ async fn an_action_without_a_login_is_refused_and_never_reaches_the_lane() {
     let res = send(&lane.app, get("/api/session", None)).await;
     assert_eq!(
         json_of(res).await,
-        json!({"judge": null, "pin_names": false, "security": null})
+        json!({"judge": null, "pin_names": false, "security": null, "event": EVENT})
     );
     assert!(lane.taken.lock().unwrap().is_empty());
 }
@@ -256,7 +261,10 @@ async fn a_judge_logs_in_and_the_lane_records_their_name_on_each_action() {
         r#"{"ev":"hold","on":true,"reason":"oil","by":"Somebody Else","t":99}"#,
     )
     .await;
-    assert_eq!((status, body), (StatusCode::OK, json!({"ok": true})));
+    assert_eq!(
+        (status, body),
+        (StatusCode::OK, json!({"ok": true, "t": ACTION_T}))
+    );
     assert_eq!(
         lane.taken.lock().unwrap().as_slice(),
         [(
@@ -519,6 +527,7 @@ async fn a_stopped_lane_is_reported_not_waited_for() {
         },
         journal_dir: None,
         live_views: 64,
+        event: String::new(),
     });
     let cookie = log_in(&app, "Judge Orlova").await;
     let (status, body) = act(&app, &cookie, r#"{"ev":"end_block"}"#).await;
@@ -691,6 +700,7 @@ fn app_with(journal_dir: Option<PathBuf>) -> Router {
         },
         journal_dir,
         live_views: 64,
+        event: String::new(),
     })
 }
 
@@ -1094,6 +1104,7 @@ async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
         },
         journal_dir: None,
         live_views: 64,
+        event: String::new(),
     });
     let res = send(&app, get("/api/session", None)).await;
     assert_eq!(json_of(res).await["pin_names"], true);
@@ -1183,6 +1194,7 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
         auth: AuthSettings::with_pin_hash(PIN_HASH),
         journal_dir: None,
         live_views: 64,
+        event: String::new(),
     });
     let cookie = log_in(&app, "Judge Orlova").await;
     let lineup = r#"{"ev":"lineup","bowlers":[{"name":"Pavel Orlov","class":"B2"}]}"#;
@@ -1223,7 +1235,9 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     assert_eq!(lane["up"]["ball"], 2);
 
     let (status, body) = act(&app, &cookie, r#"{"ev":"dead_ball"}"#).await;
-    assert_eq!((status, body), (StatusCode::OK, json!({"ok": true})));
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["ok"], true);
+    let dead_t = body["t"].as_u64().expect("the time it was journaled at");
     let lane = lane_until(&app, "the ball gone", |l| l["last_ball"].is_null()).await;
     assert_eq!(lane["bowlers"][0]["games"], json!([]));
     assert_eq!(
@@ -1233,6 +1247,7 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     let dead = lane["conduct"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(dead["kind"], "dead_ball");
     assert_eq!(dead["by"], "Judge Orlova");
+    assert_eq!(dead["t"], dead_t, "the answer's t is the action's");
     // The machine had set the 10 for a second ball: it is asked for a full
     // rack, and until it sets one the deck is named wrong.
     assert_eq!(lane["wrong_deck"]["extra"], json!([]));
@@ -1251,6 +1266,42 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
         text.contains(r#""by":"Judge Orlova","ev":"dead_ball""#),
         "{text}"
     );
+
+    // A penalty given by mistake, withdrawn by the time its answer gave.
+    let penalty = r#"{"ev":"penalty","bowler":"Pavel Orlov","reason":"illegal delivery"}"#;
+    let (status, body) = act(&app, &cookie, penalty).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let at = body["t"].as_u64().unwrap();
+    let withdraw =
+        format!(r#"{{"ev":"withdraw","of":"penalty","at":{at},"bowler":"Pavel Orlov"}}"#);
+    assert_eq!(act(&app, &cookie, &withdraw).await.0, StatusCode::OK);
+    let lane = lane_until(&app, "the penalty withdrawn", |l| {
+        l["conduct"].as_array().unwrap().last().unwrap()["withdrawn"] == true
+    })
+    .await;
+    let last = lane["conduct"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!((&last["kind"], &last["t"]), (&json!("penalty"), &json!(at)));
+    let (status, body) = act(&app, &cookie, &withdraw).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("nothing to withdraw: penalty at t="),
+        "{body}"
+    );
+    let bad = r#"{"ev":"withdraw","of":"lineup","at":1}"#;
+    let (status, body) = act(&app, &cookie, bad).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("of \"lineup\" is not an action that can be withdrawn"),
+        "{body}"
+    );
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(text.matches(r#""ev":"withdraw""#).count(), 2, "{text}");
 
     sensors.send(Input::Shutdown).await.unwrap();
     thread.join().unwrap();

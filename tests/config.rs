@@ -617,6 +617,24 @@ fn named_judges_are_checked_one_by_one() {
 }
 
 #[test]
+fn the_event_title_is_one_printed_line() {
+    let with = |title: &str| minimal().replace("[web]", &format!("[web]\nevent = {title:?}"));
+    let config = parse(&with("  Кубок Москвы, B1–B3  ")).expect("a title");
+    assert_eq!(config.web.event, "Кубок Москвы, B1–B3");
+    assert_problem(
+        &problems(&with(&"x".repeat(121))),
+        "web.event",
+        "121 characters long; at most 120",
+    );
+    assert_problem(
+        &problems(&with("Cup\nday 2")),
+        "web.event",
+        "control character",
+    );
+    assert_eq!(parse(&minimal()).unwrap().web.event, "");
+}
+
+#[test]
 fn judge_pin_hash_is_required() {
     let text = minimal().replace(&format!("judge_pin_hash = \"{HASH}\""), "");
     let problems = problems(&text);

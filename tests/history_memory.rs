@@ -71,6 +71,7 @@ fn app(dir: &Path) -> Router {
         },
         journal_dir: Some(dir.to_owned()),
         live_views: 64,
+        event: String::new(),
     })
 }
 

@@ -12,7 +12,7 @@ use lanecall::lane::scoring::{self, Ball, Sheet};
 use lanecall::lane::{
     Action, Bowler, Class, Conduct, ConductKind, Effect, Event, FoulMode, Lane, LaterBall, Level,
     Millis, Output, OutputChange, Panel, Pin, PinSet, Refusal, Rules, Sensor, Side, Stamped,
-    Switch,
+    Switch, Withdrawable,
 };
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::replay::Replay;
@@ -581,11 +581,52 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
                 Some("Anna"),
                 &ConductKind::Penalty {
                     reason: "slow bowling, second time".to_owned(),
-                    by: Some(JUDGE.to_owned())
+                    by: Some(JUDGE.to_owned()),
+                    withdrawn: false,
+                    confirms: Some(s.lane.conduct()[1].id),
                 }
             ),
         ]
     );
+
+    // The judge takes the penalty back: it no longer counts, and the
+    // clock's penalty waits for a judge again. Twice is refused.
+    let withdraw = Action::Withdraw {
+        of: Withdrawable::Penalty,
+        at: 203_000,
+        bowler: Some("Anna".to_owned()),
+    };
+    s.ok(204_000, withdraw.clone());
+    assert!(matches!(
+        s.lane.conduct()[3].kind,
+        ConductKind::Penalty {
+            withdrawn: true,
+            confirms: None,
+            ..
+        }
+    ));
+    assert!(matches!(
+        s.lane.conduct()[1].kind,
+        ConductKind::SlowBowling {
+            level: Level::Penalty,
+            confirmed_by: None,
+            ..
+        }
+    ));
+    let fx = s.judge(205_000, withdraw);
+    assert!(
+        matches!(
+            &refusals(&fx)[..],
+            [Refusal::NothingToWithdraw {
+                what: "penalty",
+                at: 203_000,
+                ..
+            }]
+        ),
+        "{fx:?}"
+    );
+    let text = refusals(&fx)[0].to_string();
+    assert!(text.contains("penalty at t=203000 for Anna"), "{text}");
 }
 
 #[test]
@@ -809,6 +850,112 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
     assert_eq!(s.lane.poll_deadline(), Some(80_001));
 }
 
+#[test]
+fn pins_entered_by_hand_are_withdrawn_while_their_ball_is_the_last() {
+    let mut s = Sim::start(
+        Rules::default(),
+        &[("Anna", Class::B3), ("Boris", Class::B3)],
+        1,
+    );
+    let manual = |list: &[u8]| Action::ManualPins {
+        standing: pins(list),
+    };
+    let withdraw = |at| Action::Withdraw {
+        of: Withdrawable::ManualPins,
+        at,
+        bowler: None,
+    };
+    s.ok(10_000, manual(&[7, 10]));
+    s.ok(20_000, manual(&[]));
+    assert_eq!(s.up(), Some((1, 1, 1, 1)));
+
+    // A tap too many: Anna's spare was a miss of the 10 pin.
+    s.ok(21_000, withdraw(20_000));
+    assert_eq!(s.marks(0, 0), ["8"]);
+    assert_eq!(s.up(), Some((0, 1, 1, 2)));
+    assert_eq!(s.lane.up().unwrap().at.before, pins(&[7, 10]));
+    assert_eq!(s.lane.slow_clock(), Some((0, 0, true)), "ready at once");
+    s.ok(22_000, manual(&[10]));
+    assert_eq!(s.marks(0, 0), ["81"]);
+
+    // Only the last ball, and only one entered by hand.
+    let fx = s.judge(23_000, withdraw(10_000));
+    assert!(
+        matches!(
+            &refusals(&fx)[..],
+            [Refusal::NothingToWithdraw {
+                what: "manual_pins",
+                at: 10_000,
+                ..
+            }]
+        ),
+        "{fx:?}"
+    );
+    s.ready(24_000, PinSet::FULL);
+    s.delivery(30_000, pins(&[1]));
+    s.tick(31_000);
+    let before = s.snapshot();
+    let fx = s.judge(31_000, withdraw(22_000));
+    assert_eq!(refusals(&fx).len(), 1, "{fx:?}");
+    assert_eq!(s.snapshot(), before);
+}
+
+#[test]
+fn a_blindfold_action_is_withdrawn_while_it_is_the_bowlers_latest() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    let anna = || "Anna".to_owned();
+    let withdraw = |of, at| Action::Withdraw {
+        of,
+        at,
+        bowler: Some(anna()),
+    };
+    // A failed check pressed by mistake: the check before it holds again
+    // and the conduct entry says it was withdrawn.
+    s.ok(
+        5_000,
+        Action::BlindfoldCheck {
+            bowler: anna(),
+            ok: false,
+        },
+    );
+    assert!(!s.lane.blindfolds()[0].ok());
+    s.ok(6_000, withdraw(Withdrawable::BlindfoldCheck, 5_000));
+    let b = &s.lane.blindfolds()[0];
+    assert!(b.ok());
+    assert_eq!(b.last_check, Some((0, true, Some(JUDGE.to_owned()))));
+    assert!(matches!(
+        s.lane.conduct().last().unwrap().kind,
+        ConductKind::Blindfold {
+            issue: "failed_check",
+            withdrawn: true,
+            ..
+        }
+    ));
+
+    // An adjustment withdrawn: the lane is no longer held for her.
+    s.ok(7_000, Action::BlindfoldAdjust { bowler: anna() });
+    assert!(!s.lane.blindfolds()[0].ok());
+    let wrong = s.judge(8_000, withdraw(Withdrawable::BlindfoldRecheck, 7_000));
+    assert_eq!(refusals(&wrong).len(), 1, "not the action at 7000");
+    s.ok(8_000, withdraw(Withdrawable::BlindfoldAdjust, 7_000));
+    assert!(s.lane.blindfolds()[0].ok());
+
+    // Once withdrawn, or once another action followed, it stays.
+    let again = s.judge(9_000, withdraw(Withdrawable::BlindfoldAdjust, 7_000));
+    assert_eq!(refusals(&again).len(), 1);
+    s.ok(10_000, Action::BlindfoldRecheck { bowler: anna() });
+    s.ok(
+        11_000,
+        Action::BlindfoldCheck {
+            bowler: anna(),
+            ok: true,
+        },
+    );
+    let late = s.judge(12_000, withdraw(Withdrawable::BlindfoldRecheck, 10_000));
+    assert_eq!(refusals(&late).len(), 1);
+    assert!(s.lane.blindfolds()[0].ok());
+}
+
 // ----- the rail buttons ------------------------------------------------------
 
 #[test]
@@ -918,7 +1065,8 @@ fn a_delivery_during_a_blindfold_adjustment_is_a_blindfold_incident() {
         c[0].kind,
         ConductKind::Blindfold {
             issue: "bowled_unchecked",
-            by: None
+            by: None,
+            withdrawn: false,
         }
     );
     assert_eq!(s.marks(0, 0), ["9"], "the ball still counts");

@@ -79,6 +79,7 @@ pub fn router(
         auth,
         journal_dir: None,
         live_views: 1,
+        event: String::new(),
     });
     let shared = Shared {
         book,

@@ -534,7 +534,7 @@ impl Link {
                         match tokio::time::timeout(LANE_REPLY, rx).await {
                             Err(_) => Err("the lane is not answering".to_owned()),
                             Ok(Err(_)) => Err("the lane is not running".to_owned()),
-                            Ok(Ok(Ok(()))) => Ok(()),
+                            Ok(Ok(Ok(_))) => Ok(()),
                             Ok(Ok(Err(NotTaken::Refused(r)))) => Err(r.to_string()),
                             Ok(Ok(Err(e @ NotTaken::NotDurable(_)))) => Err(e.to_string()),
                         }

@@ -151,6 +151,7 @@ pub(super) const ROOT: &[(&str, Kind)] = &[
             ("lockout_after", Kind::Int),
             ("lockout_base_s", Kind::Int),
             ("lockout_max_s", Kind::Int),
+            ("event", Kind::Str),
             (
                 "judges",
                 Kind::Tables(&[("name", Kind::Str), ("pin_hash", Kind::Str)]),
@@ -424,6 +425,7 @@ pub(super) struct RawWeb {
     pub(super) lockout_after: Option<i64>,
     pub(super) lockout_base_s: Option<i64>,
     pub(super) lockout_max_s: Option<i64>,
+    pub(super) event: Option<String>,
     pub(super) judges: Vec<RawJudge>,
 }
 

@@ -15,6 +15,8 @@ use super::validated::{JudgeConfig, TlsFiles, WebConfig};
 
 /// Each named judge's hash is computed at every login.
 const MAX_JUDGES: usize = 8;
+/// The event title's length at most, in characters (one printed line).
+const MAX_EVENT_CHARS: usize = 120;
 
 impl RawWeb {
     pub(super) fn validate(self, c: &mut Check) -> Option<WebConfig> {
@@ -117,6 +119,25 @@ impl RawWeb {
                 .map(|n| n as usize),
         };
         let tls = tls_files(c, self.tls_cert, self.tls_key);
+        let event = self.event.unwrap_or_default().trim().to_owned();
+        let event = if event.chars().count() > MAX_EVENT_CHARS {
+            c.push(
+                "web.event",
+                format!(
+                    "is {} characters long; at most {MAX_EVENT_CHARS}",
+                    event.chars().count()
+                ),
+            );
+            None
+        } else if event.chars().any(char::is_control) {
+            c.push(
+                "web.event",
+                "has a control character (a tab or a line break): one line of text".to_owned(),
+            );
+            None
+        } else {
+            Some(event)
+        };
 
         Some(WebConfig {
             listen: listen?,
@@ -130,6 +151,7 @@ impl RawWeb {
             lockout_after: after?,
             lockout_base: base?,
             lockout_max: max.filter(|m| base.is_none_or(|b| *m >= b))?,
+            event: event?,
         })
     }
 }

@@ -296,6 +296,8 @@ pub struct WebConfig {
     pub lockout_base: Duration,
     /// The longest lock (`lockout_max_s`).
     pub lockout_max: Duration,
+    /// The event's title, printed at the top of the score sheet (`event`).
+    pub event: String,
 }
 
 impl WebConfig {
@@ -361,6 +363,7 @@ impl Config {
                 lockout_after: DEFAULT_LOCKOUT_AFTER,
                 lockout_base: Duration::from_secs(DEFAULT_LOCKOUT_BASE_S),
                 lockout_max: Duration::from_secs(DEFAULT_LOCKOUT_MAX_S),
+                event: String::new(),
             },
             rules: Rules::default(),
             centre: None,
@@ -468,6 +471,7 @@ impl Config {
         line(format!("session_hours = {}", w.session.as_secs() / 3600));
         line(format!("max_connections = {}", w.max_connections));
         line(format!("max_live_views = {}", w.max_live_views));
+        line(format!("event = {}", toml_str(&w.event)));
         if let Some(tls) = &w.tls {
             line(format!(
                 "tls_cert = {}",

@@ -113,6 +113,13 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                 }
                 Action::ManualPins { standing } => put("standing", standing_json(*standing)),
                 Action::DeadBall | Action::EndBlock => {}
+                Action::Withdraw { of, at, bowler } => {
+                    put("of", json!(of.as_str()));
+                    put("at", json!(at));
+                    if let Some(b) = bowler {
+                        put("bowler", json!(b));
+                    }
+                }
             }
             if let Some(by) = &p.by {
                 put("by", json!(by));
@@ -134,6 +141,7 @@ pub fn sealed_event_line(e: &Stamped<Event>, n: u64) -> String {
 mod tests {
     use super::*;
     use crate::journal::parse_event;
+    use crate::lane::Withdrawable;
     use crate::lane::{Class, Language, LaterBall, Panel, Side, Voice};
 
     #[test]
@@ -213,6 +221,16 @@ mod tests {
             },
             Action::DeadBall,
             Action::EndBlock,
+            Action::Withdraw {
+                of: Withdrawable::Penalty,
+                at: 7000,
+                bowler: Some("Anna K.".into()),
+            },
+            Action::Withdraw {
+                of: Withdrawable::ManualPins,
+                at: 9000,
+                bowler: None,
+            },
         ];
         let events = sensors
             .into_iter()

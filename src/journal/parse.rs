@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::LineError;
 use crate::lane::{
     Action, Bowler, Class, Event, Language, LaterBall, Millis, Panel, Pin, PinSet, Sensor, Side,
-    Stamped, Verbosity, Voice,
+    Stamped, Verbosity, Voice, Withdrawable,
 };
 
 /// The fields every event line has.
@@ -458,6 +458,44 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
         }
         "dead_ball" => Action::DeadBall,
         "end_block" => Action::EndBlock,
+        "withdraw" => {
+            #[derive(Deserialize)]
+            struct F {
+                of: String,
+                at: Millis,
+                bowler: Option<String>,
+            }
+            let f: F = fields(ev, line)?;
+            let bad = |message: String| LineError::Field {
+                ev: ev.to_owned(),
+                message,
+            };
+            let Some(of) = Withdrawable::parse(&f.of) else {
+                let known: Vec<&str> = Withdrawable::ALL.iter().map(|w| w.as_str()).collect();
+                return Err(bad(format!(
+                    "of {:?} is not an action that can be withdrawn ({})",
+                    f.of.chars().take(40).collect::<String>(),
+                    known.join(", ")
+                )));
+            };
+            match (&f.bowler, of.of_bowler()) {
+                (None, true) => {
+                    return Err(bad(format!(
+                        "withdrawing a {} needs its bowler",
+                        of.as_str()
+                    )));
+                }
+                (Some(_), false) => {
+                    return Err(bad(format!("withdrawing {} names no bowler", of.as_str())));
+                }
+                _ => {}
+            }
+            Action::Withdraw {
+                of,
+                at: f.at,
+                bowler: f.bowler,
+            }
+        }
         other => return Err(LineError::UnknownEvent(other.chars().take(40).collect())),
     })
 }

@@ -6,7 +6,7 @@
 //! at a release. It never holds the lane itself: the slow-bowling clock
 //! reads it as a pause (`holds`), and a block's start asks it (`turns`).
 
-use super::{Bowler, Class, ConductKind, Effect, Lane, Millis, Refusal};
+use super::{Bowler, Class, ConductKind, Effect, Lane, Millis, Refusal, Withdrawable};
 
 /// A B1 bowler's blindfold as the judges last saw it. A check holds for
 /// the competition day, across blocks, until the bowler adjusts the
@@ -24,6 +24,21 @@ pub struct Blindfold {
     /// latest few: whether a ball was bowled with a checked blindfold is
     /// decided at its release, which may be known only later.
     changes: Vec<(Millis, bool)>,
+    /// The latest action on it, and what it was before, for a `withdraw`.
+    pub(super) undo: Option<BlindfoldUndo>,
+}
+
+/// A blindfold as it was before an action, which a judge may withdraw
+/// while it is the bowler's latest.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct BlindfoldUndo {
+    pub(super) of: Withdrawable,
+    pub(super) at: Millis,
+    last_check: Option<(Millis, bool, Option<String>)>,
+    adjusting: bool,
+    recheck: bool,
+    /// The conduct entry of a failed check.
+    pub(super) conduct: Option<u32>,
 }
 
 /// Changes of a blindfold kept: a release is never more than
@@ -44,7 +59,28 @@ impl Blindfold {
             adjusting: false,
             recheck: false,
             changes: Vec::new(),
+            undo: None,
         }
+    }
+
+    /// Keeps what it is now, before the action `of` at `at` changes it.
+    fn before(&mut self, of: Withdrawable, at: Millis) {
+        self.undo = Some(BlindfoldUndo {
+            of,
+            at,
+            last_check: self.last_check.clone(),
+            adjusting: self.adjusting,
+            recheck: self.recheck,
+            conduct: None,
+        });
+    }
+
+    /// Back to what it was before its latest action, at `t`.
+    pub(super) fn restore(&mut self, undo: BlindfoldUndo, t: Millis) {
+        self.last_check = undo.last_check;
+        self.adjusting = undo.adjusting;
+        self.recheck = undo.recheck;
+        self.changed(t);
     }
 
     /// Fit to bowl with now: checked and in order, not being adjusted, no
@@ -135,6 +171,7 @@ impl Lane {
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         let b = self.blindfold_mut(bowler)?;
+        b.before(Withdrawable::BlindfoldCheck, t);
         b.last_check = Some((t, ok, by.clone()));
         b.adjusting = false;
         b.recheck = false;
@@ -143,8 +180,15 @@ impl Lane {
             let issue = ConductKind::Blindfold {
                 issue: "failed_check",
                 by,
+                withdrawn: false,
             };
-            self.raise(t, Some(bowler.to_owned()), issue, out);
+            let id = self.raise(t, Some(bowler.to_owned()), issue, out);
+            if let Ok(Blindfold {
+                undo: Some(undo), ..
+            }) = self.blindfold_mut(bowler)
+            {
+                undo.conduct = Some(id);
+            }
         }
         Ok(())
     }
@@ -152,6 +196,7 @@ impl Lane {
     /// The bowler asked to adjust the blindfold.
     pub(super) fn blindfold_adjust(&mut self, t: Millis, bowler: &str) -> Result<(), Refusal> {
         let b = self.blindfold_mut(bowler)?;
+        b.before(Withdrawable::BlindfoldAdjust, t);
         b.adjusting = true;
         b.changed(t);
         Ok(())
@@ -160,6 +205,7 @@ impl Lane {
     /// A judge asked for a new check.
     pub(super) fn blindfold_recheck(&mut self, t: Millis, bowler: &str) -> Result<(), Refusal> {
         let b = self.blindfold_mut(bowler)?;
+        b.before(Withdrawable::BlindfoldRecheck, t);
         b.recheck = true;
         b.changed(t);
         Ok(())

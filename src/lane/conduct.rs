@@ -57,6 +57,9 @@ pub enum ConductKind {
         issue: &'static str,
         #[serde(skip_serializing_if = "Option::is_none")]
         by: Option<String>,
+        /// The judge withdrew the failed check.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        withdrawn: bool,
     },
     NoPinReport,
     PinsetterFault {
@@ -66,6 +69,12 @@ pub enum ConductKind {
         reason: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         by: Option<String>,
+        /// The judge withdrew it.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        withdrawn: bool,
+        /// The slow-bowling entry it confirmed, if any.
+        #[serde(skip)]
+        confirms: Option<u32>,
     },
     /// A judge declared a ball dead: it does not count and is bowled again
     /// at `deck`, the pins the rules had standing before it.
@@ -119,21 +128,32 @@ impl std::fmt::Display for ConductKind {
                     _ => Ok(()),
                 }
             }
-            ConductKind::Blindfold { issue, by } => {
+            ConductKind::Blindfold {
+                issue,
+                by,
+                withdrawn,
+            } => {
                 let what = match *issue {
                     "failed_check" => "blindfold check failed",
                     _ => "bowled without a blindfold check",
                 };
                 f.write_str(what)?;
-                by.as_ref().map_or(Ok(()), |by| write!(f, " ({by})"))
+                by.as_ref().map_or(Ok(()), |by| write!(f, " ({by})"))?;
+                withdrawn_by_judge(f, *withdrawn)
             }
             ConductKind::NoPinReport => {
                 f.write_str("no pin report from the pinsetter: a judge enters the pins")
             }
             ConductKind::PinsetterFault { text } => write!(f, "pinsetter fault {text}"),
-            ConductKind::Penalty { reason, by } => {
+            ConductKind::Penalty {
+                reason,
+                by,
+                withdrawn,
+                ..
+            } => {
                 write!(f, "penalty: {reason}")?;
-                by.as_ref().map_or(Ok(()), |by| write!(f, " ({by})"))
+                by.as_ref().map_or(Ok(()), |by| write!(f, " ({by})"))?;
+                withdrawn_by_judge(f, *withdrawn)
             }
             ConductKind::DeadBall {
                 game,
@@ -151,4 +171,11 @@ impl std::fmt::Display for ConductKind {
             }
         }
     }
+}
+
+fn withdrawn_by_judge(f: &mut std::fmt::Formatter<'_>, withdrawn: bool) -> std::fmt::Result {
+    if withdrawn {
+        f.write_str(", withdrawn by the judge")?;
+    }
+    Ok(())
 }

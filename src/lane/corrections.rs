@@ -181,26 +181,8 @@ impl Lane {
         by: Option<String>,
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
-        self.open_block().ok_or(Refusal::NoBlockOpen)?;
-        if self.flight.started() {
-            return Err(Refusal::BallUnderWay);
-        }
-        let last = self.last_ball().ok_or(Refusal::NoBallToVoid)?;
-        let Some((e, g)) = self.last_ball.take() else {
-            return Err(Refusal::NoBallToVoid);
-        };
+        let (last, name, _) = self.take_last_ball()?;
         let at = last.scored.at;
-        let entry = &mut self.entries[e];
-        entry.games[g].pop();
-        if entry.games[g].is_empty() && g + 1 == entry.games.len() {
-            entry.games.pop();
-        }
-        entry.advance(last.game, Some(at));
-        let name = entry.bowler.name.clone();
-        if last.scored.foul {
-            self.withdraw_foul(&name, last.game, at);
-        }
-        self.window = None;
         let kind = ConductKind::DeadBall {
             game: last.game,
             frame: at.frame,
@@ -215,13 +197,45 @@ impl Lane {
         // The lane is ready for the ball again once the deck is set: now,
         // if the pinsetter has set one (the clock waits while it is wrong),
         // else at its READY.
-        let ready = self.ready_deck.map(|_| t);
+        self.ready_again(self.ready_deck.map(|_| t), false);
+        Ok(())
+    }
+
+    /// Takes the last ball of the open block off the sheet (and its foul
+    /// with it): the bowler is up again for the same frame and ball.
+    /// Returns it, its bowler and the ball as recorded.
+    pub(super) fn take_last_ball(&mut self) -> Result<(LastBall, String, Ball), Refusal> {
+        self.open_block().ok_or(Refusal::NoBlockOpen)?;
+        if self.flight.started() {
+            return Err(Refusal::BallUnderWay);
+        }
+        let last = self.last_ball().ok_or(Refusal::NoBallToVoid)?;
+        let Some((e, g)) = self.last_ball.take() else {
+            return Err(Refusal::NoBallToVoid);
+        };
+        let at = last.scored.at;
+        let entry = &mut self.entries[e];
+        let ball = entry.games[g].pop().ok_or(Refusal::NoBallToVoid)?;
+        if entry.games[g].is_empty() && g + 1 == entry.games.len() {
+            entry.games.pop();
+        }
+        entry.advance(last.game, Some(at));
+        let name = entry.bowler.name.clone();
+        if last.scored.foul {
+            self.withdraw_foul(&name, last.game, at);
+        }
+        self.window = None;
+        Ok((last, name, ball))
+    }
+
+    /// The bowler up changed back: their clock starts at `ready` (`None`:
+    /// when the pinsetter sets the deck).
+    pub(super) fn ready_again(&mut self, ready: Option<Millis>, by_hand: bool) {
         self.follow_turn(ready);
         if self.clock.is_none()
             && let Some(t) = ready
         {
-            self.start_clock(t, false);
+            self.start_clock(t, by_hand);
         }
-        Ok(())
     }
 }

@@ -405,6 +405,7 @@ impl Lane {
                     let issue = ConductKind::Blindfold {
                         issue: "bowled_unchecked",
                         by: None,
+                        withdrawn: false,
                     };
                     self.raise(t, Some(name), issue, out);
                 }
@@ -454,6 +455,7 @@ impl Lane {
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         self.pin_report(t, standing, out)?;
+        self.manual_at = Some(t);
         // No pinsetter will say READY: the lane is ready now, and a
         // pinsetter that comes back may report the next ball.
         self.awaiting_ready = false;

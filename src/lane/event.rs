@@ -185,6 +185,55 @@ pub enum Action {
     /// bowled again at the deck it was bowled at by the rules.
     DeadBall,
     EndBlock,
+    /// A judge takes back an action shortly after making it: the one of
+    /// kind `of` journaled at `at` (for a bowler's penalty or blindfold,
+    /// that bowler's). The journal keeps both.
+    Withdraw {
+        of: Withdrawable,
+        at: Millis,
+        bowler: Option<String>,
+    },
+}
+
+/// The actions a `withdraw` can take back. A `hold` is taken back by the
+/// opposite `hold` and a `correct` by another `correct`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Withdrawable {
+    Penalty,
+    BlindfoldCheck,
+    BlindfoldAdjust,
+    BlindfoldRecheck,
+    ManualPins,
+}
+
+impl Withdrawable {
+    pub const ALL: [Withdrawable; 5] = [
+        Withdrawable::Penalty,
+        Withdrawable::BlindfoldCheck,
+        Withdrawable::BlindfoldAdjust,
+        Withdrawable::BlindfoldRecheck,
+        Withdrawable::ManualPins,
+    ];
+
+    /// The `ev` of the action taken back.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Withdrawable::Penalty => "penalty",
+            Withdrawable::BlindfoldCheck => "blindfold_check",
+            Withdrawable::BlindfoldAdjust => "blindfold_adjust",
+            Withdrawable::BlindfoldRecheck => "blindfold_recheck",
+            Withdrawable::ManualPins => "manual_pins",
+        }
+    }
+
+    pub fn parse(ev: &str) -> Option<Withdrawable> {
+        Self::ALL.into_iter().find(|w| w.as_str() == ev)
+    }
+
+    /// Whether it names a bowler (all but the manual pins' ball).
+    pub fn of_bowler(self) -> bool {
+        self != Withdrawable::ManualPins
+    }
 }
 
 /// A later ball re-entered with a correction: what stood after it, as the
@@ -212,6 +261,7 @@ impl Action {
             Action::ManualPins { .. } => "manual_pins",
             Action::DeadBall => "dead_ball",
             Action::EndBlock => "end_block",
+            Action::Withdraw { .. } => "withdraw",
         }
     }
 }

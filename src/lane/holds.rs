@@ -248,7 +248,7 @@ impl Lane {
         self.clock = Some(c);
     }
 
-    pub(super) fn confirm_slow_penalty(&mut self, bowler: &str, by: Option<String>) {
+    pub(super) fn confirm_slow_penalty(&mut self, bowler: &str, by: Option<String>) -> Option<u32> {
         let flagged = self.conduct.iter_mut().rev().find(|c| {
             c.bowler.as_deref() == Some(bowler)
                 && matches!(
@@ -261,12 +261,15 @@ impl Lane {
                 )
         });
         if let Some(Conduct {
+            id,
             kind: ConductKind::SlowBowling { confirmed_by, .. },
             ..
         }) = flagged
         {
             *confirmed_by = Some(by.unwrap_or_else(|| "judge".to_owned()));
+            return Some(*id);
         }
+        None
     }
 
     /// A judge holds the lane.
@@ -305,12 +308,16 @@ impl Lane {
         if !self.on_lane(bowler) {
             return Err(Refusal::UnknownBowler(bowler.to_owned()));
         }
-        if reason.contains("slow") {
-            self.confirm_slow_penalty(bowler, by.clone());
-        }
+        let confirms = if reason.contains("slow") {
+            self.confirm_slow_penalty(bowler, by.clone())
+        } else {
+            None
+        };
         let kind = ConductKind::Penalty {
             reason: reason.to_owned(),
             by,
+            withdrawn: false,
+            confirms,
         };
         self.raise(t, Some(bowler.to_owned()), kind, out);
         Ok(())

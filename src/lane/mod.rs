@@ -24,6 +24,8 @@
 //! - `blindfold`: B1 blindfold checks.
 //! - `holds`: holds, the pauses and the slow-bowling clock, penalties.
 //! - `corrections`: a judge's corrections and dead balls.
+//! - `withdraw`: a judge taking back a penalty, a blindfold action or
+//!   pins entered by hand.
 //! - `refusal`: why an input is refused.
 
 mod blindfold;
@@ -40,6 +42,7 @@ mod refusal;
 pub mod rules;
 pub mod scoring;
 mod turns;
+mod withdraw;
 
 use std::collections::BTreeSet;
 
@@ -55,7 +58,7 @@ use delivery::{Beam, Flight};
 pub use delivery::{PracticeBall, SerialStats, WrongDeck};
 pub use event::{
     Action, Bowler, Class, Event, Language, LaterBall, Millis, Panel, Sensor, Stamped, Verbosity,
-    Voice,
+    Voice, Withdrawable,
 };
 use fouls::BallRef;
 use holds::SlowClock;
@@ -182,6 +185,8 @@ pub struct Lane {
     conduct: Vec<Conduct>,
     next_conduct_id: u32,
     last_callout: Option<Callout>,
+    /// The time of the last `manual_pins`, for a `withdraw` of its ball.
+    manual_at: Option<Millis>,
     lamp_off_due: Option<Millis>,
     /// Adjacent lanes where a bowler is at the line or a ball is in play
     /// (at most [`MAX_NEIGHBOURS`]).
@@ -219,6 +224,7 @@ impl Lane {
             conduct: Vec::new(),
             next_conduct_id: 0,
             last_callout: None,
+            manual_at: None,
             lamp_off_due: None,
             neighbours_busy: BTreeSet::new(),
         }
@@ -444,6 +450,7 @@ impl Lane {
             Action::ManualPins { standing } => self.manual_pins(t, *standing, out),
             Action::DeadBall => self.dead_ball(t, by, out),
             Action::EndBlock => self.end_block(t, out),
+            Action::Withdraw { of, at, bowler } => self.withdraw(t, *of, *at, bowler.as_deref()),
         }
     }
 }

@@ -82,6 +82,13 @@ pub enum Refusal {
         "a ball is under way: wait for its pin report (or enter its pins), then declare it dead"
     )]
     BallUnderWay,
+    #[error("nothing to withdraw: {what} at t={at}{} ({why})", .bowler.as_deref().map(|b| format!(" for {b}")).unwrap_or_default())]
+    NothingToWithdraw {
+        what: &'static str,
+        at: Millis,
+        bowler: Option<String>,
+        why: &'static str,
+    },
     #[error("the lane is already held")]
     AlreadyHeld,
     #[error("the lane is not held")]

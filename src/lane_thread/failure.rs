@@ -11,11 +11,9 @@
 use std::io;
 use std::time::Instant;
 
-use tokio::sync::oneshot;
-
 use super::{Core, MAX_NOTICES, MAX_WAITING, RETRY};
 use crate::lane::{Action, Event, Millis, Panel, Stamped};
-use crate::ports::NotTaken;
+use crate::ports::{NotTaken, Reply};
 use crate::store::{PathState, rfc3339, unix_now};
 
 /// The journal cannot be written: nothing is applied until it can.
@@ -66,11 +64,7 @@ impl Core {
     /// While the journal fails: a reading waits (bounded) to be journaled
     /// when it can be; a judge's action is answered at once that it was
     /// not taken.
-    pub(super) fn wait_or_refuse(
-        &mut self,
-        e: Stamped<Event>,
-        reply: Option<oneshot::Sender<Result<(), NotTaken>>>,
-    ) {
+    pub(super) fn wait_or_refuse(&mut self, e: Stamped<Event>, reply: Option<Reply>) {
         let Some(f) = &mut self.failure else { return };
         match reply {
             Some(reply) => {

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 use crate::journal::Header;
 use crate::lane::{
@@ -30,7 +30,9 @@ use crate::lane::{
 use crate::log_limit::LogLimiter;
 use crate::mirror::Mirror;
 use crate::ports::inputs::{InputReceiver, InputStats};
-use crate::ports::{CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink};
+use crate::ports::{
+    CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Reply,
+};
 use crate::replay::Replay;
 use crate::store::{JournalFile, Recovered, Store, StoreError, rfc3339, unix_now};
 use failure::Failure;
@@ -375,12 +377,7 @@ impl Core {
 
     /// Journals one input, then applies it; an input that cannot be
     /// journaled is not applied.
-    fn apply(
-        &mut self,
-        t: Millis,
-        event: Event,
-        reply: Option<oneshot::Sender<Result<(), NotTaken>>>,
-    ) {
+    fn apply(&mut self, t: Millis, event: Event, reply: Option<Reply>) {
         // Never earlier than what the lane has seen (a reading stamped by
         // its source just before a timer fired), so that a replay meets the
         // deadlines in the same order as the live lane did.
@@ -393,7 +390,7 @@ impl Core {
         match self.journal_and_apply(&stamped) {
             Ok(refusal) => {
                 if let Some(reply) = reply {
-                    let _ = reply.send(refusal.map_or(Ok(()), |r| Err(NotTaken::Refused(r))));
+                    let _ = reply.send(refusal.map_or(Ok(t), |r| Err(NotTaken::Refused(r))));
                 }
             }
             Err(e) => {

@@ -48,6 +48,10 @@ pub enum NotTaken {
     NotDurable(String),
 }
 
+/// The answer to a panel action: the lane time it was journaled at (a
+/// later `withdraw` names it by that time), or why it was not taken.
+pub type Reply = oneshot::Sender<Result<Millis, NotTaken>>;
+
 /// What the lane's thread is asked to do.
 #[derive(Debug)]
 pub enum Input {
@@ -58,7 +62,7 @@ pub enum Input {
     Action {
         by: Option<String>,
         action: Action,
-        reply: Option<oneshot::Sender<Result<(), NotTaken>>>,
+        reply: Option<Reply>,
     },
     /// Stop after what is queued.
     Shutdown,

@@ -131,7 +131,13 @@ pub(super) async fn session(State(shared): State<Shared>, jar: SignedCookieJar) 
     // Whether a PIN names its judge: the panel then asks for no name.
     let pin_names = shared.api.auth.judge_pin_hash.is_none() && !shared.api.auth.judges.is_empty();
     let security = judge.is_some().then(|| shared.pins.security());
-    Json(json!({ "judge": judge, "pin_names": pin_names, "security": security })).into_response()
+    Json(json!({
+        "judge": judge,
+        "pin_names": pin_names,
+        "security": security,
+        "event": shared.api.event,
+    }))
+    .into_response()
 }
 
 pub(super) async fn security(State(shared): State<Shared>, jar: SignedCookieJar) -> ApiResult {

@@ -138,6 +138,8 @@ pub struct ApiState {
     pub journal_dir: Option<PathBuf>,
     /// Live views (`GET /api/events`) at once; one more gets `503`.
     pub live_views: usize,
+    /// The event's title (`[web] event`), for the printed sheet.
+    pub event: String,
 }
 
 pub use crate::ports::LaneSnapshot;
@@ -638,9 +640,9 @@ async fn actions(
             ))
         }
         Ok(Err(_)) => Err(stopped()),
-        Ok(Ok(Ok(()))) => {
+        Ok(Ok(Ok(t))) => {
             tracing::info!(judge, action = name, "action applied");
-            Ok(Json(json!({ "ok": true })).into_response())
+            Ok(Json(json!({ "ok": true, "t": t })).into_response())
         }
         Ok(Ok(Err(NotTaken::Refused(refusal)))) => {
             tracing::info!(judge, action = name, %refusal, "action refused");
