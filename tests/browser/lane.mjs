@@ -85,7 +85,7 @@ await run(async ({ page, api, step, lane, until }) => {
     await tap('pad-record');
     await until('ball 2 on the server', async () => frameOf(await lane(), 'Anna K.', 1).balls.length === 2);
     same('taps for ball 2', clicks, 1);
-    same('/api/lane frame 1', [frameOf(await lane(), 'Anna K.', 1).marks, frameOf(await lane(), 'Anna K.', 1).balls[1].standing], ['9/', []]);
+    same('/api/lane frame 1', [frameOf(await lane(), 'Anna K.', 1).marks, frameOf(await lane(), 'Anna K.', 1).balls[1].standing], ['8/', []]);
 
     step('Boris strikes in one tap, and the ball is undone');
     await shows('up-now', 'Boris, игра 1, фрейм 1, бросок 1');
@@ -100,11 +100,16 @@ await run(async ({ page, api, step, lane, until }) => {
     const after = await lane();
     same('/api/lane up after the undo', [after.up.bowler, after.up.game, after.up.frame, after.up.ball, after.up.standing.length],
       ['Boris', 1, 1, 1, 10]);
-    same('/api/lane Anna after the undo', frameOf(after, 'Anna K.', 1).marks, '9/');
+    same('/api/lane Anna after the undo', frameOf(after, 'Anna K.', 1).marks, '8/');
     await shows('toast', 'Бросок снят: Boris снова бросает фрейм 1, бросок 1');
     await shows('up-now', 'Boris, игра 1, фрейм 1, бросок 1');
     const [sh, ih] = await noScroll();
     if (sh > ih) throw new Error(`the lane view with the pad scrolls: ${sh} > ${ih}`);
+
+    step('the printed sheet has the event\'s title');
+    await page.evaluate(() => { window.print = () => {}; });
+    await page.click(id('print-lane'));
+    same('the printed title', await page.locator(id('print-title')).textContent(), 'Cup of the Volga 2026');
     return;
   }
 

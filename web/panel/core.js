@@ -162,11 +162,14 @@ export function renderToast() {
   const box = $('toast');
   if (!toast) { replace(box); return; }
   const u = toast.undo;
-  replace(box, h('p', { class: 'toast', 'data-testid': 'toast-box' },
+  replace(box, h('p', { class: 'toast', id: 'toast-msg', tabindex: '-1' },
     h('span', { 'data-testid': 'toast-text', text: toast.say() }),
     u ? h('button', { type: 'button', ...tid('toast-undo'), text: t('undo'), onclick: () => {
       toast.undo = null;
       renderToast();
+      // The button is gone: focus stays on the message, which says next
+      // whether the undo was taken.
+      $('toast-msg').focus();
       act(u.ev, u.say);
     } }) : null));
 }
@@ -255,11 +258,11 @@ export function openBlock(lane) {
   return (lane.blocks || []).find((x) => !x.ended) || null;
 }
 
-// The lane order now: the entries of the latest block, the last entry for
-// each position (a substitute replaces the one before it); `i` is the
-// entry's index in the lane's bowlers.
-export function currentOrder(lane) {
-  const n = latestBlock(lane);
+// The lane order now (or at the end of block `block`): the entries of the
+// latest block, the last entry for each position (a substitute replaces
+// the one before it); `i` is the entry's index in the lane's bowlers.
+export function currentOrder(lane, block) {
+  const n = block === undefined ? latestBlock(lane) : block;
   const byPos = new Map();
   (lane.bowlers || []).forEach((b, i) => {
     if (b.block === n) byPos.set(or(b.position, i), { b, i });
@@ -289,24 +292,27 @@ export function seriesOf(b) {
   return any ? { series, withH } : null;
 }
 
-// Teams of the current lane order with two bowlers or more: each team's
-// score in game `game` and its series, with handicap, over every bowler of
-// the block who bowled for it (a substitute's games count too).
-export function teams(lane, game) {
-  const order = currentOrder(lane);
-  const block = latestBlock(lane);
+// The teams of block `block`'s lane order with two bowlers or more: each
+// team's score in each of `games` and its series, over every bowler of the
+// block who bowled for it (a substitute's games count too), with handicap
+// where a member has one; null where no frame of theirs is settled.
+export function teams(lane, block, games) {
   const count = new Map();
-  for (const { b } of order) if (b.team) count.set(b.team, (count.get(b.team) || 0) + 1);
+  for (const { b } of currentOrder(lane, block)) if (b.team) count.set(b.team, (count.get(b.team) || 0) + 1);
+  const add = (x, v) => (v === null ? x : (x || 0) + v);
   const out = [];
   for (const [team, n] of count) {
     if (n < 2) continue;
     const members = (lane.bowlers || []).filter((b) => b.block === block && b.team === team);
-    const sum = { team, game: null, gameH: null, series: null, seriesH: null, hd: members.some((b) => b.handicap) };
+    const sum = { team, hd: members.some((b) => b.handicap), games: games.map(() => [null, null]), series: null, seriesH: null };
     for (const b of members) {
-      const g = settled(b.games.find((x) => x.game === game));
-      if (g !== null) { sum.game = (sum.game || 0) + g; sum.gameH = (sum.gameH || 0) + g + (b.handicap || 0); }
+      games.forEach((g, i) => {
+        const s = settled(b.games.find((x) => x.game === g));
+        sum.games[i] = [add(sum.games[i][0], s), add(sum.games[i][1], s === null ? null : s + (b.handicap || 0))];
+      });
       const s = seriesOf(b);
-      if (s) { sum.series = (sum.series || 0) + s.series; sum.seriesH = (sum.seriesH || 0) + s.withH; }
+      sum.series = add(sum.series, s ? s.series : null);
+      sum.seriesH = add(sum.seriesH, s ? s.withH : null);
     }
     out.push(sum);
   }

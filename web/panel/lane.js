@@ -7,7 +7,7 @@ import {
   $, h, tid, sorted, replace, act, isJudge, S, PIN_ROWS, ALL_PINS, currentOrder, latestBlock,
   blocksOf, pendingSlow, givePenalty, withdraw,
 } from './core.js';
-import { frameCell, totalCell, badges, shortConduct, blockLabel, blockPicker, sheetFor, teamTable, printNow } from './sheet.js';
+import { frameCell, totalCell, badges, shortConduct, blockLabel, blockPicker, sheetFor, teamTable, blockGames, printNow } from './sheet.js';
 
 // The lane view's own state: the pin pad (opened by a judge while the
 // pinsetter sends; the pins marked standing for the ball up) and the block
@@ -161,7 +161,6 @@ function showBlock(bi) {
 
 function blockView(el, lane) {
   const block = blocksOf(lane).includes(L.block) ? L.block : latestBlock(lane);
-  const order = currentOrder(lane);
   replace(el,
     h('h2', { id: 'h-lane', tabindex: '-1', text: t('blockSheet') }),
     h('div', { class: 'row' },
@@ -171,7 +170,7 @@ function blockView(el, lane) {
     h('div', { id: 'sheet', 'data-testid': 'sheet', class: 'sheet' },
       h('h3', { class: 'blockh', text: block ? blockLabel(lane, block) : '' }),
       sheetFor(lane, block, true, '')),
-    block === latestBlock(lane) ? teamTable(lane, currentGame(lane, order), '') : null);
+    teamTable(lane, block, blockGames(lane, block), ''));
 }
 
 export function renderLane() {
@@ -189,7 +188,7 @@ export function renderLane() {
   replace(el,
     h('h2', { id: 'h-lane', class: 'vh', text: t('tabLane') }),
     h('div', { class: 'lane' },
-      h('div', { class: 'board' }, laneTable(lane, order, game, cur, latestBlock(lane)), teamTable(lane, game, '')),
+      h('div', { class: 'board' }, laneTable(lane, order, game, cur, latestBlock(lane)), teamTable(lane, latestBlock(lane), [game], '')),
       side(lane)));
 }
 

@@ -168,20 +168,27 @@ export function sheetFor(lane, block, live, idp) {
   return cards.length ? cards : [h('p', { text: t('noBowlers') })];
 }
 
-// The teams' totals of a block, as a table.
-export function teamTable(lane, game, idp) {
-  const ts = teams(lane, game);
+// The games bowled in a block, in order.
+export function blockGames(lane, block) {
+  const games = new Set();
+  for (const b of lane.bowlers || []) if (b.block === block) for (const g of b.games) games.add(g.game);
+  return [...games].sort((a, b) => a - b);
+}
+
+// The teams' totals of block `block` in `games` and their series, as a
+// table (none without a team of two).
+export function teamTable(lane, block, games, idp) {
+  const ts = teams(lane, block, games);
   if (!ts.length) return null;
-  const v = (x) => (x === null ? '—' : String(x));
-  const anyH = ts.some((x) => x.hd);
+  const cell = (cls, [s, sH], hd) => h('td', {}, h('span', { class: cls, text: s === null ? '—' : String(s) }),
+    hd && sH !== null ? h('span', { class: 'hd', text: t('withHdcpN', sH) }) : null);
   return h('table', { class: 'list teams', 'data-testid': idp + 'teams' },
-    h('caption', { class: idp ? null : 'vh', text: t('teamsCap', game) }),
-    h('thead', {}, h('tr', {}, [t('team'), t('gameN', game), anyH ? t('withHdcp') : null, t('series'), anyH ? t('seriesHdcp') : null]
-      .filter(Boolean).map((x) => h('th', { scope: 'col', text: x })))),
+    h('caption', { class: idp ? null : 'vh', text: t('teams') }),
+    h('thead', {}, h('tr', {}, [t('team'), ...games.map((g) => t('gameN', g)), t('series')].map((x) => h('th', { scope: 'col', text: x })))),
     h('tbody', {}, ts.map((x) => h('tr', { 'data-testid': idp + 'team-' + x.team },
       h('th', { scope: 'row', text: x.team }),
-      h('td', { class: 'tg', text: v(x.game) }), anyH ? h('td', { text: x.hd ? v(x.gameH) : '' }) : null,
-      h('td', { class: 'ts', text: v(x.series) }), anyH ? h('td', { text: x.hd ? v(x.seriesH) : '' }) : null))));
+      x.games.map((g) => cell('tg', g, x.hd)),
+      cell('ts', [x.series, x.seriesH], x.hd)))));
 }
 
 // The printed sheet of `lane`'s block `block` (`when`: its date): the
@@ -189,15 +196,13 @@ export function teamTable(lane, game, idp) {
 // signatures. Drawn into #print-sheet, which only print shows.
 export function printSheet(lane, block, when) {
   const info = blockInfo(lane, block) || {};
-  const games = [];
-  for (const b of lane.bowlers || []) if (b.block === block) for (const g of b.games) games.push(g.game);
   const sign = (who) => h('p', { class: 'sign' }, who + ': ', h('span', { class: 'line' }), ' ' + t('signature') + ': ', h('span', { class: 'line' }));
   replace($('print-sheet'),
     h('h1', { 'data-testid': 'print-title', text: S.event || t('sheetTitle') }),
     h('p', { class: 'pmeta', text: [fmtDate(when, true), t('titleLane', lane.lane), block ? t('blockN', block) : null,
       info.games ? t('gamesN', info.games) : null].filter(Boolean).join(' · ') }),
     sheetFor(lane, block, false, 'print-'),
-    teamTable(lane, games.length ? Math.max(...games) : 1, 'print-'),
+    teamTable(lane, block, blockGames(lane, block), 'print-'),
     h('div', { class: 'signs' }, sign(t('judge')), sign(t('judge')), sign(t('headJudge'))));
 }
 
