@@ -226,7 +226,8 @@ fn the_lane_view_shows_every_bowler_at_once() {
 /// port never opened: shown at once, naming who is up, a ball is one tap
 /// plus the pins still standing (a strike one tap), the pins down before
 /// the ball cannot be tapped, and a ball recorded by hand and undone is
-/// off the lane, the same bowler up again for the same ball.
+/// off the lane, the same bowler up again for the same ball; the printed
+/// sheet has the event's title (`[web] event`).
 #[test]
 fn the_pin_pad_records_a_ball_in_one_tap_plus_the_pins() {
     let Some((dir, shots)) = scratch("pad") else {
@@ -237,6 +238,9 @@ fn the_pin_pad_records_a_ball_in_one_tap_plus_the_pins() {
     let hash = lanecall::web::hash_pin(pin).unwrap();
     let port = dir.join("ttyNOPINSETTER");
     let config = support::write_config(&dir, 6, port.to_str().unwrap(), http, &hash);
+    let mut text = fs::read_to_string(&config).unwrap();
+    text.push_str("event = \"Cup of the Volga 2026\"\n");
+    fs::write(&config, text).unwrap();
     let _daemon = support::Daemon::start(&config, http);
     let status = Command::new("node")
         .arg(root().join("tests/browser/lane.mjs"))
