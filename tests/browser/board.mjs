@@ -24,7 +24,9 @@ function expected(lane) {
         const f = g && g.frames.find((x) => x.frame === n);
         return [f ? f.marks : '', f && f.cumulative !== null ? String(f.cumulative) : ''];
       });
-      return [b.name, frames, g && g.frames.length ? String(g.total) : ''];
+      // The total as far as it is settled: the last frame's running total.
+      const done = g ? g.frames.filter((f) => f.cumulative !== null) : [];
+      return [b.name, frames, done.length ? String(done[done.length - 1].cumulative) : ''];
     }),
     up: lane.up ? [lane.up.bowler, lane.up.frame, lane.up.ball] : null,
     upName: lane.up ? lane.up.bowler : null,

@@ -72,7 +72,7 @@ function bowlerRows(lane, b, i, gnum) {
       isUp ? h('span', { class: 'badge', text: ' ' + pt('upLabel') }) : null)),
     h('tr', { class: 'frames' },
       FRAMES.map((f) => frameCell(lane, b, i, game, f, isUp)),
-      h('td', { class: 'total', 'data-testid': 'board-total-' + i, text: game && (game.frames || []).length ? String(game.total) : '' })));
+      h('td', { class: 'total', 'data-testid': 'board-total-' + i, text: settledTotal(game) })));
 }
 
 function grid(lane) {
@@ -177,3 +177,10 @@ function init() {
 }
 
 init();
+
+// The game's total as far as it is settled: the running total of the last
+// frame scored for good (a strike waits for its next two balls).
+function settledTotal(game) {
+  const done = ((game && game.frames) || []).filter((f) => f.cumulative !== null && f.cumulative !== undefined);
+  return done.length ? String(done[done.length - 1].cumulative) : '';
+}
