@@ -209,6 +209,29 @@ fn the_lane_order_editor_saves_what_it_shows() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// The scoreboard, `/board` (`tests/browser/board.mjs`): four bowlers'
+/// marks, running totals and game totals, the bowler and ball up and the
+/// pins standing are what `GET /api/lane` holds; at 1920×1080 and
+/// 1280×800 nothing scrolls and every row is on the screen; the text is
+/// at least 7:1 against its background in both themes; a hold, a dropped
+/// stream and a blindfold adjustment are shown as banners; the page weighs
+/// less than 150 KB.
+#[test]
+fn the_scoreboard_shows_the_lane_in_large_type() {
+    run_with_pinsetter("board.mjs", "board");
+}
+
+/// The bowler's phone, `/me` (`tests/browser/me.mjs`): the lane order to
+/// pick from; after the bowler's own ball the live region says the lane's
+/// callout for it in the bowler's language, after another bowler's ball
+/// nothing; "My score" says the score of the lane's sheet; a reload keeps
+/// the bowler and says nothing old; nothing scrolls sideways at 320 px and
+/// 400 % zoom; the page weighs less than 150 KB.
+#[test]
+fn a_bowler_follows_their_own_balls_on_a_phone() {
+    run_with_pinsetter("me.mjs", "me");
+}
+
 /// The lane view (`tests/browser/lane.mjs`): with four bowlers in two
 /// teams, every bowler's current frame and the ball up are in sight
 /// without scrolling on a 1280×800 and an 800×1280 tablet; frame columns

@@ -1,6 +1,8 @@
 //! The tablet panel: the files of `web/panel/`, built into the binary.
 //!
 //! - `GET /`: the panel's `index.html`;
+//! - `GET /board`: the scoreboard, `board.html` (large type, read-only);
+//! - `GET /me`: a bowler's own phone page, `me.html`;
 //! - `GET /panel/{*file}`: its scripts and styles.
 //!
 //! Every answer carries `Cache-Control: no-cache` (a tablet must not keep a
@@ -30,11 +32,21 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; connect-src 'self
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
         .route("/", get(index))
+        .route("/board", get(board))
+        .route("/me", get(me))
         .route("/panel/{*file}", get(file))
 }
 
 async fn index() -> Response {
     serve("index.html")
+}
+
+async fn board() -> Response {
+    serve("board.html")
+}
+
+async fn me() -> Response {
+    serve("me.html")
 }
 
 async fn file(Path(file): Path<String>) -> Response {
@@ -99,8 +111,10 @@ mod tests {
     use axum::http::Request;
     use tower::ServiceExt;
 
-    /// The most the panel may weigh, all files together.
-    const MAX_TOTAL: usize = 150 * 1024;
+    /// The most the panel's files may weigh together: three pages (`/`,
+    /// `/board`, `/me`) of at most 150 KB each. What each page loads is
+    /// weighed in a real browser by tests/panel_browser.rs.
+    const MAX_TOTAL: usize = 3 * 150 * 1024;
 
     async fn get_path(path: &str) -> Response {
         let app: Router = routes();
@@ -194,6 +208,40 @@ mod tests {
                 tag.trim_start().starts_with("type=\"module\" src="),
                 "inline script"
             );
+        }
+    }
+
+    #[tokio::test]
+    async fn the_scoreboard_and_the_phone_are_pages_like_the_index() {
+        for (path, file) in [("/board", "board.html"), ("/me", "me.html")] {
+            let res = get_path(path).await;
+            assert_eq!(res.status(), StatusCode::OK, "{path}");
+            let h = res.headers();
+            assert_eq!(
+                h[header::CONTENT_TYPE],
+                "text/html; charset=utf-8",
+                "{path}"
+            );
+            assert_eq!(h[header::CACHE_CONTROL], "no-cache", "{path}");
+            assert_eq!(
+                h[header::CONTENT_SECURITY_POLICY],
+                CONTENT_SECURITY_POLICY,
+                "{path}"
+            );
+            let body = to_bytes(res.into_body(), usize::MAX).await.unwrap();
+            assert_eq!(&body[..], &Panel::get(file).unwrap().data[..], "{path}");
+            let html = std::str::from_utf8(&body).unwrap();
+            assert!(html.starts_with("<!doctype html>"), "{path}");
+            assert!(
+                !html.contains(" style=") && !html.contains("<style"),
+                "{path}"
+            );
+            for tag in html.split("<script").skip(1) {
+                assert!(
+                    tag.trim_start().starts_with("type=\"module\" src="),
+                    "{path}: inline script"
+                );
+            }
         }
     }
 }
