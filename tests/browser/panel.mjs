@@ -3,7 +3,7 @@
 // Asks the test harness for a pinsetter ball by printing `BALL <mask>` and
 // waits for `sent` on stdin. Exits non-zero on the first failed step.
 import { join } from 'node:path';
-import { url, pin, shots, id, pinsetter, run } from './harness.mjs';
+import { url, pin, shots, id, same, pinsetter, run } from './harness.mjs';
 
 const ball = (mask) => pinsetter('BALL', mask);
 
@@ -120,8 +120,9 @@ await run(async ({ page, shot, step, lane, until }) => {
   await page.click(id('tab-lane'));
   await page.reload();
   await page.waitForSelector(id('frame-0-1-1'));
-  const push = (journal) => page.evaluate(([l, j]) => window.laneEvents.dispatchEvent(
-    new MessageEvent('lane', { data: JSON.stringify({ ...l, journal: j }) })), [served, journal]);
+  const push = (journal, more = {}) => page.evaluate(([l, j]) => window.laneEvents.dispatchEvent(
+    new MessageEvent('lane', { data: JSON.stringify({ ...l, journal: j }) })), [{ ...served, ...more }, journal]);
+  const speakerWhy = 'default: no sound card (/dev/snd is absent)';
   const reason = 'No space left on device (os error 28)';
   await push({
     state: 'failed',
@@ -131,7 +132,7 @@ await run(async ({ page, shot, step, lane, until }) => {
     set_aside: [{ file: 'lane5-20261129T090000Z-000001.jsonl.damaged', reason: 'line 1, the header, is damaged' }],
     notices: [{ at: '2026-11-30T12:03:00Z', message: 'the journal file was deleted while the lane ran: restored from the open file' }],
     mirror: { state: 'failed', path: '/mnt/usb/lanecall', reason: 'Read-only file system (os error 30)' },
-  });
+  }, { speaker: { state: 'no_device', reason: speakerWhy } });
   const text = (name) => page.locator(id(name)).innerText();
   await page.waitForSelector(id('journal-alert'), { state: 'visible' });
   const banner = await text('journal-alert');
@@ -145,6 +146,10 @@ await run(async ({ page, shot, step, lane, until }) => {
   if (!(await text('status-mirror')).includes('Read-only file system')) {
     throw new Error('the failed mirror is not shown');
   }
+  // The speaker's reason is the technician's English: not the message on
+  // a Russian screen, only its tooltip.
+  same('the speaker\'s state on a Russian screen', await text('status-speaker'), 'Динамик: НЕТ УСТРОЙСТВА');
+  same('the speaker\'s reason, for the technician', await page.getAttribute(id('status-speaker'), 'title'), `Для техника: ${speakerWhy}`);
   await shot('07-journal-failed');
   // In sight whichever tab is shown, wherever it is scrolled to.
   await page.click(id('tab-history'));

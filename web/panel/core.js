@@ -145,7 +145,7 @@ export function renderError() {
 // shown), `undo` (if any) what undoes it.
 let toast = null;
 
-export function showToast(say, undo) {
+function showToast(say, undo) {
   if (toast) clearTimeout(toast.timer);
   toast = { say, undo };
   toast.timer = setTimeout(() => {

@@ -45,7 +45,7 @@ function standingNow(lane) {
   return null;
 }
 
-export function pinDiagram(standing, label) {
+function pinDiagram(standing, label) {
   const set = new Set(standing);
   return h('div', { class: 'pins big', role: 'img', 'data-testid': 'pin-diagram', 'aria-label': label || t('standingList', standing) },
     PIN_ROWS.map((row) => h('div', { class: 'pin-row' },

@@ -70,7 +70,7 @@ export function totalCell(bi, b, game, idp) {
       vh(t('withHdcp') + ' '), h('span', { 'aria-hidden': 'true', text: '+' + hd + ' = ' }), String(s + hd)) : null);
 }
 
-export const cols = () => h('colgroup', {}, h('col', { class: 'c-g' }), ALL_PINS.map((f) => h('col', { class: f === 10 ? 'c-f10' : 'c-f' })), h('col', { class: 'c-tot' }));
+const cols = () => h('colgroup', {}, h('col', { class: 'c-g' }), ALL_PINS.map((f) => h('col', { class: f === 10 ? 'c-f10' : 'c-f' })), h('col', { class: 'c-tot' }));
 
 // The bowler who took this one's place in the block, if any: the next
 // entry at the same position.
@@ -109,7 +109,7 @@ export function badges(lane, b) {
 }
 
 // A bowler's card: every game of the block, totals, handicap and series.
-export function bowlerCard(lane, bi, b, gamesInBlock, live, idp) {
+function bowlerCard(lane, bi, b, gamesInBlock, live, idp) {
   const after = replacedBy(lane, b);
   const isUp = live && lane.up && lane.up.bowler === b.name;
   const hd = b.handicap || 0;
@@ -194,7 +194,7 @@ export function teamTable(lane, block, games, idp) {
 // The printed sheet of `lane`'s block `block` (`when`: its date): the
 // event, the lane, every bowler's games, the teams and the judges'
 // signatures. Drawn into #print-sheet, which only print shows.
-export function printSheet(lane, block, when) {
+function printSheet(lane, block, when) {
   const info = blockInfo(lane, block) || {};
   const sign = (who) => h('p', { class: 'sign' }, who + ': ', h('span', { class: 'line' }), ' ' + t('signature') + ': ', h('span', { class: 'line' }));
   replace($('print-sheet'),
@@ -222,11 +222,7 @@ export function latestPrint() {
 
 let dialog = null; // {bowler, game, frame, ball, standing:Set, foul, prev, opener}
 
-export function dialogOpen() {
-  return !!dialog;
-}
-
-export function openCorrect(bowler, game, frame, ball, rec, opener) {
+function openCorrect(bowler, game, frame, ball, rec, opener) {
   const prev = { standing: rec ? rec.standing : [], foul: !!(rec && rec.foul) };
   dialog = { bowler, game, frame, ball, standing: new Set(prev.standing), foul: prev.foul, prev, opener: opener && opener.id };
   $('dialog-error').hidden = true;
