@@ -179,7 +179,7 @@ function showTab(name) {
 // A tab is chosen by its address: the browser's Back goes to the one before.
 function pick(name) {
   if (location.hash !== '#' + name) location.hash = name;
-  else showTab(name);
+  showTab(name);
 }
 
 function tabKeys(e) {
@@ -305,7 +305,7 @@ function init() {
   $('error-close').addEventListener('click', clearError);
   for (const n of TABS) $('tab-' + n).addEventListener('click', () => pick(n));
   $('tabs').addEventListener('keydown', tabKeys);
-  window.addEventListener('hashchange', () => showTab(tabOf()));
+  window.addEventListener('hashchange', () => { if (tabOf() !== S.tab) showTab(tabOf()); });
   if (location.hash !== '#' + tabOf()) history.replaceState(null, '', '#' + tabOf());
   $('dialog-cancel').addEventListener('click', closeDialog);
   $('correct-submit').addEventListener('click', submitDialog);

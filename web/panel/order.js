@@ -179,7 +179,8 @@ function lockedLineup(lane, open) {
       h('button', { type: 'button', ...tid('sub-submit'), text: t('subDo'), onclick: async () => {
         if (refuseMissing([sub], 'sub-', () => t('subIn'))) return;
         const incoming = bowlerJson(sub);
-        if (await act({ ev: 'substitute', out: sub.out, in: incoming }, () => t('subDone', incoming.name, sub.out))) {
+        const out = sub.out;
+        if (await act({ ev: 'substitute', out, in: incoming }, () => t('subDone', incoming.name, out))) {
           if (O.sub === sub) O.sub = null;
           renderLineup();
           // A B1 bowler bowls only after a judge checks the blindfold.
