@@ -63,11 +63,12 @@ function bowlerRows(lane, b, bi, game, cur) {
       h('button', { type: 'button', class: 'who', ...tid('who-' + bi), 'aria-label': t('allGamesOf', (b.position || bi + 1) + '. ' + b.name),
         onclick: () => showBlock(bi) },
       h('span', { class: 'pos', text: (b.position || bi + 1) + '.' }), ' ', h('strong', { text: b.name }), h('span', { class: 'more', 'aria-hidden': 'true', text: ' ›' })),
-      h('span', { class: 'meta', text: meta }),
+      // What matters most first: a narrow row cuts off the end.
       isUp ? h('span', { class: 'badge up-badge', text: t('up') }) : null,
       bf && (bf.adjusting || bf.recheck) ? h('span', { class: 'badge warn-badge', ...tid('bf-badge-' + bi), text: bf.recheck ? t('bfRecheckShort') : t('bfAdjustShort') }) : null,
       marks.slice(-2).map((c) => h('span', { class: 'badge warn-badge', text: shortConduct(c) })),
-      marks.length > 2 ? h('span', { class: 'badge warn-badge', text: '+' + (marks.length - 2) }) : null)),
+      marks.length > 2 ? h('span', { class: 'badge warn-badge', text: '+' + (marks.length - 2) }) : null,
+      h('span', { class: 'meta', text: meta }))),
     h('tr', { class: 'fr-row' },
       ALL_PINS.map((f) => frameCell(lane, bi, b, g, f, true, '', f === cur)),
       totalCell(bi, b, g, '')));
@@ -98,7 +99,7 @@ function pad(lane) {
   const label = !left.length ? t(up.standing.length === 10 ? 'recStrike' : 'recSpare')
     : left.length === up.standing.length ? t('recNone') : t('recStanding', left.join(', '));
   return {
-    text: [linkUp(lane) ? null : h('p', { class: 'alarm', ...tid('manual-offer'), text: t('manualOffer') }),
+    text: [linkUp(lane) ? null : h('p', { class: 'alarm', ...tid('manual-offer'), text: lane.pinsetter && lane.pinsetter.fault ? t('manualFault') : t('manualOffer') }),
       h('p', { id: 'pad-h', class: 'padh', text: t('padHelp') })],
     pins: h('div', { class: 'pins big', role: 'group', 'aria-labelledby': 'pad-h', 'data-testid': 'pad' }, PIN_ROWS.map((row) => h('div', { class: 'pin-row' }, row.map((n) => {
       const on = marked.has(n);
