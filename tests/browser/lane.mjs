@@ -220,6 +220,30 @@ await run(async ({ page, api, step, lane, until }) => {
     same(`the ball up at ${w}×${h}`, await page.locator(`${id(`frame-0-1-2`)} ${id('ball-up')}`).count(), 1);
   }
 
+  step('on an assistant\'s tablet (nobody logged in, the login form shown), the same');
+  {
+    const ctx = await page.context().browser().newContext();
+    const ro = await ctx.newPage();
+    await ro.goto(page.url());
+    await ro.locator(id('login-pin')).waitFor();
+    for (const [w, h] of [[1280, 800], [800, 1280]]) {
+      await ro.setViewportSize({ width: w, height: h });
+      await ro.locator(id('ball-up')).waitFor();
+      const out = await ro.evaluate(([sels]) => sels.map((s) => {
+        const el = document.querySelector(s);
+        const r = el && el.getBoundingClientRect();
+        return r && r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth ? null : s;
+      }).filter(Boolean), [l.bowlers.map((b, i) => id(`frame-${i}-1-1`)).concat([id('ball-up'), id('login-pin')])]);
+      const [sh, ih, sw, iw] = await ro.evaluate(() => [document.documentElement.scrollHeight, innerHeight, document.documentElement.scrollWidth, innerWidth]);
+      if (out.length || sh > ih || sw > iw) {
+        await ro.screenshot({ path: join(shots, `lane-readonly-scrolls-${w}x${h}.png`), fullPage: true });
+        throw new Error(`read-only at ${w}×${h}: out of sight ${JSON.stringify(out)}, page ${sw}×${sh}`);
+      }
+      await ro.screenshot({ path: join(shots, `lane-readonly-${w}x${h}.png`) });
+    }
+    await ctx.close();
+  }
+
   step('screenshots in both languages and themes; no text left in the other language');
   for (const [w, h] of [[1280, 800], [800, 1280]]) {
     await page.setViewportSize({ width: w, height: h });
