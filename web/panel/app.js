@@ -8,6 +8,7 @@ import {
   $, h, tid, S, api, replace, setText, announce, clearError, showError, renderToast, renderError, pinsText, fmtDate,
   checkSecurity, blindfoldHeld, pendingSlow,
 } from './core.js';
+import { store, load, calloutText } from './dom.js';
 import { renderLane, openPad } from './lane.js';
 import { renderLineup, renderBlindfolds } from './order.js';
 import { renderJudge, renderHistory, loadHistory, conductText, errorTotal } from './judge.js';
@@ -73,12 +74,6 @@ function announceChanges(prev, lane) {
     for (const c of (lane.conduct || []).slice(seen.conduct)) announce(conductText(c));
   }
   seen = counts;
-}
-
-function calloutText(c) {
-  if (lang() === 'en' && c.text) return c.text;
-  const words = (c.words || []).map((w) => (/^\d+$/.test(w) ? w : t('w_' + w)));
-  return words.join(', ') || c.text || '';
 }
 
 // ----- status strip and banners ----------------------------------------------------
@@ -264,14 +259,6 @@ function applyLang() {
 function applyTheme() {
   const dark = document.documentElement.classList.contains('dark');
   $('theme-toggle').setAttribute('aria-pressed', String(dark));
-}
-
-function store(k, v) {
-  try { localStorage.setItem(k, v); } catch (e) { /* private mode */ }
-}
-
-function load(k) {
-  try { return localStorage.getItem(k); } catch (e) { return null; }
 }
 
 function renderAll() {

@@ -1,56 +1,14 @@
 // What the scoreboard (/board) and the bowler's phone (/me) share: the
-// lane's live stream, a few facts read from the lane JSON, and building
-// the page's elements. No dependencies.
+// lane's live stream and a few facts read from the lane JSON (building
+// elements is dom.js's, which the whole panel shares). No dependencies.
 
-import { t, lang, LANGS } from './i18n.js';
+import { LANGS } from './i18n.js';
+import { h, PIN_ROWS } from './dom.js';
 
-export const $ = (id) => document.getElementById(id);
-export const PIN_ROWS = [[7, 8, 9, 10], [4, 5, 6], [2, 3], [1]];
-
-export function h(tag, attrs, ...kids) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const kid of kids.flat(9)) {
-    if (kid === null || kid === undefined || kid === false) continue;
-    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-  }
-  return el;
-}
-
-// Replaces a container's content, keeping keyboard focus on the element
-// with the same id when it is drawn again.
-export function replace(container, ...kids) {
-  const active = document.activeElement;
-  const fid = active && container.contains(active) ? active.id : null;
-  container.replaceChildren(...kids.flat(9).filter(Boolean));
-  const again = fid && document.getElementById(fid);
-  if (again) again.focus({ preventScroll: true });
-}
-
-// Sets text only when it changes (a live region would read it again).
-export function setText(el, text) {
-  if (el.textContent !== text) el.textContent = text;
-}
+export { $, h, replace, setText, store, load, calloutText } from './dom.js';
 
 export function param(name) {
   return new URLSearchParams(location.search).get(name);
-}
-
-export function store(k, v) {
-  try {
-    if (v === null) localStorage.removeItem(k);
-    else localStorage.setItem(k, v);
-  } catch (e) { /* private mode: the URL keeps it */ }
-}
-
-export function load(k) {
-  try { return localStorage.getItem(k); } catch (e) { return null; }
 }
 
 // A language the pages speak, or null.
@@ -156,14 +114,6 @@ export function standingNow(lane) {
   if (cs.length) return cs[cs.length - 1].standing || [];
   if (lane.pinsetter && lane.pinsetter.deck) return lane.pinsetter.deck;
   return null;
-}
-
-// A callout as text in the page's language: the lane's own English text,
-// or its words translated.
-export function calloutText(c) {
-  if (lang() === 'en' && c.text) return c.text;
-  const words = (c.words || []).map((w) => (/^\d+$/.test(w) ? w : t('w_' + w)));
-  return words.join(', ') || c.text || '';
 }
 
 // The pin diagram, the head pin nearest the viewer.
