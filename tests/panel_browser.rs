@@ -180,7 +180,18 @@ fn run_with_pinsetter(script: &str, tag: &str) {
 /// panel shows the link down and offers manual pin entry.
 #[test]
 fn the_lane_order_editor_saves_what_it_shows() {
-    let Some((dir, shots)) = scratch("editor") else {
+    run_without_pinsetter(&["editor.mjs"], "editor", |text| {
+        let english = text.replace("[speaker]\n", "[speaker]\nlanguage = \"en\"\n");
+        assert_ne!(text, english, "the config has a [speaker] table");
+        english
+    });
+}
+
+/// Runs `tests/browser/<args[0]>` (with the rest of `args` after its own)
+/// against the real `lanecall run` whose pinsetter port never opens, with
+/// its config as `edit` leaves it.
+fn run_without_pinsetter(args: &[&str], tag: &str, edit: impl FnOnce(String) -> String) {
+    let Some((dir, shots)) = scratch(tag) else {
         return;
     };
     let http = support::free_port();
@@ -189,16 +200,15 @@ fn the_lane_order_editor_saves_what_it_shows() {
     let port = dir.join("ttyNOPINSETTER");
     let config = support::write_config(&dir, 6, port.to_str().unwrap(), http, &hash);
     let text = fs::read_to_string(&config).unwrap();
-    let english = text.replace("[speaker]\n", "[speaker]\nlanguage = \"en\"\n");
-    assert_ne!(text, english, "the config has a [speaker] table");
-    fs::write(&config, english).unwrap();
+    fs::write(&config, edit(text)).unwrap();
     let _daemon = support::Daemon::start(&config, http);
 
     let status = Command::new("node")
-        .arg(root().join("tests/browser/editor.mjs"))
+        .arg(root().join("tests/browser").join(args[0]))
         .arg(format!("http://127.0.0.1:{http}/"))
         .arg(pin)
         .arg(&shots)
+        .args(&args[1..])
         .current_dir(root().join("tests/browser"))
         .stdin(Stdio::null())
         .stdout(Stdio::inherit())
@@ -253,30 +263,9 @@ fn the_lane_view_shows_every_bowler_at_once() {
 /// sheet has the event's title (`[web] event`).
 #[test]
 fn the_pin_pad_records_a_ball_in_one_tap_plus_the_pins() {
-    let Some((dir, shots)) = scratch("pad") else {
-        return;
-    };
-    let http = support::free_port();
-    let pin = "246813";
-    let hash = lanecall::web::hash_pin(pin).unwrap();
-    let port = dir.join("ttyNOPINSETTER");
-    let config = support::write_config(&dir, 6, port.to_str().unwrap(), http, &hash);
-    let mut text = fs::read_to_string(&config).unwrap();
-    text.push_str("event = \"Cup of the Volga 2026\"\n");
-    fs::write(&config, text).unwrap();
-    let _daemon = support::Daemon::start(&config, http);
-    let status = Command::new("node")
-        .arg(root().join("tests/browser/lane.mjs"))
-        .arg(format!("http://127.0.0.1:{http}/"))
-        .arg(pin)
-        .arg(&shots)
-        .arg("pad")
-        .current_dir(root().join("tests/browser"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .status()
-        .expect("node runs");
-    assert!(status.success(), "the browser script failed: {status}");
-    let _ = fs::remove_dir_all(&dir);
+    run_without_pinsetter(&["lane.mjs", "pad"], "pad", |text| {
+        let titled = text.replace("[web]\n", "[web]\nevent = \"Cup of the Volga 2026\"\n");
+        assert_ne!(text, titled, "the config has a [web] table");
+        titled
+    });
 }
