@@ -14,6 +14,7 @@ use lanecall::lane::{
     Millis, Output, OutputChange, Panel, Pin, PinSet, Refusal, Rules, Sensor, Side, Stamped,
     Switch, Withdrawable,
 };
+use lanecall::lane::{DeckAfter, DeckFault};
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::replay::Replay;
 
@@ -954,6 +955,66 @@ fn a_blindfold_action_is_withdrawn_while_it_is_the_bowlers_latest() {
     let late = s.judge(12_000, withdraw(Withdrawable::BlindfoldRecheck, 10_000));
     assert_eq!(refusals(&late).len(), 1);
     assert!(s.lane.blindfolds()[0].ok());
+}
+
+// ----- a string pinsetter's pin switches --------------------------------------
+
+#[test]
+fn a_string_pinsetters_decks_score_as_ready_and_pins_and_a_deck_fault_never_scores() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    let deck = |after, list: &[u8]| Sensor::Deck {
+        after,
+        standing: pins(list),
+    };
+    s.sensor(
+        1_000,
+        deck(DeckAfter::Set, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    );
+    s.ball(6_000);
+    let fx = s.sensor(7_500, deck(DeckAfter::Ball, &[7, 10]));
+    assert_eq!(said(&fx), [words(&["7", "10"])]);
+    assert_eq!(s.marks(0, 0), ["8"]);
+
+    // The same deck again before the machine set one: not a second ball.
+    let fx = s.sensor(8_000, deck(DeckAfter::Ball, &[7, 10]));
+    assert_eq!((refusals(&fx), said(&fx)), (vec![], vec![]));
+
+    // A flickering switch after the second ball: a fault, nothing scored,
+    // the lane waits for a judge; the next deck set ends the fault.
+    s.sensor(12_000, deck(DeckAfter::Set, &[7, 10]));
+    s.ball(20_000);
+    let fx = s.sensor(
+        21_500,
+        Sensor::DeckFault {
+            fault: DeckFault::Flicker,
+            pins: pins(&[7]),
+        },
+    );
+    assert_eq!(said(&fx), Vec::<Vec<String>>::new());
+    assert_eq!(s.marks(0, 0), ["8"]);
+    assert_eq!(
+        s.lane.pinsetter_fault(),
+        Some("pin switches: pin 7 flickers")
+    );
+    assert!(matches!(
+        &conducts(&fx)[..],
+        [Conduct {
+            kind: ConductKind::PinsetterFault { .. },
+            ..
+        }]
+    ));
+    s.ok(
+        25_000,
+        Action::ManualPins {
+            standing: pins(&[7]),
+        },
+    );
+    assert_eq!(s.marks(0, 0), ["81"]);
+    s.sensor(
+        30_000,
+        deck(DeckAfter::Set, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    );
+    assert_eq!(s.lane.pinsetter_fault(), None);
 }
 
 // ----- the rail buttons ------------------------------------------------------

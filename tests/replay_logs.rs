@@ -116,6 +116,7 @@ logs!(
     wrong_deck,
     dead_ball,
     late_foul,
+    string_pinsetter,
 );
 
 #[test]

@@ -53,6 +53,14 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     put("lane", json!(lane));
                     put("busy", json!(busy));
                 }
+                Sensor::Deck { after, standing } => {
+                    put("after", json!(after.as_str()));
+                    put("standing", standing_json(*standing));
+                }
+                Sensor::DeckFault { fault, pins } => {
+                    put("fault", json!(fault.as_str()));
+                    put("pins", standing_json(*pins));
+                }
             }
         }
         Event::Panel(p) => {
@@ -141,8 +149,8 @@ pub fn sealed_event_line(e: &Stamped<Event>, n: u64) -> String {
 mod tests {
     use super::*;
     use crate::journal::parse_event;
-    use crate::lane::Withdrawable;
     use crate::lane::{Class, Language, LaterBall, Panel, Side, Voice};
+    use crate::lane::{DeckAfter, DeckFault, Withdrawable};
 
     #[test]
     fn every_event_round_trips_through_its_line() {
@@ -170,6 +178,18 @@ mod tests {
                 line: "$PS,PINS,1,0000001001*1A \"quoted\"".into(),
             },
             Sensor::SerialLink { up: false },
+            Sensor::Deck {
+                after: DeckAfter::Ball,
+                standing: seven_ten,
+            },
+            Sensor::Deck {
+                after: DeckAfter::Set,
+                standing: PinSet::FULL,
+            },
+            Sensor::DeckFault {
+                fault: DeckFault::Flicker,
+                pins: seven_ten,
+            },
         ];
         let actions = [
             Action::Lineup {

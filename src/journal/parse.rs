@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use super::LineError;
 use crate::lane::{
-    Action, Bowler, Class, Event, Language, LaterBall, Millis, Panel, Pin, PinSet, Sensor, Side,
-    Stamped, Verbosity, Voice, Withdrawable,
+    Action, Bowler, Class, DeckAfter, DeckFault, Event, Language, LaterBall, Millis, Panel, Pin,
+    PinSet, Sensor, Side, Stamped, Verbosity, Voice, Withdrawable,
 };
 
 /// The fields every event line has.
@@ -161,6 +161,47 @@ fn parse_event_slow(line: &str) -> Result<Stamped<Event>, LineError> {
             sensor(Sensor::Neighbour {
                 lane: f.lane,
                 busy: f.busy,
+            })
+        }
+        "deck" => {
+            #[derive(Deserialize)]
+            struct F {
+                after: String,
+                standing: Vec<u8>,
+            }
+            let f = fields::<F>(ev, line)?;
+            let after = match f.after.as_str() {
+                "ball" => DeckAfter::Ball,
+                "set" => DeckAfter::Set,
+                other => {
+                    let other: String = other.chars().take(40).collect();
+                    return Err(bad(format!("after {other:?} is not \"ball\" or \"set\"")));
+                }
+            };
+            sensor(Sensor::Deck {
+                after,
+                standing: pins(ev, &f.standing)?,
+            })
+        }
+        "deck_fault" => {
+            #[derive(Deserialize)]
+            struct F {
+                fault: String,
+                #[serde(default)]
+                pins: Vec<u8>,
+            }
+            let f = fields::<F>(ev, line)?;
+            let Some(fault) = DeckFault::parse(&f.fault) else {
+                let known: Vec<&str> = DeckFault::ALL.iter().map(|f| f.as_str()).collect();
+                let other: String = f.fault.chars().take(40).collect();
+                return Err(bad(format!(
+                    "fault {other:?} is not one of {}",
+                    known.join(", ")
+                )));
+            };
+            sensor(Sensor::DeckFault {
+                fault,
+                pins: pins(ev, &f.pins)?,
             })
         }
         _ => {

@@ -210,10 +210,7 @@ impl Lane {
                 self.pin_report(t, standing, out)?;
                 return Ok(());
             }
-            Body::Fault(text) => {
-                self.fault = Some(text.clone());
-                self.raise(t, None, ConductKind::PinsetterFault { text }, out);
-            }
+            Body::Fault(text) => self.pinsetter_stopped(t, text, out),
         }
         self.serial.lines += 1;
         Ok(())
@@ -256,6 +253,12 @@ impl Lane {
         self.last_pins = Some((t, standing));
         self.awaiting_ready = true;
         Ok(true)
+    }
+
+    /// The pinsetter stopped: the lane holds until it sets a deck again.
+    pub(super) fn pinsetter_stopped(&mut self, t: Millis, text: String, out: &mut Vec<Effect>) {
+        self.fault = Some(text.clone());
+        self.raise(t, None, ConductKind::PinsetterFault { text }, out);
     }
 
     pub(super) fn pinsetter_ready(&mut self, t: Millis, deck: PinSet) {

@@ -38,6 +38,74 @@ pub enum Sensor {
     /// An adjacent lane, as the centre's broker tells it: a bowler there is
     /// at the foul line or a ball is in play (`busy`), or no longer.
     Neighbour { lane: u32, busy: bool },
+    /// A string pinsetter's ten pin switches, read once the deck settled:
+    /// what stands after a ball, or the deck the machine set.
+    Deck { after: DeckAfter, standing: PinSet },
+    /// The pin switches could not be read as a deck: reported, never
+    /// scored; the pinsetter is at fault until it sets a deck.
+    DeckFault { fault: DeckFault, pins: PinSet },
+}
+
+/// When a string pinsetter's deck was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeckAfter {
+    /// After a ball: the pins still standing (a `PINS`).
+    Ball,
+    /// After the machine set the deck: the pins set (a `READY`).
+    Set,
+}
+
+impl DeckAfter {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeckAfter::Ball => "ball",
+            DeckAfter::Set => "set",
+        }
+    }
+}
+
+/// Why the pin switches gave no deck.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeckFault {
+    /// A switch (`pins`) kept changing faster than a pin can fall or be set.
+    Flicker,
+    /// Switches (`pins`, the ones still changing) never came to rest.
+    Unsettled,
+    /// The switches could not be read (the expander stopped answering).
+    Unreadable,
+}
+
+impl DeckFault {
+    pub const ALL: [DeckFault; 3] = [
+        DeckFault::Flicker,
+        DeckFault::Unsettled,
+        DeckFault::Unreadable,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeckFault::Flicker => "flicker",
+            DeckFault::Unsettled => "unsettled",
+            DeckFault::Unreadable => "unreadable",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DeckFault> {
+        Self::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+
+    /// For the judge: `pin switches: pin 4 flickers`.
+    pub fn describe(self, pins: PinSet) -> String {
+        let list: Vec<String> = pins.iter().map(|p| p.number().to_string()).collect();
+        let list = list.join(", ");
+        match self {
+            DeckFault::Flicker => format!("pin switches: pin {list} flickers"),
+            DeckFault::Unsettled => {
+                format!("pin switches: the deck never settled (pin {list} still changing)")
+            }
+            DeckFault::Unreadable => "pin switches: cannot be read".to_owned(),
+        }
+    }
 }
 
 /// A person's action on the panel, with who did it.
@@ -277,6 +345,8 @@ impl Sensor {
             Sensor::Serial { .. } => "serial",
             Sensor::SerialLink { .. } => "serial_link",
             Sensor::Neighbour { .. } => "neighbour",
+            Sensor::Deck { .. } => "deck",
+            Sensor::DeckFault { .. } => "deck_fault",
         }
     }
 }

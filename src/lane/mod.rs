@@ -57,8 +57,8 @@ pub use corrections::LastBall;
 use delivery::{Beam, Flight};
 pub use delivery::{PracticeBall, SerialStats, WrongDeck};
 pub use event::{
-    Action, Bowler, Class, Event, Language, LaterBall, Millis, Panel, Sensor, Stamped, Verbosity,
-    Voice, Withdrawable,
+    Action, Bowler, Class, DeckAfter, DeckFault, Event, Language, LaterBall, Millis, Panel, Sensor,
+    Stamped, Verbosity, Voice, Withdrawable,
 };
 use fouls::BallRef;
 use holds::SlowClock;
@@ -319,6 +319,22 @@ impl Lane {
             // bowl that ball twice, and lines lost meanwhile are a gap.
             Sensor::SerialLink { up } => self.link_up = Some(*up),
             Sensor::Neighbour { lane, busy } => self.neighbour(*lane, *busy)?,
+            // A string pinsetter's deck is what its READY and PINS say.
+            Sensor::Deck {
+                after: DeckAfter::Set,
+                standing,
+            } => self.pinsetter_ready(t, *standing),
+            Sensor::Deck {
+                after: DeckAfter::Ball,
+                standing,
+            } => {
+                if self.pinsetter_cycled(t, *standing)? {
+                    self.pin_report(t, *standing, out)?;
+                }
+            }
+            Sensor::DeckFault { fault, pins } => {
+                self.pinsetter_stopped(t, fault.describe(*pins), out)
+            }
         }
         Ok(())
     }
