@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use lanecall::config::{
     BUTTONS, BcmPin, Config, ConfigError, GpioBackend, InputRole, Language, Problem, Pull,
+    SwitchPin,
 };
 use lanecall::lane::Output;
 use lanecall::lane::rules::{FoulMode, Rules};
@@ -1235,4 +1236,146 @@ fn centre_problems_name_their_keys() {
     assert_problem(&p, "centre.neighbours[1]", "must be a whole number");
     let p = with("broker = \"mqtt://c\"\nsite = \"s\"\nneighbour = [4]");
     assert_problem(&p, "centre.neighbour", "did you mean `neighbours`");
+}
+
+// ---------------------------------------------------------------------------
+// [pinsetter] kind = "pin_switches"
+// ---------------------------------------------------------------------------
+
+/// The example's commented `[pinsetter.switches]`, uncommented.
+fn example_switches_table() -> String {
+    let text = std::fs::read_to_string(EXAMPLE).unwrap();
+    let mut out = String::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line == "# [pinsetter.switches]" {
+            inside = true;
+        } else if inside && !line.starts_with('#') {
+            break;
+        }
+        if inside
+            && let Some(value) = line.strip_prefix("# ")
+            && value.contains(" = ")
+        {
+            out += value;
+            out += "\n";
+        }
+    }
+    out
+}
+
+/// The minimal lane with pin switches instead of a serial port.
+fn with_switches(switches: &str) -> String {
+    minimal().replace(
+        "[pinsetter]\nport = \"/dev/ttyUSB0\"\n",
+        &format!("[pinsetter]\nkind = \"pin_switches\"\n\n[pinsetter.switches]\n{switches}\n"),
+    )
+}
+
+const TEN: &str = r#"pins = ["A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "B0", "B1"]"#;
+
+#[test]
+fn the_examples_switches_table_states_every_key_with_its_default() {
+    let table = example_switches_table();
+    let config = parse(&with_switches(&table)).unwrap_or_else(|e| panic!("{e}\n{table}"));
+    let switches = config.switches.clone().expect("pin switches");
+    assert_eq!(switches.pins[0], SwitchPin::Expander(0));
+    assert_eq!(switches.pins[9], SwitchPin::Expander(9));
+    assert_eq!(switches.address, 0x20);
+    assert_eq!(switches.settle, Duration::from_millis(600));
+    // Every key the effective config writes is in the example's table, with
+    // the same value: the example's values are the defaults (but the
+    // wiring: pins, interrupt, cycle).
+    let effective: toml::Table = toml::from_str(&config.to_toml()).unwrap();
+    let written = effective["pinsetter"]["switches"]
+        .as_table()
+        .unwrap()
+        .clone();
+    let stated: toml::Table = toml::from_str(&table).unwrap();
+    assert_eq!(stated, written);
+    let defaults = parse(&with_switches(TEN)).unwrap().switches.unwrap();
+    assert_eq!(
+        defaults,
+        lanecall::config::SwitchesConfig {
+            pins: switches.pins,
+            interrupt: None,
+            cycle: None,
+            ..switches.clone()
+        }
+    );
+    // Every key [pinsetter.switches] knows is stated.
+    for key in [
+        "pins",
+        "bus",
+        "address",
+        "interrupt",
+        "active",
+        "pull",
+        "cycle",
+        "cycle_active",
+        "poll_ms",
+        "debounce_ms",
+        "settle_ms",
+        "max_settle_ms",
+        "flicker_changes",
+    ] {
+        assert!(stated.contains_key(key), "{key} not in the example");
+    }
+    // And round-trips.
+    let again = parse(&config.to_toml()).unwrap();
+    assert_eq!(again, config);
+}
+
+#[test]
+fn a_serial_pinsetter_is_the_default_and_pin_switches_need_no_port() {
+    let config = parse(&minimal()).unwrap();
+    assert_eq!(config.switches, None);
+    assert!(config.to_toml().contains("kind = \"serial\""));
+    let config = parse(&with_switches(&format!("{TEN}\ninterrupt = 22\ncycle = 5"))).unwrap();
+    let switches = config.switches.unwrap();
+    assert_eq!(switches.interrupt, BcmPin::new(22));
+    assert_eq!(switches.cycle, BcmPin::new(5).map(SwitchPin::Gpio));
+    assert!(switches.uses_expander());
+    // GPIO only.
+    let gpio = "pins = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13]";
+    let config = parse(&with_switches(gpio)).unwrap();
+    assert!(!config.switches.unwrap().uses_expander());
+}
+
+#[test]
+fn bad_switches_are_named_by_their_key() {
+    let p = problems(&with_switches(r#"pins = ["A0", "A1"]"#));
+    assert_problem(&p, "pinsetter.switches.pins", "has 2 entries");
+    let p = problems(&with_switches(
+        r#"pins = ["A0", "A1", "C2", "A3", "A4", "A5", "A6", "A7", "B0", "A1"]"#,
+    ));
+    assert_problem(&p, "pinsetter.switches.pins[3]", "not an expander pin");
+    assert_problem(&p, "pinsetter.switches.pins[10]", "already used by");
+    // BCM 17 is the foul beam's in minimal().
+    let p = problems(&with_switches(
+        r#"pins = ["A0", "A1", 17, "A3", "A4", "A5", "A6", "A7", "B0", 40]"#,
+    ));
+    assert_problem(&p, "pinsetter.switches.pins[3]", "gpio.inputs.foul_beam");
+    assert_problem(&p, "pinsetter.switches.pins[10]", "not a BCM GPIO number");
+    let p = problems(&with_switches(&format!(
+        "{TEN}\naddress = 0x30\nsettle_ms = 9000\nactive = \"up\"\npull = \"off\"\ncycle = \"A0\""
+    )));
+    assert_problem(&p, "pinsetter.switches.address", "0x20 to 0x27");
+    assert_problem(&p, "pinsetter.switches.settle_ms", "max_settle_ms");
+    assert_problem(&p, "pinsetter.switches.active", "\"up\" is not one of");
+    assert_problem(&p, "pinsetter.switches.pull", "\"off\" is not one of");
+    assert_problem(&p, "pinsetter.switches.cycle", "already used by");
+    let p = problems(&with_switches(&format!("{TEN}\npins_x = 1\nbus = \"one\"")));
+    assert_problem(&p, "pinsetter.switches.pins_x", "unknown key");
+    assert_problem(&p, "pinsetter.switches.bus", "must be a whole number");
+    // The kind and its table go together.
+    let p = problems(&minimal().replace("port = \"/dev/ttyUSB0\"", "kind = \"pin_switches\""));
+    assert_problem(&p, "pinsetter.switches", "is missing");
+    let p = problems(&minimal().replace(
+        "port = \"/dev/ttyUSB0\"\n",
+        &format!("port = \"/dev/ttyUSB0\"\n[pinsetter.switches]\n{TEN}\n"),
+    ));
+    assert_problem(&p, "pinsetter.switches", "kind = \"pin_switches\"");
+    let p = problems(&minimal().replace("port = \"/dev/ttyUSB0\"", "kind = \"reeds\""));
+    assert_problem(&p, "pinsetter.kind", "\"reeds\" is not one of");
 }

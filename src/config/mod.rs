@@ -37,6 +37,7 @@ mod defaults;
 mod load;
 mod problem;
 mod raw;
+mod switches;
 mod validate;
 mod validate_centre;
 mod validate_web;
@@ -46,6 +47,7 @@ pub use check::{Host, SiteCheck, is_placeholder_hash, read_password_file, unit_g
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
 pub(crate) use raw::{Kind, position, walk};
+pub use switches::{SwitchPin, SwitchesConfig};
 pub use validate::VOLUME;
 pub use validated::{
     BAUD_RATES, BcmPin, CentreConfig, Config, GpioBackend, GpioConfig, InputConfig, InputRole,

@@ -31,6 +31,10 @@ pub(crate) enum Kind {
     Tables(&'static [(&'static str, Kind)]),
     /// A list of whole numbers (`[6, 8]`).
     Ints,
+    /// A string or a whole number (`"A0"` or `17`), judged in `validate`.
+    StrOrInt,
+    /// A list of strings or whole numbers (`["A0", 17]`).
+    StrOrInts,
 }
 
 impl Kind {
@@ -43,6 +47,8 @@ impl Kind {
             Kind::Table(_) => "a table",
             Kind::Tables(_) => "a list of tables ([[...]])",
             Kind::Ints => "a list of whole numbers ([6, 8])",
+            Kind::StrOrInt => "an expander pin in quotes (\"A0\") or a BCM GPIO number",
+            Kind::StrOrInts => "a list of expander pins (\"A0\") or BCM GPIO numbers",
         }
     }
 }
@@ -89,6 +95,21 @@ pub(super) const RULES: &[(&str, Kind)] = &[
     ("foul_mode", Kind::Str),
     ("min_cycle_ms", Kind::Int),
 ];
+const SWITCHES: &[(&str, Kind)] = &[
+    ("pins", Kind::StrOrInts),
+    ("bus", Kind::Int),
+    ("address", Kind::Int),
+    ("interrupt", Kind::Int),
+    ("active", Kind::Str),
+    ("pull", Kind::Str),
+    ("cycle", Kind::StrOrInt),
+    ("cycle_active", Kind::Str),
+    ("poll_ms", Kind::Int),
+    ("debounce_ms", Kind::Int),
+    ("settle_ms", Kind::Int),
+    ("max_settle_ms", Kind::Int),
+    ("flicker_changes", Kind::Int),
+];
 pub(super) const ROOT: &[(&str, Kind)] = &[
     ("lane", Kind::Int),
     ("state_dir", Kind::Str),
@@ -100,6 +121,8 @@ pub(super) const ROOT: &[(&str, Kind)] = &[
             ("baud", Kind::Int),
             ("reconnect_min_ms", Kind::Int),
             ("reconnect_max_ms", Kind::Int),
+            ("kind", Kind::Str),
+            ("switches", Kind::Table(SWITCHES)),
         ]),
     ),
     (
@@ -204,7 +227,8 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         (Kind::Int, V::Integer(_))
         | (Kind::Float, V::Float(_) | V::Integer(_))
         | (Kind::Str, V::String(_))
-        | (Kind::Bool, V::Boolean(_)) => {}
+        | (Kind::Bool, V::Boolean(_))
+        | (Kind::StrOrInt, V::String(_) | V::Integer(_)) => {}
         (Kind::Table(fields), V::Table(table)) => walk(table, fields, path, out),
         // Counted from 1, as the `[[...]]` headers are read in the file.
         (Kind::Tables(fields), V::Array(items)) => {
@@ -220,6 +244,11 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         (Kind::Ints, V::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
                 check_kind(item, Kind::Int, &format!("{path}[{}]", i + 1), out);
+            }
+        }
+        (Kind::StrOrInts, V::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                check_kind(item, Kind::StrOrInt, &format!("{path}[{}]", i + 1), out);
             }
         }
         // A GPIO input or output written as a value (`[gpio.buttons]
@@ -346,6 +375,26 @@ pub(super) struct RawPinsetter {
     pub(super) baud: Option<i64>,
     pub(super) reconnect_min_ms: Option<i64>,
     pub(super) reconnect_max_ms: Option<i64>,
+    pub(super) kind: Option<String>,
+    pub(super) switches: Option<RawSwitches>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct RawSwitches {
+    pub(super) pins: Option<Vec<toml::Value>>,
+    pub(super) bus: Option<i64>,
+    pub(super) address: Option<i64>,
+    pub(super) interrupt: Option<i64>,
+    pub(super) active: Option<String>,
+    pub(super) pull: Option<String>,
+    pub(super) cycle: Option<toml::Value>,
+    pub(super) cycle_active: Option<String>,
+    pub(super) poll_ms: Option<i64>,
+    pub(super) debounce_ms: Option<i64>,
+    pub(super) settle_ms: Option<i64>,
+    pub(super) max_settle_ms: Option<i64>,
+    pub(super) flicker_changes: Option<i64>,
 }
 
 #[derive(Deserialize, Default)]

@@ -213,7 +213,7 @@ impl Check {
 }
 
 impl RawConfig {
-    pub(super) fn validate(self) -> Result<Config, Vec<Problem>> {
+    pub(super) fn validate(mut self) -> Result<Config, Vec<Problem>> {
         let mut c = Check::default();
 
         let lane = c
@@ -255,12 +255,17 @@ impl RawConfig {
             );
             journal = None;
         }
-        let pinsetter = self.pinsetter.validate(&mut c);
+        let kind = self.pinsetter.kind.take();
+        let raw_switches = self.pinsetter.switches.take();
+        let pin_switches = kind.as_deref() == Some("pin_switches");
+        let pinsetter = self.pinsetter.validate(&mut c, pin_switches);
         // The rules first, as the foul beam's debounce is checked against
         // them, but their problems last, in the file's order.
         let mut rules_check = Check::default();
         let rules = self.rules.validate(&mut rules_check);
         let gpio = self.gpio.validate(&mut c, rules.as_ref());
+        let switches =
+            super::switches::validate(&mut c, kind.as_deref(), raw_switches, gpio.as_ref());
         let extras = self.speaker.extras.unwrap_or(DEFAULT_EXTRAS);
         let speaker = self.speaker.validate(&mut c);
         let rules = rules.map(|rules| Rules {
@@ -275,7 +280,7 @@ impl RawConfig {
         };
 
         match (
-            lane, state_dir, journal, pinsetter, gpio, speaker, web, rules, centre,
+            lane, state_dir, journal, pinsetter, gpio, speaker, web, rules, centre, switches,
         ) {
             (
                 Some(lane),
@@ -287,6 +292,7 @@ impl RawConfig {
                 Some(web),
                 Some(rules),
                 Some(centre),
+                Some(switches),
             ) if c.problems.is_empty() => Ok(Config {
                 lane,
                 state_dir,
@@ -297,6 +303,7 @@ impl RawConfig {
                 web,
                 rules,
                 centre,
+                switches,
             }),
             _ => Err(c.problems),
         }
@@ -331,14 +338,19 @@ impl RawJournal {
 }
 
 impl RawPinsetter {
-    pub(super) fn validate(self, c: &mut Check) -> Option<PinsetterConfig> {
-        let port = c
-            .non_empty(
+    /// With pin switches the port is not read: left out, it is empty.
+    pub(super) fn validate(self, c: &mut Check, pin_switches: bool) -> Option<PinsetterConfig> {
+        let port = if pin_switches {
+            Some(PathBuf::from(self.port.unwrap_or_default()))
+        } else {
+            c.non_empty(
                 "pinsetter.port",
                 self.port,
-                "the pinsetter's serial device, e.g. port = \"/dev/ttyUSB0\" under [pinsetter]",
+                "the pinsetter's serial device, e.g. port = \"/dev/ttyUSB0\" under [pinsetter] \
+                 (or kind = \"pin_switches\" for a string pinsetter's switches)",
             )
-            .map(PathBuf::from);
+            .map(PathBuf::from)
+        };
 
         let baud = self.baud.unwrap_or(i64::from(DEFAULT_BAUD));
         let baud = match u32::try_from(baud) {

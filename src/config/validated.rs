@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::defaults::*;
+use super::switches::SwitchesConfig;
 use crate::lane::Output;
 use crate::lane::rules::{FoulMode, Rules};
 use crate::mqtt_broker::BrokerUrl;
@@ -31,6 +32,9 @@ pub struct Config {
     /// `[centre]`: the link to the competition's centre over MQTT
     /// ([`crate::centre_link`]); none, no link at all.
     pub centre: Option<CentreConfig>,
+    /// `[pinsetter] kind = "pin_switches"`: the pinsetter's pin switches
+    /// read directly, instead of its serial line; none, the serial line.
+    pub switches: Option<SwitchesConfig>,
 }
 
 /// `[centre]`: where the centre's MQTT broker is and what this lane does
@@ -367,6 +371,7 @@ impl Config {
             },
             rules: Rules::default(),
             centre: None,
+            switches: None,
         }
     }
 
@@ -400,7 +405,15 @@ impl Config {
         let p = &self.pinsetter;
         line(String::new());
         line("[pinsetter]".into());
-        line(format!("port = {}", toml_str(&p.port.to_string_lossy())));
+        let kind = if self.switches.is_some() {
+            "pin_switches"
+        } else {
+            "serial"
+        };
+        line(format!("kind = {}", toml_str(kind)));
+        if !p.port.as_os_str().is_empty() {
+            line(format!("port = {}", toml_str(&p.port.to_string_lossy())));
+        }
         line(format!("baud = {}", p.baud));
         line(format!(
             "reconnect_min_ms = {}",
@@ -410,6 +423,10 @@ impl Config {
             "reconnect_max_ms = {}",
             p.reconnect_max.as_millis()
         ));
+
+        if let Some(switches) = &self.switches {
+            switches.to_toml(&mut line);
+        }
 
         line(String::new());
         line("[gpio]".into());

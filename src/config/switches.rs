@@ -1,0 +1,384 @@
+//! `[pinsetter] kind` and `[pinsetter.switches]`: a string pinsetter's ten
+//! pin switches (and its cycle signal) read directly, through an MCP23017
+//! I2C expander or the Pi's own GPIO (see `crate::sensors::switches`).
+//!
+//! The types, their validation and their lines in `check-config`'s output.
+
+use std::time::Duration;
+
+use super::raw::RawSwitches;
+use super::validate::Check;
+use super::validated::{BcmPin, GpioConfig, Pull, level, toml_str};
+
+// Defaults, documented in config/lanecall.toml.
+pub(super) const DEFAULT_KIND: &str = "serial";
+pub(super) const DEFAULT_BUS: i64 = 1;
+pub(super) const DEFAULT_ADDRESS: i64 = 0x20;
+pub(super) const DEFAULT_SWITCH_ACTIVE: &str = "low";
+pub(super) const DEFAULT_SWITCH_PULL: &str = "up";
+pub(super) const DEFAULT_CYCLE_ACTIVE: &str = "high";
+pub(super) const DEFAULT_POLL_MS: i64 = 10;
+pub(super) const DEFAULT_SWITCH_DEBOUNCE_MS: i64 = 20;
+pub(super) const DEFAULT_SETTLE_MS: i64 = 600;
+pub(super) const DEFAULT_MAX_SETTLE_MS: i64 = 8000;
+pub(super) const DEFAULT_FLICKER_CHANGES: i64 = 6;
+
+/// Where one switch is wired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SwitchPin {
+    /// An MCP23017 pin: 0..=7 are GPA0..GPA7 (`"A0"`), 8..=15 GPB0..GPB7.
+    Expander(u8),
+    /// A GPIO of the Pi.
+    Gpio(BcmPin),
+}
+
+impl SwitchPin {
+    /// As the file writes it: `"B3"` or `17`.
+    pub fn to_toml(self) -> String {
+        match self {
+            SwitchPin::Expander(n) => toml_str(&self.name(n)),
+            SwitchPin::Gpio(pin) => pin.number().to_string(),
+        }
+    }
+
+    fn name(self, n: u8) -> String {
+        format!("{}{}", if n < 8 { 'A' } else { 'B' }, n % 8)
+    }
+}
+
+impl std::fmt::Display for SwitchPin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            SwitchPin::Expander(n) => write!(f, "expander {}", self.name(n)),
+            SwitchPin::Gpio(pin) => write!(f, "GPIO {}", pin.number()),
+        }
+    }
+}
+
+/// `[pinsetter.switches]`, validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SwitchesConfig {
+    /// Pin 1 to pin 10's switches, no two alike.
+    pub pins: [SwitchPin; 10],
+    /// The I2C bus (`/dev/i2c-N`) of the expander.
+    pub bus: u8,
+    /// The expander's address, 0x20..=0x27.
+    pub address: u16,
+    /// The GPIO on the expander's INTA; none, the expander is polled.
+    pub interrupt: Option<BcmPin>,
+    /// A standing pin's switch level: `true` for high.
+    pub active_high: bool,
+    pub pull: Pull,
+    /// The machine's cycle signal, if wired.
+    pub cycle: Option<SwitchPin>,
+    /// The cycle signal's level while the machine cycles.
+    pub cycle_active_high: bool,
+    pub poll: Duration,
+    pub debounce: Duration,
+    pub settle: Duration,
+    pub max_settle: Duration,
+    /// Raw changes of one switch within one settling that make a flicker.
+    pub flicker_changes: u32,
+}
+
+impl SwitchesConfig {
+    /// Whether any switch (or the cycle) is on the expander.
+    pub fn uses_expander(&self) -> bool {
+        self.pins
+            .iter()
+            .chain(self.cycle.iter())
+            .any(|p| matches!(p, SwitchPin::Expander(_)))
+    }
+
+    /// The lines of `[pinsetter.switches]` in check-config's output.
+    pub(super) fn to_toml(&self, line: &mut dyn FnMut(String)) {
+        line(String::new());
+        line("[pinsetter.switches]".into());
+        let pins: Vec<String> = self.pins.iter().map(|p| p.to_toml()).collect();
+        line(format!("pins = [{}]", pins.join(", ")));
+        line(format!("bus = {}", self.bus));
+        line(format!("address = 0x{:x}", self.address));
+        if let Some(pin) = self.interrupt {
+            line(format!("interrupt = {}", pin.number()));
+        }
+        line(format!("active = {}", toml_str(level(self.active_high))));
+        let pull = match self.pull {
+            Pull::Up => "up",
+            Pull::Down => "down",
+            Pull::Off => "none",
+        };
+        line(format!("pull = {}", toml_str(pull)));
+        if let Some(cycle) = self.cycle {
+            line(format!("cycle = {}", cycle.to_toml()));
+        }
+        line(format!(
+            "cycle_active = {}",
+            toml_str(level(self.cycle_active_high))
+        ));
+        line(format!("poll_ms = {}", self.poll.as_millis()));
+        line(format!("debounce_ms = {}", self.debounce.as_millis()));
+        line(format!("settle_ms = {}", self.settle.as_millis()));
+        line(format!("max_settle_ms = {}", self.max_settle.as_millis()));
+        line(format!("flicker_changes = {}", self.flicker_changes));
+    }
+}
+
+/// `[pinsetter] kind` and its switches: `Some(None)` for a serial
+/// pinsetter, `Some(Some(..))` for pin switches, `None` on a problem.
+pub(super) fn validate(
+    c: &mut Check,
+    kind: Option<&str>,
+    raw: Option<RawSwitches>,
+    gpio: Option<&GpioConfig>,
+) -> Option<Option<SwitchesConfig>> {
+    let switches = c.choice(
+        "pinsetter.kind",
+        kind,
+        DEFAULT_KIND,
+        &[("serial", false), ("pin_switches", true)],
+    )?;
+    if !switches {
+        if raw.is_some() {
+            c.push(
+                "pinsetter.switches",
+                "is only read with kind = \"pin_switches\" under [pinsetter]: set it, or \
+                 remove [pinsetter.switches]",
+            );
+            return None;
+        }
+        return Some(None);
+    }
+    let Some(raw) = raw else {
+        c.push(
+            "pinsetter.switches",
+            "is missing: kind = \"pin_switches\" needs [pinsetter.switches] with the ten pins",
+        );
+        return None;
+    };
+    raw.validate(c, gpio).map(Some)
+}
+
+impl RawSwitches {
+    fn validate(self, c: &mut Check, gpio: Option<&GpioConfig>) -> Option<SwitchesConfig> {
+        const T: &str = "pinsetter.switches";
+        let key = |name: &str| format!("{T}.{name}");
+        let mut taken: Vec<(SwitchPin, String)> = Vec::new();
+        let mut ok = true;
+        let mut pins = Vec::new();
+        match self.pins {
+            None => {
+                c.push(
+                    key("pins"),
+                    "is missing: the ten switches, pin 1 to pin 10, each an expander pin \
+                     (\"A0\" to \"B7\") or a BCM GPIO number, e.g. pins = [\"A0\", \"A1\", …]",
+                );
+                ok = false;
+            }
+            Some(list) if list.len() != 10 => {
+                c.push(
+                    key("pins"),
+                    format!(
+                        "has {} entries: write ten, pin 1 to pin 10 in order",
+                        list.len()
+                    ),
+                );
+                ok = false;
+            }
+            Some(list) => {
+                for (i, value) in list.iter().enumerate() {
+                    let k = format!("{}[{}]", key("pins"), i + 1);
+                    match switch_pin(c, &k, value, gpio, &mut taken) {
+                        Some(p) => pins.push(p),
+                        None => ok = false,
+                    }
+                }
+            }
+        }
+        let cycle = match &self.cycle {
+            None => Some(None),
+            Some(v) => switch_pin(c, &key("cycle"), v, gpio, &mut taken).map(Some),
+        };
+        let bus = c
+            .int(
+                &key("bus"),
+                self.bus.unwrap_or(DEFAULT_BUS),
+                0..=22,
+                "(/dev/i2c-N)",
+            )
+            .map(|b| b as u8);
+        let address = c
+            .int(
+                &key("address"),
+                self.address.unwrap_or(DEFAULT_ADDRESS),
+                0x20..=0x27,
+                "(0x20 to 0x27, set by the expander's A0-A2 pins)",
+            )
+            .map(|a| a as u16);
+        let interrupt = match self.interrupt {
+            None => Some(None),
+            Some(n) => {
+                let pin = SwitchPin::Gpio(c.pin(&key("interrupt"), Some(n))?);
+                taken_check(c, &key("interrupt"), pin, gpio, &mut taken)?;
+                match pin {
+                    SwitchPin::Gpio(p) => Some(Some(p)),
+                    SwitchPin::Expander(_) => None,
+                }
+            }
+        };
+        let active_high = c.active(
+            &key("active"),
+            self.active.as_deref(),
+            DEFAULT_SWITCH_ACTIVE,
+        );
+        let pull = c.choice(
+            &key("pull"),
+            self.pull.as_deref(),
+            DEFAULT_SWITCH_PULL,
+            &[("up", Pull::Up), ("down", Pull::Down), ("none", Pull::Off)],
+        );
+        let cycle_active_high = c.active(
+            &key("cycle_active"),
+            self.cycle_active.as_deref(),
+            DEFAULT_CYCLE_ACTIVE,
+        );
+        let poll = c.millis(&key("poll_ms"), self.poll_ms, DEFAULT_POLL_MS, 1..=1000);
+        let debounce = c.millis(
+            &key("debounce_ms"),
+            self.debounce_ms,
+            DEFAULT_SWITCH_DEBOUNCE_MS,
+            0..=1000,
+        );
+        let settle = c.millis(
+            &key("settle_ms"),
+            self.settle_ms,
+            DEFAULT_SETTLE_MS,
+            1..=10_000,
+        );
+        let max_settle = c.millis(
+            &key("max_settle_ms"),
+            self.max_settle_ms,
+            DEFAULT_MAX_SETTLE_MS,
+            1..=120_000,
+        );
+        let flicker_changes = c
+            .int(
+                &key("flicker_changes"),
+                self.flicker_changes.unwrap_or(DEFAULT_FLICKER_CHANGES),
+                2..=1000,
+                "changes",
+            )
+            .map(|n| n as u32);
+        if let (Some(s), Some(m)) = (settle, max_settle)
+            && s >= m
+        {
+            c.push(
+                key("settle_ms"),
+                format!(
+                    "{} is not below {T}.max_settle_ms ({}): the deck could never settle in time",
+                    s.as_millis(),
+                    m.as_millis()
+                ),
+            );
+            ok = false;
+        }
+        if !ok {
+            return None;
+        }
+        Some(SwitchesConfig {
+            pins: pins.try_into().ok()?,
+            bus: bus?,
+            address: address?,
+            interrupt: interrupt?,
+            active_high: active_high?,
+            pull: pull?,
+            cycle: cycle?,
+            cycle_active_high: cycle_active_high?,
+            poll: poll?,
+            debounce: debounce?,
+            settle: settle?,
+            max_settle: max_settle?,
+            flicker_changes: flicker_changes?,
+        })
+    }
+}
+
+fn switch_pin(
+    c: &mut Check,
+    key: &str,
+    value: &toml::Value,
+    gpio: Option<&GpioConfig>,
+    taken: &mut Vec<(SwitchPin, String)>,
+) -> Option<SwitchPin> {
+    let pin = match value {
+        toml::Value::Integer(n) => SwitchPin::Gpio(c.pin(key, Some(*n))?),
+        toml::Value::String(s) => match expander_pin(s) {
+            Some(n) => SwitchPin::Expander(n),
+            None => {
+                c.push(
+                    key,
+                    format!(
+                        "{s:?} is not an expander pin: write \"A0\" to \"A7\" or \"B0\" to \
+                         \"B7\" (GPA0-GPA7, GPB0-GPB7 of the MCP23017), or a BCM GPIO number"
+                    ),
+                );
+                return None;
+            }
+        },
+        _ => return None, // the walk has reported the type
+    };
+    taken_check(c, key, pin, gpio, taken)?;
+    Some(pin)
+}
+
+fn taken_check(
+    c: &mut Check,
+    key: &str,
+    pin: SwitchPin,
+    gpio: Option<&GpioConfig>,
+    taken: &mut Vec<(SwitchPin, String)>,
+) -> Option<()> {
+    if let Some((_, first)) = taken.iter().find(|(p, _)| *p == pin) {
+        c.push(
+            key,
+            format!("{pin} is already used by {first}: each switch needs its own input"),
+        );
+        return None;
+    }
+    if let (SwitchPin::Gpio(bcm), Some(gpio)) = (pin, gpio) {
+        let used = gpio
+            .inputs
+            .iter()
+            .map(|i| (i.pin, i.role.config_key()))
+            .chain(gpio.outputs.iter().map(|o| {
+                (
+                    o.pin,
+                    format!("gpio.outputs.{}", super::validated::output_name(o.output)),
+                )
+            }))
+            .find(|(p, _)| *p == bcm);
+        if let Some((_, by)) = used {
+            c.push(
+                key,
+                format!(
+                    "BCM {} is already used by {by}: move the switch to a free GPIO",
+                    bcm.number()
+                ),
+            );
+            return None;
+        }
+    }
+    taken.push((pin, key.to_owned()));
+    Some(())
+}
+
+/// `"A0"`..`"B7"` as 0..=15.
+fn expander_pin(s: &str) -> Option<u8> {
+    let mut chars = s.trim().chars();
+    let port = match chars.next()?.to_ascii_uppercase() {
+        'A' => 0,
+        'B' => 8,
+        _ => return None,
+    };
+    let n = chars.as_str().parse::<u8>().ok().filter(|n| *n < 8)?;
+    Some(port + n)
+}
