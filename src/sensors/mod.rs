@@ -27,6 +27,7 @@
 
 pub mod gpio;
 pub mod serial;
+pub mod switches;
 
 use std::future::Future;
 use std::io::Write;
