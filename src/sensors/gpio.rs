@@ -42,6 +42,9 @@ pub enum GpioError {
         "cannot open the GPIO ({0}); run the daemon as a user in the `gpio` group, or set [gpio] backend = \"none\" in the config to run without GPIO"
     )]
     Open(String),
+    /// The pin switches' expander or pins (`[pinsetter.switches]`).
+    #[error("pin switches: {0}")]
+    Switches(String),
     #[error("GPIO {bcm} ({what}): {message}")]
     Pin {
         bcm: u8,

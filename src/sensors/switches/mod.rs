@@ -3,5 +3,222 @@
 //! expander or the Pi's GPIO.
 //!
 //! - [`deck`]: the pure state machine, samples in, decks and faults out.
+//! - [`mcp23017`]: the expander's registers.
+//! - [`gpio_bank`]: the switches as wired, read together.
+//!
+//! The reader is a thread: it reads the switches when the expander's INTA
+//! says one changed (rppal's async interrupt) or every `poll_ms`, and at
+//! the deck's deadlines; each deck and fault goes to the lane as
+//! [`Sensor::Deck`] / [`Sensor::DeckFault`] on the bounded channel, waiting
+//! for room (a deck is a ball: never shed). An I2C error is reported once
+//! as `unreadable` and retried with backoff.
 
 pub mod deck;
+pub mod gpio_bank;
+pub mod mcp23017;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use tracing::{info, warn};
+
+use self::deck::{Deck, DeckTimes};
+use self::gpio_bank::RpiBank;
+use crate::config::SwitchesConfig;
+use crate::ports::{Input, InputSender};
+use crate::sensors::GpioError;
+
+/// Where the switches are read: their levels as the deck takes them.
+pub trait SwitchBank: Send {
+    fn read(&mut self) -> Result<u16, String>;
+}
+
+/// Called with each new reading of the levels (`lanecall monitor`).
+pub type Echo = Box<dyn FnMut(u16) + Send>;
+
+/// The switches, opened and ready to be read.
+pub struct Switches {
+    bank: Box<dyn SwitchBank>,
+    times: DeckTimes,
+    poll: Duration,
+    /// The interrupt's pin, held: dropping it stops the interrupt.
+    _interrupt: Option<rppal::gpio::InputPin>,
+    wake: Option<mpsc::Receiver<()>>,
+}
+
+/// Opens the expander and pins as configured: a clear error when the
+/// expander does not answer.
+pub fn open(cfg: &SwitchesConfig) -> Result<Switches, GpioError> {
+    let bank = RpiBank::open(cfg).map_err(GpioError::Switches)?;
+    let (interrupt, wake) = match cfg.interrupt {
+        Some(bcm) => match interrupt(bcm.number()) {
+            Ok((pin, rx)) => (Some(pin), Some(rx)),
+            Err(e) => {
+                warn!(bcm = bcm.number(), error = %e, "no interrupt from the expander's INTA: polling instead");
+                (None, None)
+            }
+        },
+        None => (None, None),
+    };
+    info!(
+        expander = cfg.uses_expander(),
+        interrupt = wake.is_some(),
+        "pin switches ready"
+    );
+    Ok(Switches {
+        bank: Box::new(bank),
+        times: times(cfg),
+        poll: cfg.poll,
+        _interrupt: interrupt,
+        wake,
+    })
+}
+
+fn interrupt(bcm: u8) -> Result<(rppal::gpio::InputPin, mpsc::Receiver<()>), rppal::gpio::Error> {
+    let mut pin = rppal::gpio::Gpio::new()?.get(bcm)?.into_input_pullup();
+    let (tx, rx) = mpsc::sync_channel(1);
+    // INTA is active low: a falling edge is a change.
+    pin.set_async_interrupt(rppal::gpio::Trigger::FallingEdge, None, move |_| {
+        let _ = tx.try_send(());
+    })?;
+    Ok((pin, rx))
+}
+
+/// The deck's times from the config.
+pub fn times(cfg: &SwitchesConfig) -> DeckTimes {
+    let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    DeckTimes {
+        debounce_ms: ms(cfg.debounce),
+        settle_ms: ms(cfg.settle),
+        max_settle_ms: ms(cfg.max_settle),
+        flicker_changes: cfg.flicker_changes,
+        cycle: cfg.cycle.is_some(),
+    }
+}
+
+impl Switches {
+    /// Reads the switches on a thread until the returned task is dropped or
+    /// aborted, or the lane stops.
+    pub fn spawn(self, tx: InputSender, echo: Option<Echo>) -> tokio::task::JoinHandle<()> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let guard = StopOnDrop(stop.clone());
+        let thread = tokio::task::spawn_blocking(move || self.run(&tx, echo, &stop));
+        tokio::spawn(async move {
+            let _guard = guard;
+            let _ = thread.await;
+        })
+    }
+
+    fn run(mut self, tx: &InputSender, mut echo: Option<Echo>, stop: &AtomicBool) {
+        let start = Instant::now();
+        let ms = || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let mut deck = Deck::new(self.times);
+        let mut last = None;
+        let mut backoff: Option<Duration> = None;
+        while !stop.load(Ordering::Relaxed) && !tx.stats().stopping() {
+            let now = ms();
+            let out = match self.bank.read() {
+                Ok(levels) => {
+                    if backoff.take().is_some() {
+                        info!("pin switches: read again");
+                    }
+                    if last != Some(levels) {
+                        last = Some(levels);
+                        if let Some(echo) = &mut echo {
+                            echo(levels);
+                        }
+                    }
+                    deck.sample(now, levels)
+                }
+                Err(e) => {
+                    if backoff.is_none() {
+                        warn!(error = %e, "pin switches cannot be read; retrying");
+                    }
+                    last = None;
+                    backoff = Some(next_backoff(backoff));
+                    deck.unreadable(now)
+                }
+            };
+            for sensor in out {
+                if tx.send_blocking(Input::now(sensor)).is_err() {
+                    return;
+                }
+            }
+            let wait = match backoff {
+                Some(b) => b,
+                None => {
+                    // With the interrupt, a read now and then all the same,
+                    // in case an edge was missed.
+                    let mut wait = if self.wake.is_some() {
+                        Duration::from_millis(100)
+                    } else {
+                        self.poll
+                    };
+                    if let Some(d) = deck.deadline() {
+                        wait = wait.min(Duration::from_millis(d.saturating_sub(ms())));
+                    }
+                    wait
+                }
+            };
+            match &self.wake {
+                Some(rx) if backoff.is_none() => {
+                    let _ = rx.recv_timeout(wait);
+                }
+                _ => std::thread::sleep(wait),
+            }
+        }
+    }
+}
+
+/// 100 ms, doubling up to 5 s.
+fn next_backoff(now: Option<Duration>) -> Duration {
+    now.map_or(Duration::from_millis(100), |d| {
+        (d * 2).min(Duration::from_secs(5))
+    })
+}
+
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A reading of the levels as `lanecall monitor` prints it:
+/// `switches 1111111011 cycle 0`, pin 1 first.
+pub fn levels_line(levels: u16) -> String {
+    let pins: String = (0..10)
+        .map(|i| if levels & (1 << i) != 0 { '1' } else { '0' })
+        .collect();
+    let cycle = u8::from(levels & deck::CYCLE_BIT != 0);
+    format!("switches {pins} cycle {cycle}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_monitor_line_shows_pin_one_first() {
+        assert_eq!(
+            levels_line(0x3ff & !(1 << 8)),
+            "switches 1111111101 cycle 0"
+        );
+        assert_eq!(levels_line(deck::CYCLE_BIT), "switches 0000000000 cycle 1");
+    }
+
+    #[test]
+    fn the_backoff_doubles_to_five_seconds() {
+        let mut b = None;
+        let mut seen = Vec::new();
+        for _ in 0..8 {
+            let next = next_backoff(b);
+            seen.push(next.as_millis());
+            b = Some(next);
+        }
+        assert_eq!(seen, vec![100, 200, 400, 800, 1600, 3200, 5000, 5000]);
+    }
+}
