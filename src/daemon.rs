@@ -89,6 +89,10 @@ pub async fn serve(
         }
         _ => (None, Box::new(NullOutputs)),
     };
+    let switches = (demo.is_none())
+        .then(|| config.switches.as_ref().map(crate::sensors::switches::open))
+        .flatten()
+        .transpose()?;
     let settings = CoreSettings {
         state_dir: config.state_dir.clone(),
         lane: config.lane,
@@ -178,6 +182,7 @@ pub async fn serve(
                 tx.clone(),
             ))
         }
+        None if let Some(switches) = switches => switches.spawn(tx.clone(), None),
         None => {
             let (link_state, _) = watch::channel(false);
             let link = config.pinsetter.clone();

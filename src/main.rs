@@ -603,29 +603,17 @@ fn monitor(path: &std::path::Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Without the port the monitor would wait for ever, saying nothing
-    // about the pinsetter; an adapter unplugged later is shown as
-    // `serial_link` down, and up again when it is back.
-    let port = &config.pinsetter.port;
-    if let Err(e) = std::fs::metadata(port) {
-        let what = if e.kind() == io::ErrorKind::NotFound {
-            "does not exist".to_owned()
-        } else {
-            format!("cannot be reached: {e}")
-        };
-        eprintln!(
-            "lanecall monitor: the pinsetter port {} ([pinsetter] port in {}) {what}: plug \
-             the serial adapter in, or find its name with `ls -l /dev/serial/by-id/` and set \
-             it in the config",
-            port.display(),
-            path.display()
-        );
-        return ExitCode::FAILURE;
-    }
+    let (link, switches) = match lanecall::sensors::monitor_pinsetter(&config, path) {
+        Ok(sources) => sources,
+        Err(e) => {
+            eprintln!("lanecall monitor: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let gpio = (config.gpio.backend == GpioBackend::Rpi)
         .then(|| (config.gpio.inputs.clone(), config.gpio.outputs.clone()));
     eprintln!("Every input as the lane would journal it; Ctrl-C stops.");
-    let monitor = lanecall::sensors::monitor(Some(config.pinsetter), gpio, io::stdout());
+    let monitor = lanecall::sensors::monitor(link, switches, gpio, io::stdout());
     block_on("lanecall monitor", monitor).map_or_else(|code| code, |()| ExitCode::SUCCESS)
 }
 

@@ -10,6 +10,9 @@
 //!   sensor readings, and the foul lamp and pinsetter reset relays as an
 //!   [`OutputSink`](crate::ports::OutputSink) ([`gpio::NullOutputs`] where
 //!   there is no GPIO).
+//! - [`switches`] is a string pinsetter's pin switches, read directly (an
+//!   MCP23017 I2C expander or GPIO) into [`Sensor::Deck`] and
+//!   [`Sensor::DeckFault`].
 //! - [`monitor`] prints every input live, for `lanecall monitor` (wiring
 //!   checks on the lane).
 //!
@@ -45,8 +48,13 @@ pub use gpio::GpioError;
 /// as a journal line. Returns on Ctrl-C, or when `out` cannot be written.
 ///
 /// The GPIO outputs are held switched off while monitoring.
+///
+/// With `switches` (a string pinsetter's pin switches, opened), each change
+/// of their levels is a line `switches 1111111011 cycle 0` (pin 1 first) on
+/// stdout as well.
 pub async fn monitor(
     link: Option<PinsetterConfig>,
+    switches: Option<switches::Switches>,
     gpio: Option<(Vec<InputConfig>, Vec<OutputConfig>)>,
     out: impl Write + Send + 'static,
 ) -> Result<(), GpioError> {
@@ -56,12 +64,45 @@ pub async fn monitor(
             std::future::pending::<()>().await;
         }
     };
-    monitor_until(link, gpio, out, stop).await
+    monitor_until(link, switches, gpio, out, stop).await
+}
+
+/// What `lanecall monitor` reads the pinsetter from: its serial line, or
+/// its pin switches (opened); a clear error when the port does not exist
+/// or the expander does not answer, before anything is shown.
+pub fn monitor_pinsetter(
+    config: &crate::config::Config,
+    path: &std::path::Path,
+) -> Result<(Option<PinsetterConfig>, Option<switches::Switches>), String> {
+    if let Some(cfg) = &config.switches {
+        return switches::open(cfg)
+            .map(|s| (None, Some(s)))
+            .map_err(|e| e.to_string());
+    }
+    // Without the port the monitor would wait for ever, saying nothing
+    // about the pinsetter; an adapter unplugged later is shown as
+    // `serial_link` down, and up again when it is back.
+    let port = &config.pinsetter.port;
+    if let Err(e) = std::fs::metadata(port) {
+        let what = if e.kind() == std::io::ErrorKind::NotFound {
+            "does not exist".to_owned()
+        } else {
+            format!("cannot be reached: {e}")
+        };
+        return Err(format!(
+            "the pinsetter port {} ([pinsetter] port in {}) {what}: plug the serial adapter in, \
+             or find its name with `ls -l /dev/serial/by-id/` and set it in the config",
+            port.display(),
+            path.display()
+        ));
+    }
+    Ok((Some(config.pinsetter.clone()), None))
 }
 
 /// [`monitor`], stopping when `stop` completes.
 async fn monitor_until(
     link: Option<PinsetterConfig>,
+    switches: Option<switches::Switches>,
     gpio: Option<(Vec<InputConfig>, Vec<OutputConfig>)>,
     out: impl Write + Send + 'static,
     stop: impl Future<Output = ()>,
@@ -78,6 +119,13 @@ async fn monitor_until(
         let (state, _) = tokio::sync::watch::channel(false);
         tokio::spawn(serial::run_pinsetter_link(settings, tx.clone(), state))
     });
+    let switches_task = switches.map(|switches| {
+        let echo: switches::Echo = Box::new(move |levels| {
+            let t = start.elapsed().as_millis();
+            println!("{t:>8} {}", switches::levels_line(levels));
+        });
+        switches.spawn(tx.clone(), Some(echo))
+    });
     drop(tx);
 
     // The std receiver blocks: read it on a blocking thread.
@@ -88,7 +136,7 @@ async fn monitor_until(
         _ = &mut printer => {}
     }
 
-    if let Some(task) = link_task {
+    for task in link_task.into_iter().chain(switches_task) {
         task.abort();
         let _ = task.await;
     }
@@ -174,9 +222,15 @@ mod tests {
         };
         let out = Shared::default();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let run = tokio::spawn(monitor_until(Some(settings), None, out.clone(), async {
-            let _ = stop_rx.await;
-        }));
+        let run = tokio::spawn(monitor_until(
+            Some(settings),
+            None,
+            None,
+            out.clone(),
+            async {
+                let _ = stop_rx.await;
+            },
+        ));
 
         let wait_for = |needle: &'static str| {
             let out = out.clone();
