@@ -200,6 +200,7 @@ pub fn levels_line(levels: u16) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lane::Sensor;
 
     #[test]
     fn the_monitor_line_shows_pin_one_first() {
@@ -208,6 +209,73 @@ mod tests {
             "switches 1111111101 cycle 0"
         );
         assert_eq!(levels_line(deck::CYCLE_BIT), "switches 0000000000 cycle 1");
+    }
+
+    /// Reads a full deck `good` times, then fails.
+    struct Failing {
+        good: u32,
+    }
+
+    impl SwitchBank for Failing {
+        fn read(&mut self) -> Result<u16, String> {
+            if self.good == 0 {
+                return Err("Remote I/O error".into());
+            }
+            self.good -= 1;
+            Ok(0x3ff)
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_reader_sends_the_set_deck_then_one_unreadable_fault() {
+        let switches = Switches {
+            bank: Box::new(Failing { good: 40 }),
+            times: DeckTimes {
+                debounce_ms: 0,
+                settle_ms: 1,
+                max_settle_ms: 1000,
+                flicker_changes: 6,
+                cycle: false,
+            },
+            poll: Duration::from_millis(1),
+            _interrupt: None,
+            wake: None,
+        };
+        let (tx, rx) = crate::ports::inputs::channel(8);
+        let echoed = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = echoed.clone();
+        let task = switches.spawn(tx, Some(Box::new(move |l| seen.lock().unwrap().push(l))));
+        let set = tokio::task::spawn_blocking(move || {
+            let next = || match rx.recv_timeout(Duration::from_secs(10)) {
+                Ok(Input::Reading(r)) => r.sensor,
+                other => panic!("no reading: {other:?}"),
+            };
+            let first = next();
+            let second = next();
+            // Retried with backoff, but reported once.
+            let more = rx.recv_timeout(Duration::from_millis(500));
+            (first, second, more.is_err())
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            set.0,
+            Sensor::Deck {
+                after: crate::lane::DeckAfter::Set,
+                standing: crate::lane::PinSet::FULL
+            }
+        );
+        assert_eq!(
+            set.1,
+            Sensor::DeckFault {
+                fault: crate::lane::DeckFault::Unreadable,
+                pins: crate::lane::PinSet::EMPTY
+            }
+        );
+        assert!(set.2, "a second fault");
+        assert_eq!(*echoed.lock().unwrap(), vec![0x3ff]);
+        task.abort();
+        let _ = task.await;
     }
 
     #[test]
