@@ -6,7 +6,7 @@
 // /api/lane holds, fit a TV and a tablet without scrolling, and keep its
 // text at 7:1 contrast. Exits non-zero on the first failed step.
 import { join } from 'node:path';
-import { url, shots, id, same, run } from './harness.mjs';
+import { url, shots, id, same, run, standInEventStream } from './harness.mjs';
 import { judge, order, weight, contrasts } from './lane-api.mjs';
 
 const ALL = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -197,16 +197,7 @@ await run(async ({ page, api, shot, step, lane, until }) => {
 
   step('the stream drops: "connection lost" until a snapshot comes again');
   const served = await lane();
-  await page.addInitScript(() => {
-    window.EventSource = class extends EventTarget {
-      constructor() {
-        super();
-        window.laneEvents = this;
-        setTimeout(() => this.onopen && this.onopen(), 0);
-      }
-      close() {}
-    };
-  });
+  await standInEventStream(page);
   await page.goto(board());
   await page.waitForSelector(id('board-row-3'));
   await page.waitForFunction(() => window.laneEvents);

@@ -15,6 +15,22 @@ export function same(what, got, want) {
   if (g !== w) throw new Error(`${what}:\n  shown/got ${g}\n  expected  ${w}`);
 }
 
+// From the page's next load, its event stream is a stand-in the script
+// feeds: `window.laneEvents` (dispatch a `lane` MessageEvent, or call its
+// `onerror`), for what the daemon does not do on demand.
+export function standInEventStream(page) {
+  return page.addInitScript(() => {
+    window.EventSource = class extends EventTarget {
+      constructor() {
+        super();
+        window.laneEvents = this;
+        setTimeout(() => this.onopen && this.onopen(), 0);
+      }
+      close() {}
+    };
+  });
+}
+
 let lines = null;
 
 // Polls `test` every 100 ms for up to 10 s; throws naming `what` if it never

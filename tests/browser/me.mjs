@@ -6,7 +6,7 @@
 // lane's callout for the chosen bowler's own balls and nothing else.
 // Exits non-zero on the first failed step.
 import { join } from 'node:path';
-import { url, shots, id, same, run } from './harness.mjs';
+import { url, shots, id, same, run, standInEventStream } from './harness.mjs';
 import { judge, order, weight, contrasts, panelWords, calloutIn } from './lane-api.mjs';
 
 await run(async ({ page, api, shot, step, lane, until }) => {
@@ -150,16 +150,7 @@ await run(async ({ page, api, shot, step, lane, until }) => {
 
   step('the stream drops and comes back: nothing old is said again, only a new ball');
   const served = await lane();
-  await page.addInitScript(() => {
-    window.EventSource = class extends EventTarget {
-      constructor() {
-        super();
-        window.laneEvents = this;
-        setTimeout(() => this.onopen && this.onopen(), 0);
-      }
-      close() {}
-    };
-  });
+  await standInEventStream(page);
   await page.reload();
   await says('me-name', 'Boris');
   await page.waitForFunction(() => window.laneEvents);

@@ -3,7 +3,7 @@
 // Asks the test harness for a pinsetter ball by printing `BALL <mask>` and
 // waits for `sent` on stdin. Exits non-zero on the first failed step.
 import { join } from 'node:path';
-import { url, pin, shots, id, same, pinsetter, run } from './harness.mjs';
+import { url, pin, shots, id, same, pinsetter, run, standInEventStream } from './harness.mjs';
 
 const ball = (mask) => pinsetter('BALL', mask);
 
@@ -107,16 +107,7 @@ await run(async ({ page, shot, step, lane, until }) => {
   // (the daemon's journal does not fail on demand); the lane is the
   // daemon's own, with the journal's state added.
   const served = await lane();
-  await page.addInitScript(() => {
-    window.EventSource = class extends EventTarget {
-      constructor() {
-        super();
-        window.laneEvents = this;
-        setTimeout(() => this.onopen && this.onopen(), 0);
-      }
-      close() {}
-    };
-  });
+  await standInEventStream(page);
   await page.click(id('tab-lane'));
   await page.reload();
   await page.waitForSelector(id('frame-0-1-1'));
