@@ -81,12 +81,31 @@ pub fn unsealed(text: &str) -> String {
         .collect()
 }
 
-/// A port nobody listens on now.
+/// A port nobody listens on now, for a daemon a test starts next.
+///
+/// Taken below the kernel's ephemeral range (32768 and up), so no port the
+/// kernel hands out meanwhile — a broker's `bind(0)`, the source port of a
+/// connection, another test's listener — can take it before the daemon
+/// binds, and a connect to it can never land on itself. Never the same
+/// port twice in one test process; each process starts at its own place.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const FIRST: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(u32::MAX);
+    let _ = NEXT.compare_exchange(
+        u32::MAX,
+        std::process::id() % SPAN,
+        Ordering::SeqCst,
+        Ordering::SeqCst,
+    );
+    for _ in 0..SPAN {
+        let port = (FIRST + NEXT.fetch_add(1, Ordering::SeqCst) % SPAN) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in {FIRST}..{}", FIRST + SPAN)
 }
 
 /// A config for `lanecall run` on this machine: no GPIO, no speaker, the
@@ -158,6 +177,7 @@ pub struct Daemon {
     pub child: std::process::Child,
     pub http: http::Http,
     cookie: Option<String>,
+    log: std::path::PathBuf,
 }
 
 impl Daemon {
@@ -189,6 +209,7 @@ impl Daemon {
             child,
             http: http::Http::new(http),
             cookie: None,
+            log: log_path,
         }
     }
 
@@ -203,10 +224,20 @@ impl Daemon {
                 &[("Content-Type", "application/json")],
                 body.as_bytes(),
             )
-            .expect("the login is answered");
+            .unwrap_or_else(|e| panic!("the login is not answered: {e}\n{}", self.said()));
         assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
         let cookie = r.header("set-cookie").expect("a session cookie");
         self.cookie = Some(cookie.split(';').next().unwrap_or("").to_owned());
+    }
+
+    /// Whether the daemon still runs, and its log: what a failed test shows.
+    pub fn said(&mut self) -> String {
+        let state = match self.child.try_wait() {
+            Ok(Some(status)) => format!("the daemon ended: {status}"),
+            _ => "the daemon runs".to_owned(),
+        };
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        format!("{state}; its log:\n{log}")
     }
 
     /// Posts a panel action; returns the status and the body.
