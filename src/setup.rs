@@ -1,6 +1,7 @@
 //! `lanecall setup`: the one command after installing the package. It asks
-//! the lane number, the pinsetter port, the judge PIN (twice, not echoed on
-//! a terminal) and the callouts' language, writes them into the config and
+//! the lane number, the pinsetter port (not when the config's pinsetter is
+//! `kind = "pin_switches"`), the judge PIN (twice, not echoed on a
+//! terminal) and the callouts' language, writes them into the config and
 //! starts the service.
 //!
 //! It decides which answers are taken (a PIN of 6 to 12 digits, a lane the
@@ -320,6 +321,75 @@ fn value_end(after_eq: &str) -> usize {
     start + end
 }
 
+/// The pinsetter's serial port: `--port`, or asked from the ports found.
+fn ask_port<R: BufRead>(
+    options: &Options,
+    prompt: &mut Prompt<R>,
+    text: &str,
+) -> Result<PathBuf, String> {
+    Ok(match &options.port {
+        Some(port) => {
+            port_ok(port, true).map_err(|e| format!("pinsetter.port: {e}"))?;
+            port.clone()
+        }
+        None => {
+            let found = serial_ports();
+            if found.is_empty() {
+                println!("No serial port found (is the adapter plugged in?).");
+            } else {
+                println!("Serial ports found:");
+                for (i, p) in found.iter().enumerate() {
+                    match fs::canonicalize(p) {
+                        Ok(real) if real != *p => {
+                            println!("  {}) {} -> {}", i + 1, p.display(), real.display())
+                        }
+                        _ => println!("  {}) {}", i + 1, p.display()),
+                    }
+                }
+            }
+            let was = current(text, "pinsetter", "port")
+                .and_then(|v| v.as_str().map(PathBuf::from))
+                .filter(|p| p.exists())
+                .or_else(|| (found.len() == 1).then(|| found[0].clone()));
+            let question = match &was {
+                Some(p) => format!(
+                    "Pinsetter port (a number above or a path) [{}]: ",
+                    p.display()
+                ),
+                None => "Pinsetter port (a number above or a path): ".to_owned(),
+            };
+            until(
+                prompt,
+                "pinsetter.port",
+                &question,
+                false,
+                |prompt, answer| {
+                    let port = match (answer.parse::<usize>(), &was) {
+                        (Ok(n), _) if (1..=found.len()).contains(&n) => found[n - 1].clone(),
+                        _ if answer.is_empty() && was.is_some() => was.clone().unwrap_or_default(),
+                        _ => PathBuf::from(&answer),
+                    };
+                    // A person is asked before a missing name is kept.
+                    match port_ok(&port, !prompt.terminal) {
+                        Err(e) if prompt.terminal && port.starts_with(BY_ID) => {
+                            println!("pinsetter.port: {e}");
+                            let keep = prompt.ask(
+                                "Keep it anyway, for an adapter not plugged in yet? [y/N]: ",
+                            )?;
+                            if keep.eq_ignore_ascii_case("y") {
+                                Ok(port)
+                            } else {
+                                Err("not kept".into())
+                            }
+                        }
+                        r => r.map(|()| port),
+                    }
+                },
+            )?
+        }
+    })
+}
+
 /// The setup: asks what the options leave out, writes the config and
 /// starts the service. `Err` is the message for stderr; the old file is
 /// then unchanged.
@@ -375,75 +445,30 @@ pub fn setup<R: BufRead>(options: &Options, prompt: &mut Prompt<R>) -> Result<()
         }
     };
 
-    // The pinsetter port.
-    let port = match &options.port {
-        Some(port) => {
-            port_ok(port, true).map_err(|e| format!("pinsetter.port: {e}"))?;
-            port.clone()
+    // The pinsetter port, unless the lane reads pin switches.
+    let switches =
+        current(&text, "pinsetter", "kind").is_some_and(|k| k.as_str() == Some("pin_switches"));
+    if switches {
+        if options.port.is_some() {
+            return Err(
+                "pinsetter.port: this lane reads its pinsetter's pin switches \
+                 ([pinsetter] kind = \"pin_switches\"), not a serial port"
+                    .into(),
+            );
         }
-        None => {
-            let found = serial_ports();
-            if found.is_empty() {
-                println!("No serial port found (is the adapter plugged in?).");
-            } else {
-                println!("Serial ports found:");
-                for (i, p) in found.iter().enumerate() {
-                    match fs::canonicalize(p) {
-                        Ok(real) if real != *p => {
-                            println!("  {}) {} -> {}", i + 1, p.display(), real.display())
-                        }
-                        _ => println!("  {}) {}", i + 1, p.display()),
-                    }
-                }
-            }
-            let was = current(&text, "pinsetter", "port")
-                .and_then(|v| v.as_str().map(PathBuf::from))
-                .filter(|p| p.exists())
-                .or_else(|| (found.len() == 1).then(|| found[0].clone()));
-            let question = match &was {
-                Some(p) => format!(
-                    "Pinsetter port (a number above or a path) [{}]: ",
-                    p.display()
-                ),
-                None => "Pinsetter port (a number above or a path): ".to_owned(),
-            };
-            until(
-                prompt,
-                "pinsetter.port",
-                &question,
-                false,
-                |prompt, answer| {
-                    let port = match (answer.parse::<usize>(), &was) {
-                        (Ok(n), _) if (1..=found.len()).contains(&n) => found[n - 1].clone(),
-                        _ if answer.is_empty() && was.is_some() => was.clone().unwrap_or_default(),
-                        _ => PathBuf::from(&answer),
-                    };
-                    // A person is asked before a missing name is kept.
-                    match port_ok(&port, !prompt.terminal) {
-                        Err(e) if prompt.terminal && port.starts_with(BY_ID) => {
-                            println!("pinsetter.port: {e}");
-                            let keep = prompt.ask(
-                                "Keep it anyway, for an adapter not plugged in yet? [y/N]: ",
-                            )?;
-                            if keep.eq_ignore_ascii_case("y") {
-                                Ok(port)
-                            } else {
-                                Err("not kept".into())
-                            }
-                        }
-                        r => r.map(|()| port),
-                    }
-                },
-            )?
-        }
-    };
-    let port = port.to_string_lossy().into_owned();
-    text = set_value(
-        &text,
-        "pinsetter",
-        "port",
-        &toml::Value::String(port).to_string(),
-    );
+        println!(
+            "The pinsetter is read through its pin switches ([pinsetter.switches]); \
+             check each string with `lanecall monitor`."
+        );
+    } else {
+        let port = ask_port(options, prompt, &text)?;
+        text = set_value(
+            &text,
+            "pinsetter",
+            "port",
+            &toml::Value::String(port.to_string_lossy().into_owned()).to_string(),
+        );
+    }
 
     // The judge PIN, twice.
     let hash_was = current(&text, "web", "judge_pin_hash")

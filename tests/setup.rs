@@ -144,6 +144,48 @@ fn setup_writes_the_answers_into_the_example_keeping_its_comments() {
 }
 
 #[test]
+fn a_pin_switch_lane_is_not_asked_for_a_serial_port() {
+    let dir = scratch("switches");
+    let config = dir.join("lanecall.toml");
+    let example = fs::read_to_string(EXAMPLE).unwrap();
+    let switches = example
+        .replace("kind = \"serial\"", "kind = \"pin_switches\"")
+        .replace("# [pinsetter.switches]", "[pinsetter.switches]")
+        .replace("# pins = [", "pins = [");
+    assert_ne!(switches, example);
+    fs::write(&config, &switches).unwrap();
+    let args = ["--config", config.to_str().unwrap(), "--no-start"];
+
+    // Lane, PIN twice, language: no port among the questions.
+    let out = setup(&args, "5\n48291357\n48291357\nru\n", None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("pin switches"),
+        "{}",
+        text(&out.stdout)
+    );
+    let written = fs::read_to_string(&config).unwrap();
+    assert_eq!(value(&written, "", "lane").as_integer(), Some(5));
+    assert_eq!(
+        value(&written, "pinsetter", "port"),
+        value(&switches, "pinsetter", "port")
+    );
+
+    // A port given for it is named as the mistake; the file stays.
+    let mut with_port = args.to_vec();
+    with_port.extend(["--port", "/dev/ttyUSB0"]);
+    let out = setup(&with_port, "5\n48291357\n48291357\nru\n", None);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("pinsetter.port: this lane reads its pinsetter's pin switches"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(fs::read_to_string(&config).unwrap(), written);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn setup_refuses_a_bad_answer_and_leaves_the_old_file() {
     let dir = scratch("refuse");
     let port = dir.join("ttyUSB-test");

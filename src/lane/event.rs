@@ -71,22 +71,15 @@ pub enum DeckFault {
     Flicker,
     /// Switches (`pins`, the ones still changing) never came to rest.
     Unsettled,
-    /// The switches could not be read (the expander stopped answering).
-    Unreadable,
 }
 
 impl DeckFault {
-    pub const ALL: [DeckFault; 3] = [
-        DeckFault::Flicker,
-        DeckFault::Unsettled,
-        DeckFault::Unreadable,
-    ];
+    pub const ALL: [DeckFault; 2] = [DeckFault::Flicker, DeckFault::Unsettled];
 
     pub fn as_str(self) -> &'static str {
         match self {
             DeckFault::Flicker => "flicker",
             DeckFault::Unsettled => "unsettled",
-            DeckFault::Unreadable => "unreadable",
         }
     }
 
@@ -103,7 +96,6 @@ impl DeckFault {
             DeckFault::Unsettled => {
                 format!("pin switches: the deck never settled (pin {list} still changing)")
             }
-            DeckFault::Unreadable => "pin switches: cannot be read".to_owned(),
         }
     }
 }

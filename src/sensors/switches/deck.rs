@@ -1,6 +1,7 @@
 //! The pin switches' state machine, pure: fed `(now_ms, levels)` samples
-//! and polled at its [`Deck::deadline`], it gives the decks and faults the
-//! lane journals ([`Sensor::Deck`], [`Sensor::DeckFault`]).
+//! and polled at its [`Deck::deadline`], it gives the decks, faults and
+//! link readings the lane journals ([`Sensor::Deck`], [`Sensor::DeckFault`],
+//! [`Sensor::SerialLink`]).
 //!
 //! Levels are logical: bit `n - 1` set when pin `n` stands, bit
 //! [`CYCLE_BIT`] set while the machine cycles. Times are milliseconds of
@@ -21,8 +22,10 @@
 //!   a `Flicker`, an episode still going after `max_settle` is
 //!   `Unsettled`: each reported once per episode, and that episode gives
 //!   no deck.
-//! - [`Deck::unreadable`] (the switches cannot be read) is reported once;
-//!   the first sample after it starts over, its settled deck a `Set`.
+//! - The switches are the lane's link to the pinsetter: the first sample
+//!   reports [`Sensor::SerialLink`] up; [`Deck::unreadable`] (they cannot
+//!   be read) reports it down once, and the first sample after it up again
+//!   and starts over, its settled deck a `Set`.
 
 use crate::lane::{DeckAfter, DeckFault, PinSet, Sensor};
 
@@ -120,7 +123,7 @@ impl Deck {
             self.unreadable = false;
             self.set_due = true;
             self.episode = (!self.cycling()).then(|| Episode::new(now));
-            return Vec::new();
+            return vec![Sensor::SerialLink { up: true }];
         };
         let mut out = self.poll(now);
         let changed = raw ^ levels;
@@ -170,10 +173,7 @@ impl Deck {
             return Vec::new();
         }
         self.unreadable = true;
-        vec![Sensor::DeckFault {
-            fault: DeckFault::Unreadable,
-            pins: PinSet::EMPTY,
-        }]
+        vec![Sensor::SerialLink { up: false }]
     }
 
     /// When [`Deck::poll`] is next due, if anything is pending.

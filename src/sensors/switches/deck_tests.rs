@@ -108,7 +108,13 @@ fn full(times: DeckTimes) -> Run {
     let mut run = Run::new(times);
     run.sample(0, bits(&ALL));
     run.until(1000);
-    assert_eq!(run.out, vec![(600, deck(DeckAfter::Set, &ALL))]);
+    assert_eq!(
+        run.out,
+        vec![
+            (0, Sensor::SerialLink { up: true }),
+            (600, deck(DeckAfter::Set, &ALL))
+        ]
+    );
     run
 }
 
@@ -117,9 +123,9 @@ fn the_first_settled_deck_is_a_set() {
     let mut run = Run::new(TIMES);
     run.sample(0, bits(&[1, 2, 3]));
     run.until(599);
-    assert!(run.out.is_empty());
+    assert_eq!(run.out, vec![(0, Sensor::SerialLink { up: true })]);
     run.until(600);
-    assert_eq!(run.out, vec![(600, deck(DeckAfter::Set, &[1, 2, 3]))]);
+    assert_eq!(run.since(1), vec![(600, deck(DeckAfter::Set, &[1, 2, 3]))]);
 }
 
 #[test]
@@ -300,7 +306,8 @@ fn the_expander_failing_and_coming_back() {
     assert_eq!(
         run.since(2000),
         vec![
-            (5000, fault(DeckFault::Unreadable, &[])),
+            (5000, Sensor::SerialLink { up: false }),
+            (8000, Sensor::SerialLink { up: true }),
             (8600, deck(DeckAfter::Set, &[1, 2, 3, 4, 5, 6, 7, 8, 9])),
         ]
     );

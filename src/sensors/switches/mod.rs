@@ -10,8 +10,9 @@
 //! says one changed (rppal's async interrupt) or every `poll_ms`, and at
 //! the deck's deadlines; each deck and fault goes to the lane as
 //! [`Sensor::Deck`] / [`Sensor::DeckFault`] on the bounded channel, waiting
-//! for room (a deck is a ball: never shed). An I2C error is reported once
-//! as `unreadable` and retried with backoff.
+//! for room (a deck is a ball: never shed). The switches are the lane's
+//! pinsetter link: journaled up at the first reading, down once at an I2C
+//! error (retried with backoff), up again when they answer.
 
 pub mod deck;
 pub mod gpio_bank;
@@ -227,7 +228,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_reader_sends_the_set_deck_then_one_unreadable_fault() {
+    async fn the_reader_sends_the_link_the_set_deck_then_the_link_lost_once() {
         let switches = Switches {
             bank: Box::new(Failing { good: 40 }),
             times: DeckTimes {
@@ -245,34 +246,30 @@ mod tests {
         let echoed = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = echoed.clone();
         let task = switches.spawn(tx, Some(Box::new(move |l| seen.lock().unwrap().push(l))));
-        let set = tokio::task::spawn_blocking(move || {
+        let sent = tokio::task::spawn_blocking(move || {
             let next = || match rx.recv_timeout(Duration::from_secs(10)) {
                 Ok(Input::Reading(r)) => r.sensor,
                 other => panic!("no reading: {other:?}"),
             };
-            let first = next();
-            let second = next();
+            let three = [next(), next(), next()];
             // Retried with backoff, but reported once.
             let more = rx.recv_timeout(Duration::from_millis(500));
-            (first, second, more.is_err())
+            (three, more.is_err())
         })
         .await
         .unwrap();
         assert_eq!(
-            set.0,
-            Sensor::Deck {
-                after: crate::lane::DeckAfter::Set,
-                standing: crate::lane::PinSet::FULL
-            }
+            sent.0,
+            [
+                Sensor::SerialLink { up: true },
+                Sensor::Deck {
+                    after: crate::lane::DeckAfter::Set,
+                    standing: crate::lane::PinSet::FULL
+                },
+                Sensor::SerialLink { up: false },
+            ]
         );
-        assert_eq!(
-            set.1,
-            Sensor::DeckFault {
-                fault: crate::lane::DeckFault::Unreadable,
-                pins: crate::lane::PinSet::EMPTY
-            }
-        );
-        assert!(set.2, "a second fault");
+        assert!(sent.1, "the link lost twice");
         assert_eq!(*echoed.lock().unwrap(), vec![0x3ff]);
         task.abort();
         let _ = task.await;
