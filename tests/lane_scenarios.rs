@@ -1017,6 +1017,35 @@ fn a_string_pinsetters_decks_score_as_ready_and_pins_and_a_deck_fault_never_scor
     assert_eq!(s.lane.pinsetter_fault(), None);
 }
 
+#[test]
+fn a_ball_deck_with_no_set_since_the_last_is_a_ball_only_after_the_ball_detectors_ball() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    let deck = |after, list: &[u8]| Sensor::Deck {
+        after,
+        standing: pins(list),
+    };
+    s.sensor(
+        1_000,
+        deck(DeckAfter::Set, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    );
+    s.ball(6_000);
+    s.sensor(7_500, deck(DeckAfter::Ball, &[3, 6, 10]));
+    // The machine left the three standing and set nothing. A pin falling
+    // late, with no ball from the detector, is not a ball.
+    let fx = s.sensor(12_000, deck(DeckAfter::Ball, &[6, 10]));
+    assert!(
+        matches!(&refusals(&fx)[..], [Refusal::DeckWithoutSet { .. }]),
+        "{fx:?}"
+    );
+    assert_eq!(s.marks(0, 0), ["7"]);
+    // The detector's ball, then fewer of those pins: the deck left was the
+    // deck set, and this is the second ball.
+    s.ball(20_000);
+    let fx = s.sensor(21_500, deck(DeckAfter::Ball, &[10]));
+    assert_eq!(refusals(&fx), vec![]);
+    assert_eq!(s.marks(0, 0), ["72"]);
+}
+
 // ----- the rail buttons ------------------------------------------------------
 
 #[test]

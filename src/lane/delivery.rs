@@ -255,6 +255,20 @@ impl Lane {
         Ok(true)
     }
 
+    /// A string pinsetter that leaves the standing pins where they stood
+    /// sets no deck between a frame's balls. A deck after a ball that
+    /// follows another with no deck set between counts as the next ball
+    /// when the ball detector saw a ball since and fewer of the same pins
+    /// stand: the deck left was the deck set. Otherwise (the machine
+    /// lifting every pin, a pin falling late) it is not a ball. Returns
+    /// the deck left.
+    pub(super) fn deck_left_set(&self, standing: PinSet) -> Option<PinSet> {
+        let (_, last) = self.last_pins?;
+        let fewer = standing != last && standing.without(last).is_empty();
+        (self.awaiting_ready && self.fault.is_none() && self.flight.ball_at.is_some() && fewer)
+            .then_some(last)
+    }
+
     /// The pinsetter stopped: the lane holds until it sets a deck again.
     pub(super) fn pinsetter_stopped(&mut self, t: Millis, text: String, out: &mut Vec<Effect>) {
         self.fault = Some(text.clone());

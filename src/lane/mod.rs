@@ -328,7 +328,31 @@ impl Lane {
                 after: DeckAfter::Ball,
                 standing,
             } => {
-                if self.pinsetter_cycled(t, *standing)? {
+                if let Some(left) = self.deck_left_set(*standing) {
+                    self.pinsetter_ready(t, left);
+                }
+                let cycled = self.pinsetter_cycled(t, *standing).map_err(|r| match r {
+                    Refusal::PinsWithoutReady {
+                        standing,
+                        last,
+                        last_at,
+                    } => Refusal::DeckWithoutSet {
+                        standing,
+                        last,
+                        last_at,
+                    },
+                    Refusal::PinsTooSoon {
+                        standing,
+                        after_ms,
+                        min_cycle_ms,
+                    } => Refusal::DeckTooSoon {
+                        standing,
+                        after_ms,
+                        min_cycle_ms,
+                    },
+                    other => other,
+                })?;
+                if cycled {
                     self.pin_report(t, *standing, out)?;
                 }
             }

@@ -130,6 +130,22 @@ pub enum Refusal {
         min_cycle_ms: u64,
     },
     #[error(
+        "pin switches: a deck after a ball ({standing} standing) with no deck set since the last ({last} at t={last_at}) and no ball from the ball detector: ignored, not a ball"
+    )]
+    DeckWithoutSet {
+        standing: PinSet,
+        last: PinSet,
+        last_at: Millis,
+    },
+    #[error(
+        "pin switches: a deck after a ball ({standing} standing) only {after_ms} ms after the last; no pinsetter cycles in under {min_cycle_ms} ms (rules.min_cycle_ms): ignored, not a ball"
+    )]
+    DeckTooSoon {
+        standing: PinSet,
+        after_ms: Millis,
+        min_cycle_ms: u64,
+    },
+    #[error(
         "neighbour {0}: already {MAX_NEIGHBOURS} adjacent lanes busy; a lane has two neighbours: ignored"
     )]
     TooManyNeighbours(u32),

@@ -54,6 +54,8 @@ struct Episode {
     last_change: [u64; 10],
     /// A fault was reported: no deck from this episode.
     faulted: bool,
+    /// A pin was set (its debounced switch went to standing).
+    rose: bool,
 }
 
 impl Episode {
@@ -64,6 +66,7 @@ impl Episode {
             changes: [0; 10],
             last_change: [0; 10],
             faulted: false,
+            rose: false,
         }
     }
 }
@@ -208,6 +211,7 @@ impl Deck {
             return out;
         };
         let was_cycling = self.cycling();
+        let before = self.stable;
         for bit in 0..11 {
             let mask = 1u16 << bit;
             if (raw ^ self.stable) & mask != 0
@@ -215,6 +219,9 @@ impl Deck {
             {
                 self.stable ^= mask;
             }
+        }
+        if let Some(e) = &mut self.episode {
+            e.rose |= self.stable & !before & PINS != 0;
         }
         let cycling = self.cycling();
         if cycling && !was_cycling {
@@ -235,10 +242,10 @@ impl Deck {
         };
         let settled = now >= episode.last + settle && (raw ^ self.stable) & PINS == 0;
         if settled {
-            let faulted = episode.faulted;
+            let (faulted, rose) = (episode.faulted, episode.rose);
             self.episode = None;
             if !faulted {
-                out.extend(self.settled());
+                out.extend(self.settled(rose));
             }
         } else if !episode.faulted && now >= episode.start + self.times.max_settle_ms {
             episode.faulted = true;
@@ -256,12 +263,15 @@ impl Deck {
         out
     }
 
-    /// The deck is at rest: what it says, if anything new.
-    fn settled(&mut self) -> Option<Sensor> {
+    /// The deck is at rest: what it says, if anything new. `rose`: a pin
+    /// was set on the way (a machine that lifts every pin after a ball and
+    /// lowers the standing ones again has set the deck the ball left).
+    fn settled(&mut self, rose: bool) -> Option<Sensor> {
         let deck = pin_set(self.stable);
         let after = match self.reported {
             _ if self.set_due => DeckAfter::Set,
             None => DeckAfter::Set,
+            Some(last) if last == deck && rose && self.ball_since_set => DeckAfter::Set,
             Some(last) if last == deck => return None,
             Some(last) if !deck.without(last).is_empty() => DeckAfter::Set,
             Some(_) => DeckAfter::Ball,
