@@ -959,17 +959,26 @@ fn a_blindfold_action_is_withdrawn_while_it_is_the_bowlers_latest() {
 
 // ----- a string pinsetter's pin switches --------------------------------------
 
-#[test]
-fn a_string_pinsetters_decks_score_as_ready_and_pins_and_a_deck_fault_never_scores() {
-    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
-    let deck = |after, list: &[u8]| Sensor::Deck {
+fn deck(after: DeckAfter, list: &[u8]) -> Sensor {
+    Sensor::Deck {
         after,
         standing: pins(list),
-    };
+    }
+}
+
+/// A string pinsetter's lane, Anna (B3) up, a full deck set at 1000.
+fn string_lane() -> Sim {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
     s.sensor(
         1_000,
         deck(DeckAfter::Set, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
     );
+    s
+}
+
+#[test]
+fn a_string_pinsetters_decks_score_as_ready_and_pins_and_a_deck_fault_never_scores() {
+    let mut s = string_lane();
     s.ball(6_000);
     let fx = s.sensor(7_500, deck(DeckAfter::Ball, &[7, 10]));
     assert_eq!(said(&fx), [words(&["7", "10"])]);
@@ -1019,15 +1028,7 @@ fn a_string_pinsetters_decks_score_as_ready_and_pins_and_a_deck_fault_never_scor
 
 #[test]
 fn a_ball_deck_with_no_set_since_the_last_is_a_ball_only_after_the_ball_detectors_ball() {
-    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
-    let deck = |after, list: &[u8]| Sensor::Deck {
-        after,
-        standing: pins(list),
-    };
-    s.sensor(
-        1_000,
-        deck(DeckAfter::Set, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
-    );
+    let mut s = string_lane();
     s.ball(6_000);
     s.sensor(7_500, deck(DeckAfter::Ball, &[3, 6, 10]));
     // The machine left the three standing and set nothing. A pin falling
