@@ -166,6 +166,26 @@ fn a_spare_in_two_balls() {
 }
 
 #[test]
+fn a_machine_lifting_every_pin_and_lowering_the_standing_ones_sets_the_deck() {
+    let mut run = full(TIMES);
+    run.down(5000, &[1, 2, 4, 5, 7, 8, 9]);
+    // Pin 3 wobbles shorter than the debounce: nothing set.
+    run.down(6000, &[3]);
+    run.up(6005, &[3]);
+    // Every pin lifted, the standing three lowered again.
+    run.down(8000, &[3, 6, 10]);
+    run.up(8400, &[3, 6, 10]);
+    run.until(20_000);
+    assert_eq!(
+        run.since(2000),
+        vec![
+            (5600, deck(DeckAfter::Ball, &[3, 6, 10])),
+            (9000, deck(DeckAfter::Set, &[3, 6, 10])),
+        ]
+    );
+}
+
+#[test]
 fn a_seven_ten_split_is_a_ball_deck_of_two() {
     let mut run = full(TIMES);
     run.down(5000, &[1, 2, 3, 5]);
