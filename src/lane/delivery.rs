@@ -255,18 +255,38 @@ impl Lane {
         Ok(true)
     }
 
-    /// A string pinsetter that leaves the standing pins where they stood
-    /// sets no deck between a frame's balls. A deck after a ball that
+    /// A string pinsetter's deck after a ball: a `PINS`, with one
+    /// addition. A machine that leaves the standing pins where they stood
+    /// sets no deck between a frame's balls, so a deck after a ball that
     /// follows another with no deck set between counts as the next ball
-    /// when the ball detector saw a ball since and fewer of the same pins
-    /// stand: the deck left was the deck set. Otherwise (the machine
-    /// lifting every pin, a pin falling late) it is not a ball. Returns
-    /// the deck left.
-    pub(super) fn deck_left_set(&self, standing: PinSet) -> Option<PinSet> {
-        let (_, last) = self.last_pins?;
-        let fewer = standing != last && standing.without(last).is_empty();
-        (self.awaiting_ready && self.fault.is_none() && self.flight.ball_at.is_some() && fewer)
-            .then_some(last)
+    /// when the ball detector saw a ball since, fewer of the same pins
+    /// stand and the machine could have cycled (`min_cycle_ms`): the deck
+    /// left was the deck set. Otherwise (the machine lifting every pin, a
+    /// pin falling late) it is not a ball.
+    pub(super) fn deck_after_ball(
+        &mut self,
+        t: Millis,
+        standing: PinSet,
+        out: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        if let Some((last_at, last)) = self.last_pins {
+            let fewer = standing != last && standing.without(last).is_empty();
+            if self.awaiting_ready
+                && self.fault.is_none()
+                && self.flight.ball_at.is_some()
+                && fewer
+                && t.saturating_sub(last_at) >= self.rules.min_cycle_ms
+            {
+                self.pinsetter_ready(t, last);
+            }
+        }
+        if self
+            .pinsetter_cycled(t, standing)
+            .map_err(Refusal::for_deck)?
+        {
+            self.pin_report(t, standing, out)?;
+        }
+        Ok(())
     }
 
     /// The pinsetter stopped: the lane holds until it sets a deck again.

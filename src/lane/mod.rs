@@ -327,35 +327,7 @@ impl Lane {
             Sensor::Deck {
                 after: DeckAfter::Ball,
                 standing,
-            } => {
-                if let Some(left) = self.deck_left_set(*standing) {
-                    self.pinsetter_ready(t, left);
-                }
-                let cycled = self.pinsetter_cycled(t, *standing).map_err(|r| match r {
-                    Refusal::PinsWithoutReady {
-                        standing,
-                        last,
-                        last_at,
-                    } => Refusal::DeckWithoutSet {
-                        standing,
-                        last,
-                        last_at,
-                    },
-                    Refusal::PinsTooSoon {
-                        standing,
-                        after_ms,
-                        min_cycle_ms,
-                    } => Refusal::DeckTooSoon {
-                        standing,
-                        after_ms,
-                        min_cycle_ms,
-                    },
-                    other => other,
-                })?;
-                if cycled {
-                    self.pin_report(t, *standing, out)?;
-                }
-            }
+            } => self.deck_after_ball(t, *standing, out)?,
             Sensor::DeckFault { fault, pins } => {
                 self.pinsetter_stopped(t, fault.describe(*pins), out)
             }

@@ -152,3 +152,30 @@ pub enum Refusal {
     #[error("neighbour {0} is this lane's own number: ignored")]
     OwnLaneAsNeighbour(u32),
 }
+
+impl Refusal {
+    /// A pin report refused, worded for a string pinsetter's deck.
+    pub(super) fn for_deck(self) -> Refusal {
+        match self {
+            Refusal::PinsWithoutReady {
+                standing,
+                last,
+                last_at,
+            } => Refusal::DeckWithoutSet {
+                standing,
+                last,
+                last_at,
+            },
+            Refusal::PinsTooSoon {
+                standing,
+                after_ms,
+                min_cycle_ms,
+            } => Refusal::DeckTooSoon {
+                standing,
+                after_ms,
+                min_cycle_ms,
+            },
+            other => other,
+        }
+    }
+}
