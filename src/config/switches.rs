@@ -217,12 +217,9 @@ impl RawSwitches {
         let interrupt = match self.interrupt {
             None => Some(None),
             Some(n) => {
-                let pin = SwitchPin::Gpio(c.pin(&key("interrupt"), Some(n))?);
-                taken_check(c, &key("interrupt"), pin, gpio, &mut taken)?;
-                match pin {
-                    SwitchPin::Gpio(p) => Some(Some(p)),
-                    SwitchPin::Expander(_) => None,
-                }
+                let pin = c.pin(&key("interrupt"), Some(n))?;
+                taken_check(c, &key("interrupt"), SwitchPin::Gpio(pin), gpio, &mut taken)?;
+                Some(Some(pin))
             }
         };
         let active_high = c.active(
