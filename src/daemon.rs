@@ -260,6 +260,15 @@ pub async fn serve_centre_demo(
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             source,
         })?;
+    // The demo's logins, made afresh: a password for each lane, as a real
+    // centre has (docs/centre.md); only this process knows them.
+    let logins_dir = demo.state_dir.join("centre");
+    let logins = demo_logins(&logins_dir, demo.lanes).map_err(|e| {
+        DaemonError::CentreStart(format!(
+            "cannot write the demo's logins in {}: {e}",
+            logins_dir.display()
+        ))
+    })?;
     let centre = crate::centre::start(crate::centre::config::CentreConfig {
         site: "demo".into(),
         state_dir: demo.state_dir.join("centre"),
@@ -268,7 +277,9 @@ pub async fn serve_centre_demo(
         broker: crate::centre::config::Broker::Embedded { listen: broker },
         username: None,
         password_file: None,
-        passwords: None,
+        passwords: Some(logins.passwords.clone()),
+        allow_anonymous: false,
+        lanes: None,
         programme: None,
     })
     .await
@@ -295,8 +306,8 @@ pub async fn serve_centre_demo(
             },
             ca_file: None,
             site: "demo".into(),
-            username: None,
-            password_file: None,
+            username: Some(format!("lane{k}")),
+            password_file: Some(logins.lane_password(k)),
             accept_commands: true,
             neighbours: [k - 1, k + 1]
                 .into_iter()
@@ -343,6 +354,51 @@ pub async fn serve_centre_demo(
     }
     centre.stop().await;
     result
+}
+
+/// The demo centre's MQTT logins on disk, readable by this user only.
+struct DemoLogins {
+    /// The embedded broker's `passwords` file.
+    passwords: PathBuf,
+    dir: PathBuf,
+}
+
+impl DemoLogins {
+    /// Lane `k`'s `password_file`.
+    fn lane_password(&self, k: u32) -> PathBuf {
+        self.dir.join(format!("lane{k}.password"))
+    }
+}
+
+/// Writes a fresh random password for each of `lanes` lanes into `dir`:
+/// the broker's `passwords` file and each lane's own password file.
+fn demo_logins(dir: &std::path::Path, lanes: u32) -> io::Result<DemoLogins> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::create_dir_all(dir)?;
+    let logins = DemoLogins {
+        passwords: dir.join("mqtt-passwords"),
+        dir: dir.to_owned(),
+    };
+    let private = |path: &std::path::Path, text: &str| -> io::Result<()> {
+        let _ = std::fs::remove_file(path);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)?;
+        f.write_all(text.as_bytes())
+    };
+    let mut all = String::new();
+    for k in 1..=lanes {
+        let mut bytes = [0u8; 18];
+        getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
+        let password: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        private(&logins.lane_password(k), &format!("{password}\n"))?;
+        all += &format!("lane{k}:{password}\n");
+    }
+    private(&logins.passwords, &all)?;
+    Ok(logins)
 }
 
 /// Tells systemd the daemon is alive, but only while the lane's thread

@@ -2,7 +2,7 @@
 //! mirror and the web API: status, the state object as published, the
 //! mirror's counts and one replay per journal. Everything is bounded.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::feed::Feed;
 use super::{MAX_LANE_NUMBER, MAX_LANES};
-use crate::store::journal_seq;
+use crate::store::{journal_seq, rfc3339, unix_now};
 
 /// The mirror's counts for one lane (`mirror` in `GET /api/lanes`).
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
@@ -87,6 +87,8 @@ pub struct LaneBook {
     pub online: Option<bool>,
     /// The lane's state object as it published it.
     pub state: Option<LaneState>,
+    /// The highest journal `seq` its states have named.
+    pub newest_seq: u64,
     pub mirror: MirrorStats,
     /// One replay per journal file, by file name.
     pub journals: BTreeMap<String, Feed>,
@@ -102,10 +104,43 @@ impl LaneBook {
     }
 }
 
+/// The lanes the centre takes messages of (docs/centre.md, "Known lanes").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Admit {
+    /// These only: the programme's, the config's `lanes`, or the embedded
+    /// broker's lane logins.
+    Listed(BTreeSet<u32>),
+    /// Any lane number, up to [`MAX_LANES`] of them (an external broker
+    /// and nothing that names the lanes).
+    #[default]
+    Any,
+}
+
+/// Alarms kept at once; the oldest goes first.
+pub const MAX_ALARMS: usize = 64;
+
+/// Something about a lane a person must look at (`alarms` in
+/// `GET /api/centre`): raised once, its `detail` kept up to date.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Alarm {
+    /// `duplicate_lane`: two lanes (or two journal histories) say they
+    /// are this lane; `conflict`: a line came again with other text.
+    pub kind: &'static str,
+    pub lane: u32,
+    /// When it was first raised (UTC).
+    pub since: String,
+    /// What was seen, for the judge.
+    pub detail: String,
+}
+
 /// Every lane known, and what was refused from the network.
 #[derive(Default)]
 pub struct Book {
+    /// Which lanes are taken at all; any other is refused and never kept.
+    pub admit: Admit,
     pub lanes: BTreeMap<u32, LaneBook>,
+    /// Raised alarms, oldest first, at most [`MAX_ALARMS`].
+    pub alarms: Vec<Alarm>,
     /// Messages refused, by reason.
     pub refused: BTreeMap<&'static str, u64>,
     /// Whether the centre is connected to the broker.
@@ -119,11 +154,41 @@ impl Book {
         *self.refused.entry(why).or_default() += 1;
     }
 
-    /// The lane `n`, made known if there is room; `None` (counted) when
-    /// the number is out of range or [`MAX_LANES`] are known already.
+    /// Raises an alarm of `kind` for `lane`, or updates its detail when
+    /// it is raised already; logged the first time.
+    pub fn alarm(&mut self, kind: &'static str, lane: u32, detail: String) {
+        if let Some(a) = self
+            .alarms
+            .iter_mut()
+            .find(|a| a.kind == kind && a.lane == lane)
+        {
+            a.detail = detail;
+            return;
+        }
+        tracing::error!(lane, kind, "{detail}");
+        if self.alarms.len() >= MAX_ALARMS {
+            self.alarms.remove(0);
+        }
+        self.alarms.push(Alarm {
+            kind,
+            lane,
+            since: rfc3339(unix_now()),
+            detail,
+        });
+    }
+
+    /// The lane `n`, made known if it is admitted and there is room;
+    /// `None` (counted) when the number is out of range, not admitted, or
+    /// [`MAX_LANES`] are known already.
     pub fn lane(&mut self, n: u32) -> Option<&mut LaneBook> {
         if !(1..=MAX_LANE_NUMBER).contains(&n) {
             self.refuse("lane_number");
+            return None;
+        }
+        if let Admit::Listed(lanes) = &self.admit
+            && !lanes.contains(&n)
+        {
+            self.refuse("unknown_lane");
             return None;
         }
         if !self.lanes.contains_key(&n) && self.lanes.len() >= MAX_LANES {
@@ -166,6 +231,7 @@ impl Book {
             "lanes": self.lanes.len(),
             "refused": self.refused,
             "refused_total": total,
+            "alarms": self.alarms,
         })
     }
 }
@@ -194,6 +260,38 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
+    }
+
+    #[test]
+    fn a_lane_not_admitted_is_counted_and_never_kept() {
+        let mut book = Book {
+            admit: Admit::Listed([1, 2].into()),
+            ..Book::default()
+        };
+        assert!(book.lane(2).is_some());
+        assert!(book.lane(3).is_none());
+        assert!(book.lane(1000).is_none());
+        assert_eq!(book.lanes.keys().copied().collect::<Vec<_>>(), [2]);
+        assert_eq!(book.refused["unknown_lane"], 1);
+        assert_eq!(book.refused["lane_number"], 1);
+    }
+
+    #[test]
+    fn an_alarm_is_raised_once_and_bounded() {
+        let mut book = Book::default();
+        book.alarm("duplicate_lane", 3, "first".into());
+        book.alarm("duplicate_lane", 3, "again".into());
+        book.alarm("conflict", 3, "other".into());
+        assert_eq!(book.alarms.len(), 2);
+        assert_eq!(book.alarms[0].detail, "again");
+        let v = book.centre_json("cup");
+        assert_eq!(v["alarms"][0]["kind"], "duplicate_lane");
+        assert_eq!(v["alarms"][0]["lane"], 3);
+        for n in 0..100 {
+            book.alarm("conflict", 100 + n, String::new());
+        }
+        assert_eq!(book.alarms.len(), MAX_ALARMS);
+        assert_eq!(book.alarms.last().unwrap().lane, 199);
     }
 
     #[test]

@@ -51,15 +51,27 @@ struct LaneStatus<'a> {
 pub struct Commands {
     client: AsyncClient,
     site: String,
+    /// This run's mark in every command id: a lane runs an id once, so a
+    /// centre started again must never send an id it sent before.
+    run: String,
     next: AtomicU64,
     pushes: Mutex<VecDeque<Push>>,
 }
 
 impl Commands {
     pub fn new(client: AsyncClient, site: String) -> Commands {
+        let mut bytes = [0u8; 4];
+        let _ = getrandom::fill(&mut bytes);
+        // The clock as well, should the random source fail.
+        let run = format!(
+            "{:x}{:08x}",
+            unix_now() % 0x10000,
+            u32::from_be_bytes(bytes)
+        );
         Commands {
             client,
             site,
+            run,
             next: AtomicU64::new(1),
             pushes: Mutex::new(VecDeque::new()),
         }
@@ -75,7 +87,11 @@ impl Commands {
     /// Asks `lane` to publish `file` again from line `from`, to line
     /// `to` if given; with no `file`, its current journals from line 1.
     pub fn resend(&self, lane: u32, file: Option<&str>, from: u64, to: Option<u64>) {
-        let id = format!("r-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let id = format!(
+            "r-{}-{}",
+            self.run,
+            self.next.fetch_add(1, Ordering::Relaxed)
+        );
         let cmd = match (file, to) {
             (Some(file), None) => json!({ "id": id, "resend": { "file": file, "from": from } }),
             (Some(file), Some(to)) => {
@@ -100,7 +116,7 @@ impl Commands {
         let push_id = self.next.fetch_add(1, Ordering::Relaxed);
         let mut lanes = Vec::with_capacity(actions.len());
         for (lane, action) in actions {
-            let id = format!("p-{push_id}-{lane}");
+            let id = format!("p-{}-{push_id}-{lane}", self.run);
             let cmd = json!({ "id": id, "by": by, "action": action });
             let answer = self.publish(lane, &cmd).err().map(Err);
             lanes.push(Sent {
@@ -125,7 +141,9 @@ impl Commands {
         push_id
     }
 
-    /// A lane's reply. Answers to `resend` are only logged when refused.
+    /// A lane's reply, from lane `lane`'s own topic: only the first answer
+    /// to an id this centre sent that lane counts (a later one is refused
+    /// as `reply_again`). Answers to `resend` are only logged when refused.
     pub fn reply(&self, lane: u32, payload: &[u8]) -> Result<(), &'static str> {
         let v: Value = serde_json::from_slice(payload).map_err(|_| "reply_not_json")?;
         let id = v
@@ -155,6 +173,14 @@ impl Commands {
             .flat_map(|p| p.lanes.iter_mut())
             .find(|s| s.lane == lane && s.id == id)
             .ok_or("reply_unknown_id")?;
+        if sent.answer.is_some() {
+            tracing::warn!(
+                lane,
+                id,
+                "a second reply to one command: the first one stands"
+            );
+            return Err("reply_again");
+        }
         sent.answer = Some(if ok { Ok(()) } else { Err(error) });
         Ok(())
     }

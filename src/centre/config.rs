@@ -2,11 +2,13 @@
 //! every unknown key and wrong type reported by its path, line and column,
 //! every problem at once.
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::{MAX_LANE_NUMBER, MAX_LANES};
 use crate::config::{ConfigError, Kind, Problem, position, walk};
 use crate::mqtt_broker::{BrokerUrl, read_ca_file};
 
@@ -27,6 +29,8 @@ const ROOT: &[(&str, Kind)] = &[
     ("ca_file", Kind::Str),
     ("passwords", Kind::Str),
     ("programme", Kind::Str),
+    ("allow_anonymous", Kind::Bool),
+    ("lanes", Kind::Lanes),
     ("web", Kind::Table(WEB)),
 ];
 
@@ -42,6 +46,8 @@ struct Raw {
     ca_file: Option<String>,
     passwords: Option<String>,
     programme: Option<String>,
+    allow_anonymous: Option<bool>,
+    lanes: Option<toml::Value>,
     #[serde(default)]
     web: RawWeb,
 }
@@ -78,10 +84,70 @@ pub struct CentreConfig {
     /// The centre's own MQTT login.
     pub username: Option<String>,
     pub password_file: Option<PathBuf>,
-    /// The embedded broker's `user:password` file; `None` lets anyone in.
+    /// The embedded broker's logins: `user:password` lines, hashed in
+    /// place at start.
     pub passwords: Option<PathBuf>,
+    /// The embedded broker lets clients in without a login (a closed test
+    /// network only; they never send commands).
+    pub allow_anonymous: bool,
+    /// The lanes the centre admits (`lanes`); `None`: those of the
+    /// programme, or of the embedded broker's logins (docs/centre.md).
+    pub lanes: Option<BTreeSet<u32>>,
     /// The competition's programme (read by the standings).
     pub programme: Option<PathBuf>,
+}
+
+/// The lanes a `lanes` value names: `[1, 2, 5]`, or numbers and ranges
+/// in a string (`"1-24, 30"`), each 1 to [`MAX_LANE_NUMBER`].
+pub fn parse_lanes(value: &toml::Value) -> Result<BTreeSet<u32>, String> {
+    let number = |text: &str| {
+        text.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_LANE_NUMBER).contains(n))
+            .ok_or_else(|| {
+                format!(
+                    "{:?} is not a lane number from 1 to {MAX_LANE_NUMBER}",
+                    text.trim()
+                )
+            })
+    };
+    let mut lanes = BTreeSet::new();
+    match value {
+        toml::Value::Array(items) => {
+            for item in items {
+                let n = item.as_integer().map(|n| n.to_string()).unwrap_or_default();
+                lanes.insert(number(&n)?);
+            }
+        }
+        toml::Value::String(text) => {
+            for part in text.split(',') {
+                match part.split_once('-') {
+                    Some((a, b)) => {
+                        let (a, b) = (number(a)?, number(b)?);
+                        if a > b {
+                            return Err(format!("{:?} runs backwards", part.trim()));
+                        }
+                        lanes.extend(a..=b);
+                    }
+                    None => {
+                        lanes.insert(number(part)?);
+                    }
+                }
+            }
+        }
+        _ => return Err("must be a list of lane numbers or ranges".into()),
+    }
+    if lanes.is_empty() {
+        return Err("names no lane".into());
+    }
+    if lanes.len() > MAX_LANES {
+        return Err(format!(
+            "names {} lanes: a centre takes {MAX_LANES} at most",
+            lanes.len()
+        ));
+    }
+    Ok(lanes)
 }
 
 /// Whether `site` is 1 to 32 characters of `a-z 0-9 - _` (docs/mqtt.md).
@@ -230,6 +296,12 @@ impl Raw {
                             "is only for the embedded broker: the external broker has its own password file",
                         ));
                     }
+                    if self.allow_anonymous.is_some() {
+                        out.push(Problem::new(
+                            "allow_anonymous",
+                            "is only for the embedded broker: the external broker's own config says who may log in",
+                        ));
+                    }
                     let ca_file = absolute("ca_file", ca_file, out);
                     match &ca_file {
                         Some(_) if !url.tls => out.push(Problem::new(
@@ -271,6 +343,16 @@ impl Raw {
                         ));
                         return None;
                     }
+                    if self.passwords.is_none() && self.allow_anonymous != Some(true) {
+                        out.push(Problem::new(
+                            "passwords",
+                            "is missing: the embedded broker takes only logins, so that no one \
+                             else on the network can write a lane's results. Name a file of \
+                             `lane<N>:password` lines (one per lane; docs/centre.md), or set \
+                             allow_anonymous = true on a closed test network",
+                        ));
+                        return None;
+                    }
                     Some(Broker::Embedded { listen })
                 })
             }
@@ -284,6 +366,14 @@ impl Raw {
         }
         let passwords = absolute("passwords", self.passwords, out);
         let programme = absolute("programme", self.programme, out);
+        let lanes = match self.lanes.as_ref().map(parse_lanes) {
+            Some(Err(e)) => {
+                out.push(Problem::new("lanes", e));
+                None
+            }
+            Some(Ok(lanes)) => Some(lanes),
+            None => None,
+        };
         Some(CentreConfig {
             site: site?,
             state_dir: state_dir?,
@@ -293,6 +383,8 @@ impl Raw {
             username: self.username,
             password_file,
             passwords,
+            allow_anonymous: self.allow_anonymous.unwrap_or(false),
+            lanes,
             programme,
         })
     }
@@ -336,10 +428,12 @@ mod tests {
     #[test]
     fn a_minimal_file_takes_the_defaults() {
         let text = format!(
-            "site = \"cup\"\nstate_dir = \"/tmp/c\"\n[web]\njudge_pin_hash = \"{}\"\n",
+            "site = \"cup\"\nstate_dir = \"/tmp/c\"\npasswords = \"/etc/p\"\n[web]\njudge_pin_hash = \"{}\"\n",
             hash()
         );
         let c = CentreConfig::parse(&text, Path::new("c.toml")).unwrap();
+        assert!(!c.allow_anonymous);
+        assert_eq!(c.lanes, None);
         assert_eq!(c.web_listen.to_string(), "0.0.0.0:8080");
         assert_eq!(
             c.broker,
@@ -380,6 +474,59 @@ mod tests {
         );
         assert!(s.contains("web.listen: \"nope\""), "{s}");
         assert!(s.contains("web.judge_pin_hash: is missing"), "{s}");
+    }
+
+    #[test]
+    fn the_embedded_broker_takes_logins_unless_told_otherwise() {
+        let base = format!(
+            "site = \"c\"\nstate_dir = \"/c\"\n[web]\njudge_pin_hash = \"{}\"\n",
+            hash()
+        );
+        let with = |keys: &str| {
+            CentreConfig::parse(&format!("{keys}\n{base}"), Path::new("c.toml"))
+                .map_err(|e| e.to_string())
+        };
+        let e = with("").unwrap_err();
+        assert!(e.contains("passwords: is missing"), "{e}");
+        assert!(e.contains("allow_anonymous = true"), "{e}");
+        let e = with("embedded_listen = \"127.0.0.1:1883\"").unwrap_err();
+        assert!(e.contains("passwords: is missing"), "{e}");
+        let c = with("allow_anonymous = true").unwrap();
+        assert!(c.allow_anonymous && c.passwords.is_none());
+        let e = with("broker = \"mqtt://c\"\nallow_anonymous = false").unwrap_err();
+        assert!(
+            e.contains("allow_anonymous: is only for the embedded broker"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn lanes_are_a_list_or_ranges() {
+        let base = format!(
+            "site = \"c\"\nstate_dir = \"/c\"\nbroker = \"mqtt://c\"\n[web]\njudge_pin_hash = \"{}\"\n",
+            hash()
+        );
+        let lanes = |value: &str| {
+            CentreConfig::parse(&format!("lanes = {value}\n{base}"), Path::new("c.toml"))
+                .map(|c| c.lanes.unwrap().into_iter().collect::<Vec<_>>())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(lanes("[3, 1, 2]").unwrap(), [1, 2, 3]);
+        assert_eq!(lanes("\"1-3, 7\"").unwrap(), [1, 2, 3, 7]);
+        assert_eq!(lanes("\" 9 \"").unwrap(), [9]);
+        for (bad, says) in [
+            ("\"3-1\"", "runs backwards"),
+            ("\"0-2\"", "\"0\" is not a lane number"),
+            ("[1, 1000]", "\"1000\" is not a lane number"),
+            ("\"1-x\"", "is not a lane number"),
+            ("[]", "names no lane"),
+            ("\"1-999\"", "a centre takes 256 at most"),
+            ("[\"1\"]", "lanes[1]: must be a whole number"),
+            ("7", "lanes: must be a list of lane numbers"),
+        ] {
+            let e = lanes(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

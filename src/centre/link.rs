@@ -18,6 +18,7 @@ use super::book::Book;
 use super::commands::Commands;
 use super::mirror::{ToMirror, check_journal};
 use crate::mqtt_broker::BrokerUrl;
+use crate::store::journal_seq;
 
 /// What the link needs to connect.
 pub struct LinkSettings {
@@ -184,7 +185,7 @@ async fn handle(
     }
     if kind == "journal" {
         // Checked before the lane is made known: junk makes no lane.
-        match check_journal(payload) {
+        match check_journal(payload, n) {
             Ok(line) => {
                 if book
                     .lock()
@@ -217,8 +218,24 @@ async fn handle(
         }
         "state" => match super::book::LaneState::parse(payload) {
             Some(state) => {
-                if let Some(l) = book.lock().unwrap_or_else(PoisonError::into_inner).lane(n) {
-                    l.state = Some(state);
+                let mut book = book.lock().unwrap_or_else(PoisonError::into_inner);
+                let Some(l) = book.lane(n) else {
+                    return;
+                };
+                // A lane's journal only moves on to a higher `seq`: one
+                // that goes back is another lane with this number.
+                let seq = state.journal.as_ref().map_or(0, |(f, _)| journal_seq(f));
+                let back = (seq != 0 && seq < l.newest_seq).then(|| {
+                    let newest = l.newest_seq;
+                    format!(
+                        "lane {n}'s state names journal seq {seq} after seq {newest}: two lanes \
+                         may be configured as lane {n}"
+                    )
+                });
+                l.newest_seq = l.newest_seq.max(seq);
+                l.state = Some(state);
+                if let Some(detail) = back {
+                    book.alarm("duplicate_lane", n, detail);
                 }
             }
             None => refuse("state_not_json"),

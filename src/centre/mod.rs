@@ -108,6 +108,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         )),
         None => None,
     };
+    let admit = admitted(&config, programme.as_deref(), None);
     let password = match &config.password_file {
         Some(p) => Some(
             crate::config::read_password_file(p)
@@ -126,7 +127,10 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         .map_err(|e| format!("cannot make {}: {e}", config.state_dir.display()))?;
     let (client, events) = link::client(&settings);
     let commands = Arc::new(commands::Commands::new(client.clone(), config.site.clone()));
-    let book = Arc::new(Mutex::new(Book::default()));
+    let book = Arc::new(Mutex::new(Book {
+        admit,
+        ..Book::default()
+    }));
     let resend_commands = Arc::clone(&commands);
     let mirror = mirror::Mirror::load(
         config.state_dir.join("lanes"),
@@ -202,6 +206,44 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         tasks: vec![server, ticks, link],
         mirror: Some(mirror_thread),
     })
+}
+
+/// The lanes the centre admits (docs/centre.md, "Known lanes"): the
+/// config's `lanes`, else the programme's, else the lanes with a login on
+/// the embedded broker (`login_lanes`); with an external broker and none
+/// of these, any lane number (bounded by [`MAX_LANES`]), said at start.
+fn admitted(
+    config: &CentreConfig,
+    programme: Option<&programme::Programme>,
+    login_lanes: Option<Vec<u32>>,
+) -> book::Admit {
+    use std::collections::BTreeSet;
+    let from_programme = || {
+        let lanes: BTreeSet<u32> = programme?
+            .blocks
+            .iter()
+            .flat_map(|b| b.lanes.iter().map(|(n, _)| *n))
+            .collect();
+        (!lanes.is_empty()).then_some(lanes)
+    };
+    let lanes = config
+        .lanes
+        .clone()
+        .or_else(from_programme)
+        .or_else(|| Some(login_lanes?.into_iter().collect()));
+    match lanes {
+        Some(lanes) => {
+            tracing::info!(?lanes, "the centre takes these lanes only");
+            book::Admit::Listed(lanes)
+        }
+        None => {
+            tracing::warn!(
+                "the centre takes any lane number (up to {MAX_LANES}): set `lanes` in its \
+                 config, or a programme, so that only the competition's lanes are mirrored"
+            );
+            book::Admit::Any
+        }
+    }
 }
 
 /// `lanecall centre --config PATH`: runs until SIGINT or SIGTERM; exit 78

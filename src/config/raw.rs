@@ -35,6 +35,9 @@ pub(crate) enum Kind {
     StrOrInt,
     /// A list of strings or whole numbers (`["A0", 17]`).
     StrOrInts,
+    /// Lane numbers: a list (`[1, 2, 5]`) or ranges in a string
+    /// (`"1-24, 30"`), judged where it is read.
+    Lanes,
 }
 
 impl Kind {
@@ -49,6 +52,7 @@ impl Kind {
             Kind::Ints => "a list of whole numbers ([6, 8])",
             Kind::StrOrInt => "an expander pin in quotes (\"A0\") or a BCM GPIO number",
             Kind::StrOrInts => "a list of expander pins (\"A0\") or BCM GPIO numbers",
+            Kind::Lanes => "a list of lane numbers ([1, 2, 5]) or ranges in quotes (\"1-24, 30\")",
         }
     }
 }
@@ -228,7 +232,8 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         | (Kind::Float, V::Float(_) | V::Integer(_))
         | (Kind::Str, V::String(_))
         | (Kind::Bool, V::Boolean(_))
-        | (Kind::StrOrInt, V::String(_) | V::Integer(_)) => {}
+        | (Kind::StrOrInt, V::String(_) | V::Integer(_))
+        | (Kind::Lanes, V::String(_)) => {}
         (Kind::Table(fields), V::Table(table)) => walk(table, fields, path, out),
         // Counted from 1, as the `[[...]]` headers are read in the file.
         (Kind::Tables(fields), V::Array(items)) => {
@@ -251,6 +256,7 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
                 check_kind(item, Kind::StrOrInt, &format!("{path}[{}]", i + 1), out);
             }
         }
+        (Kind::Lanes, V::Array(_)) => check_kind(value, Kind::Ints, path, out),
         // A GPIO input or output written as a value (`[gpio.buttons]
         // repeat = 5`).
         (Kind::Table(fields), other) if fields.iter().any(|(name, _)| *name == "pin") => {

@@ -3,8 +3,12 @@
 //! the lane wrote it, so each file is byte-identical to the lane's and
 //! `lanecall replay` reads it.
 //!
+//! - Only lines [`check_journal`] proved come here.
 //! - A line already written comes again: the same text is a duplicate
-//!   (ignored), another text a conflict (counted, logged, never written).
+//!   (ignored), another text a conflict (counted, never written, an alarm,
+//!   and the line asked for again). A second file with a `seq` the lane
+//!   used already is a second history of the lane: an alarm, never
+//!   spliced into the first file.
 //! - A line after a gap is held, up to [`MAX_HELD`] lines per lane, and
 //!   the missing lines are asked for with a `resend` command (`from` the
 //!   gap `to` the line before the first held one), again after
@@ -58,7 +62,7 @@ use tokio::sync::mpsc;
 use super::book::{Book, MirrorFailure, MirrorStats};
 use super::feed::Feed;
 use super::{MAX_FILES, MAX_JOURNAL_MESSAGE, MAX_LANE_NUMBER};
-use crate::store::{rfc3339, unix_now};
+use crate::store::{journal_seq, rfc3339, unix_now};
 
 /// Lines held after gaps, per lane.
 pub const MAX_HELD: usize = 4096;
@@ -105,9 +109,15 @@ pub fn valid_file_name(name: &str) -> bool {
         .is_some_and(crate::web::history::valid_id)
 }
 
-/// A journal topic's payload checked: JSON of the right shape, a journal
-/// file's name, `n` from 1, one line of text; or why not.
-pub fn check_journal(payload: &[u8]) -> Result<JournalLine, &'static str> {
+/// A journal topic's payload checked, and its line proved to be lane
+/// `lane`'s (docs/centre.md, "What the mirror writes"): JSON of the right
+/// shape; a journal file's name that names this lane; a format 2 line
+/// whose seal holds and whose own `n` is the message's; and, for line 1,
+/// a header of this lane whose `seq` is the one in the file's name. Or
+/// the reason it is refused. What it cannot check alone (that the line
+/// follows the one before it) the mirror does: it writes lines in `n`
+/// order only.
+pub fn check_journal(payload: &[u8], lane: u32) -> Result<JournalLine, &'static str> {
     if payload.len() > MAX_JOURNAL_MESSAGE {
         return Err("journal_too_large");
     }
@@ -115,13 +125,38 @@ pub fn check_journal(payload: &[u8]) -> Result<JournalLine, &'static str> {
     if !valid_file_name(&msg.file) {
         return Err("journal_file_name");
     }
+    if file_lane(&msg.file) != Some(lane) {
+        return Err("journal_file_lane");
+    }
     if msg.n == 0 || msg.n > 1 << 40 {
         return Err("journal_line_number");
     }
     if msg.line.is_empty() || msg.line.contains(['\n', '\r']) {
         return Err("journal_line_text");
     }
+    if crate::journal::unseal(&msg.line).map_err(|_| "journal_seal")? != msg.n {
+        return Err("journal_seal_number");
+    }
+    if msg.n == 1 {
+        let header = crate::journal::Header::parse(&msg.line).map_err(|_| "journal_header")?;
+        if header.lane != lane {
+            return Err("journal_header_lane");
+        }
+        let named = journal_seq(&msg.file);
+        if named != 0 && header.seq != named {
+            return Err("journal_header_seq");
+        }
+    }
     Ok(msg)
+}
+
+/// The lane number a journal file's name gives (`lane<N>-…`).
+fn file_lane(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("lane")?.split('-').next()?;
+    if digits.starts_with('0') {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// Sends a `resend` command: lane, file (`None`: the lane's current
@@ -153,6 +188,8 @@ struct FileDisk {
     /// A line after the gap was dropped ([`MAX_HELD`]): the next ask is
     /// for all that follows.
     dropped: bool,
+    /// When a conflicting line last made the mirror ask for it again.
+    conflict_asked: Option<Instant>,
     last_line: Instant,
     dirty: bool,
     settled: bool,
@@ -173,6 +210,7 @@ impl FileDisk {
             asked_next: 0,
             asked_to: None,
             dropped: false,
+            conflict_asked: None,
             last_line: Instant::now(),
             dirty: false,
             settled: true,
@@ -501,6 +539,24 @@ impl Mirror {
                 lock(&self.book).refuse("too_many_files");
                 return;
             }
+            // One lane writes one journal per `seq`: another file with the
+            // same is a second lane configured with this number.
+            let seq = journal_seq(&msg.file);
+            if let Some(other) = lane
+                .files
+                .keys()
+                .find(|other| seq != 0 && journal_seq(other) == seq)
+            {
+                lock(&self.book).alarm(
+                    "duplicate_lane",
+                    n,
+                    format!(
+                        "two journals with seq {seq}: {other} and {}; two lanes may be \
+                         configured as lane {n}",
+                        msg.file
+                    ),
+                );
+            }
             let path = self.dir.join(n.to_string()).join(&msg.file);
             lane.files.insert(msg.file.clone(), FileDisk::new(path));
         }
@@ -515,24 +571,14 @@ impl Mirror {
                 lane.duplicates += 1;
             } else {
                 lane.conflicts += 1;
-                tracing::warn!(
-                    lane = n,
-                    file = msg.file,
-                    n = msg.n,
-                    "a line came again with other text: the first one is kept"
-                );
+                conflict(&self.book, &self.resend, n, f, &msg);
             }
         } else if msg.n > next {
             match f.held.get(&msg.n) {
                 Some(text) if *text == msg.line => lane.duplicates += 1,
                 Some(_) => {
                     lane.conflicts += 1;
-                    tracing::warn!(
-                        lane = n,
-                        file = msg.file,
-                        n = msg.n,
-                        "a held line came again with other text: the first one is kept"
-                    );
+                    conflict(&self.book, &self.resend, n, f, &msg);
                 }
                 None => {
                     let held: usize = lane.files.values().map(|f| f.held.len()).sum();
@@ -585,6 +631,26 @@ impl Mirror {
         if let Some(b) = lock(&self.book).lanes.get_mut(&n) {
             b.mirror = stats;
         }
+    }
+}
+
+/// A line that came again with other text than the mirror's: never
+/// written over the first, an alarm for the judges, and the lane asked
+/// for the line again (at most once per [`RESEND_AGAIN`] a file), so the
+/// lane's own copy says which is its journal.
+fn conflict(book: &Mutex<Book>, resend: &Resend, n: u32, f: &mut FileDisk, msg: &JournalLine) {
+    lock(book).alarm(
+        "conflict",
+        n,
+        format!(
+            "line {} of {} came again with other text; the lane was asked for it again",
+            msg.n, msg.file
+        ),
+    );
+    let now = Instant::now();
+    if f.conflict_asked.is_none_or(|at| now - at >= RESEND_AGAIN) {
+        f.conflict_asked = Some(now);
+        resend(n, Some(&msg.file), msg.n, Some(msg.n));
     }
 }
 

@@ -101,22 +101,94 @@ fn a_line_reaches_the_replay_only_once_it_is_synced() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// A journal message of `file` line `n` with `line`.
+fn message(file: &str, n: u64, line: &str) -> Vec<u8> {
+    serde_json::json!({ "file": file, "n": n, "line": line })
+        .to_string()
+        .into_bytes()
+}
+
 #[test]
 fn journal_messages_are_checked() {
-    let ok = br#"{"file":"lane7-20261129T140000Z-000012.jsonl","n":2,"line":"{}"}"#;
-    assert_eq!(check_journal(ok).unwrap().n, 2);
-    assert_eq!(check_journal(b"nope"), Err("journal_not_json"));
+    let file = "lane7-20261129T140000Z-000012.jsonl";
+    let ball = crate::journal::seal(r#"{"t":5120,"ev":"ball"}"#, 2);
+    assert_eq!(check_journal(&message(file, 2, &ball), 7).unwrap().n, 2);
+    assert_eq!(check_journal(b"nope", 7), Err("journal_not_json"));
     assert_eq!(
-        check_journal(br#"{"file":"../x","n":2,"line":"{}"}"#),
+        check_journal(&message("../x", 2, &ball), 7),
         Err("journal_file_name")
     );
     assert_eq!(
-        check_journal(br#"{"file":"lane7-20261129T140000Z-000012.jsonl","n":0,"line":"{}"}"#),
+        check_journal(&message(file, 0, &ball), 7),
         Err("journal_line_number")
     );
     assert_eq!(
-        check_journal(&vec![b' '; MAX_JOURNAL_MESSAGE + 1]),
+        check_journal(&vec![b' '; MAX_JOURNAL_MESSAGE + 1], 7),
         Err("journal_too_large")
+    );
+}
+
+/// A line is written only when it is provably lane 7's: its file names
+/// lane 7, its seal holds and numbers it as the message does, and a
+/// header is lane 7's with the file name's `seq`.
+#[test]
+fn only_lines_proved_to_be_the_lanes_own_pass() {
+    use crate::journal::{Header, seal};
+    let file = "lane7-20261129T140000Z-000012.jsonl";
+    let header = Header::new(7, None, Default::default())
+        .with_seq(12)
+        .to_line();
+    assert_eq!(check_journal(&message(file, 1, &header), 7).unwrap().n, 1);
+    let ball = seal(r#"{"t":5120,"ev":"ball"}"#, 2);
+    // On another lane's topic, or in a file of another lane.
+    assert_eq!(
+        check_journal(&message(file, 2, &ball), 8),
+        Err("journal_file_lane")
+    );
+    assert_eq!(
+        check_journal(
+            &message("lane07-20261129T140000Z-000012.jsonl", 2, &ball),
+            7
+        ),
+        Err("journal_file_lane")
+    );
+    // A seal that does not hold, no seal (format 1), garbage.
+    let forged = ball.replace("5120", "5121");
+    assert_eq!(
+        check_journal(&message(file, 2, &forged), 7),
+        Err("journal_seal")
+    );
+    assert_eq!(
+        check_journal(&message(file, 2, r#"{"t":5120,"ev":"ball"}"#), 7),
+        Err("journal_seal")
+    );
+    assert_eq!(
+        check_journal(&message(file, 2, "garbage"), 7),
+        Err("journal_seal")
+    );
+    // A sealed line sent as another line number.
+    assert_eq!(
+        check_journal(&message(file, 3, &ball), 7),
+        Err("journal_seal_number")
+    );
+    // Line 1 must be a header of this lane and of the name's seq.
+    assert_eq!(
+        check_journal(&message(file, 1, &seal(r#"{"t":1,"ev":"ball"}"#, 1)), 7),
+        Err("journal_header")
+    );
+    let lane_5 = Header::new(5, None, Default::default())
+        .with_seq(12)
+        .to_line();
+    assert_eq!(
+        check_journal(&message(file, 1, &lane_5), 7),
+        Err("journal_header_lane")
+    );
+    let seq_3 = Header::new(7, None, Default::default())
+        .with_seq(3)
+        .to_line();
+    assert_eq!(
+        check_journal(&message(file, 1, &seq_3), 7),
+        Err("journal_header_seq")
     );
 }
 
