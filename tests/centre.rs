@@ -40,9 +40,14 @@ fn centre_config(dir: &Path, web: u16, mqtt: u16, broker: Option<&str>, logins: 
         None => text += &format!("embedded_listen = \"127.0.0.1:{mqtt}\"\n"),
     }
     if logins {
-        std::fs::write(
+        let lanes: String = (1..=20)
+            .map(|n| format!("lane{n}:{}\n", lane_secret(n)))
+            .collect();
+        std::fs::write(dir.join("passwords"), lanes + "centre:centre-secret\n").unwrap();
+        // Not readable by everyone, as the centre insists.
+        std::fs::set_permissions(
             dir.join("passwords"),
-            "lane:lane-secret\ncentre:centre-secret\n",
+            std::os::unix::fs::PermissionsExt::from_mode(0o600),
         )
         .unwrap();
         std::fs::write(dir.join("centre-password"), "centre-secret\n").unwrap();
@@ -64,6 +69,21 @@ fn centre_config(dir: &Path, web: u16, mqtt: u16, broker: Option<&str>, logins: 
     path
 }
 
+/// How a test's MQTT client logs in.
+#[derive(Clone, Copy)]
+enum Login<'a> {
+    /// No login (a broker that allows it).
+    Anonymous,
+    /// Lane `n`'s own: `lane<n>`, as in the centre's `passwords`.
+    Own,
+    As(&'a str, &'a str),
+}
+
+/// Lane `n`'s password in the test's `passwords` file.
+fn lane_secret(n: u32) -> String {
+    format!("secret-{n}")
+}
+
 /// A lane's MQTT client: publishes, and hands over the commands it gets.
 struct TestLane {
     n: u32,
@@ -76,14 +96,14 @@ struct TestLane {
 }
 
 impl TestLane {
-    fn connect(n: u32, port: u16, login: Option<(&str, &str)>) -> TestLane {
+    fn connect(n: u32, port: u16, login: Login) -> TestLane {
         TestLane::connect_over(n, port, login, Transport::Tcp)
     }
 
     fn connect_over(
         n: u32,
         port: u16,
-        login: Option<(&str, &str)>,
+        login: Login,
         transport: Transport,
     ) -> TestLane {
         let mut opts = MqttOptions::new(
@@ -100,8 +120,14 @@ impl TestLane {
                 QoS::AtLeastOnce,
                 true,
             ));
-        if let Some((u, p)) = login {
-            opts.set_credentials(u, p);
+        match login {
+            Login::Anonymous => {}
+            Login::Own => {
+                opts.set_credentials(format!("lane{n}"), lane_secret(n));
+            }
+            Login::As(u, p) => {
+                opts.set_credentials(u, p);
+            }
         }
         let (client, mut connection) = Client::new(opts, 4096);
         let (tx, commands) = channel();
@@ -229,8 +255,9 @@ impl Drop for TestLane {
     }
 }
 
-fn log(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/logs/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+/// tests/logs/`name` as lane `lane` writes it today, as its journal `seq`.
+fn log(name: &str, lane: u32, seq: u64) -> String {
+    support::sealed_log(name, lane, seq)
 }
 
 /// `lanecall replay` of a file: its exit status and score sheet.
@@ -270,9 +297,9 @@ const FILE_3: &str = "lane3-20261129T110000Z-000004.jsonl";
 
 /// Two lanes' journals mirrored byte for byte; duplicates and a
 /// conflicting line change nothing.
-fn mirror_test(dir: &Path, web: u16, mqtt: u16, login: Option<(&str, &str)>, centre: &mut Centre) {
-    let four = log("four_bowlers.jsonl");
-    let tenth = log("tenth_frame.jsonl");
+fn mirror_test(dir: &Path, web: u16, mqtt: u16, login: Login, centre: &mut Centre) {
+    let four = log("four_bowlers.jsonl", 12, 1);
+    let tenth = log("tenth_frame.jsonl", 3, 4);
     let a: Vec<&str> = four.lines().collect();
     let b: Vec<&str> = tenth.lines().collect();
     let lane12 = TestLane::connect(12, mqtt, login);
@@ -296,13 +323,20 @@ fn mirror_test(dir: &Path, web: u16, mqtt: u16, login: Option<(&str, &str)>, cen
 
     // Lines again: the same text is a duplicate, another text a conflict.
     lane12.lines(FILE_12, &a, 10, 14);
-    lane12.line(FILE_12, 20, "{\"t\":1,\"ev\":\"ball\"}");
+    let other = lanecall::journal::seal("{\"t\":1,\"ev\":\"ball\"}", 20);
+    lane12.line(FILE_12, 20, &other);
     let l = centre.wait_lane(12, "the duplicates and the conflict", |l| {
         l["mirror"]["duplicates"] == 5 && l["mirror"]["conflicts"] == 1
     });
     assert_eq!(l["mirror"]["lines"], n12);
     assert_eq!(l["mirror"]["files"], 1);
     assert_mirror_equals(dir, 12, FILE_12, &four);
+    // Never silently: an alarm, and the lane asked for its own line 20.
+    let alarms = centre.get("/api/centre")["alarms"].clone();
+    assert_eq!(alarms[0]["kind"], "conflict", "{alarms}");
+    assert_eq!(alarms[0]["lane"], 12, "{alarms}");
+    let ask = lane12.command("the conflicting line asked for", |c| c.get("resend").is_some());
+    assert_eq!(ask["resend"], json!({ "file": FILE_12, "from": 20, "to": 20 }));
     let _ = web;
 }
 
@@ -313,7 +347,7 @@ fn the_embedded_broker_mirrors_every_lane_byte_for_byte() {
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
     centre.wait_connected();
-    mirror_test(&dir, web, mqtt, Some(("lane", "lane-secret")), &mut centre);
+    mirror_test(&dir, web, mqtt, Login::Own, &mut centre);
 }
 
 #[test]
@@ -330,7 +364,7 @@ fn mosquitto_mirrors_every_lane_byte_for_byte() {
     );
     let mut centre = Centre::start(&config, web);
     centre.wait_connected();
-    mirror_test(&dir, web, mqtt, None, &mut centre);
+    mirror_test(&dir, web, mqtt, Login::Anonymous, &mut centre);
     centre.stop();
 }
 
@@ -358,12 +392,12 @@ fn over_tls_a_centre_mirrors_and_one_trusting_another_ca_says_why() {
         .unwrap()
         .transport(Some(&tls.ca))
         .unwrap();
-    let lane = TestLane::connect_over(12, broker.port, None, transport);
+    let lane = TestLane::connect_over(12, broker.port, Login::Anonymous, transport);
     lane.wait_connected();
     lane.status("online");
     // Subscribed: the centre has seen the status.
     centre.wait_lane(12, "online over TLS", |l| l["online"] == true);
-    let four = log("four_bowlers.jsonl");
+    let four = log("four_bowlers.jsonl", 12, 1);
     let a: Vec<&str> = four.lines().collect();
     lane.lines(FILE_12, &a, 1, a.len());
     let n = a.len() as u64;
@@ -395,9 +429,9 @@ fn a_withheld_line_is_asked_for_and_a_restarted_centre_resumes_from_its_mirror()
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
     centre.wait_connected();
-    let four = log("four_bowlers.jsonl");
+    let four = log("four_bowlers.jsonl", 12, 1);
     let a: Vec<&str> = four.lines().collect();
-    let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
+    let lane = TestLane::connect(12, mqtt, Login::Own);
     lane.wait_connected();
     // Line 5 withheld: 6..=100 are held, and line 5 is asked for.
     lane.lines(FILE_12, &a, 1, 4);
@@ -436,7 +470,7 @@ fn a_withheld_line_is_asked_for_and_a_restarted_centre_resumes_from_its_mirror()
     centre.wait_connected();
     let l = centre.wait_lane(12, "the mirror read back", |l| l["mirror"]["lines"] == 100);
     assert_eq!(l["online"], false);
-    let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
+    let lane = TestLane::connect(12, mqtt, Login::Own);
     lane.wait_connected();
     lane.status("online");
     let resend = lane.command("a resend after the restart", |c| c.get("resend").is_some());
@@ -454,14 +488,14 @@ fn a_lane_that_drops_off_shows_offline_and_a_wrong_password_is_refused() {
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
     centre.wait_connected();
-    let lane = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
+    let lane = TestLane::connect(7, mqtt, Login::Own);
     lane.wait_connected();
     lane.status("online");
     centre.wait_lane(7, "online", |l| l["online"] == true);
     lane.cut();
     centre.wait_lane(7, "offline by the last will", |l| l["online"] == false);
 
-    let intruder = TestLane::connect(8, mqtt, Some(("lane", "wrong")));
+    let intruder = TestLane::connect(8, mqtt, Login::As("lane8", "wrong"));
     std::thread::sleep(Duration::from_secs(2));
     assert!(
         !intruder.connected.load(Ordering::Relaxed),
@@ -500,8 +534,8 @@ fn a_push_reaches_the_lanes_and_their_answers_show() {
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
     centre.wait_connected();
-    let l7 = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
-    let l8 = TestLane::connect(8, mqtt, Some(("lane", "lane-secret")));
+    let l7 = TestLane::connect(7, mqtt, Login::Own);
+    let l8 = TestLane::connect(8, mqtt, Login::Own);
     l7.wait_connected();
     l8.wait_connected();
     let bowlers7 = json!([{ "name": "Orlov", "class": "B1" }]);
@@ -573,7 +607,7 @@ fn malformed_messages_are_counted_and_refused() {
     let config = centre_config(&dir, web, mqtt, None, true);
     let mut centre = Centre::start(&config, web);
     centre.wait_connected();
-    let lane = TestLane::connect(5, mqtt, Some(("lane", "lane-secret")));
+    let lane = TestLane::connect(5, mqtt, Login::Own);
     lane.wait_connected();
     let journal = format!("lanecall/{SITE}/lane/5/journal");
     lane.raw(&journal, b"not json".to_vec());
@@ -646,9 +680,9 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    let four = log("four_bowlers.jsonl");
+    let four = log("four_bowlers.jsonl", 12, 1);
     let a: Vec<&str> = four.lines().collect();
-    let lane = TestLane::connect(12, mqtt, Some(("lane", "lane-secret")));
+    let lane = TestLane::connect(12, mqtt, Login::Own);
     lane.wait_connected();
     // Published in two parts: the replay settles in between and goes on.
     let expect = |lines: &[&str]| {
@@ -714,10 +748,10 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     std::fs::write(&config, format!("programme = {programme:?}\n{text}")).unwrap();
     let mut centre = Centre::start(&config, web);
     centre.wait_connected();
-    let mut lane = TestLane::connect(7, mqtt, Some(("lane", "lane-secret")));
+    let mut lane = TestLane::connect(7, mqtt, Login::Own);
     lane.wait_connected();
     lane.status("online");
-    let four = log("four_bowlers.jsonl");
+    let four = log("four_bowlers.jsonl", 7, 1);
     let a: Vec<&str> = four.lines().collect();
     lane.lines("lane7-20261129T110000Z-000001.jsonl", &a, 1, a.len());
     let state = json!({
@@ -895,13 +929,13 @@ fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
     centre.wait_connected();
     let (relay, frozen) = freezable_relay(mqtt);
     // Keep-alive 5 s: the broker gives up after 1.5 times that.
-    let lane = TestLane::connect(9, relay, Some(("lane", "lane-secret")));
+    let lane = TestLane::connect(9, relay, Login::Own);
     lane.wait_connected();
     lane.status("online");
     centre.wait_lane(9, "online", |l| l["online"] == true);
     // Messages keep coming for the silent lane (a neighbour's state, the
     // centre's commands): they must not keep it alive.
-    let other = TestLane::connect(10, mqtt, Some(("lane", "lane-secret")));
+    let other = TestLane::connect(10, mqtt, Login::Own);
     other.wait_connected();
     frozen.store(true, Ordering::Relaxed);
     let since = Instant::now();

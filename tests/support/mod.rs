@@ -71,6 +71,24 @@ pub fn journal_of(header: &Header, events: &[Stamped<Event>]) -> String {
     String::from_utf8(w.into_inner()).expect("a journal is UTF-8")
 }
 
+/// The journal `tests/logs/<name>` as lane `lane` writes it today (format
+/// 2, sealed) as its journal `seq`: what a centre takes only from that lane.
+pub fn sealed_log(name: &str, lane: u32, seq: u64) -> String {
+    let path = format!("{}/tests/logs/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let header = Header::parse(lines.next().expect("a header")).expect("a journal header");
+    let header = Header {
+        lane,
+        ..header.with_seq(seq)
+    };
+    let events: Vec<Stamped<Event>> = lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| lanecall::journal::parse_event(l).unwrap_or_else(|e| panic!("{path}: {e}")))
+        .collect();
+    journal_of(&header, &events)
+}
+
 /// A format 2 journal as format 1 wrote it: no seals.
 pub fn unsealed(text: &str) -> String {
     text.lines()

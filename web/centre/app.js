@@ -93,6 +93,14 @@ function renderPushes() {
       text: t('lane', l.lane) + ': ' + t(l.status) + (l.error ? ' — ' + l.error : '') }))))));
 }
 
+// What the centre raised for the judges to look at: a lane number two
+// lanes claim, a journal line that came again with other text.
+function renderAlarms() {
+  const list = (S.centre && S.centre.alarms) || [];
+  $('alarms').replaceChildren(...list.map((a) => h('li', { class: 'pill bad', 'data-testid': 'alarm-' + a.kind + '-' + a.lane,
+    text: t('alarm_' + a.kind, a.lane) + ' · ' + a.since + ' — ' + a.detail })));
+}
+
 function render() {
   const c = S.centre;
   const link = $('link');
@@ -100,6 +108,7 @@ function render() {
     : t('brokerDown') + (c && c.broker_error ? ' — ' + c.broker_error : '');
   link.className = 'pill ' + (S.ok && c && c.connected ? 'good' : 'bad');
   for (const v of ['lanes', 'standings', 'block', 'results']) $('view-' + v).hidden = S.view !== v;
+  renderAlarms();
   renderLanes();
   renderStandings();
   renderResults();
