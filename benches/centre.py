@@ -239,6 +239,23 @@ def simulated_journal(binary, lane, seed, games, blocks):
     return seal(header, 1), lines[1:last_end]
 
 
+def private(path, text):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+def write_logins(base, lanes=64):
+    """The embedded broker's `passwords` (lane1 … lane<lanes>) and each
+    lane's password file in `base`: the path of the first."""
+    path = os.path.join(base, "passwords")
+    if not os.path.exists(path):
+        private(path, "".join(f"lane{n}:secret-{n}\n" for n in range(1, lanes + 1)))
+        for n in range(1, lanes + 1):
+            private(os.path.join(base, f"lane{n}.password"), f"secret-{n}\n")
+    return path
+
+
 def start_centre(binary, base, broker, web=None):
     web = web or free_port()
     state = os.path.join(base, "centre")
@@ -247,6 +264,7 @@ def start_centre(binary, base, broker, web=None):
     with open(config, "w") as f:
         f.write(f'site = "bench"\nstate_dir = "{state}"\n'
                 f'embedded_listen = "127.0.0.1:{broker}"\n'
+                f'passwords = "{write_logins(base)}"\n'
                 f'[web]\nlisten = "127.0.0.1:{web}"\njudge_pin_hash = "{pin_hash(binary)}"\n')
     child = subprocess.Popen([binary, "centre", "--config", config],
                              stdout=subprocess.DEVNULL, stderr=open(base + "/centre.log", "a"))
@@ -267,6 +285,7 @@ def wait_port(port, timeout=20):
 
 
 def write_lane(binary, base, lane, broker, header, lines, file_name):
+    write_logins(base)
     d = os.path.join(base, f"lane{lane}")
     os.makedirs(os.path.join(d, "journal"), exist_ok=True)
     with open(os.path.join(d, "journal", file_name), "w") as f:
@@ -277,6 +296,7 @@ def write_lane(binary, base, lane, broker, header, lines, file_name):
         f.write(f'lane = {lane}\nstate_dir = "{d}"\n[pinsetter]\nport = "{d}/no-such-port"\n'
                 f'[gpio]\nbackend = "none"\n[speaker]\nenabled = false\n'
                 f'[centre]\nbroker = "mqtt://127.0.0.1:{broker}"\nsite = "bench"\n'
+                f'username = "lane{lane}"\npassword_file = "{base}/lane{lane}.password"\n'
                 f'[web]\nlisten = "127.0.0.1:{web}"\njudge_pin_hash = "{pin_hash(binary)}"\n')
     return config, web
 

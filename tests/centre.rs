@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event, LastWill, MqttOptions, Packet, QoS, Transport};
 use serde_json::{Value, json};
-use support::centre::Centre;
+use support::centre::{Centre, lane_secret, write_logins};
 use support::free_port;
 
 const PIN: &str = "246810";
@@ -40,16 +40,9 @@ fn centre_config(dir: &Path, web: u16, mqtt: u16, broker: Option<&str>, logins: 
         None => text += &format!("embedded_listen = \"127.0.0.1:{mqtt}\"\n"),
     }
     if logins {
-        let lanes: String = (1..=20)
-            .map(|n| format!("lane{n}:{}\n", lane_secret(n)))
-            .collect();
-        std::fs::write(dir.join("passwords"), lanes + "centre:centre-secret\n").unwrap();
-        // Not readable by everyone, as the centre insists.
-        std::fs::set_permissions(
-            dir.join("passwords"),
-            std::os::unix::fs::PermissionsExt::from_mode(0o600),
-        )
-        .unwrap();
+        let passwords = write_logins(dir, 1..=20);
+        let logins = std::fs::read_to_string(&passwords).unwrap() + "centre:centre-secret\n";
+        std::fs::write(&passwords, logins).unwrap();
         std::fs::write(dir.join("centre-password"), "centre-secret\n").unwrap();
         // Like a lane's, it must not be readable by everyone.
         std::fs::set_permissions(
@@ -77,11 +70,6 @@ enum Login<'a> {
     /// Lane `n`'s own: `lane<n>`, as in the centre's `passwords`.
     Own,
     As(&'a str, &'a str),
-}
-
-/// Lane `n`'s password in the test's `passwords` file.
-fn lane_secret(n: u32) -> String {
-    format!("secret-{n}")
 }
 
 /// A lane's MQTT client: publishes, and hands over the commands it gets.

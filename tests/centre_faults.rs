@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::centre::{Centre, centre_totals, files, lane_series};
+use support::centre::{Centre, centre_totals, files, lane_login_keys, lane_series, write_logins};
 use support::centre_lane::Lane;
 use support::free_port;
 use support::mosquitto::Broker;
@@ -81,7 +81,10 @@ fn centre_config(dir: &Path, state: &Path, web: u16, via: Via) -> PathBuf {
     let hash = lanecall::web::hash_pin(support::centre_lane::PIN).unwrap();
     let broker = match via {
         Via::Mosquitto(port) => format!("broker = \"mqtt://127.0.0.1:{port}\""),
-        Via::Embedded(port) => format!("embedded_listen = \"127.0.0.1:{port}\""),
+        Via::Embedded(port) => format!(
+            "embedded_listen = \"127.0.0.1:{port}\"\npasswords = {:?}",
+            write_logins(dir, 1..=2)
+        ),
     };
     let text = format!(
         "site = \"{SITE}\"\nstate_dir = {state:?}\n{broker}\n\
@@ -102,7 +105,12 @@ fn lane(dir: &Path, n: u32, port: u16) -> Lane {
         1,
         BOWLERS[n as usize - 1],
     );
-    let keys = format!("broker = \"mqtt://127.0.0.1:{port}\"\nsite = \"{SITE}\"");
+    // Its login, which Mosquitto (no password file here) takes as it is.
+    write_logins(dir, 1..=2);
+    let keys = format!(
+        "broker = \"mqtt://127.0.0.1:{port}\"\nsite = \"{SITE}\"\n{}",
+        lane_login_keys(dir, n)
+    );
     Lane::start_with(&dir.join(format!("lane{n}")), n, Some(keys), &journal)
 }
 

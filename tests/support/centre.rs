@@ -150,3 +150,36 @@ pub fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         })
         .collect()
 }
+
+/// Lane `n`'s MQTT password in the tests' logins.
+pub fn lane_secret(n: u32) -> String {
+    format!("secret-{n}")
+}
+
+/// Writes the logins of lanes `lanes` into `dir`, none readable by
+/// others: the embedded broker's `passwords` file (its path returned) and
+/// each lane's password file ([`lane_login_keys`] names it).
+pub fn write_logins(dir: &Path, lanes: impl IntoIterator<Item = u32>) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let private = |path: &Path, text: String| {
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    };
+    let mut all = String::new();
+    for n in lanes {
+        private(&dir.join(format!("lane{n}.password")), lane_secret(n) + "\n");
+        all += &format!("lane{n}:{}\n", lane_secret(n));
+    }
+    let path = dir.join("passwords");
+    private(&path, all);
+    path
+}
+
+/// The `[centre]` keys of lane `n`'s login, its password file in `dir`
+/// ([`write_logins`]).
+pub fn lane_login_keys(dir: &Path, n: u32) -> String {
+    format!(
+        "username = \"lane{n}\"\npassword_file = {:?}",
+        dir.join(format!("lane{n}.password"))
+    )
+}
