@@ -41,7 +41,7 @@ pub const LOGIN_TIME: Duration = Duration::from_secs(3);
 /// How long a CONNECT's password check may then wait for its turn.
 const CHECK_TIME: Duration = Duration::from_secs(10);
 /// The largest CONNECT taken: a client not logged in yet holds no more.
-const MAX_CONNECT: usize = 64 << 10;
+const MAX_CONNECT: usize = 8 << 10;
 /// The largest packet taken after the CONNECT, as rumqttd's own limit.
 const MAX_PACKET: usize = MAX_PAYLOAD;
 /// Bytes read from a client at a time.
@@ -291,7 +291,7 @@ async fn serve(
     evicted: oneshot::Receiver<()>,
 ) -> io::Result<()> {
     let front = Arc::clone(&slot.front);
-    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    let mut buf = BytesMut::new();
     let admitted = tokio::select! {
         a = log_in(&front, &mut client, &mut buf) => a?,
         _ = evicted => return Ok(()),
@@ -330,7 +330,7 @@ async fn log_in(
             if let Some((_, packet)) = next_packet(buf, MAX_CONNECT)? {
                 return Ok::<_, io::Error>(packet);
             }
-            buf.reserve(READ_CHUNK);
+            buf.reserve(1 << 10);
             if client.read_buf(buf).await? == 0 {
                 return Err(io::ErrorKind::UnexpectedEof.into());
             }
@@ -370,7 +370,14 @@ async fn log_in(
                 .unwrap_or(false);
             if !ok {
                 count(&front.stats.bad_logins);
-                front.tell(&login, "bad login", || {
+                // Unknown names are logged as one: a guesser's names would
+                // each be a line.
+                let known = if s.logins.knows(&l.username) {
+                    login.as_str()
+                } else {
+                    ""
+                };
+                front.tell(known, "bad login", || {
                     tracing::warn!(login, "the embedded broker refused a wrong password");
                 });
                 return refuse(client, ConnectReturnCode::BadUserNamePassword).await;

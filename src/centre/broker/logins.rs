@@ -164,6 +164,11 @@ impl Logins {
             .chain(std::iter::once(self.centre_user.as_str()))
     }
 
+    /// Whether `user` is a login.
+    pub fn knows(&self, user: &str) -> bool {
+        user == self.centre_user || self.hashes.contains_key(user)
+    }
+
     /// Whether `user` logs in with `password`. A login not yet verified
     /// this run waits its turn for an argon2 check on a blocking thread.
     pub async fn check(self: &Arc<Self>, user: &str, password: &str) -> bool {
