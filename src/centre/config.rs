@@ -390,33 +390,6 @@ impl Raw {
     }
 }
 
-/// Reads a `user:password` file: one login a line; blank lines and lines
-/// starting with `#` are skipped.
-pub fn read_passwords(path: &Path) -> Result<Vec<(String, String)>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut logins = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match line.split_once(':') {
-            Some((user, password)) if !user.is_empty() && !password.is_empty() => {
-                logins.push((user.to_owned(), password.to_owned()));
-            }
-            _ => {
-                return Err(format!(
-                    "{} line {}: not `user:password`",
-                    path.display(),
-                    i + 1
-                ));
-            }
-        }
-    }
-    Ok(logins)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -82,13 +82,25 @@ impl Centre {
 /// Starts the centre: the embedded broker (when no `broker` is set), the
 /// mirror read back from disk, the MQTT link and the web server.
 pub async fn start(config: CentreConfig) -> Result<Centre, String> {
+    // The embedded broker's login for the centre, made at its start.
+    let mut embedded_login = None;
     let (broker, transport) = match &config.broker {
         Broker::External { url, ca_file } => (url.clone(), url.transport(ca_file.as_deref())?),
         Broker::Embedded { listen } => {
-            let (listen, passwords) = (*listen, config.passwords.clone());
-            tokio::task::spawn_blocking(move || broker::start(listen, passwords.as_deref()))
-                .await
-                .map_err(|e| e.to_string())??;
+            let listen = *listen;
+            let settings = broker::BrokerSettings {
+                listen,
+                passwords: config.passwords.clone(),
+                allow_anonymous: false,
+                site: config.site.clone(),
+                centre_user: config.username.clone().unwrap_or_else(|| "centre".into()),
+            };
+            let user = settings.centre_user.clone();
+            let started =
+                tokio::task::spawn_blocking(move || broker::start(settings, Box::new(|_| {})))
+                    .await
+                    .map_err(|e| e.to_string())??;
+            embedded_login = Some((user, started.centre_password));
             let host = if listen.ip().is_unspecified() {
                 "127.0.0.1".to_owned()
             } else {
@@ -116,11 +128,15 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         ),
         None => None,
     };
+    let (username, password) = match embedded_login {
+        Some((user, password)) => (Some(user), Some(password)),
+        None => (config.username.clone(), password),
+    };
     let settings = link::LinkSettings {
         broker,
         transport,
         site: config.site.clone(),
-        username: config.username.clone(),
+        username,
         password,
     };
     std::fs::create_dir_all(&config.state_dir)

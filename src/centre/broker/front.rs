@@ -1,35 +1,155 @@
-//! The embedded broker's listener: each client's connection relayed to
-//! rumqttd on the loopback, and closed when the client has sent nothing
-//! for 1.5 times the keep-alive its CONNECT asked for.
+//! The embedded broker's front: every client's connection, read packet by
+//! packet with rumqttc's MQTT 3.1.1 codec, before any of it reaches
+//! rumqttd on the loopback.
+//!
+//! - **Login.** A client has [`LOGIN_TIME`] to send its CONNECT; its login
+//!   is checked ([`Logins`]) and a bad one answered with CONNACK 4 (bad
+//!   username or password) or 5 (not authorized) and closed. Only then is
+//!   rumqttd connected, with the CONNECT's password replaced by the
+//!   login's internal secret: rumqttd takes nothing but the front.
+//! - **Access.** Each PUBLISH (and the CONNECT's will) and SUBSCRIBE is
+//!   checked against [`acl`]; one the login may not make closes the
+//!   connection, and never reaches rumqttd.
+//! - **Keep-alive.** A client that sent nothing for 1.5 times its
+//!   keep-alive (MQTT 3.1.1, 3.1.2.10) is closed: rumqttd (0.20) restarts
+//!   a client's timer whenever it sends it something.
+//! - **Slots.** At most `max` connections; when all are taken, the oldest
+//!   connection not logged in yet is closed to make room, never a logged-in
+//!   one.
 
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
+use rumqttc::mqttbytes::v4::{ConnAck, Connect, ConnectReturnCode, Login, Packet};
+use rumqttc::mqttbytes::{self, Protocol};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio_util::bytes::BytesMut;
 
-/// Bytes of a connection's start kept to read its CONNECT's keep-alive:
-/// the fixed header (at most 5), the protocol name (at most 8), level,
-/// flags and the keep-alive itself.
-const HEAD: usize = 32;
+use super::acl::{self, Role};
+use super::duplicates::Duplicates;
+use super::logins::Logins;
+use crate::centre::MAX_PAYLOAD;
 
-/// Relays the connections accepted on `outer` to `inner`, at most `max`
-/// at once, on a thread of its own.
-pub fn start(outer: std::net::TcpListener, inner: SocketAddr, max: usize) -> io::Result<()> {
+/// How long a client has from its TCP connect to send a whole CONNECT.
+pub const LOGIN_TIME: Duration = Duration::from_secs(3);
+/// How long a CONNECT's password check may then wait for its turn.
+const CHECK_TIME: Duration = Duration::from_secs(10);
+/// The largest CONNECT taken: a client not logged in yet holds no more.
+const MAX_CONNECT: usize = 8 << 10;
+/// The largest packet taken after the CONNECT, as rumqttd's own limit.
+const MAX_PACKET: usize = MAX_PAYLOAD;
+/// Bytes read from a client at a time.
+const READ_CHUNK: usize = 16 << 10;
+/// (login, reason) pairs remembered as logged; past that the list starts
+/// again.
+const MAX_TOLD: usize = 4096;
+
+/// rumqttd's login name for a client without one (a `passwords` user
+/// never holds a `:`).
+pub const ANONYMOUS: &str = ":anonymous";
+
+/// What the front refused, counted since start.
+#[derive(Debug, Default)]
+pub struct FrontStats {
+    bad_logins: AtomicU64,
+    anonymous_refused: AtomicU64,
+    publish_denied: AtomicU64,
+    subscribe_denied: AtomicU64,
+    login_timeouts: AtomicU64,
+    evicted_before_login: AtomicU64,
+    refused_when_full: AtomicU64,
+}
+
+impl FrontStats {
+    /// Each counter by name.
+    pub fn snapshot(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("bad_logins", &self.bad_logins),
+            ("anonymous_refused", &self.anonymous_refused),
+            ("publish_denied", &self.publish_denied),
+            ("subscribe_denied", &self.subscribe_denied),
+            ("login_timeouts", &self.login_timeouts),
+            ("evicted_before_login", &self.evicted_before_login),
+            ("refused_when_full", &self.refused_when_full),
+        ]
+        .into_iter()
+        .map(|(name, n)| (name, n.load(Ordering::Relaxed)))
+        .collect()
+    }
+}
+
+/// Adds one to `counter`: its new value.
+fn count(counter: &AtomicU64) -> u64 {
+    counter.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// What the front needs to know.
+pub struct Settings {
+    /// rumqttd's loopback address.
+    pub inner: SocketAddr,
+    /// Connections at once.
+    pub max: usize,
+    /// [`LOGIN_TIME`], but in tests.
+    pub login_time: Duration,
+    pub site: String,
+    pub centre_user: String,
+    pub allow_anonymous: bool,
+    pub logins: Arc<Logins>,
+    /// Login ([`ANONYMOUS`] for none) → the secret rumqttd takes for it.
+    pub secrets: HashMap<String, String>,
+    /// Told of a lane whose login is used by two clients at once.
+    pub on_duplicate: Box<dyn Fn(u32) + Send + Sync>,
+}
+
+struct Front {
+    settings: Settings,
+    stats: Arc<FrontStats>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Connections open, logged in or not.
+    open: usize,
+    /// Those not logged in yet, oldest first, each with the way to close it.
+    waiting: BTreeMap<u64, oneshot::Sender<()>>,
+    next: u64,
+    /// Connections open per login.
+    logged_in: HashMap<String, usize>,
+    duplicates: Duplicates,
+    /// (login, reason) already logged.
+    told: HashSet<(String, &'static str)>,
+}
+
+/// Relays the connections accepted on `outer` as the module says, on a
+/// thread of its own.
+pub fn start(
+    outer: std::net::TcpListener,
+    settings: Settings,
+    stats: Arc<FrontStats>,
+) -> io::Result<()> {
     outer.set_nonblocking(true)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let front = Arc::new(Front {
+        settings,
+        stats,
+        state: Mutex::new(State::default()),
+    });
     std::thread::Builder::new()
         .name("mqtt-front".into())
-        .spawn(move || runtime.block_on(accept(outer, inner, max)))?;
+        .spawn(move || runtime.block_on(accept(outer, front)))?;
     Ok(())
 }
 
-async fn accept(outer: std::net::TcpListener, inner: SocketAddr, max: usize) {
+async fn accept(outer: std::net::TcpListener, front: Arc<Front>) {
     let listener = match TcpListener::from_std(outer) {
         Ok(l) => l,
         Err(e) => {
@@ -37,8 +157,6 @@ async fn accept(outer: std::net::TcpListener, inner: SocketAddr, max: usize) {
             return;
         }
     };
-    let open = Arc::new(AtomicUsize::new(0));
-    let mut refused: u64 = 0;
     loop {
         let (client, peer) = match listener.accept().await {
             Ok(c) => c,
@@ -49,64 +167,326 @@ async fn accept(outer: std::net::TcpListener, inner: SocketAddr, max: usize) {
                 continue;
             }
         };
-        if open.load(Ordering::Relaxed) >= max {
-            // Counted; logged at the 1st, 2nd, 4th, 8th… only.
-            refused += 1;
-            if refused.is_power_of_two() {
-                tracing::warn!(%peer, refused, "the embedded broker has {max} connections: refused");
-            }
+        let Some((id, evicted)) = front.admit(peer) else {
             continue;
-        }
-        open.fetch_add(1, Ordering::Relaxed);
-        let open = Arc::clone(&open);
+        };
+        let slot = Slot {
+            front: Arc::clone(&front),
+            id,
+            login: None,
+        };
         tokio::spawn(async move {
-            if let Err(e) = relay(client, inner).await {
+            if let Err(e) = serve(client, slot, evicted).await {
                 tracing::info!(%peer, "MQTT connection closed: {e}");
             }
-            open.fetch_sub(1, Ordering::Relaxed);
         });
     }
 }
 
-/// One connection, until either side closes it or the client is silent
-/// for longer than its keep-alive allows.
-async fn relay(client: TcpStream, inner: SocketAddr) -> io::Result<()> {
-    let broker = TcpStream::connect(inner).await?;
+impl Front {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A slot for a new connection, the oldest one not logged in yet
+    /// closed for it when all are taken: its id and what says it is
+    /// closed so; `None` when every slot is logged in.
+    fn admit(&self, peer: SocketAddr) -> Option<(u64, oneshot::Receiver<()>)> {
+        let max = self.settings.max;
+        let mut s = self.state();
+        if s.open < max {
+            s.open += 1;
+        } else if let Some((_, close)) = s.waiting.pop_first() {
+            // Its slot goes to the new one.
+            let _ = close.send(());
+            let evicted = count(&self.stats.evicted_before_login);
+            if evicted.is_power_of_two() {
+                tracing::warn!(%peer, evicted, "the embedded broker has {max} connections: the oldest not logged in closed");
+            }
+        } else {
+            // Counted; logged at the 1st, 2nd, 4th, 8th… only.
+            let refused = count(&self.stats.refused_when_full);
+            if refused.is_power_of_two() {
+                tracing::warn!(%peer, refused, "the embedded broker has {max} connections logged in: refused");
+            }
+            return None;
+        }
+        let id = s.next;
+        s.next += 1;
+        let (close, closed) = oneshot::channel();
+        s.waiting.insert(id, close);
+        Some((id, closed))
+    }
+
+    /// Logs `what` for `login` the first time only.
+    fn tell(&self, login: &str, reason: &'static str, what: impl FnOnce()) {
+        let mut s = self.state();
+        if s.told.len() >= MAX_TOLD {
+            s.told.clear();
+        }
+        if s.told.insert((login.to_owned(), reason)) {
+            drop(s);
+            what();
+        }
+    }
+}
+
+/// A connection's place among the `max`, given back when it ends.
+struct Slot {
+    front: Arc<Front>,
+    id: u64,
+    /// The login, once logged in.
+    login: Option<String>,
+}
+
+impl Slot {
+    /// Marks the connection logged in as `login`: whether another of that
+    /// login is open, or `None` if it was closed to make room meanwhile.
+    fn log_in(&mut self, login: &str) -> Option<bool> {
+        let mut s = self.front.state();
+        s.waiting.remove(&self.id)?;
+        let open = s.logged_in.entry(login.to_owned()).or_default();
+        *open += 1;
+        let again = *open > 1;
+        self.login = Some(login.to_owned());
+        Some(again)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut s = self.front.state();
+        match self.login.take() {
+            Some(login) => {
+                s.open -= 1;
+                if let Some(n) = s.logged_in.get_mut(&login) {
+                    *n -= 1;
+                    if *n == 0 {
+                        s.logged_in.remove(&login);
+                    }
+                }
+            }
+            // Not in the list: closed to make room, its slot given on.
+            None => {
+                if s.waiting.remove(&self.id).is_some() {
+                    s.open -= 1;
+                }
+            }
+        }
+    }
+}
+
+/// A login the front took: who, and the CONNECT to hand rumqttd.
+struct Admitted {
+    role: Role,
+    login: String,
+    connect: Connect,
+}
+
+/// One connection: its login (unless it is closed to make room), then the
+/// relay.
+async fn serve(
+    mut client: TcpStream,
+    mut slot: Slot,
+    evicted: oneshot::Receiver<()>,
+) -> io::Result<()> {
+    let front = Arc::clone(&slot.front);
+    let mut buf = BytesMut::new();
+    let admitted = tokio::select! {
+        a = log_in(&front, &mut client, &mut buf) => a?,
+        _ = evicted => return Ok(()),
+    };
+    let Some(admitted) = admitted else {
+        return Ok(());
+    };
+    match slot.log_in(&admitted.login) {
+        None => return Ok(()),
+        Some(true) => {
+            if let Role::Lane(n) = admitted.role {
+                let report = front.state().duplicates.note(n, Instant::now());
+                if report {
+                    tracing::warn!(
+                        lane = n,
+                        "lane {n}'s login is used by two clients at once: two lanes configured as lane {n}?"
+                    );
+                    (front.settings.on_duplicate)(n);
+                }
+            }
+        }
+        Some(false) => {}
+    }
+    relay(&front, client, admitted, buf).await
+}
+
+/// The client's CONNECT, checked: `None` when it was refused (and the
+/// client told so, if it asked in MQTT).
+async fn log_in(
+    front: &Front,
+    client: &mut TcpStream,
+    buf: &mut BytesMut,
+) -> io::Result<Option<Admitted>> {
+    let first = tokio::time::timeout(front.settings.login_time, async {
+        loop {
+            if let Some((_, packet)) = next_packet(buf, MAX_CONNECT)? {
+                return Ok::<_, io::Error>(packet);
+            }
+            buf.reserve(1 << 10);
+            if client.read_buf(buf).await? == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+    })
+    .await;
+    let mut connect = match first {
+        Err(_) => {
+            count(&front.stats.login_timeouts);
+            return Ok(None);
+        }
+        Ok(Err(e)) => {
+            tracing::debug!("MQTT connection closed before its login: {e}");
+            return Ok(None);
+        }
+        Ok(Ok(Packet::Connect(c))) if c.protocol == Protocol::V4 => c,
+        Ok(Ok(Packet::Connect(_))) => {
+            return refuse(client, ConnectReturnCode::RefusedProtocolVersion).await;
+        }
+        Ok(Ok(_)) => return Ok(None),
+    };
+    let s = &front.settings;
+    let user = connect.login.as_ref().map(|l| l.username.clone());
+    let login = user.clone().unwrap_or_else(|| ANONYMOUS.to_owned());
+    match &connect.login {
+        None if !s.allow_anonymous => {
+            count(&front.stats.anonymous_refused);
+            front.tell(&login, "anonymous", || {
+                tracing::warn!("the embedded broker refused a client without a login");
+            });
+            return refuse(client, ConnectReturnCode::NotAuthorized).await;
+        }
+        None => {}
+        Some(l) => {
+            let ok = tokio::time::timeout(CHECK_TIME, s.logins.check(&l.username, &l.password))
+                .await
+                .unwrap_or(false);
+            if !ok {
+                count(&front.stats.bad_logins);
+                // Unknown names are logged as one: a guesser's names would
+                // each be a line.
+                let known = if s.logins.knows(&l.username) {
+                    login.as_str()
+                } else {
+                    ""
+                };
+                front.tell(known, "bad login", || {
+                    tracing::warn!(login, "the embedded broker refused a wrong password");
+                });
+                return refuse(client, ConnectReturnCode::BadUserNamePassword).await;
+            }
+        }
+    }
+    let role = Role::of(user.as_deref(), &s.centre_user);
+    if let Some(will) = &connect.last_will
+        && !acl::may_publish(&s.site, &role, &will.topic)
+    {
+        count(&front.stats.publish_denied);
+        front.tell(&login, "will", || {
+            tracing::warn!(
+                login,
+                topic = will.topic,
+                "the embedded broker refused a last will this login may not publish"
+            );
+        });
+        return refuse(client, ConnectReturnCode::NotAuthorized).await;
+    }
+    let Some(secret) = s.secrets.get(&login) else {
+        return refuse(client, ConnectReturnCode::ServiceUnavailable).await;
+    };
+    connect.login = Some(Login::new(login.clone(), secret.clone()));
+    Ok(Some(Admitted {
+        role,
+        login,
+        connect,
+    }))
+}
+
+/// Answers a CONNECT with `code` (a refusal); the connection then ends.
+async fn refuse(client: &mut TcpStream, code: ConnectReturnCode) -> io::Result<Option<Admitted>> {
+    let mut ack = BytesMut::new();
+    Packet::ConnAck(ConnAck::new(code, false))
+        .write(&mut ack, usize::MAX)
+        .map_err(invalid)?;
+    client.write_all(&ack).await?;
+    let _ = client.shutdown().await;
+    Ok(None)
+}
+
+fn invalid(e: mqttbytes::Error) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e.to_string())
+}
+
+/// The next whole packet at the start of `buf`, taken from it: its bytes
+/// as they came and what they say; `None` while more bytes are needed.
+fn next_packet(buf: &mut BytesMut, max: usize) -> io::Result<Option<(BytesMut, Packet)>> {
+    match mqttbytes::check(buf.iter(), max) {
+        Ok(header) => {
+            let raw = buf.split_to(header.frame_length());
+            let packet = Packet::read(&mut raw.clone(), max).map_err(invalid)?;
+            Ok(Some((raw, packet)))
+        }
+        Err(mqttbytes::Error::InsufficientBytes(_)) => Ok(None),
+        Err(e) => Err(invalid(e)),
+    }
+}
+
+/// A logged-in connection, relayed to rumqttd until either side closes
+/// it, the client makes a PUBLISH or SUBSCRIBE its login may not, or it
+/// is silent for longer than its keep-alive allows. `buf` holds what the
+/// client sent after its CONNECT.
+async fn relay(
+    front: &Front,
+    client: TcpStream,
+    admitted: Admitted,
+    mut buf: BytesMut,
+) -> io::Result<()> {
+    let Admitted {
+        role,
+        login,
+        connect,
+    } = admitted;
+    let broker = TcpStream::connect(front.settings.inner).await?;
     client.set_nodelay(true)?;
     broker.set_nodelay(true)?;
     let (mut from_client, mut to_client) = client.into_split();
     let (mut from_broker, mut to_broker) = broker.into_split();
+    let silence = (connect.keep_alive > 0)
+        .then(|| Duration::from_millis(u64::from(connect.keep_alive) * 1500));
+    let mut first = BytesMut::new();
+    Packet::Connect(connect)
+        .write(&mut first, usize::MAX)
+        .map_err(invalid)?;
+    to_broker.write_all(&first).await?;
     let up = async {
-        let mut buf = vec![0; 16 << 10];
-        let mut head = Vec::with_capacity(HEAD);
-        // `None` until the CONNECT is read; then its limit, if any.
-        let mut silence: Option<Option<Duration>> = None;
         loop {
+            while let Some((raw, packet)) = next_packet(&mut buf, MAX_PACKET)? {
+                if !allowed(front, &role, &login, &packet) {
+                    return Ok(());
+                }
+                to_broker.write_all(&raw).await?;
+            }
+            buf.reserve(READ_CHUNK);
+            let read = from_client.read_buf(&mut buf);
             let n = match silence {
-                Some(Some(limit)) => tokio::time::timeout(limit, from_client.read(&mut buf))
-                    .await
-                    .map_err(|_| {
-                        io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            format!("nothing from the client for {limit:?} (1.5 x its keep-alive)"),
-                        )
-                    })??,
-                _ => from_client.read(&mut buf).await?,
+                Some(limit) => tokio::time::timeout(limit, read).await.map_err(|_| {
+                    io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("nothing from the client for {limit:?} (1.5 x its keep-alive)"),
+                    )
+                })??,
+                None => read.await?,
             };
             if n == 0 {
                 return Ok(());
             }
-            if silence.is_none() {
-                head.extend_from_slice(&buf[..n.min(HEAD - head.len())]);
-                silence = connect_keep_alive(&head)
-                    .map(|k| (k > 0).then(|| Duration::from_millis(u64::from(k) * 1500)));
-                if silence.is_none() && head.len() == HEAD {
-                    // Not a CONNECT rumqttd will take: it closes the
-                    // connection itself.
-                    silence = Some(None);
-                }
-            }
-            to_broker.write_all(&buf[..n]).await?;
         }
     };
     let down = tokio::io::copy(&mut from_broker, &mut to_client);
@@ -116,29 +496,37 @@ async fn relay(client: TcpStream, inner: SocketAddr) -> io::Result<()> {
     }
 }
 
-/// The keep-alive (seconds) of the MQTT CONNECT packet `head` begins
-/// with, once enough of it is there; `None` before that, or when it is
-/// not a CONNECT (its checks are rumqttd's).
-fn connect_keep_alive(head: &[u8]) -> Option<u16> {
-    if *head.first()? != 0x10 {
-        return None;
-    }
-    // The remaining length: 1 to 4 bytes of 7 bits, the last without 0x80.
-    let mut at = 1;
-    while *head.get(at)? & 0x80 != 0 {
-        at += 1;
-        if at > 4 {
-            return None;
+/// Whether `login` (of `role`) may make `packet`; counted and logged
+/// (once per login and reason) when not.
+fn allowed(front: &Front, role: &Role, login: &str, packet: &Packet) -> bool {
+    let site = &front.settings.site;
+    let (reason, counter, topic) = match packet {
+        Packet::Publish(p) if !acl::may_publish(site, role, &p.topic) => {
+            ("publish", &front.stats.publish_denied, p.topic.as_str())
         }
-    }
-    let name = at + 1;
-    let len = usize::from(u16::from_be_bytes([*head.get(name)?, *head.get(name + 1)?]));
-    // Protocol name, level, flags, then the keep-alive.
-    let keep_alive = name + 2 + len + 2;
-    Some(u16::from_be_bytes([
-        *head.get(keep_alive)?,
-        *head.get(keep_alive + 1)?,
-    ]))
+        Packet::Subscribe(s) => match s
+            .filters
+            .iter()
+            .find(|f| !acl::may_subscribe(site, role, &f.path))
+        {
+            Some(f) => ("subscribe", &front.stats.subscribe_denied, f.path.as_str()),
+            None => return true,
+        },
+        Packet::Connect(_) => {
+            tracing::debug!(login, "a second CONNECT: closed");
+            return false;
+        }
+        _ => return true,
+    };
+    count(counter);
+    front.tell(login, reason, || {
+        tracing::warn!(
+            login,
+            topic,
+            "the embedded broker refused a {reason} this login may not make, and closed the connection"
+        );
+    });
+    false
 }
 
 #[cfg(test)]
@@ -146,30 +534,78 @@ mod tests {
     use super::*;
     use std::io::{Read, Write};
 
+    const SITE: &str = "t";
+    const CENTRE_PASSWORD: &str = "made-at-start";
+
     /// A stand-in for rumqttd that sends each client a byte every 100 ms,
-    /// as a broker does with the messages it has for a lane.
-    fn chatty_broker() -> SocketAddr {
+    /// as a broker does with the messages it has for a lane, and hands
+    /// over the first bytes each client sent.
+    fn chatty_broker() -> (SocketAddr, std::sync::mpsc::Receiver<Vec<u8>>) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for mut c in listener.incoming().flatten() {
+                let tx = tx.clone();
                 std::thread::spawn(move || {
+                    let mut first = [0; 512];
+                    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                    if let Ok(n) = c.read(&mut first) {
+                        let _ = tx.send(first[..n].to_vec());
+                    }
                     while c.write_all(b"x").is_ok() {
                         std::thread::sleep(Duration::from_millis(100));
                     }
                 });
             }
         });
-        addr
+        (addr, rx)
+    }
+
+    /// A front on a free port before `inner`, `max` connections at once,
+    /// `login_time` to send a CONNECT; the centre's login is the only one.
+    fn front(inner: SocketAddr, max: usize, login_time: Duration) -> (SocketAddr, Arc<FrontStats>) {
+        let outer = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = outer.local_addr().unwrap();
+        let stats = Arc::new(FrontStats::default());
+        let settings = Settings {
+            inner,
+            max,
+            login_time,
+            site: SITE.into(),
+            centre_user: "centre".into(),
+            allow_anonymous: false,
+            logins: Arc::new(Logins::new(Vec::new(), "centre", CENTRE_PASSWORD)),
+            secrets: HashMap::from([("centre".to_owned(), "inner-secret".to_owned())]),
+            on_duplicate: Box::new(|_| {}),
+        };
+        start(outer, settings, Arc::clone(&stats)).unwrap();
+        (addr, stats)
+    }
+
+    /// The centre's CONNECT with `keep_alive` and `password`.
+    fn connect(keep_alive: u16, password: &str) -> Vec<u8> {
+        let mut c = Connect::new("centre-client");
+        c.keep_alive = keep_alive;
+        c.set_login("centre", password);
+        c.last_will = Some(rumqttc::LastWill::new(
+            format!("lanecall/{SITE}/centre/status"),
+            "offline",
+            rumqttc::QoS::AtLeastOnce,
+            true,
+        ));
+        let mut b = BytesMut::new();
+        Packet::Connect(c).write(&mut b, usize::MAX).unwrap();
+        b.to_vec()
     }
 
     /// Reads until the connection ends: true if it did within `limit`.
     fn ends(c: &mut std::net::TcpStream, limit: Duration) -> bool {
-        let until = std::time::Instant::now() + limit;
+        let until = Instant::now() + limit;
         c.set_read_timeout(Some(Duration::from_millis(500)))
             .unwrap();
         let mut buf = [0; 64];
-        while std::time::Instant::now() < until {
+        while Instant::now() < until {
             match c.read(&mut buf) {
                 Ok(0) => return true,
                 Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return true,
@@ -179,25 +615,36 @@ mod tests {
         false
     }
 
+    /// A client logged in through the front: the broker's first byte came.
+    fn logged_in(front: SocketAddr, keep_alive: u16) -> std::net::TcpStream {
+        let mut c = std::net::TcpStream::connect(front).unwrap();
+        c.write_all(&connect(keep_alive, CENTRE_PASSWORD)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut x = [0; 1];
+        c.read_exact(&mut x).expect("relayed to the broker");
+        c
+    }
+
+    fn stat(stats: &FrontStats, name: &str) -> u64 {
+        stats
+            .snapshot()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .unwrap()
+            .1
+    }
+
     #[test]
     fn a_client_silent_past_its_keep_alive_is_cut_off_while_the_broker_talks_and_the_rest_refused()
     {
-        let outer = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let front = outer.local_addr().unwrap();
-        start(outer, chatty_broker(), 2).unwrap();
+        let (broker, _) = chatty_broker();
+        let (front, stats) = front(broker, 2, LOGIN_TIME);
         // Keep-alive 1 s, then nothing: cut off (after 1.5 s), though the
         // broker keeps sending to it.
-        let mut silent = std::net::TcpStream::connect(front).unwrap();
-        silent
-            .write_all(&[0x10, 12, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 1, 0, 0])
-            .unwrap();
+        let mut silent = logged_in(front, 1);
         // No keep-alive (0): never cut off for silence.
-        let mut patient = std::net::TcpStream::connect(front).unwrap();
-        patient
-            .write_all(&[0x10, 12, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 0, 0, 0])
-            .unwrap();
-        // Give the front time to take both before the third.
-        std::thread::sleep(Duration::from_millis(300));
+        let mut patient = logged_in(front, 0);
+        // Both slots logged in: the third is refused.
         let mut third = std::net::TcpStream::connect(front).unwrap();
         assert!(
             ends(&mut third, Duration::from_secs(20)),
@@ -211,24 +658,68 @@ mod tests {
             !ends(&mut patient, Duration::from_secs(3)),
             "the patient one stays"
         );
+        assert_eq!(stat(&stats, "refused_when_full"), 1);
     }
 
     #[test]
-    fn the_keep_alive_is_read_from_a_connect() {
-        // CONNECT, remaining length 16, "MQTT", level 4, flags 2, keep-alive 5.
-        let connect = [
-            0x10, 16, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 5, 0, 4, b'l', b'a', b'n', b'e',
-        ];
-        assert_eq!(connect_keep_alive(&connect), Some(5));
-        for cut in 0..12 {
-            assert_eq!(connect_keep_alive(&connect[..cut]), None, "{cut} bytes");
-        }
-        // MQTT 3.1's name, and a two-byte remaining length.
-        let old = [
-            0x10, 0x80, 0x01, 0, 6, b'M', b'Q', b'I', b's', b'd', b'p', 3, 2, 0x01, 0x2c,
-        ];
-        assert_eq!(connect_keep_alive(&old), Some(300));
-        assert_eq!(connect_keep_alive(&[0x30, 2, 0, 0]), None, "a PUBLISH");
-        assert_eq!(connect_keep_alive(&[0x10, 0xff, 0xff, 0xff, 0xff, 1]), None);
+    fn the_broker_gets_the_connect_with_the_internal_secret_and_a_bad_password_a_connack_4() {
+        let (broker, first) = chatty_broker();
+        let (front, stats) = front(broker, 4, LOGIN_TIME);
+        let _c = logged_in(front, 5);
+        let got = first.recv_timeout(Duration::from_secs(20)).unwrap();
+        let Packet::Connect(c) = Packet::read(&mut BytesMut::from(&got[..]), 1 << 16).unwrap()
+        else {
+            panic!("not a CONNECT: {got:?}");
+        };
+        assert_eq!(c.login, Some(Login::new("centre", "inner-secret")));
+        assert_eq!(c.keep_alive, 5);
+        assert_eq!(
+            c.last_will.map(|w| w.topic),
+            Some(format!("lanecall/{SITE}/centre/status"))
+        );
+        // A wrong password: CONNACK "bad username or password", closed,
+        // and nothing reaches the broker.
+        let mut bad = std::net::TcpStream::connect(front).unwrap();
+        bad.write_all(&connect(5, "guess")).unwrap();
+        bad.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut ack = Vec::new();
+        bad.read_to_end(&mut ack).unwrap();
+        assert_eq!(ack, [0x20, 2, 0, 4]);
+        assert_eq!(stat(&stats, "bad_logins"), 1);
+        assert!(first.try_recv().is_err());
+    }
+
+    #[test]
+    fn when_full_the_oldest_not_logged_in_makes_room_never_a_logged_in_one() {
+        let (broker, _) = chatty_broker();
+        // Time enough to log in that only making room closes one here.
+        let (front, stats) = front(broker, 3, Duration::from_secs(600));
+        let mut lane = logged_in(front, 0);
+        let mut idle = std::net::TcpStream::connect(front).unwrap();
+        let mut idle2 = std::net::TcpStream::connect(front).unwrap();
+        // Full: the oldest idle one goes for this one, then the next.
+        let _newer = std::net::TcpStream::connect(front).unwrap();
+        assert!(
+            ends(&mut idle, Duration::from_secs(20)),
+            "the oldest idle one"
+        );
+        let mut newest = std::net::TcpStream::connect(front).unwrap();
+        assert!(ends(&mut idle2, Duration::from_secs(20)), "the next");
+        // A login still gets in, in the place of `newer`.
+        let _again = logged_in(front, 0);
+        assert_eq!(stat(&stats, "evicted_before_login"), 3);
+        // Two logged in, one waiting: the waiting one goes, again.
+        let _last = std::net::TcpStream::connect(front).unwrap();
+        assert!(
+            ends(&mut newest, Duration::from_secs(20)),
+            "the waiting one"
+        );
+        assert!(
+            !ends(&mut lane, Duration::from_millis(500)),
+            "the logged-in one stays"
+        );
+        assert_eq!(stat(&stats, "evicted_before_login"), 4);
+        assert_eq!(stat(&stats, "refused_when_full"), 0);
+        assert_eq!(stat(&stats, "login_timeouts"), 0);
     }
 }

@@ -4,50 +4,113 @@
 //! file as its logins. It keeps nothing on disk: after a restart the lanes
 //! publish their state again and resend their journal lines (docs/centre.md).
 //!
-//! rumqttd (0.20) restarts a client's keep-alive timer whenever it sends
-//! that client something, so a lane whose network went silent stays
-//! "online" while the centre or a neighbour keeps publishing to it. So
-//! rumqttd listens on a loopback port only, and the clients reach it
-//! through [`front`], which closes a connection whose client sent nothing
-//! for 1.5 times its keep-alive (MQTT 3.1.1, 3.1.2.10): rumqttd then sees
-//! the connection lost and publishes the lane's last will.
+//! rumqttd listens on a loopback port only; the clients reach it through
+//! [`front`], which logs each in, holds it to [`acl`], closes one silent
+//! past its keep-alive and bounds the connections not logged in yet.
+//! rumqttd (0.20) has no access rules of its own, and the front already
+//! sees every packet.
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
 
 use super::MAX_PAYLOAD;
-use super::config::read_passwords;
 
+pub mod acl;
+mod duplicates;
 mod front;
+mod logins;
+
+pub use front::FrontStats;
 
 /// Clients connected at once.
 const MAX_CONNECTIONS: usize = 1024;
 
-/// Starts the broker on `listen` on its own threads; returns once it
+/// How the embedded broker runs.
+pub struct BrokerSettings {
+    pub listen: SocketAddr,
+    /// The `user:password` file; `None`: only the centre logs in (and
+    /// anonymous clients, if allowed).
+    pub passwords: Option<PathBuf>,
+    /// Whether a client without a login is let in (docs/centre.md says
+    /// what it may do).
+    pub allow_anonymous: bool,
+    pub site: String,
+    /// The centre's own login name (its config's `username`, else "centre").
+    pub centre_user: String,
+}
+
+/// A started broker.
+pub struct Started {
+    /// A password for `centre_user` made at start, kept in memory only:
+    /// the centre logs in to its own broker with it.
+    pub centre_password: String,
+    /// The lanes that have a login (`lane<N>`) in `passwords`.
+    pub lanes: Vec<u32>,
+    pub stats: Arc<FrontStats>,
+    /// rumqttd's own loopback address, behind the front: it takes only the
+    /// front's internal secrets (for tests that check so).
+    pub inner: SocketAddr,
+}
+
+/// 32 random bytes from the operating system, in hex.
+fn secret() -> Result<String, String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes for the broker: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Starts the broker on `s.listen` on its own threads; returns once it
 /// accepts connections. It runs until the process ends (rumqttd has no
-/// stop).
-pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String> {
-    let auth = match passwords {
-        Some(path) => {
-            let logins = read_passwords(path)?;
-            Some(logins.into_iter().collect::<HashMap<_, _>>())
-        }
+/// stop). `on_duplicate` is told of a lane whose login two clients use at
+/// once (at most every 30 s per lane).
+pub fn start(
+    s: BrokerSettings,
+    on_duplicate: Box<dyn Fn(u32) + Send + Sync>,
+) -> Result<Started, String> {
+    let hashes = match &s.passwords {
+        Some(path) => logins::load(path)?,
         None => {
             tracing::warn!(
-                "the embedded broker takes anyone: set `passwords` in the centre's config \
-                 so only the lanes and the centre can log in"
+                "the embedded broker has no `passwords` file: only the centre logs in{}",
+                if s.allow_anonymous {
+                    ", and anyone without a login"
+                } else {
+                    ""
+                }
             );
-            None
+            Vec::new()
         }
     };
+    let mut lanes: Vec<u32> = hashes
+        .iter()
+        .filter_map(
+            |(user, _)| match acl::Role::of(Some(user), &s.centre_user) {
+                acl::Role::Lane(n) => Some(n),
+                _ => None,
+            },
+        )
+        .collect();
+    lanes.sort_unstable();
+    let centre_password = secret()?;
+    let logins = Arc::new(logins::Logins::new(
+        hashes,
+        &s.centre_user,
+        &centre_password,
+    ));
+    // One secret per login, for rumqttd: only the front knows them.
+    let mut secrets = HashMap::new();
+    for user in logins.users().chain([front::ANONYMOUS]) {
+        secrets.insert(user.to_owned(), secret()?);
+    }
     // Bound here, so that a port in use is a clear error rather than a
     // line in rumqttd's log.
-    let outer = TcpListener::bind(listen)
-        .map_err(|e| format!("the embedded broker cannot listen on {listen}: {e}"))?;
+    let outer = TcpListener::bind(s.listen)
+        .map_err(|e| format!("the embedded broker cannot listen on {}: {e}", s.listen))?;
     // A free loopback port, let go for rumqttd to bind (it takes an
     // address, not a socket).
     let inner = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
@@ -62,7 +125,7 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
             connection_timeout_ms: 10_000,
             max_payload_size: MAX_PAYLOAD,
             max_inflight_count: 500,
-            auth,
+            auth: Some(secrets.clone()),
             external_auth: None,
             dynamic_filters: true,
         },
@@ -105,8 +168,25 @@ pub fn start(listen: SocketAddr, passwords: Option<&Path>) -> Result<(), String>
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    front::start(outer, inner, MAX_CONNECTIONS)
+    let stats = Arc::new(FrontStats::default());
+    let settings = front::Settings {
+        inner,
+        max: MAX_CONNECTIONS,
+        login_time: front::LOGIN_TIME,
+        site: s.site,
+        centre_user: s.centre_user,
+        allow_anonymous: s.allow_anonymous,
+        logins,
+        secrets,
+        on_duplicate,
+    };
+    front::start(outer, settings, Arc::clone(&stats))
         .map_err(|e| format!("cannot start the embedded broker's listener: {e}"))?;
-    tracing::info!(%listen, "embedded MQTT broker listening");
-    Ok(())
+    tracing::info!(listen = %s.listen, "embedded MQTT broker listening");
+    Ok(Started {
+        centre_password,
+        lanes,
+        stats,
+        inner,
+    })
 }
