@@ -391,9 +391,7 @@ fn demo_logins(dir: &std::path::Path, lanes: u32) -> io::Result<DemoLogins> {
     };
     let mut all = String::new();
     for k in 1..=lanes {
-        let mut bytes = [0u8; 18];
-        getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
-        let password: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let password = crate::centre::broker::secret().map_err(io::Error::other)?;
         private(&logins.lane_password(k), &format!("{password}\n"))?;
         all += &format!("lane{k}:{password}\n");
     }

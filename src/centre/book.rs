@@ -147,6 +147,8 @@ pub struct Book {
     pub connected: bool,
     /// Why the last attempt to reach the broker failed, until one works.
     pub broker_error: Option<String>,
+    /// The embedded broker's refusals (`broker` in `GET /api/centre`).
+    pub broker_stats: Option<std::sync::Arc<super::broker::FrontStats>>,
 }
 
 impl Book {
@@ -232,6 +234,9 @@ impl Book {
             "refused": self.refused,
             "refused_total": total,
             "alarms": self.alarms,
+            "broker": self.broker_stats.as_ref().map(|s| {
+                s.snapshot().into_iter().collect::<BTreeMap<_, _>>()
+            }),
         })
     }
 }

@@ -60,14 +60,10 @@ pub struct Commands {
 
 impl Commands {
     pub fn new(client: AsyncClient, site: String) -> Commands {
-        let mut bytes = [0u8; 4];
-        let _ = getrandom::fill(&mut bytes);
-        // The clock as well, should the random source fail.
-        let run = format!(
-            "{:x}{:08x}",
-            unix_now() % 0x10000,
-            u32::from_be_bytes(bytes)
-        );
+        // The clock, should the random source fail.
+        let run = super::broker::secret()
+            .map(|s| s[..12].to_owned())
+            .unwrap_or_else(|_| format!("t{}", unix_now()));
         Commands {
             client,
             site,

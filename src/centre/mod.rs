@@ -27,7 +27,7 @@ pub mod results;
 pub mod standings;
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -82,8 +82,11 @@ impl Centre {
 /// Starts the centre: the embedded broker (when no `broker` is set), the
 /// mirror read back from disk, the MQTT link and the web server.
 pub async fn start(config: CentreConfig) -> Result<Centre, String> {
-    // The embedded broker's login for the centre, made at its start.
+    let book = Arc::new(Mutex::new(Book::default()));
+    // The embedded broker's login for the centre, made at its start, and
+    // the lanes with a login on it.
     let mut embedded_login = None;
+    let mut login_lanes = None;
     let (broker, transport) = match &config.broker {
         Broker::External { url, ca_file } => (url.clone(), url.transport(ca_file.as_deref())?),
         Broker::Embedded { listen } => {
@@ -91,16 +94,29 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
             let settings = broker::BrokerSettings {
                 listen,
                 passwords: config.passwords.clone(),
-                allow_anonymous: false,
+                allow_anonymous: config.allow_anonymous,
                 site: config.site.clone(),
                 centre_user: config.username.clone().unwrap_or_else(|| "centre".into()),
             };
             let user = settings.centre_user.clone();
+            let alarms = Arc::clone(&book);
+            let on_duplicate = Box::new(move |lane: u32| {
+                alarms.lock().unwrap_or_else(PoisonError::into_inner).alarm(
+                    "duplicate_lane",
+                    lane,
+                    format!(
+                        "the login lane{lane} keeps connecting while it is connected: two lanes \
+                         may be configured as lane {lane}"
+                    ),
+                );
+            });
             let started =
-                tokio::task::spawn_blocking(move || broker::start(settings, Box::new(|_| {})))
+                tokio::task::spawn_blocking(move || broker::start(settings, on_duplicate))
                     .await
                     .map_err(|e| e.to_string())??;
             embedded_login = Some((user, started.centre_password));
+            login_lanes = Some(started.lanes);
+            book.lock().unwrap_or_else(PoisonError::into_inner).broker_stats = Some(started.stats);
             let host = if listen.ip().is_unspecified() {
                 "127.0.0.1".to_owned()
             } else {
@@ -120,7 +136,8 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         )),
         None => None,
     };
-    let admit = admitted(&config, programme.as_deref(), None);
+    book.lock().unwrap_or_else(PoisonError::into_inner).admit =
+        admitted(&config, programme.as_deref(), login_lanes);
     let password = match &config.password_file {
         Some(p) => Some(
             crate::config::read_password_file(p)
@@ -143,10 +160,6 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         .map_err(|e| format!("cannot make {}: {e}", config.state_dir.display()))?;
     let (client, events) = link::client(&settings);
     let commands = Arc::new(commands::Commands::new(client.clone(), config.site.clone()));
-    let book = Arc::new(Mutex::new(Book {
-        admit,
-        ..Book::default()
-    }));
     let resend_commands = Arc::clone(&commands);
     let mirror = mirror::Mirror::load(
         config.state_dir.join("lanes"),

@@ -57,8 +57,9 @@ pub struct Started {
     pub inner: SocketAddr,
 }
 
-/// 32 random bytes from the operating system, in hex.
-fn secret() -> Result<String, String> {
+/// 32 random bytes from the operating system, in hex: a password or a
+/// mark no one can guess.
+pub fn secret() -> Result<String, String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes for the broker: {e}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
