@@ -14,6 +14,7 @@ use axum::http::{Request, Response, StatusCode, header};
 use axum::response::IntoResponse;
 use axum_extra::extract::cookie::{Cookie, Key, SignedCookieJar};
 use futures_util::StreamExt;
+use lanecall::lane::Panel;
 use lanecall::lane::{Action, Refusal};
 use lanecall::ports::{Input, NotTaken};
 use lanecall::replay::Replay;
@@ -55,7 +56,8 @@ fn lane() -> Lane {
     std::thread::spawn(move || {
         while let Ok(input) = rx.recv() {
             match input {
-                Input::Action { by, action, reply } => {
+                Input::Action { panel, reply } => {
+                    let Panel { by, action, .. } = panel;
                     let answer = match action {
                         Action::StartBlock { .. } => {
                             Err(NotTaken::Refused(Refusal::BlindfoldsUnchecked(vec![
