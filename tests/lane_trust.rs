@@ -94,7 +94,11 @@ fn a_journal_with_a_bad_pin_entry_replays_it_refused() {
     let stamped = parse_event(line).unwrap();
     let written = event_line(&stamped);
     assert!(written.contains(r#""standing":[7,7]"#), "{written}");
-    assert_eq!(parse_event(&written), Ok(stamped), "written back as entered");
+    assert_eq!(
+        parse_event(&written),
+        Ok(stamped),
+        "written back as entered"
+    );
     let journal = [
         r#"{"journal":"lanecall","version":1,"lane":7}"#,
         r#"{"t":0,"ev":"lineup","bowlers":[{"name":"Anna","class":"B3"}],"by":"Orlova"}"#,
@@ -242,13 +246,27 @@ fn chief_and_cmd_are_journaled_and_read_back() {
 
 #[test]
 fn a_judge_name_cannot_pass_for_the_centre_or_hide_characters() {
-    for name in ["centre: Ivanova", "Centre:Ivanova", "CENTRE  : x", " centre :"] {
+    for name in [
+        "centre: Ivanova",
+        "Centre:Ivanova",
+        "CENTRE  : x",
+        " centre :",
+    ] {
         let e = valid_name(name).unwrap_err();
         assert!(e.contains("\"centre:\""), "{name:?}: {e}");
     }
     for c in [
-        '\u{61C}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}',
-        '\u{200B}', '\u{FEFF}', '\u{AD}', '\u{E0041}',
+        '\u{61C}',
+        '\u{200E}',
+        '\u{200F}',
+        '\u{202A}',
+        '\u{202E}',
+        '\u{2066}',
+        '\u{2069}',
+        '\u{200B}',
+        '\u{FEFF}',
+        '\u{AD}',
+        '\u{E0041}',
     ] {
         let name = format!("Orl{c}ova");
         let e = valid_name(&name).unwrap_err();
@@ -258,7 +276,13 @@ fn a_judge_name_cannot_pass_for_the_centre_or_hide_characters() {
         );
     }
     assert!(valid_name("Orl\u{7}ova").unwrap_err().contains("control"));
-    for ok in ["Orlova", "Judge Ivanova", "Иванова", "D'Arcy: centre", "centrefield"] {
+    for ok in [
+        "Orlova",
+        "Judge Ivanova",
+        "Иванова",
+        "D'Arcy: centre",
+        "centrefield",
+    ] {
         assert_eq!(valid_name(ok), Ok(()), "{ok:?}");
     }
 }
