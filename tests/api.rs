@@ -1265,7 +1265,7 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     let text = std::fs::read_to_string(&journal).unwrap();
     assert_eq!(text.matches(r#""ev":"dead_ball""#).count(), 2, "{text}");
     assert!(
-        text.contains(r#""by":"Judge Orlova","ev":"dead_ball""#),
+        text.contains(r#""by":"Judge Orlova","chief":true,"ev":"dead_ball""#),
         "{text}"
     );
 
