@@ -21,11 +21,7 @@ pub async fn play(clock: Clock, start: Millis, lane: u32, first_seed: u64, input
             tokio::time::sleep_until(at.into()).await;
             let input = match e.event {
                 Event::Sensor(sensor) => Input::Reading(Reading { at, sensor }),
-                Event::Panel(p) => Input::Action {
-                    by: p.by,
-                    action: p.action,
-                    reply: None,
-                },
+                Event::Panel(panel) => Input::Action { panel, reply: None },
             };
             if inputs.send(input).await.is_err() {
                 return;

@@ -180,6 +180,9 @@ fn main() -> ExitCode {
             init_logs();
             match Config::load(&config) {
                 Ok(cfg) => {
+                    if let Some(w) = lanecall::config::mode_warning(&config) {
+                        tracing::warn!("{w}");
+                    }
                     // No PIN opens a placeholder: refused, exit 78 (no restart).
                     let refused = lanecall::setup::placeholder_pins(&cfg, &config);
                     for e in &refused {
@@ -262,6 +265,9 @@ fn check_config(path: &Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(w) = lanecall::config::mode_warning(path) {
+        eprintln!("warning: {w}");
+    }
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let site = config.site_check(&Host::this(), &text);
     for note in &site.notes {

@@ -10,7 +10,8 @@
 //! `lane`, `[pinsetter] port`, `[web] judge_pin_hash` and `[speaker]
 //! language` change, every comment and other line stays; the new text
 //! passes check-config's checks before it replaces the old file, in one
-//! rename, with the old file's owner, group and mode. On any problem the
+//! rename, with the old file's owner and group and mode 0640 (it holds the
+//! PIN hash: never readable by others). On any problem the
 //! old file stays as it was. It also decides what `lanecall run` refuses:
 //! a PIN hash left as the example's placeholder (exit 78, EX_CONFIG).
 //!
@@ -25,6 +26,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use crate::config::{Config, Host, is_placeholder_hash};
+
+/// The config's mode as setup leaves it: the service's group reads it,
+/// others do not (it holds the judge PIN hash).
+pub const CONFIG_MODE: u32 = 0o640;
 
 /// The example config, as the package installs it.
 pub const EXAMPLE: &str = include_str!("../config/lanecall.toml");
@@ -584,9 +589,10 @@ pub fn setup<R: BufRead>(options: &Options, prompt: &mut Prompt<R>) -> Result<()
 }
 
 /// Replaces `path` by `text` in one rename: a temporary file in the same
-/// folder, synced, with the old file's owner, group and mode (new: 0640,
-/// group `lanecall` when it exists and this is root), then the folder
-/// synced. On an error the old file is as it was.
+/// folder, synced, with the old file's owner and group (new: group
+/// `lanecall` when it exists and this is root) and mode 0640 whatever the
+/// old one was, then the folder synced. On an error the old file is as it
+/// was.
 pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
     let named =
         |e: io::Error, what: &Path| io::Error::new(e.kind(), format!("{}: {e}", what.display()));
@@ -595,9 +601,9 @@ pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir).map_err(|e| named(e, &dir))?;
-    let (mode, owner) = match fs::metadata(path) {
-        Ok(m) => (m.mode() & 0o7777, Some((m.uid(), m.gid()))),
-        Err(_) => (0o640, lanecall_group().map(|gid| (0, gid))),
+    let owner = match fs::metadata(path) {
+        Ok(m) => Some((m.uid(), m.gid())),
+        Err(_) => lanecall_group().map(|gid| (0, gid)),
     };
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(".{name}.setup-{}", std::process::id()));
@@ -613,7 +619,7 @@ pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
         {
             std::os::unix::fs::fchown(&f, Some(uid), Some(gid))?;
         }
-        f.set_permissions(fs::Permissions::from_mode(mode))?;
+        f.set_permissions(fs::Permissions::from_mode(CONFIG_MODE))?;
         f.sync_all()?;
         fs::rename(&tmp, path)
     })();

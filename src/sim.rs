@@ -196,7 +196,7 @@ impl Simulator {
 
     fn panel(&mut self, t: Millis, action: Action) {
         let by = Some(JUDGE.to_owned());
-        self.emit(t, Event::Panel(Panel { by, action }));
+        self.emit(t, Event::Panel(Panel::new(by, action)));
     }
 
     fn serial(&mut self, t: Millis, body: Body) {

@@ -14,6 +14,7 @@ use axum::http::{Request, Response, StatusCode, header};
 use axum::response::IntoResponse;
 use axum_extra::extract::cookie::{Cookie, Key, SignedCookieJar};
 use futures_util::StreamExt;
+use lanecall::lane::Panel;
 use lanecall::lane::{Action, Refusal};
 use lanecall::ports::{Input, NotTaken};
 use lanecall::replay::Replay;
@@ -55,7 +56,8 @@ fn lane() -> Lane {
     std::thread::spawn(move || {
         while let Ok(input) = rx.recv() {
             match input {
-                Input::Action { by, action, reply } => {
+                Input::Action { panel, reply } => {
+                    let Panel { by, action, .. } = panel;
                     let answer = match action {
                         Action::StartBlock { .. } => {
                             Err(NotTaken::Refused(Refusal::BlindfoldsUnchecked(vec![
@@ -1263,7 +1265,7 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     let text = std::fs::read_to_string(&journal).unwrap();
     assert_eq!(text.matches(r#""ev":"dead_ball""#).count(), 2, "{text}");
     assert!(
-        text.contains(r#""by":"Judge Orlova","ev":"dead_ball""#),
+        text.contains(r#""by":"Judge Orlova","chief":true,"ev":"dead_ball""#),
         "{text}"
     );
 
@@ -1304,6 +1306,132 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     assert_eq!(text.matches(r#""ev":"withdraw""#).count(), 2, "{text}");
 
     sensors.send(Input::Shutdown).await.unwrap();
+    thread.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ----- who may write what, through the real lane thread -----------------------
+
+#[tokio::test]
+async fn pin_pad_entries_withdraws_and_judge_names_are_refused_as_the_rules_say() {
+    use lanecall::lane_thread::{Core, CoreSettings};
+
+    let dir = std::env::temp_dir().join(format!("lanecall-api-trust-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = CoreSettings {
+        state_dir: dir.clone(),
+        lane: 7,
+        rules: lanecall::lane::Rules::default(),
+        speed: 1.0,
+        mirror: None,
+        language: lanecall::lane::Language::Ru,
+    };
+    let (core, snapshots) = Core::start(settings, Box::new(Relays::default()), Box::new(Quiet))
+        .expect("the lane starts");
+    let journal = core.journal_path().to_owned();
+    let (inputs, rx) = lanecall::ports::inputs::channel(64);
+    let stop = inputs.clone();
+    let thread = std::thread::spawn(move || core.run(rx));
+    let (orlova, petrova) = ("13572468", "24681357");
+    let app = router(ApiState {
+        inputs,
+        lane: snapshots,
+        cookie_key: key(),
+        auth: AuthSettings {
+            judges: vec![
+                lanecall::config::JudgeConfig {
+                    name: "Judge Orlova".into(),
+                    pin_hash: hash_pin(orlova).unwrap(),
+                },
+                lanecall::config::JudgeConfig {
+                    name: "Judge Petrova".into(),
+                    pin_hash: hash_pin(petrova).unwrap(),
+                },
+            ],
+            ..AuthSettings::with_pin_hash(PIN_HASH)
+        },
+        journal_dir: None,
+        live_views: 64,
+        event: String::new(),
+    });
+    let login = |pin: &str, name: &str| json!({"pin": pin, "name": name}).to_string();
+
+    // Names that pass for the centre's, or hide characters, are refused.
+    for name in [
+        "centre: Ivanova",
+        "Centre :Ivanova",
+        "Iva\u{202E}nova",
+        "Iva\u{200B}nova",
+    ] {
+        let res = send(&app, post("/api/login", None, login(PIN, name))).await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{name:?}");
+        let error = json_of(res).await["error"].as_str().unwrap().to_owned();
+        assert!(error.contains("centre:") || error.contains("U+"), "{error}");
+    }
+    let cookie_of = |res: &Response<Body>| {
+        let c = set_cookie(res).expect("a session cookie");
+        c.split(';').next().unwrap().to_owned()
+    };
+    let chief = cookie_of(&send(&app, post("/api/login", None, login(PIN, "Ivanova"))).await);
+    let orlova = cookie_of(&send(&app, post("/api/login", None, login(orlova, "Orlova"))).await);
+    let petrova = cookie_of(&send(&app, post("/api/login", None, login(petrova, "Petrova"))).await);
+
+    let lineup = r#"{"ev":"lineup","bowlers":[{"name":"Pavel Orlov","class":"B2"}]}"#;
+    assert_eq!(act(&app, &chief, lineup).await.0, StatusCode::OK);
+    let start = r#"{"ev":"start_block","games":1}"#;
+    assert_eq!(act(&app, &chief, start).await.0, StatusCode::OK);
+
+    // The pin pad: a pin twice, a pin that was down.
+    let pad = |list: &str| format!(r#"{{"ev":"manual_pins","standing":{list}}}"#);
+    let (status, body) = act(&app, &orlova, &pad("[7,7]")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("pin 7 twice"),
+        "{body}"
+    );
+    assert_eq!(act(&app, &orlova, &pad("[7,10]")).await.0, StatusCode::OK);
+    let (status, body) = act(&app, &orlova, &pad("[1,2,3]")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("pins 1, 2, 3 were not standing: the deck was 7, 10"),
+        "{body}"
+    );
+
+    // Petrova's penalty: not Orlova's to withdraw; the chief's, at any time.
+    let penalty = r#"{"ev":"penalty","bowler":"Pavel Orlov","reason":"illegal delivery"}"#;
+    let (status, body) = act(&app, &petrova, penalty).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let at = body["t"].as_u64().unwrap();
+    let withdraw =
+        format!(r#"{{"ev":"withdraw","of":"penalty","at":{at},"bowler":"Pavel Orlov"}}"#);
+    let (status, body) = act(&app, &orlova, &withdraw).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("made by Judge Petrova"),
+        "{body}"
+    );
+    let (status, body) = act(&app, &chief, &withdraw).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let withdraws: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["ev"] == "withdraw")
+        .map(|v| json!([v["by"], v["chief"]]))
+        .collect();
+    assert_eq!(
+        withdraws,
+        [json!(["Judge Orlova", null]), json!(["Ivanova", true])]
+    );
+
+    stop.send(Input::Shutdown).await.unwrap();
     thread.join().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

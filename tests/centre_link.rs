@@ -817,3 +817,166 @@ fn a_lane_without_centre_makes_no_connection() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+// ----- commands and neighbours the lane can trust ------------------------------
+
+/// The command ids the lane's journal holds, in order.
+fn cmd_ids(lane: &Lane) -> Vec<String> {
+    lane.journal_text()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| Some(v["cmd"].as_str()?.to_owned()))
+        .collect()
+}
+
+#[test]
+fn a_command_id_runs_once_even_across_a_restart_and_a_retained_command_never() {
+    let dir = temp("once");
+    let broker = Broker::start(&dir, "");
+    let centre = Centre::connect(
+        &broker,
+        "centre-once",
+        None,
+        &["lanecall/t/lane/6/reply", "lanecall/t/lane/6/state"],
+    );
+    // Kept by the broker before the lane comes: replayed at its subscribe.
+    let retained =
+        json!({"id":"c-40","by":"Ivanova","action":{"ev":"hold","on":true,"reason":"old"}});
+    centre.send(&topic(6, "command"), retained.to_string(), true);
+    let keys = centre_keys(&broker, "accept_commands = true");
+    let lane = Lane::start(&dir.join("lane6"), 6, Some(keys.clone()));
+    // The lane subscribes before it publishes its state.
+    wait("the lane's state", || {
+        !centre.on(&topic(6, "state")).is_empty()
+    });
+
+    let hold = json!({"id":"c-41","by":"Ivanova","action":{"ev":"hold","on":true,"reason":"oil"}});
+    assert_eq!(
+        centre.command(6, hold.clone()),
+        json!({"id":"c-41","ok":true})
+    );
+    assert_eq!(cmd_ids(&lane), ["c-41"], "the retained c-40 never ran");
+    let answered: Vec<Value> = centre
+        .on(&topic(6, "reply"))
+        .iter()
+        .map(|m| m.json()["id"].clone())
+        .collect();
+    assert_eq!(answered, [json!("c-41")], "nor was it answered");
+
+    // The same id again: answered, not run.
+    let again = json!({"id":"c-41","by":"Ivanova","action":{"ev":"hold","on":false}});
+    let expect = json!({"id":"c-41","ok":false,"error":"command c-41 was run already"});
+    let n = centre.on(&topic(6, "reply")).len();
+    centre.send(&topic(6, "command"), again.to_string(), false);
+    wait("the second reply", || {
+        centre.on(&topic(6, "reply")).len() > n
+    });
+    assert_eq!(centre.on(&topic(6, "reply"))[n].json(), expect);
+    assert_eq!(cmd_ids(&lane), ["c-41"]);
+
+    // After a restart the lane still knows it, from its journal.
+    let journal = lane.journal_text();
+    drop(lane);
+    let states = centre.on(&topic(6, "state")).len();
+    let lane = Lane::start_with(&dir.join("lane6"), 6, Some(keys), &journal);
+    wait("the restarted lane's state", || {
+        centre.on(&topic(6, "state")).len() > states
+    });
+    let n = centre.on(&topic(6, "reply")).len();
+    centre.send(&topic(6, "command"), again.to_string(), false);
+    wait("the reply after the restart", || {
+        centre.on(&topic(6, "reply")).len() > n
+    });
+    assert_eq!(centre.on(&topic(6, "reply"))[n].json(), expect);
+    assert_eq!(cmd_ids(&lane), ["c-41"]);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_neighbours_delivering_not_refreshed_expires() {
+    let dir = temp("expire");
+    let broker = Broker::start(&dir, "");
+    let centre = Centre::connect(
+        &broker,
+        "centre-expire",
+        None,
+        &["lanecall/t/lane/9/status", "lanecall/t/lane/9/state"],
+    );
+    let lane = Lane::start(
+        &dir.join("lane"),
+        9,
+        Some(centre_keys(&broker, "neighbours = [10]")),
+    );
+    wait("the lane's state", || {
+        !centre.on(&topic(9, "state")).is_empty()
+    });
+    let busy = |lane: &Lane| -> Vec<bool> {
+        lane.journal_text()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["ev"] == "neighbour")
+            .map(|v| v["busy"].as_bool().unwrap())
+            .collect()
+    };
+    // Lane 10 says it is delivering once, and nothing more (its link
+    // lost, say): after 5 s it no longer holds this lane.
+    let state = json!({"lane": 10, "delivering": true}).to_string();
+    centre.send(&topic(10, "state"), state, false);
+    wait("busy", || busy(&lane) == [true]);
+    wait("not busy once it expired", || busy(&lane) == [true, false]);
+
+    drop(lane);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_delivering_lane_publishes_its_state_again_while_it_delivers() {
+    use lanecall::centre_link::{CentreLink, LaneSide};
+    use lanecall::ports::LaneSnapshot;
+
+    let dir = temp("again");
+    let broker = Broker::start(&dir, "");
+    let centre = Centre::connect(&broker, "centre-again", None, &["lanecall/t/lane/9/state"]);
+    let text = format!(
+        "lane = 9\nstate_dir = {dir:?}\n[pinsetter]\nport = \"/dev/null\"\n[gpio]\n\
+         backend = \"none\"\n[web]\nlisten = \"127.0.0.1:0\"\njudge_pin_hash = {:?}\n[centre]\n{}",
+        lanecall::web::hash_pin(PIN).unwrap(),
+        centre_keys(&broker, "")
+    );
+    let config = lanecall::config::Config::parse(&text, &dir.join("lanecall.toml")).unwrap();
+    let (inputs, _rx) = lanecall::ports::inputs::channel(64);
+    let snapshot = |delivering: bool| LaneSnapshot {
+        version: 1,
+        json: json!({"lane": 9, "delivering": delivering})
+            .to_string()
+            .into(),
+    };
+    let (states, state) = tokio::sync::watch::channel(snapshot(true));
+    let (link, _sink) = CentreLink::start(
+        config.centre.as_ref().unwrap(),
+        LaneSide {
+            lane: 9,
+            journal_dir: dir.clone(),
+            inputs,
+            state,
+        },
+    )
+    .unwrap();
+    // One snapshot, never changed: it goes out again and again while it
+    // says delivering (before, once a minute).
+    let delivering = || {
+        centre
+            .on(&topic(9, "state"))
+            .iter()
+            .filter(|m| m.json()["delivering"] == true)
+            .count()
+    };
+    wait("the state three times", || delivering() >= 3);
+    drop(states);
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(link.stop());
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -279,10 +279,10 @@ fn the_next_blocks_journal_inherits_the_link_state_across_a_crash() {
     old.push_str(&sealed_event_line(
         &Stamped {
             t: 2,
-            event: Event::Panel(lanecall::lane::Panel {
-                by: Some("Judge Orlova".into()),
-                action: lanecall::lane::Action::EndBlock,
-            }),
+            event: Event::Panel(lanecall::lane::Panel::new(
+                Some("Judge Orlova".into()),
+                lanecall::lane::Action::EndBlock,
+            )),
         },
         n,
     ));

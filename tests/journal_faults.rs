@@ -376,10 +376,10 @@ fn an_open_block_is_recovered_whatever_dates_the_names_carry() {
         lanecall::journal::sealed_event_line(
             &lanecall::lane::Stamped {
                 t: 2,
-                event: lanecall::lane::Event::Panel(lanecall::lane::Panel {
-                    by: None,
-                    action: lanecall::lane::Action::EndBlock,
-                }),
+                event: lanecall::lane::Event::Panel(lanecall::lane::Panel::new(
+                    None,
+                    lanecall::lane::Action::EndBlock
+                )),
             },
             4
         ) + "\n"

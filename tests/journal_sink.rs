@@ -37,8 +37,7 @@ fn action(json: &str) -> Input {
         panic!("not a panel event: {json}");
     };
     Input::Action {
-        by: p.by,
-        action: p.action,
+        panel: p,
         reply: None,
     }
 }

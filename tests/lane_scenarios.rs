@@ -89,13 +89,7 @@ impl Sim {
 
     /// A panel action by the judge.
     fn judge(&mut self, t: Millis, action: Action) -> Vec<Effect> {
-        self.handle(
-            t,
-            Event::Panel(Panel {
-                by: Some(JUDGE.to_owned()),
-                action,
-            }),
-        )
+        self.handle(t, Event::Panel(Panel::new(Some(JUDGE.to_owned()), action)))
     }
 
     /// A panel action the lane must accept.
@@ -831,6 +825,7 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
     let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
     let manual = |list: &[u8]| Action::ManualPins {
         standing: pins(list),
+        twice: PinSet::EMPTY,
     };
 
     let fx = s.ok(10_000, manual(&[7, 10]));
@@ -860,6 +855,7 @@ fn pins_entered_by_hand_are_withdrawn_while_their_ball_is_the_last() {
     );
     let manual = |list: &[u8]| Action::ManualPins {
         standing: pins(list),
+        twice: PinSet::EMPTY,
     };
     let withdraw = |at| Action::Withdraw {
         of: Withdrawable::ManualPins,
@@ -1016,6 +1012,7 @@ fn a_string_pinsetters_decks_score_as_ready_and_pins_and_a_deck_fault_never_scor
         25_000,
         Action::ManualPins {
             standing: pins(&[7]),
+            twice: PinSet::EMPTY,
         },
     );
     assert_eq!(s.marks(0, 0), ["81"]);
@@ -1393,7 +1390,7 @@ fn a_journal_line_whose_t_goes_backwards_is_an_error_and_changes_nothing() {
     let mut r = Replay::new(&Header::new(7, None, Rules::default()));
     let at = |t, action| Stamped {
         t,
-        event: Event::Panel(Panel { by: None, action }),
+        event: Event::Panel(Panel::new(None, action)),
     };
     let lineup = Action::Lineup {
         bowlers: vec![bowler("Anna", Class::B3)],
@@ -1996,12 +1993,12 @@ fn a_header_day_with_an_absurd_block_count_replays_without_a_panic() {
     let line = r#"{"journal":"lanecall","version":1,"lane":7,"day":{"blocks":4294967295}}"#;
     let header = Header::parse(line).expect("a header");
     let mut replay = Replay::new(&header);
-    let lineup = Event::Panel(Panel {
-        by: None,
-        action: Action::Lineup {
+    let lineup = Event::Panel(Panel::new(
+        None,
+        Action::Lineup {
             bowlers: vec![bowler("Anna", Class::B3)],
         },
-    });
+    ));
     replay.apply(
         2,
         &Stamped {
@@ -2009,10 +2006,7 @@ fn a_header_day_with_an_absurd_block_count_replays_without_a_panic() {
             event: lineup,
         },
     );
-    let start = Event::Panel(Panel {
-        by: None,
-        action: Action::StartBlock { games: 1 },
-    });
+    let start = Event::Panel(Panel::new(None, Action::StartBlock { games: 1 }));
     replay.apply(3, &Stamped { t: 1, event: start });
     let _ = lanecall::replay::render_sheet(&replay);
     let _ = serde_json::to_value(replay.report()).unwrap();

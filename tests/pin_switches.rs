@@ -167,10 +167,13 @@ fn switches(machine: Machine) -> Value {
             line.until(t + 3_000);
             line.out.push(Stamped {
                 t: t + 3_000,
-                event: Event::Panel(Panel {
-                    by: Some("Judge Orlova".into()),
-                    action: Action::ManualPins { standing: *after },
-                }),
+                event: Event::Panel(Panel::new(
+                    Some("Judge Orlova".into()),
+                    Action::ManualPins {
+                        standing: *after,
+                        twice: PinSet::EMPTY,
+                    },
+                )),
             });
         }
         match machine {

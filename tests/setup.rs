@@ -477,3 +477,95 @@ fn at_a_terminal_the_pin_is_not_echoed_and_a_bad_answer_is_asked_again() {
     ));
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn setup_leaves_a_config_others_could_read_0640() {
+    let dir = scratch("mode");
+    let port = dir.join("ttyUSB-test");
+    fs::write(&port, "").unwrap();
+    let config = dir.join("lanecall.toml");
+    fs::copy(EXAMPLE, &config).unwrap();
+    fs::set_permissions(&config, fs::Permissions::from_mode(0o644)).unwrap();
+    let answers = format!("12\n{}\n48291357\n48291357\nen\n", port.display());
+    let out = setup(
+        &["--config", config.to_str().unwrap(), "--no-start"],
+        &answers,
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mode = fs::metadata(&config).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o640, "{mode:o}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_config_and_run_warn_when_others_may_read_the_config() {
+    let dir = scratch("warn");
+    let placeholder = value(
+        &fs::read_to_string(EXAMPLE).unwrap(),
+        "web",
+        "judge_pin_hash",
+    );
+    let real = lanecall::web::hash_pin("482913").unwrap();
+    let config = dir.join("lanecall.toml");
+    fs::write(
+        &config,
+        format!(
+            "lane = 2\nstate_dir = {dir:?}\n[pinsetter]\nport = \"/dev/null\"\n[gpio]\n\
+             backend = \"none\"\n[web]\nlisten = \"127.0.0.1:0\"\njudge_pin_hash = {real:?}\n"
+        ),
+    )
+    .unwrap();
+    let chmod = format!("chmod 640 {}", config.display());
+    let check = |mode: u32| {
+        fs::set_permissions(&config, fs::Permissions::from_mode(mode)).unwrap();
+        Command::new(BIN)
+            .arg("check-config")
+            .arg(&config)
+            .output()
+            .unwrap()
+    };
+    let open = check(0o644);
+    let stderr = text(&open.stderr);
+    assert!(
+        stderr.contains("warning:") && stderr.contains("(mode 0644)") && stderr.contains(&chmod),
+        "{stderr}"
+    );
+    let closed = check(0o640);
+    assert!(
+        !text(&closed.stderr).contains("warning:"),
+        "{}",
+        text(&closed.stderr)
+    );
+    assert_eq!(
+        open.status.code(),
+        closed.status.code(),
+        "a warning, not a problem"
+    );
+
+    // `run` logs it as a WARN (and here stops at the placeholder PIN).
+    fs::write(
+        &config,
+        format!(
+            "{}[[web.judges]]\nname = \"Judge Orlova\"\npin_hash = {placeholder}\n",
+            fs::read_to_string(&config).unwrap()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&config, fs::Permissions::from_mode(0o604)).unwrap();
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg("--config")
+        .arg(&config)
+        .env_remove("JOURNAL_STREAM")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert!(
+        stderr.contains("WARN") && stderr.contains(&chmod),
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -167,7 +167,7 @@ impl Fixture {
     }
 
     fn panel(&mut self, action: Action) {
-        self.event(Event::Panel(Panel { by: None, action }));
+        self.event(Event::Panel(Panel::new(None, action)));
     }
 
     fn button(&mut self, name: &str) -> Vec<Effect> {
@@ -388,8 +388,7 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
 
     let send = |input| tx.send_blocking(input).expect("the lane takes it");
     let action = |action| Input::Action {
-        by: Some("Judge Orlova".into()),
-        action,
+        panel: Panel::new(Some("Judge Orlova".into()), action),
         reply: None,
     };
     let mut seq = 0u8;

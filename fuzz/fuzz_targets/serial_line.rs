@@ -83,10 +83,7 @@ fn round_trip(line: &str) {
 }
 
 fn panel(action: Action) -> Event {
-    Event::Panel(Panel {
-        by: Some("judge".to_owned()),
-        action,
-    })
+    Event::Panel(Panel::new(Some("judge".to_owned()), action))
 }
 
 fn serial(msg: Message) -> Event {

@@ -199,10 +199,7 @@ mod tests {
         };
         assert_eq!((id.as_str(), by.as_str()), ("c-42", "centre: Ivanova"));
         assert_eq!(action.name(), "hold");
-        let _ = Panel {
-            by: Some(by),
-            action,
-        };
+        let _ = Panel::new(Some(by), action);
         assert_eq!(
             parse(br#"{"id":"c-43","resend":{"file":"lane7-1.jsonl","from":17}}"#).unwrap(),
             Command::Resend {

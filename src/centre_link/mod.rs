@@ -11,12 +11,18 @@
 //!   reconnect, sending goes on from the first line not acknowledged.
 //! - `command` / `reply`: the centre's `lineup` and `hold` (only with
 //!   `accept_commands`) go to the lane's thread as panel actions signed
-//!   `centre: <by>`, so they are journaled before they are applied, and
-//!   the reply is the lane's answer; `resend` publishes a journal's lines
-//!   again.
+//!   `centre: <by>`, with the command's id (`cmd`), so they are journaled
+//!   before they are applied, and the reply is the lane's answer; an id
+//!   run before (in this run, or journaled before a restart: `ran.rs`) is
+//!   answered and not run again; `resend` publishes a journal's lines
+//!   again. A retained command (one the broker kept and replays at
+//!   subscribe) is never run, only logged.
 //! - Adjacent lanes: a change of a neighbour's `delivering` is sent to the
 //!   lane's thread as a [`Sensor::Neighbour`] reading; a neighbour that
-//!   goes offline, and every busy one when the broker is lost, as not busy.
+//!   goes offline, one whose busy state is not refreshed within
+//!   [`NEIGHBOUR_TTL`], and every busy one when the broker is lost, as not
+//!   busy. While this lane's own `delivering` is true its state goes out
+//!   every [`STATE_DELIVERING`], so its neighbours keep it busy.
 //!
 //! It runs on its own thread, so the lane's thread never waits for it; a
 //! broker that is down or slow is tried again after 250 ms, doubling up to
@@ -24,6 +30,7 @@
 
 mod command;
 mod lines;
+mod ran;
 mod resend;
 mod wire;
 
@@ -42,10 +49,11 @@ use tokio::time::Instant;
 
 use crate::config::CentreConfig;
 use crate::journal_slot::JournalSlot;
-use crate::lane::Sensor;
+use crate::lane::{Panel, Sensor};
 use crate::ports::{Input, InputSender, JournalSink, LaneSnapshot, NotTaken};
 use command::Command;
 use lines::Lines;
+use ran::Ran;
 use resend::Resends;
 use wire::{AbortOnDrop, Events, Tag, Wire, poll, publish};
 
@@ -63,6 +71,12 @@ const STATE_EVERY: Duration = Duration::from_millis(250);
 /// the last one (a broker that dropped it for a reader far behind) learns
 /// how far the journal is.
 const STATE_AGAIN: Duration = Duration::from_secs(60);
+/// While the lane is delivering its state goes out again this often: its
+/// neighbours take a `delivering` not refreshed within [`NEIGHBOUR_TTL`]
+/// as over (a lane that lost its link must not hold them for good).
+const STATE_DELIVERING: Duration = Duration::from_secs(2);
+/// A neighbour's `delivering` lasts this long after its last state.
+const NEIGHBOUR_TTL: Duration = Duration::from_secs(5);
 /// The largest MQTT packet, either way: a lane's state with a full lineup
 /// is well below it.
 const MAX_PACKET: usize = 1 << 20;
@@ -169,6 +183,9 @@ impl CentreLink {
             lines: Lines::default(),
             resends: Resends::default(),
             busy: config.neighbours.iter().map(|n| (*n, false)).collect(),
+            busy_until: BTreeMap::new(),
+            delivering: false,
+            ran: Ran::default(),
             replies_tx,
             replies,
             outbox: VecDeque::new(),
@@ -208,6 +225,17 @@ fn read_password(path: &Path) -> Result<String, LinkError> {
     })
 }
 
+/// The `delivering` of a lane's state (replay-output.md); false for a
+/// state that does not say.
+fn delivering(state: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct State {
+        #[serde(default)]
+        delivering: bool,
+    }
+    serde_json::from_str::<State>(state).is_ok_and(|s| s.delivering)
+}
+
 /// A lane's topics (docs/mqtt.md).
 struct Topics {
     status: String,
@@ -239,6 +267,15 @@ enum End {
     },
 }
 
+/// The lane's answer to a command.
+struct Answer {
+    id: String,
+    result: Result<(), String>,
+    /// Whether the action may have reached the journal: if not, its id
+    /// may be sent again.
+    journaled: bool,
+}
+
 struct Link {
     options: MqttOptions,
     topics: Topics,
@@ -254,9 +291,16 @@ struct Link {
     resends: Resends,
     /// Each neighbour's `delivering` as last sent to the lane's thread.
     busy: BTreeMap<u32, bool>,
-    /// The lane's answers to commands: (id, result).
-    replies_tx: mpsc::Sender<(String, Result<(), String>)>,
-    replies: mpsc::Receiver<(String, Result<(), String>)>,
+    /// When each busy neighbour is taken as not busy, unless its state
+    /// comes again first.
+    busy_until: BTreeMap<u32, Instant>,
+    /// This lane's `delivering`, in the state last published.
+    delivering: bool,
+    /// The command ids run.
+    ran: Ran,
+    /// The lane's answers to commands.
+    replies_tx: mpsc::Sender<Answer>,
+    replies: mpsc::Receiver<Answer>,
     /// Replies waiting for room on the connection.
     outbox: VecDeque<String>,
     /// Actions sent to the lane and not answered yet.
@@ -269,6 +313,15 @@ struct Link {
 
 impl Link {
     async fn run(mut self) {
+        self.ran = resend::day_journals(&self.journal_dir, None)
+            .and_then(|files| {
+                let paths: Vec<PathBuf> = files.into_iter().map(|(p, _)| p).collect();
+                Ran::from_journals(&paths)
+            })
+            .unwrap_or_else(|e| {
+                tracing::warn!("centre link: cannot read the command ids journaled: {e}");
+                Ran::default()
+            });
         let mut backoff = BACKOFF_MIN;
         let mut said: Option<String> = None;
         loop {
@@ -350,16 +403,23 @@ impl Link {
                 tracing::warn!("centre link: cannot read the journal: {e}");
             }
             let now = Instant::now();
+            let again_every = if self.delivering {
+                STATE_DELIVERING
+            } else {
+                STATE_AGAIN
+            };
             if std::mem::take(&mut self.state_asked)
-                || state_sent.is_some_and(|t| now >= t + STATE_AGAIN)
+                || state_sent.is_some_and(|t| now >= t + again_every)
             {
                 state_due = true;
             }
             let state_at = state_sent.map_or(now, |t| t + STATE_EVERY);
-            let state_again = state_sent.map_or(now, |t| t + STATE_AGAIN);
+            let state_again = state_sent.map_or(now, |t| t + again_every);
+            let neighbour_due = self.busy_until.values().min().copied();
             let resend_at = self.resends.wake_at();
             if state_due && now >= state_at && wire.in_flight() < 2 * WINDOW {
                 let json = self.state.borrow_and_update().json.clone();
+                self.delivering = delivering(&json);
                 if publish(
                     &client,
                     &mut wire,
@@ -391,8 +451,13 @@ impl Link {
                 () = tokio::time::sleep_until(state_again), if !state_due => {}
                 () = tokio::time::sleep_until(resend_at.map_or(now, Instant::from_std)),
                     if resend_at.is_some() => {}
-                Some((id, result)) = self.replies.recv() => {
-                    self.answer(Some(&id), result);
+                () = tokio::time::sleep_until(neighbour_due.unwrap_or(now)),
+                    if neighbour_due.is_some() => self.neighbours_expired().await,
+                Some(answer) = self.replies.recv() => {
+                    if !answer.journaled {
+                        self.ran.forget(&answer.id);
+                    }
+                    self.answer(Some(&answer.id), answer.result);
                 }
                 _ = stopped.wait_for(|s| *s) => {
                     self.goodbye(&client, &mut events, &mut wire).await;
@@ -465,7 +530,15 @@ impl Link {
                 }
             }
             Event::Incoming(Incoming::Publish(p)) => {
-                if p.topic == self.topics.command {
+                if p.topic == self.topics.command && p.retain {
+                    // Kept by the broker from some time before: never run,
+                    // nor answered (a reply would say it was looked at).
+                    tracing::warn!(
+                        "centre link: a retained command on {} ignored: commands are never \
+                         retained, a retained one is from some time before",
+                        self.topics.command
+                    );
+                } else if p.topic == self.topics.command {
                     self.command(&p.payload).await;
                 } else if let Some(&(lane, is_status)) = self.neighbour_topics.get(&p.topic) {
                     let busy = if is_status {
@@ -480,6 +553,11 @@ impl Link {
                             .and_then(|v| v.get("delivering")?.as_bool())
                             .unwrap_or(false)
                     };
+                    if busy {
+                        self.busy_until.insert(lane, Instant::now() + NEIGHBOUR_TTL);
+                    } else {
+                        self.busy_until.remove(&lane);
+                    }
                     self.neighbour(lane, busy).await;
                 }
             }
@@ -511,37 +589,54 @@ impl Link {
                              (centre.accept_commands = false)";
                 self.answer(Some(&id), Err(error.into()));
             }
+            Command::Action { id, .. } if self.ran.contains(&id) => {
+                tracing::info!(id, "centre link: a command run already, not run again");
+                self.answer(Some(&id), Err(format!("command {id} was run already")));
+            }
             Command::Action { id, .. } if self.actions.load(Ordering::Relaxed) >= MAX_ACTIONS => {
                 let error = format!("{MAX_ACTIONS} commands are waiting for the lane already");
                 self.answer(Some(&id), Err(error));
             }
             Command::Action { id, by, action } => {
+                self.ran.insert(id.clone());
                 self.actions.fetch_add(1, Ordering::Relaxed);
                 let actions = self.actions.clone();
                 let (tx, rx) = oneshot::channel();
-                let input = Input::Action {
+                let panel = Panel {
                     by: Some(by.clone()),
+                    chief: false,
+                    cmd: Some(id.clone()),
                     action,
+                };
+                let input = Input::Action {
+                    panel,
                     reply: Some(tx),
                 };
                 let inputs = self.inputs.clone();
                 let replies = self.replies_tx.clone();
                 // Waiting for the lane must not hold the connection up.
                 tokio::spawn(async move {
-                    let result = if inputs.send(input).await.is_err() {
-                        Err("the lane is not running".to_owned())
+                    let not_running = || (Err("the lane is not running".to_owned()), false);
+                    // A lane that does not answer in time may still take it.
+                    let (result, journaled) = if inputs.send(input).await.is_err() {
+                        not_running()
                     } else {
                         match tokio::time::timeout(LANE_REPLY, rx).await {
-                            Err(_) => Err("the lane is not answering".to_owned()),
-                            Ok(Err(_)) => Err("the lane is not running".to_owned()),
-                            Ok(Ok(Ok(_))) => Ok(()),
-                            Ok(Ok(Err(NotTaken::Refused(r)))) => Err(r.to_string()),
-                            Ok(Ok(Err(e @ NotTaken::NotDurable(_)))) => Err(e.to_string()),
+                            Err(_) => (Err("the lane is not answering".to_owned()), true),
+                            Ok(Err(_)) => not_running(),
+                            Ok(Ok(Ok(_))) => (Ok(()), true),
+                            Ok(Ok(Err(NotTaken::Refused(r)))) => (Err(r.to_string()), true),
+                            Ok(Ok(Err(e @ NotTaken::NotDurable(_)))) => (Err(e.to_string()), false),
                         }
                     };
                     actions.fetch_sub(1, Ordering::Relaxed);
                     tracing::info!(by, id, ?result, "centre link: command");
-                    let _ = replies.send((id, result)).await;
+                    let answer = Answer {
+                        id,
+                        result,
+                        journaled,
+                    };
+                    let _ = replies.send(answer).await;
                 });
             }
             Command::Resend {
@@ -587,8 +682,29 @@ impl Link {
             .await;
     }
 
+    /// Busy neighbours whose state did not come again in time: not busy.
+    async fn neighbours_expired(&mut self) {
+        let now = Instant::now();
+        let expired: Vec<u32> = self
+            .busy_until
+            .iter()
+            .filter(|(_, until)| **until <= now)
+            .map(|(n, _)| *n)
+            .collect();
+        for lane in expired {
+            self.busy_until.remove(&lane);
+            tracing::info!(
+                lane,
+                "centre link: no state from the neighbour for {} s: taken as not delivering",
+                NEIGHBOUR_TTL.as_secs()
+            );
+            self.neighbour(lane, false).await;
+        }
+    }
+
     /// The broker is lost: a lane is never held by a neighbour it cannot see.
     async fn all_neighbours_clear(&mut self) {
+        self.busy_until.clear();
         let busy: Vec<u32> = self
             .busy
             .iter()

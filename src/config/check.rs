@@ -2,7 +2,8 @@
 //! the example's placeholder, a panel port below 1024 that neither this
 //! process nor the systemd unit may bind (with the note when a drop-in
 //! grants it), and a `[centre]` password file that cannot be read or that
-//! others may read.
+//! others may read. A config file others may read is a warning
+//! ([`mode_warning`]), for check-config and `lanecall run` alike.
 //!
 //! It decides check-config's problems and notes about a valid file; it
 //! never changes the config. (`lanecall run` refuses a placeholder PIN
@@ -151,6 +152,22 @@ pub fn read_password_file(path: &Path) -> Result<String, String> {
         return Err("is empty: write the password on its first line".into());
     }
     Ok(password)
+}
+
+/// What to say when anyone on the machine may read the config file at
+/// `path` (it holds the judge PIN hashes): a warning, not an error, since
+/// the lane still runs; `None` when others may not read it, or its mode
+/// cannot be read.
+pub fn mode_warning(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o7777;
+    (mode & 0o004 != 0).then(|| {
+        format!(
+            "{0}: anyone on the machine can read it (mode {mode:04o}) and the judge PIN \
+             hashes in it: run `chmod 640 {0}` (group lanecall reads it)",
+            path.display()
+        )
+    })
 }
 
 /// A PIN hash that no PIN opens: the example file's placeholder, whose

@@ -43,7 +43,9 @@ mod validate_centre;
 mod validate_web;
 mod validated;
 
-pub use check::{Host, SiteCheck, is_placeholder_hash, read_password_file, unit_grant};
+pub use check::{
+    Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
+};
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
 pub(crate) use raw::{Kind, position, walk};

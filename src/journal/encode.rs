@@ -31,6 +31,16 @@ fn standing_json(p: PinSet) -> Value {
     json!(p.iter().map(Pin::number).collect::<Vec<_>>())
 }
 
+/// Pins as entered on the pin pad: each of `standing`, and again each of
+/// `twice`.
+fn entered_json(standing: PinSet, twice: PinSet) -> Value {
+    let pins = standing.iter().flat_map(|p| {
+        let again = twice.contains(p).then_some(p);
+        std::iter::once(p).chain(again).map(Pin::number)
+    });
+    json!(pins.collect::<Vec<_>>())
+}
+
 /// The line for an event, without its `\n`.
 pub fn event_line(e: &Stamped<Event>) -> String {
     let mut m = Map::new();
@@ -119,7 +129,9 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                         put("reason", json!(r));
                     }
                 }
-                Action::ManualPins { standing } => put("standing", standing_json(*standing)),
+                Action::ManualPins { standing, twice } => {
+                    put("standing", entered_json(*standing, *twice))
+                }
                 Action::DeadBall | Action::EndBlock => {}
                 Action::Withdraw { of, at, bowler } => {
                     put("of", json!(of.as_str()));
@@ -131,6 +143,12 @@ pub fn event_line(e: &Stamped<Event>) -> String {
             }
             if let Some(by) = &p.by {
                 put("by", json!(by));
+            }
+            if p.chief {
+                put("chief", json!(true));
+            }
+            if let Some(cmd) = &p.cmd {
+                put("cmd", json!(cmd));
             }
         }
     }
@@ -238,6 +256,11 @@ mod tests {
             },
             Action::ManualPins {
                 standing: seven_ten,
+                twice: PinSet::EMPTY,
+            },
+            Action::ManualPins {
+                standing: seven_ten,
+                twice: PinSet::from_pins(Pin::new(7)),
             },
             Action::DeadBall,
             Action::EndBlock,
@@ -255,12 +278,17 @@ mod tests {
         let events = sensors
             .into_iter()
             .map(Event::Sensor)
-            .chain(actions.into_iter().map(|action| {
-                Event::Panel(Panel {
-                    by: Some("judge Petrova".into()),
-                    action,
-                })
-            }));
+            .chain(
+                actions
+                    .into_iter()
+                    .map(|action| Event::Panel(Panel::new(Some("judge Petrova".into()), action))),
+            )
+            .chain([Event::Panel(Panel {
+                by: Some("judge Petrova".into()),
+                chief: true,
+                cmd: Some("c-41".into()),
+                action: Action::EndBlock,
+            })]);
         for (t, event) in events.enumerate() {
             let stamped = Stamped {
                 t: t as u64 * 1000,

@@ -51,15 +51,25 @@ impl From<RawBowler> for Bowler {
 }
 
 fn pins(ev: &str, list: &[u8]) -> Result<PinSet, LineError> {
-    list.iter()
-        .map(|&n| {
-            Pin::new(n).ok_or_else(|| LineError::Field {
-                ev: ev.to_owned(),
-                message: format!("standing: pin {n} does not exist (pins are 1 to 10)"),
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(PinSet::from_pins)
+    entered(ev, list).map(|(standing, _)| standing)
+}
+
+/// Pins as entered: the set, and the pins entered more than once.
+fn entered(ev: &str, list: &[u8]) -> Result<(PinSet, PinSet), LineError> {
+    let mut standing = PinSet::EMPTY;
+    let mut twice = PinSet::EMPTY;
+    for &n in list {
+        let pin = Pin::new(n).ok_or_else(|| LineError::Field {
+            ev: ev.to_owned(),
+            message: format!("standing: pin {n} does not exist (pins are 1 to 10)"),
+        })?;
+        let one = PinSet::from_pins([pin]);
+        if standing.contains(pin) {
+            twice = twice.union(one);
+        }
+        standing = standing.union(one);
+    }
+    Ok((standing, twice))
 }
 
 /// A panel action as the panel posts it (one JSON object with its `ev`
@@ -104,6 +114,9 @@ fn parse_event_slow(line: &str) -> Result<Stamped<Event>, LineError> {
     #[derive(Deserialize)]
     struct By {
         by: Option<String>,
+        #[serde(default)]
+        chief: bool,
+        cmd: Option<String>,
     }
     let bad = |message: String| LineError::Field {
         ev: ev.to_owned(),
@@ -206,8 +219,13 @@ fn parse_event_slow(line: &str) -> Result<Stamped<Event>, LineError> {
         }
         _ => {
             let action = parse_action(ev, line)?;
-            let by = fields::<By>(ev, line)?.by;
-            Ok(Event::Panel(Panel { by, action }))
+            let By { by, chief, cmd } = fields::<By>(ev, line)?;
+            Ok(Event::Panel(Panel {
+                by,
+                chief,
+                cmd,
+                action,
+            }))
         }
     }?;
     Ok(Stamped { t: head.t, event })
@@ -493,9 +511,8 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
             struct F {
                 standing: Vec<u8>,
             }
-            Action::ManualPins {
-                standing: pins(ev, &fields::<F>(ev, line)?.standing)?,
-            }
+            let (standing, twice) = entered(ev, &fields::<F>(ev, line)?.standing)?;
+            Action::ManualPins { standing, twice }
         }
         "dead_ball" => Action::DeadBall,
         "end_block" => Action::EndBlock,

@@ -34,6 +34,8 @@ pub struct Blindfold {
 pub(super) struct BlindfoldUndo {
     pub(super) of: Withdrawable,
     pub(super) at: Millis,
+    /// Who made it: they may withdraw it within the undo window.
+    pub(super) by: Option<String>,
     last_check: Option<(Millis, bool, Option<String>)>,
     adjusting: bool,
     recheck: bool,
@@ -63,11 +65,13 @@ impl Blindfold {
         }
     }
 
-    /// Keeps what it is now, before the action `of` at `at` changes it.
-    fn before(&mut self, of: Withdrawable, at: Millis) {
+    /// Keeps what it is now, before the action `of` at `at` by `by`
+    /// changes it.
+    fn before(&mut self, of: Withdrawable, at: Millis, by: Option<String>) {
         self.undo = Some(BlindfoldUndo {
             of,
             at,
+            by,
             last_check: self.last_check.clone(),
             adjusting: self.adjusting,
             recheck: self.recheck,
@@ -171,7 +175,7 @@ impl Lane {
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         let b = self.blindfold_mut(bowler)?;
-        b.before(Withdrawable::BlindfoldCheck, t);
+        b.before(Withdrawable::BlindfoldCheck, t, by.clone());
         b.last_check = Some((t, ok, by.clone()));
         b.adjusting = false;
         b.recheck = false;
@@ -194,18 +198,28 @@ impl Lane {
     }
 
     /// The bowler asked to adjust the blindfold.
-    pub(super) fn blindfold_adjust(&mut self, t: Millis, bowler: &str) -> Result<(), Refusal> {
+    pub(super) fn blindfold_adjust(
+        &mut self,
+        t: Millis,
+        bowler: &str,
+        by: Option<String>,
+    ) -> Result<(), Refusal> {
         let b = self.blindfold_mut(bowler)?;
-        b.before(Withdrawable::BlindfoldAdjust, t);
+        b.before(Withdrawable::BlindfoldAdjust, t, by);
         b.adjusting = true;
         b.changed(t);
         Ok(())
     }
 
     /// A judge asked for a new check.
-    pub(super) fn blindfold_recheck(&mut self, t: Millis, bowler: &str) -> Result<(), Refusal> {
+    pub(super) fn blindfold_recheck(
+        &mut self,
+        t: Millis,
+        bowler: &str,
+        by: Option<String>,
+    ) -> Result<(), Refusal> {
         let b = self.blindfold_mut(bowler)?;
-        b.before(Withdrawable::BlindfoldRecheck, t);
+        b.before(Withdrawable::BlindfoldRecheck, t, by);
         b.recheck = true;
         b.changed(t);
         Ok(())

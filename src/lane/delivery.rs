@@ -484,15 +484,34 @@ impl Lane {
         }
     }
 
-    /// An assistant entered the pins standing after the ball.
+    /// The deck the ball awaited is bowled at: the one the pinsetter set,
+    /// else the one the rules expect (practice: the last one).
+    fn deck_bowled_at(&self) -> PinSet {
+        let expected = self.up().map_or(self.practice_at.before, |up| up.at.before);
+        self.ready_deck.unwrap_or(expected)
+    }
+
+    /// An assistant entered the pins standing after the ball: each pin
+    /// once, and only pins that stood before it (a pin that was down
+    /// cannot stand up, and would make a miss a spare).
     pub(super) fn manual_pins(
         &mut self,
         t: Millis,
         standing: PinSet,
+        twice: PinSet,
+        by: Option<String>,
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
+        if !twice.is_empty() {
+            return Err(Refusal::PinsTwice(twice));
+        }
+        let deck = self.deck_bowled_at();
+        let down = standing.without(deck);
+        if !down.is_empty() {
+            return Err(Refusal::PinsNotStanding { pins: down, deck });
+        }
         self.pin_report(t, standing, out)?;
-        self.manual_at = Some(t);
+        self.manual_at = Some((t, by));
         // No pinsetter will say READY: the lane is ready now, and a
         // pinsetter that comes back may report the next ball.
         self.awaiting_ready = false;

@@ -104,7 +104,25 @@ impl DeckFault {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Panel {
     pub by: Option<String>,
+    /// Whether `by` is the chief judge (logged in with the shared judge
+    /// PIN), who may withdraw any judge's action at any time.
+    pub chief: bool,
+    /// The centre's command id, when the action came as a command: a
+    /// lane runs each id once, even across a restart (mqtt.md).
+    pub cmd: Option<String>,
     pub action: Action,
+}
+
+impl Panel {
+    /// An action by `by`, not the chief judge's, not a command.
+    pub fn new(by: Option<String>, action: Action) -> Panel {
+        Panel {
+            by,
+            chief: false,
+            cmd: None,
+            action,
+        }
+    }
 }
 
 /// Sight class (IBSA).
@@ -240,6 +258,9 @@ pub enum Action {
     },
     ManualPins {
         standing: PinSet,
+        /// Pins entered more than once (a slip on the pin pad): the entry
+        /// is refused, so it is kept as entered.
+        twice: PinSet,
     },
     /// A judge declares the last ball dead: it does not count and is
     /// bowled again at the deck it was bowled at by the rules.

@@ -68,11 +68,15 @@ pub use refusal::Refusal;
 pub use rules::{FoulMode, Rules};
 use scoring::{Position, ScoredBall};
 pub use turns::{Block, Day, DayCheck, Entry, Up};
+use withdraw::Asked;
 
 /// Most bowlers on one lane (IBSA).
 pub const MAX_BOWLERS: usize = 4;
 /// Most games in one block.
 pub const MAX_GAMES: u8 = 12;
+/// How long after an action the judge who made it may withdraw it (the
+/// panel's Undo); the chief judge may at any time (rules.md).
+pub const UNDO_WINDOW_MS: Millis = 10_000;
 /// The most adjacent lanes one lane keeps as busy (two in a centre; more
 /// is a damaged input, refused).
 pub const MAX_NEIGHBOURS: usize = 8;
@@ -185,8 +189,9 @@ pub struct Lane {
     conduct: Vec<Conduct>,
     next_conduct_id: u32,
     last_callout: Option<Callout>,
-    /// The time of the last `manual_pins`, for a `withdraw` of its ball.
-    manual_at: Option<Millis>,
+    /// The time and judge of the last `manual_pins`, for a `withdraw` of
+    /// its ball.
+    manual_at: Option<(Millis, Option<String>)>,
     lamp_off_due: Option<Millis>,
     /// Adjacent lanes where a bowler is at the line or a ball is in play
     /// (at most [`MAX_NEIGHBOURS`]).
@@ -434,8 +439,8 @@ impl Lane {
             Action::Lineup { bowlers } => self.lineup(bowlers),
             Action::StartBlock { games } => self.start_block(t, *games),
             Action::BlindfoldCheck { bowler, ok } => self.blindfold_check(t, bowler, *ok, by, out),
-            Action::BlindfoldAdjust { bowler } => self.blindfold_adjust(t, bowler),
-            Action::BlindfoldRecheck { bowler } => self.blindfold_recheck(t, bowler),
+            Action::BlindfoldAdjust { bowler } => self.blindfold_adjust(t, bowler, by),
+            Action::BlindfoldRecheck { bowler } => self.blindfold_recheck(t, bowler, by),
             Action::Substitute {
                 out: leaving,
                 incoming,
@@ -459,10 +464,15 @@ impl Lane {
             Action::Penalty { bowler, reason } => self.penalty(t, bowler, reason, by, out),
             Action::Hold { on: true, reason } => self.hold_on(t, reason, by),
             Action::Hold { on: false, .. } => self.hold_off(),
-            Action::ManualPins { standing } => self.manual_pins(t, *standing, out),
+            Action::ManualPins { standing, twice } => {
+                self.manual_pins(t, *standing, *twice, by, out)
+            }
             Action::DeadBall => self.dead_ball(t, by, out),
             Action::EndBlock => self.end_block(t, out),
-            Action::Withdraw { of, at, bowler } => self.withdraw(t, *of, *at, bowler.as_deref()),
+            Action::Withdraw { of, at, bowler } => {
+                let asked = Asked { by, chief: p.chief };
+                self.withdraw(t, *of, *at, bowler.as_deref(), &asked)
+            }
         }
     }
 }

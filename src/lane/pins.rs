@@ -201,6 +201,10 @@ impl PinSet {
         PinSet(self.0 & other.0)
     }
 
+    pub const fn union(self, other: PinSet) -> PinSet {
+        PinSet(self.0 | other.0)
+    }
+
     pub const fn without(self, other: PinSet) -> PinSet {
         PinSet(self.0 & !other.0)
     }

@@ -5,7 +5,7 @@
 //! decide return these, and [`Lane::handle`](super::Lane::handle) turns them
 //! into [`Effect::Refused`](super::Effect::Refused).
 
-use super::{MAX_BOWLERS, MAX_GAMES, MAX_NEIGHBOURS, Millis, PinSet};
+use super::{MAX_BOWLERS, MAX_GAMES, MAX_NEIGHBOURS, Millis, PinSet, UNDO_WINDOW_MS};
 use crate::pinsetter::{self, Body};
 
 /// Why the lane refused an input. The message names what is wrong and,
@@ -89,6 +89,27 @@ pub enum Refusal {
         bowler: Option<String>,
         why: &'static str,
     },
+    #[error("manual pins: {} twice: enter each standing pin once", pins_named(*.0))]
+    PinsTwice(PinSet),
+    #[error(
+        "manual pins: {} not standing: the deck was {}",
+        were_named(*.pins), list(*.deck)
+    )]
+    PinsNotStanding { pins: PinSet, deck: PinSet },
+    #[error(
+        "withdraw refused: the {what} at t={at} was made by {}; only they, within {} s (the panel's Undo), or the chief judge may withdraw it",
+        .made_by.as_deref().unwrap_or("the lane"), UNDO_WINDOW_MS / 1000
+    )]
+    NotYourAction {
+        what: &'static str,
+        at: Millis,
+        made_by: Option<String>,
+    },
+    #[error(
+        "withdraw refused: the {what} at t={at} is older than {} s (the panel's Undo): only the chief judge may withdraw it now",
+        UNDO_WINDOW_MS / 1000
+    )]
+    UndoWindowOver { what: &'static str, at: Millis },
     #[error("the lane is already held")]
     AlreadyHeld,
     #[error("the lane is not held")]
@@ -151,6 +172,28 @@ pub enum Refusal {
     TooManyNeighbours(u32),
     #[error("neighbour {0} is this lane's own number: ignored")]
     OwnLaneAsNeighbour(u32),
+}
+
+/// `7, 10`.
+fn list(pins: PinSet) -> String {
+    let numbers: Vec<String> = pins.iter().map(|p| p.to_string()).collect();
+    numbers.join(", ")
+}
+
+/// `pin 7`, `pins 7, 10`.
+fn pins_named(pins: PinSet) -> String {
+    match pins.len() {
+        1 => format!("pin {}", list(pins)),
+        _ => format!("pins {}", list(pins)),
+    }
+}
+
+/// `pin 1 was`, `pins 1, 2 were`.
+fn were_named(pins: PinSet) -> String {
+    match pins.len() {
+        1 => format!("{} was", pins_named(pins)),
+        _ => format!("{} were", pins_named(pins)),
+    }
 }
 
 impl Refusal {

@@ -111,10 +111,10 @@ impl Core {
     fn catch_up(&mut self, f: &mut Failure) -> io::Result<()> {
         let hold = |on: bool, t: Millis, reason: Option<String>| Stamped {
             t,
-            event: Event::Panel(Panel {
-                by: Some("lanecall".into()),
-                action: Action::Hold { on, reason },
-            }),
+            event: Event::Panel(Panel::new(
+                Some("lanecall".into()),
+                Action::Hold { on, reason },
+            )),
         };
         if f.hold == FailureHold::ToStart {
             if self.replay.lane().hold().is_some() {

@@ -334,9 +334,9 @@ impl Core {
                     let t = self.clock.t(r.at);
                     self.apply(t, Event::Sensor(r.sensor), None);
                 }
-                Ok(Input::Action { by, action, reply }) => {
+                Ok(Input::Action { panel, reply }) => {
                     let t = self.clock.t(Instant::now());
-                    self.apply(t, Event::Panel(Panel { by, action }), reply);
+                    self.apply(t, Event::Panel(panel), reply);
                 }
                 Ok(Input::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(mpsc::RecvTimeoutError::Timeout) => {

@@ -372,11 +372,13 @@ mod tests {
         // A judge's action and a good line still find room at once.
         let (reply, _) = tokio::sync::oneshot::channel();
         let action = Input::Action {
-            by: None,
-            action: crate::lane::Action::Hold {
-                on: true,
-                reason: None,
-            },
+            panel: crate::lane::Panel::new(
+                None,
+                crate::lane::Action::Hold {
+                    on: true,
+                    reason: None,
+                },
+            ),
             reply: Some(reply),
         };
         assert!(matches!(tx.try_send(action), Tried::Sent));

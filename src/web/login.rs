@@ -113,6 +113,18 @@ pub(super) fn judge(shared: &Shared, jar: &SignedCookieJar) -> Option<String> {
     auth::session_id(jar).and_then(|id| shared.sessions.judge(&id))
 }
 
+/// The judge of this request's session, if it is open, and whether they
+/// are the chief judge: logged in with the shared PIN (`[web]
+/// judge_pin_hash`), not a PIN of their own (`[[web.judges]]`).
+pub(super) fn judge_and_chief(shared: &Shared, jar: &SignedCookieJar) -> Option<(String, bool)> {
+    let (judge, pin) = auth::session_id(jar).and_then(|id| shared.sessions.login(&id))?;
+    let chief = shared
+        .logins
+        .iter()
+        .any(|(named, digest)| named.is_none() && *digest == pin);
+    Some((judge, chief))
+}
+
 /// Only as JSON: a cross-site form must not log a judge out.
 pub(super) async fn logout(
     State(shared): State<Shared>,

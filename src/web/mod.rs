@@ -17,7 +17,10 @@
 //!   journal's own parser, so the API takes exactly what a journal holds
 //!   and words its errors the same way; `by` is always the logged-in judge.
 //!   The action goes to the lane's thread, which journals it and applies it
-//!   (or refuses it, `409` with the lane's reason).
+//!   (or refuses it with the lane's reason: `400` for pins entered that
+//!   cannot be, `403` for a `withdraw` this judge may not make, else
+//!   `409`). The session says whether the judge is the chief judge (logged
+//!   in with `[web] judge_pin_hash`): that goes with the action too.
 //! - `GET /api/events`: the lane as Server-Sent Events ([`events`]): a
 //!   `lane` event with the snapshot at once, then one per change. Anyone
 //!   may listen, like `GET /api/lane`, up to `[web] max_live_views` at
@@ -89,7 +92,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::journal::parse_panel_action;
-use crate::lane::Action;
+use crate::lane::{Action, Panel, Refusal};
 use crate::ports::{Input, InputSender, NotTaken};
 use history::{History, HistoryError};
 use pins::{Checker, Lockout};
@@ -604,13 +607,24 @@ fn parse_action(raw: &[u8], by: &str) -> Result<Action, ApiError> {
     parse_panel_action(raw, by).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))
 }
 
+/// The answer to an action the lane refused: `400` for an entry that is
+/// wrong in itself, `403` for an action this judge may not take, `409` for
+/// one the lane's state does not allow.
+fn refused_status(refusal: &Refusal) -> StatusCode {
+    match refusal {
+        Refusal::PinsTwice(_) | Refusal::PinsNotStanding { .. } => StatusCode::BAD_REQUEST,
+        Refusal::NotYourAction { .. } | Refusal::UndoWindowOver { .. } => StatusCode::FORBIDDEN,
+        _ => StatusCode::CONFLICT,
+    }
+}
+
 async fn actions(
     State(shared): State<Shared>,
     jar: SignedCookieJar,
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let Some(judge) = login::judge(&shared, &jar) else {
+    let Some((judge, chief)) = login::judge_and_chief(&shared, &jar) else {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "a judge must log in",
@@ -622,9 +636,14 @@ async fn actions(
     let name = action.name();
 
     let (tx, rx) = oneshot::channel();
-    let input = Input::Action {
+    let panel = Panel {
         by: Some(judge.clone()),
+        chief,
+        cmd: None,
         action,
+    };
+    let input = Input::Action {
+        panel,
         reply: Some(tx),
     };
     let stopped = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the lane is not running");
@@ -646,7 +665,7 @@ async fn actions(
         }
         Ok(Ok(Err(NotTaken::Refused(refusal)))) => {
             tracing::info!(judge, action = name, %refusal, "action refused");
-            Err(ApiError::new(StatusCode::CONFLICT, refusal.to_string()))
+            Err(ApiError::new(refused_status(&refusal), refusal.to_string()))
         }
         Ok(Ok(Err(not_durable @ NotTaken::NotDurable(_)))) => {
             tracing::warn!(judge, action = name, "action not taken: {not_durable}");

@@ -200,6 +200,12 @@ impl Sessions {
     /// The judge of session `id` if it is still good; using it moves its
     /// idle end on.
     pub fn judge(&self, id: &str) -> Option<String> {
+        self.login(id).map(|(judge, _)| judge)
+    }
+
+    /// The judge of session `id` and the digest of the PIN they logged in
+    /// with, if it is still good; using it moves its idle end on.
+    pub fn login(&self, id: &str) -> Option<(String, String)> {
         let now = Instant::now();
         let (judge, save) = {
             let mut inner = locked(&self.inner);
@@ -213,7 +219,7 @@ impl Sessions {
                 e.idle_ends = (now + self.lengths.idle).min(e.ends);
                 let save =
                     e.idle_ends.saturating_duration_since(e.saved_idle_ends) >= SAVE_IDLE_EVERY;
-                let judge = e.judge.clone();
+                let judge = (e.judge.clone(), e.pin.clone());
                 if save {
                     inner.generation += 1;
                 }

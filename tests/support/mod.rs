@@ -44,10 +44,7 @@ pub fn journal_with_open_block_for(rules: Rules, lane: u32, games: u32, name: &s
         ]
         .map(|(t, action)| Stamped {
             t,
-            event: Event::Panel(Panel {
-                by: Some("Judge Orlova".into()),
-                action,
-            }),
+            event: Event::Panel(Panel::new(Some("Judge Orlova".into()), action)),
         }),
     )
 }
