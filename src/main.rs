@@ -52,6 +52,19 @@ enum Command {
         #[arg(long)]
         config: PathBuf,
     },
+    /// Print the Mosquitto `acl_file` for the centre's lanes: each lane's
+    /// login (`lane<N>`) writes only its own topics, only the centre's
+    /// login sends commands (docs/centre.md).
+    CentreAcl {
+        /// The centre's config file (its `site`, `username`, `lanes` or
+        /// programme).
+        #[arg(long)]
+        config: PathBuf,
+        /// The lanes, as `lanes` in the config takes them ("1-48, 50");
+        /// default: the config's `lanes`, else its programme's.
+        #[arg(long)]
+        lanes: Option<String>,
+    },
     /// A simulated lane on any machine: bowlers and a pinsetter played
     /// through the same journal, core and API, with no Pi, pinsetter or sound card.
     Demo {
@@ -207,6 +220,9 @@ fn main() -> ExitCode {
         Command::Centre { config } => {
             init_logs();
             lanecall::centre::main(&config)
+        }
+        Command::CentreAcl { config, lanes } => {
+            lanecall::centre::acl_main(&config, lanes.as_deref())
         }
         Command::Demo {
             speed,

@@ -88,12 +88,7 @@ impl TestLane {
         TestLane::connect_over(n, port, login, Transport::Tcp)
     }
 
-    fn connect_over(
-        n: u32,
-        port: u16,
-        login: Login,
-        transport: Transport,
-    ) -> TestLane {
+    fn connect_over(n: u32, port: u16, login: Login, transport: Transport) -> TestLane {
         let mut opts = MqttOptions::new(
             format!("test-lane-{n}-{}", std::process::id()),
             "127.0.0.1",
@@ -323,8 +318,13 @@ fn mirror_test(dir: &Path, web: u16, mqtt: u16, login: Login, centre: &mut Centr
     let alarms = centre.get("/api/centre")["alarms"].clone();
     assert_eq!(alarms[0]["kind"], "conflict", "{alarms}");
     assert_eq!(alarms[0]["lane"], 12, "{alarms}");
-    let ask = lane12.command("the conflicting line asked for", |c| c.get("resend").is_some());
-    assert_eq!(ask["resend"], json!({ "file": FILE_12, "from": 20, "to": 20 }));
+    let ask = lane12.command("the conflicting line asked for", |c| {
+        c.get("resend").is_some()
+    });
+    assert_eq!(
+        ask["resend"],
+        json!({ "file": FILE_12, "from": 20, "to": 20 })
+    );
     let _ = web;
 }
 

@@ -87,14 +87,45 @@ pub struct LaneBook {
     pub online: Option<bool>,
     /// The lane's state object as it published it.
     pub state: Option<LaneState>,
-    /// The highest journal `seq` its states have named.
-    pub newest_seq: u64,
+    /// The journals its states have named, the current one last (at most
+    /// [`JOURNALS_NAMED`]).
+    named: Vec<String>,
     pub mirror: MirrorStats,
     /// One replay per journal file, by file name.
     pub journals: BTreeMap<String, Feed>,
 }
 
+/// Journals named by a lane's states kept, to tell one lane from two.
+const JOURNALS_NAMED: usize = 16;
+
 impl LaneBook {
+    /// Notes the journal a state of the lane names; says why when it is
+    /// one a single lane would never name (docs/centre.md, "Duplicate
+    /// lanes"): a lane's journal only moves on, to a higher `seq`, and
+    /// never back to one it left, while two lanes with one number take
+    /// turns.
+    pub fn journal_named(&mut self, file: Option<&str>) -> Option<String> {
+        let file = file?;
+        let current = self.named.last().cloned().unwrap_or_default();
+        if current == file {
+            return None;
+        }
+        let why = if let Some(at) = self.named.iter().position(|f| f == file) {
+            self.named.remove(at);
+            Some(format!("names {file} again after {current}"))
+        } else {
+            let newest = self.named.iter().map(|f| journal_seq(f)).max().unwrap_or(0);
+            let seq = journal_seq(file);
+            (seq != 0 && seq < newest)
+                .then(|| format!("names {file} (seq {seq}) after a journal with seq {newest}"))
+        };
+        if self.named.len() >= JOURNALS_NAMED {
+            self.named.remove(0);
+        }
+        self.named.push(file.to_owned());
+        why
+    }
+
     /// The lane's journals in the order it wrote them (by `seq`).
     pub fn journals_in_order(&self) -> Vec<(&str, &Feed)> {
         let mut list: Vec<(&str, &Feed)> =
@@ -265,6 +296,37 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
+    }
+
+    #[test]
+    fn a_lane_whose_states_take_turns_between_journals_is_two_lanes() {
+        let mut lane = LaneBook::default();
+        let a = "lane2-20261129T110000Z-000004.jsonl";
+        let b = "lane2-20261129T120000Z-000005.jsonl";
+        let c = "lane2-20261129T130000Z-000006.jsonl";
+        // One lane: the same journal again and again, then the next.
+        for file in [a, a, b, b, c] {
+            assert_eq!(lane.journal_named(Some(file)), None, "{file}");
+        }
+        assert_eq!(lane.journal_named(None), None);
+        // Back to one it left: another lane.
+        let why = lane.journal_named(Some(b)).expect("two lanes");
+        assert!(why.contains("again after lane2-20261129T130000Z"), "{why}");
+        // A lower seq never named before: another lane too.
+        let why = lane.journal_named(Some("lane2-20261129T090000Z-000001.jsonl"));
+        assert!(
+            why.expect("two lanes")
+                .contains("seq 1) after a journal with seq 6")
+        );
+        // Names without a seq: only the turn back tells.
+        let mut old = LaneBook::default();
+        let (x, y) = (
+            "lane2-20260101T000000Z-01.jsonl",
+            "lane2-20260101T000005Z-01.jsonl",
+        );
+        assert_eq!(old.journal_named(Some(x)), None);
+        assert_eq!(old.journal_named(Some(y)), None);
+        assert!(old.journal_named(Some(x)).is_some());
     }
 
     #[test]

@@ -18,7 +18,6 @@ use super::book::Book;
 use super::commands::Commands;
 use super::mirror::{ToMirror, check_journal};
 use crate::mqtt_broker::BrokerUrl;
-use crate::store::journal_seq;
 
 /// What the link needs to connect.
 pub struct LinkSettings {
@@ -222,17 +221,10 @@ async fn handle(
                 let Some(l) = book.lane(n) else {
                     return;
                 };
-                // A lane's journal only moves on to a higher `seq`: one
-                // that goes back is another lane with this number.
-                let seq = state.journal.as_ref().map_or(0, |(f, _)| journal_seq(f));
-                let back = (seq != 0 && seq < l.newest_seq).then(|| {
-                    let newest = l.newest_seq;
-                    format!(
-                        "lane {n}'s state names journal seq {seq} after seq {newest}: two lanes \
-                         may be configured as lane {n}"
-                    )
+                let back = l.journal_named(state.journal.as_ref().map(|(f, _)| f.as_str()));
+                let back = back.map(|why| {
+                    format!("lane {n}'s state {why}: two lanes may be configured as lane {n}")
                 });
-                l.newest_seq = l.newest_seq.max(seq);
                 l.state = Some(state);
                 if let Some(detail) = back {
                     book.alarm("duplicate_lane", n, detail);

@@ -116,7 +116,9 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
                     .map_err(|e| e.to_string())??;
             embedded_login = Some((user, started.centre_password));
             login_lanes = Some(started.lanes);
-            book.lock().unwrap_or_else(PoisonError::into_inner).broker_stats = Some(started.stats);
+            book.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .broker_stats = Some(started.stats);
             let host = if listen.ip().is_unspecified() {
                 "127.0.0.1".to_owned()
             } else {
@@ -237,29 +239,32 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     })
 }
 
-/// The lanes the centre admits (docs/centre.md, "Known lanes"): the
-/// config's `lanes`, else the programme's, else the lanes with a login on
-/// the embedded broker (`login_lanes`); with an external broker and none
-/// of these, any lane number (bounded by [`MAX_LANES`]), said at start.
-fn admitted(
+/// The lanes the config names: its `lanes`, else those its programme's
+/// blocks put bowlers on.
+fn named_lanes(
     config: &CentreConfig,
     programme: Option<&programme::Programme>,
-    login_lanes: Option<Vec<u32>>,
-) -> book::Admit {
-    use std::collections::BTreeSet;
-    let from_programme = || {
-        let lanes: BTreeSet<u32> = programme?
+) -> Option<std::collections::BTreeSet<u32>> {
+    config.lanes.clone().or_else(|| {
+        let lanes: std::collections::BTreeSet<u32> = programme?
             .blocks
             .iter()
             .flat_map(|b| b.lanes.iter().map(|(n, _)| *n))
             .collect();
         (!lanes.is_empty()).then_some(lanes)
-    };
-    let lanes = config
-        .lanes
-        .clone()
-        .or_else(from_programme)
-        .or_else(|| Some(login_lanes?.into_iter().collect()));
+    })
+}
+
+/// The lanes the centre admits (docs/centre.md, "Known lanes"): those the
+/// config names ([`named_lanes`]), else the lanes with a login on the
+/// embedded broker (`login_lanes`); with an external broker and none of
+/// these, any lane number (bounded by [`MAX_LANES`]), said at start.
+fn admitted(
+    config: &CentreConfig,
+    programme: Option<&programme::Programme>,
+    login_lanes: Option<Vec<u32>>,
+) -> book::Admit {
+    let lanes = named_lanes(config, programme).or_else(|| Some(login_lanes?.into_iter().collect()));
     match lanes {
         Some(lanes) => {
             tracing::info!(?lanes, "the centre takes these lanes only");
@@ -273,6 +278,50 @@ fn admitted(
             book::Admit::Any
         }
     }
+}
+
+/// `lanecall centre-acl --config PATH [--lanes LIST]`: the Mosquitto ACL
+/// for the centre's site, login and lanes, on stdout ([`broker::acl`]);
+/// exit 78 for a config or lane list it cannot use.
+pub fn acl_main(path: &std::path::Path, lanes: Option<&str>) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let fail = |e: String| {
+        eprintln!("lanecall centre-acl: {e}");
+        ExitCode::from(crate::setup::EX_CONFIG)
+    };
+    let config = match CentreConfig::load(path) {
+        Ok(c) => c,
+        Err(e) => return fail(e.to_string()),
+    };
+    let lanes = match lanes {
+        Some(text) => match config::parse_lanes(&toml::Value::String(text.to_owned())) {
+            Ok(lanes) => lanes,
+            Err(e) => return fail(format!("--lanes: {e}")),
+        },
+        None => {
+            let programme = match config.programme.as_deref().map(programme::Programme::load) {
+                Some(Err(e)) => return fail(e.to_string()),
+                Some(Ok(p)) => Some(p),
+                None => None,
+            };
+            match named_lanes(&config, programme.as_ref()) {
+                Some(lanes) => lanes,
+                None => {
+                    return fail(format!(
+                        "{} names no lanes: give --lanes 1-48, or `lanes` in the config",
+                        path.display()
+                    ));
+                }
+            }
+        }
+    };
+    let centre_user = config.username.as_deref().unwrap_or("centre");
+    let lanes: Vec<u32> = lanes.into_iter().collect();
+    print!(
+        "{}",
+        broker::acl::mosquitto_acl(&config.site, centre_user, &lanes)
+    );
+    ExitCode::SUCCESS
 }
 
 /// `lanecall centre --config PATH`: runs until SIGINT or SIGTERM; exit 78

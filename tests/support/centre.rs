@@ -167,7 +167,10 @@ pub fn write_logins(dir: &Path, lanes: impl IntoIterator<Item = u32>) -> std::pa
     };
     let mut all = String::new();
     for n in lanes {
-        private(&dir.join(format!("lane{n}.password")), lane_secret(n) + "\n");
+        private(
+            &dir.join(format!("lane{n}.password")),
+            lane_secret(n) + "\n",
+        );
         all += &format!("lane{n}:{}\n", lane_secret(n));
     }
     let path = dir.join("passwords");

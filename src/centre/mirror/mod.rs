@@ -190,6 +190,10 @@ struct FileDisk {
     dropped: bool,
     /// When a conflicting line last made the mirror ask for it again.
     conflict_asked: Option<Instant>,
+    /// A line of this file came with two texts: two journals share its
+    /// name, and no line is added to it any more (until the centre starts
+    /// again), lest the two be spliced.
+    conflicted: bool,
     last_line: Instant,
     dirty: bool,
     settled: bool,
@@ -211,6 +215,7 @@ impl FileDisk {
             asked_to: None,
             dropped: false,
             conflict_asked: None,
+            conflicted: false,
             last_line: Instant::now(),
             dirty: false,
             settled: true,
@@ -564,6 +569,10 @@ impl Mirror {
         let Some(f) = lane.files.get_mut(&msg.file) else {
             return;
         };
+        if f.conflicted {
+            lock(&self.book).refuse("journal_file_in_conflict");
+            return;
+        }
         let next = f.next();
         let crc = crc32c::crc32c(msg.line.as_bytes());
         if msg.n < next {
@@ -635,16 +644,23 @@ impl Mirror {
 }
 
 /// A line that came again with other text than the mirror's: never
-/// written over the first, an alarm for the judges, and the lane asked
-/// for the line again (at most once per [`RESEND_AGAIN`] a file), so the
-/// lane's own copy says which is its journal.
+/// written over the first; the file takes no more lines (two journals
+/// share its name: what follows could be either's); an alarm for the
+/// judges; and the lane asked for the line again (at most once per
+/// [`RESEND_AGAIN`] a file), so its log shows the answer.
 fn conflict(book: &Mutex<Book>, resend: &Resend, n: u32, f: &mut FileDisk, msg: &JournalLine) {
+    f.conflicted = true;
+    f.held.clear();
+    f.dropped = false;
     lock(book).alarm(
         "conflict",
         n,
         format!(
-            "line {} of {} came again with other text; the lane was asked for it again",
-            msg.n, msg.file
+            "line {} of {} came again with other text: two journals with one name? The \
+             mirror of that file stops at line {} until the centre is started again",
+            msg.n,
+            msg.file,
+            f.crcs.len()
         ),
     );
     let now = Instant::now();

@@ -322,3 +322,59 @@ fn a_gap_is_asked_for_to_its_end_and_the_next_one_at_once() {
     assert_eq!(send(&mut mirror, 8), [(dropped, None)]);
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A line that comes again with other text stops its file where it is
+/// (what follows could be either journal's), raises an alarm and asks the
+/// lane for that line; a second file with a `seq` the lane has used is a
+/// second history: an alarm, and a file of its own.
+#[test]
+fn a_conflict_stops_the_file_and_a_second_history_is_never_spliced() {
+    let (dir, book, asked, mut mirror) = lane_3("conflict");
+    let name = "lane3-20261129T140000Z-000001.jsonl";
+    let send = |mirror: &mut Mirror, file: &str, n: u64, line: &str| {
+        mirror.handle(ToMirror::Line(
+            3,
+            JournalLine {
+                file: file.into(),
+                n,
+                line: line.into(),
+            },
+        ));
+        mirror.sync();
+    };
+    send(&mut mirror, name, 1, "one");
+    send(&mut mirror, name, 2, "two");
+    send(&mut mirror, name, 2, "other two");
+    send(&mut mirror, name, 3, "three");
+    assert_eq!(
+        fs::read_to_string(dir.join("3").join(name)).unwrap(),
+        "one\ntwo\n"
+    );
+    {
+        let book = lock(&book);
+        assert_eq!(book.lanes[&3].mirror.conflicts, 1);
+        assert_eq!(book.refused["journal_file_in_conflict"], 1);
+        assert_eq!(book.alarms[0].kind, "conflict");
+        assert!(
+            book.alarms[0].detail.contains("stops at line 2"),
+            "{:?}",
+            book.alarms
+        );
+    }
+    assert_eq!(
+        asked.lock().unwrap().as_slice(),
+        [(3, Some(name.to_owned()), 2, Some(2))]
+    );
+    // Another journal with seq 1: its own file, and an alarm.
+    let other = "lane3-20261129T150000Z-000001.jsonl";
+    send(&mut mirror, other, 1, "ONE");
+    assert_eq!(
+        fs::read_to_string(dir.join("3").join(other)).unwrap(),
+        "ONE\n"
+    );
+    let book = lock(&book);
+    assert_eq!(book.alarms[1].kind, "duplicate_lane");
+    assert!(book.alarms[1].detail.contains("two journals with seq 1"));
+    drop(book);
+    let _ = fs::remove_dir_all(&dir);
+}
