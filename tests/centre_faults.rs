@@ -24,7 +24,6 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -33,13 +32,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::centre::{Centre, centre_totals, files, lane_login_keys, lane_series, write_logins};
+use support::centre::{Centre, centre_totals};
 use support::centre_lane::Lane;
+use support::centre_scene::{BOWLERS, Via, assert_agree, centre_config, lane, series, until};
 use support::free_port;
 use support::mosquitto::Broker;
 use support::mount::{Mount, fill, repair_ext4};
 
-const SITE: &str = "faults";
 /// How long a lane stays cut off: its network silent until the centre
 /// shows it offline (the link's keep-alive is 10 s; a broker gives a lane
 /// up after 1.5 times that), then closed for the rest, at least
@@ -48,125 +47,11 @@ const SITE: &str = "faults";
 const CUT: Duration = Duration::from_secs(30);
 /// The shortest time the cut lane's network is closed, refusing it.
 const CLOSED: Duration = Duration::from_secs(5);
-/// The longest any wait here polls for.
-const PATIENCE: Duration = Duration::from_secs(40);
-
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lanecall-cfaults-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Polls `cond` until it is `Ok`, for [`PATIENCE`]; fails with its last
-/// `Err`.
-fn until(what: &str, mut cond: impl FnMut() -> Result<(), String>) {
-    let end = Instant::now() + PATIENCE;
-    while let Err(why) = cond() {
-        assert!(Instant::now() < end, "never {what}: {why}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// Where the lanes and the centre find the broker.
-#[derive(Clone, Copy)]
-enum Via {
-    Mosquitto(u16),
-    /// The centre's own broker, on this port.
-    Embedded(u16),
-}
-
-/// The centre's config in `dir`, its mirror under `state`.
-fn centre_config(dir: &Path, state: &Path, web: u16, via: Via) -> PathBuf {
-    let hash = lanecall::web::hash_pin(support::centre_lane::PIN).unwrap();
-    let broker = match via {
-        Via::Mosquitto(port) => format!("broker = \"mqtt://127.0.0.1:{port}\""),
-        Via::Embedded(port) => format!(
-            "embedded_listen = \"127.0.0.1:{port}\"\npasswords = {:?}",
-            write_logins(dir, 1..=2)
-        ),
-    };
-    let text = format!(
-        "site = \"{SITE}\"\nstate_dir = {state:?}\n{broker}\n\
-         [web]\nlisten = \"127.0.0.1:{web}\"\njudge_pin_hash = {hash:?}\n"
-    );
-    let path = dir.join("centre.toml");
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-const BOWLERS: [&str; 2] = ["Ivan Petrov", "Olga Sidorova"];
-
-/// Lane `n` (1 or 2, each its own bowler) talking to the broker on `port`.
-fn lane(dir: &Path, n: u32, port: u16) -> Lane {
-    let journal = support::journal_with_open_block_for(
-        support::fast_pinsetter_rules(),
-        n,
-        1,
-        BOWLERS[n as usize - 1],
-    );
-    // Its login, which Mosquitto (no password file here) takes as it is.
-    write_logins(dir, 1..=2);
-    let keys = format!(
-        "broker = \"mqtt://127.0.0.1:{port}\"\nsite = \"{SITE}\"\n{}",
-        lane_login_keys(dir, n)
-    );
-    Lane::start_with(&dir.join(format!("lane{n}")), n, Some(keys), &journal)
-}
-
-/// What differs between the lanes and the centre, or `None` when they
-/// agree: every journal file mirrored byte for byte, the standings equal
-/// to the lanes' sheets, and each lane online at the centre with its
-/// `/api/lane` as its state.
-fn disagreement(centre: &mut Centre, state: &Path, lanes: &[&Lane]) -> Option<String> {
-    let mut ports = BTreeMap::new();
-    for (i, l) in lanes.iter().enumerate() {
-        let n = i as u32 + 1;
-        ports.insert(n, l.http);
-        let own = files(&l.dir.join("journal"));
-        let mirror_dir = state.join(format!("lanes/{n}"));
-        let copy = if mirror_dir.exists() {
-            files(&mirror_dir)
-        } else {
-            BTreeMap::new()
-        };
-        if own != copy {
-            let sizes = |m: &BTreeMap<String, Vec<u8>>| {
-                m.iter()
-                    .map(|(k, v)| format!("{k}: {} bytes", v.len()))
-                    .collect::<Vec<_>>()
-            };
-            return Some(format!(
-                "lane {n}'s journal {:?}, the mirror {:?}",
-                sizes(&own),
-                sizes(&copy)
-            ));
-        }
-        let at_centre = centre.lane(n as u64).unwrap_or(Value::Null);
-        let api = support::centre::get(l.http, "/api/lane").unwrap_or(Value::Null);
-        if at_centre["online"] != true || at_centre["state"] != api {
-            return Some(format!(
-                "lane {n} at the centre: online {}, its state differs from /api/lane: {}",
-                at_centre["online"],
-                at_centre["state"] != api
-            ));
-        }
-    }
-    let (sheets, standings) = (lane_series(&ports), centre_totals(centre.web));
-    (sheets.is_none() || sheets != standings)
-        .then(|| format!("the lanes' sheets {sheets:?}, the standings {standings:?}"))
-}
-
-fn assert_agree(centre: &mut Centre, state: &Path, lanes: &[&Lane], when: &str) {
-    until(&format!("the centre agreed with the lanes {when}"), || {
-        disagreement(centre, state, lanes).map_or(Ok(()), Err)
-    });
-}
-
-/// A series as the lane's own `/api/lane` shows it.
-fn series(lane: &Lane) -> u64 {
-    let v = support::centre::get(lane.http, "/api/lane").expect("the lane answers");
-    v["bowlers"][0]["series"].as_u64().expect("a series")
 }
 
 // ----- the broker killed ----------------------------------------------------
@@ -326,9 +211,7 @@ fn a_lane_cut_off(name: &str, mosquitto: bool) {
     } else {
         Via::Embedded(free_port())
     };
-    let port = match via {
-        Via::Mosquitto(p) | Via::Embedded(p) => p,
-    };
+    let port = via.port();
     let config = centre_config(&dir, &state, web, via);
     let mut centre = Centre::start(&config, web);
     let relay = Relay::new(port);

@@ -316,41 +316,10 @@ fn the_passwords_file_is_hashed_in_place_keeping_its_mode_and_one_everyone_reads
     );
 }
 
-/// Lets this process hold `needed` sockets.
-fn raise_file_limit(needed: u64) {
-    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    if limit.current.is_none_or(|n| n >= needed) {
-        return;
-    }
-    let raised = Rlimit {
-        current: limit.maximum.map(|m| m.min(needed)),
-        maximum: limit.maximum,
-    };
-    setrlimit(Resource::Nofile, raised).expect("the file limit can be raised");
-}
-
-/// Waits for the server to close `c`: whether it did within `limit`.
-fn closed_within(c: &mut std::net::TcpStream, limit: Duration) -> bool {
-    use std::io::Read;
-    let end = Instant::now() + limit;
-    let mut buf = [0; 16];
-    while Instant::now() < end {
-        c.set_read_timeout(Some(Duration::from_millis(200)))
-            .unwrap();
-        match c.read(&mut buf) {
-            Ok(0) => return true,
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
-            Ok(_) | Err(_) => {}
-        }
-    }
-    false
-}
-
 #[test]
 fn a_flood_of_connections_that_never_log_in_keeps_no_lane_out_and_each_is_closed() {
     // The flood's sockets at both ends, and the rest.
-    raise_file_limit(4096);
+    support::raise_file_limit(4096);
     let (port, started) = two_lanes("flood");
     let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let (stop, stopped) = channel::<()>();
@@ -391,7 +360,7 @@ fn a_flood_of_connections_that_never_log_in_keeps_no_lane_out_and_each_is_closed
         |e| *e == Ev::Connected,
     );
     let mut idle = std::net::TcpStream::connect(addr).unwrap();
-    let closed = closed_within(&mut idle, Duration::from_secs(8));
+    let closed = support::closed_within(&mut idle, Duration::from_secs(8));
     let _ = stop.send(());
     flood.join().unwrap();
     assert!(

@@ -7,7 +7,7 @@
 
 mod support;
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,46 +38,6 @@ fn daemon(name: &str, extra: &str) -> (Daemon, u16, PathBuf) {
     (Daemon::start(&config, http), http, dir)
 }
 
-/// Lets this process hold more than a thousand sockets.
-fn raise_file_limit(needed: u64) {
-    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    if limit.current.is_none_or(|n| n >= needed) {
-        return;
-    }
-    let raised = Rlimit {
-        current: limit.maximum.map(|m| m.min(needed.max(4096))),
-        maximum: limit.maximum,
-    };
-    setrlimit(Resource::Nofile, raised).expect("the file limit can be raised");
-    let now = getrlimit(Resource::Nofile).current;
-    assert!(
-        now.is_none_or(|n| n >= needed),
-        "this test needs {needed} open files; the hard limit is {:?}",
-        limit.maximum
-    );
-}
-
-/// Whether the server has closed `stream` (end of file or reset), waiting
-/// up to `wait` for it.
-fn closed_within(stream: &mut TcpStream, wait: Duration) -> bool {
-    stream
-        .set_read_timeout(Some(wait.max(Duration::from_millis(1))))
-        .unwrap();
-    let mut buf = [0u8; 512];
-    loop {
-        match stream.read(&mut buf) {
-            Ok(0) => return true,
-            // Something the server said before closing (a 408, a 503).
-            Ok(_) => continue,
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                return false;
-            }
-            Err(_) => return true,
-        }
-    }
-}
-
 /// Gives the daemon systemd's default file limit, 1024.
 fn as_under_systemds_default(pid: u32) {
     use rustix::process::{Pid, Resource, Rlimit, prlimit};
@@ -98,7 +58,7 @@ fn open_files(pid: u32) -> usize {
 #[test]
 fn a_fresh_client_is_served_while_1100_connections_hang() {
     const HANGING: usize = 1100;
-    raise_file_limit(HANGING as u64 + 256);
+    support::raise_file_limit(HANGING as u64 + 256);
     let (mut d, http, _dir) = daemon("flood", "");
     let pid = d.child.id();
     // The limit systemd gives a service by default, under which the panel
@@ -136,7 +96,7 @@ fn a_fresh_client_is_served_while_1100_connections_hang() {
     let mut closed = 0;
     for s in &mut hanging {
         let left = until.saturating_duration_since(Instant::now());
-        if closed_within(s, left) {
+        if support::closed_within(s, left) {
             closed += 1;
         }
     }
@@ -169,7 +129,9 @@ fn a_silent_or_slow_client_is_disconnected() {
         let head = b"GET /api/lane HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
         let started = Instant::now();
         for byte in head.iter().cycle() {
-            if s.write_all(&[*byte]).is_err() || closed_within(&mut s, Duration::from_secs(1)) {
+            if s.write_all(&[*byte]).is_err()
+                || support::closed_within(&mut s, Duration::from_secs(1))
+            {
                 return Some(started.elapsed());
             }
             if started.elapsed() > Duration::from_secs(30) {
@@ -180,7 +142,7 @@ fn a_silent_or_slow_client_is_disconnected() {
     });
     let mut silent = TcpStream::connect(("127.0.0.1", http)).unwrap();
     let started = Instant::now();
-    let silent_closed = closed_within(&mut silent, Duration::from_secs(30));
+    let silent_closed = support::closed_within(&mut silent, Duration::from_secs(30));
     let silent_after = started.elapsed();
     let slow_after = slow.join().unwrap();
     eprintln!("silent client closed after {silent_after:?}; slow client after {slow_after:?}");

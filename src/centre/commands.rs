@@ -222,3 +222,48 @@ impl Commands {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Commands kept without a broker: publishing only queues them in
+    /// the event loop returned with them.
+    fn commands() -> (Commands, rumqttc::EventLoop) {
+        let opts = rumqttc::MqttOptions::new("test", "127.0.0.1", 1);
+        let (client, events) = AsyncClient::new(opts, 64);
+        (Commands::new(client, "cup".into()), events)
+    }
+
+    fn status(c: &Commands, lane: &str) -> Value {
+        c.list()[0]["lanes"][lane].clone()
+    }
+
+    #[test]
+    fn only_the_first_reply_from_the_lane_it_was_sent_to_counts() {
+        let (c, _events) = commands();
+        c.push(
+            "lineup",
+            None,
+            "Ivanova",
+            vec![(7, json!({"ev": "lineup"}))],
+        );
+        let id = status(&c, "7")["command"].as_str().unwrap().to_owned();
+        let reply = |ok: bool| json!({ "id": id, "ok": ok }).to_string().into_bytes();
+        // From another lane's topic: not an answer to this command.
+        assert_eq!(c.reply(8, &reply(true)), Err("reply_unknown_id"));
+        assert_eq!(status(&c, "7")["status"], "pending");
+        assert_eq!(c.reply(7, &reply(false)), Ok(()));
+        // A second answer never turns a refusal into "accepted".
+        assert_eq!(c.reply(7, &reply(true)), Err("reply_again"));
+        assert_eq!(status(&c, "7")["status"], "refused");
+    }
+
+    #[test]
+    fn two_runs_never_send_the_same_command_id() {
+        let ((a, _a), (b, _b)) = (commands(), commands());
+        a.push("hold", None, "Ivanova", vec![(7, json!({"ev": "hold"}))]);
+        b.push("hold", None, "Ivanova", vec![(7, json!({"ev": "hold"}))]);
+        assert_ne!(status(&a, "7")["command"], status(&b, "7")["command"]);
+    }
+}

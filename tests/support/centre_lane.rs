@@ -36,12 +36,19 @@ impl Lane {
 
     /// [`Lane::start`] going on in `journal` (a block already open).
     pub fn start_with(dir: &Path, n: u32, centre: Option<String>, journal: &str) -> Lane {
+        Lane::start_named(dir, n, centre, journal, "20260101T000000Z-01")
+    }
+
+    /// [`Lane::start_with`], its journal file `lane<n>-<stamp>.jsonl`.
+    pub fn start_named(
+        dir: &Path,
+        n: u32,
+        centre: Option<String>,
+        journal: &str,
+        stamp: &str,
+    ) -> Lane {
         fs::create_dir_all(dir.join("journal")).unwrap();
-        fs::write(
-            dir.join(format!("journal/lane{n}-20260101T000000Z-01.jsonl")),
-            journal,
-        )
-        .unwrap();
+        fs::write(dir.join(format!("journal/lane{n}-{stamp}.jsonl")), journal).unwrap();
         let (master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
         let port = slave.name().unwrap();
         let http = super::free_port();

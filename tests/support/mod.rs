@@ -5,6 +5,7 @@
 
 pub mod centre;
 pub mod centre_lane;
+pub mod centre_scene;
 pub mod http;
 pub mod mosquitto;
 pub mod mount;
@@ -316,4 +317,42 @@ impl Drop for Daemon {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Lets this process hold more than a thousand sockets.
+pub fn raise_file_limit(needed: u64) {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current.is_none_or(|n| n >= needed) {
+        return;
+    }
+    let raised = Rlimit {
+        current: limit.maximum.map(|m| m.min(needed.max(4096))),
+        maximum: limit.maximum,
+    };
+    setrlimit(Resource::Nofile, raised).expect("the file limit can be raised");
+    let now = getrlimit(Resource::Nofile).current;
+    assert!(
+        now.is_none_or(|n| n >= needed),
+        "this test needs {needed} open files; the hard limit is {:?}",
+        limit.maximum
+    );
+}
+
+/// Waits for the server to close `c` (end of file or reset): whether it
+/// did within `limit`.
+pub fn closed_within(c: &mut std::net::TcpStream, limit: std::time::Duration) -> bool {
+    use std::io::Read;
+    let end = std::time::Instant::now() + limit;
+    let mut buf = [0; 16];
+    while std::time::Instant::now() < end {
+        c.set_read_timeout(Some(std::time::Duration::from_millis(200)))
+            .unwrap();
+        match c.read(&mut buf) {
+            Ok(0) => return true,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+            Ok(_) | Err(_) => {}
+        }
+    }
+    false
 }
