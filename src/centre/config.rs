@@ -398,6 +398,16 @@ mod tests {
         crate::web::hash_pin("432100").unwrap()
     }
 
+    /// A config of `keys` and the least the rest needs, checked.
+    fn with(keys: &str) -> Result<CentreConfig, String> {
+        let base = format!(
+            "site = \"c\"\nstate_dir = \"/c\"\n[web]\njudge_pin_hash = \"{}\"\n",
+            hash()
+        );
+        CentreConfig::parse(&format!("{keys}\n{base}"), Path::new("c.toml"))
+            .map_err(|e| e.to_string())
+    }
+
     #[test]
     fn a_minimal_file_takes_the_defaults() {
         let text = format!(
@@ -451,14 +461,6 @@ mod tests {
 
     #[test]
     fn the_embedded_broker_takes_logins_unless_told_otherwise() {
-        let base = format!(
-            "site = \"c\"\nstate_dir = \"/c\"\n[web]\njudge_pin_hash = \"{}\"\n",
-            hash()
-        );
-        let with = |keys: &str| {
-            CentreConfig::parse(&format!("{keys}\n{base}"), Path::new("c.toml"))
-                .map_err(|e| e.to_string())
-        };
         let e = with("").unwrap_err();
         assert!(e.contains("passwords: is missing"), "{e}");
         assert!(e.contains("allow_anonymous = true"), "{e}");
@@ -505,14 +507,6 @@ mod tests {
     #[test]
     fn sites_and_ca_files() {
         assert!(valid_site("a-b_9") && !valid_site("") && !valid_site(&"a".repeat(33)));
-        let base = format!(
-            "site = \"c\"\nstate_dir = \"/c\"\n[web]\njudge_pin_hash = \"{}\"\n",
-            hash()
-        );
-        let with = |keys: &str| {
-            CentreConfig::parse(&format!("{keys}\n{base}"), Path::new("c.toml"))
-                .map_err(|e| e.to_string())
-        };
         let c = with("broker = \"mqtts://centre.local\"").unwrap();
         assert_eq!(
             c.broker,
