@@ -766,6 +766,9 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     centre.wait_lane(7, "the journal and state", |l| {
         l["mirror"]["lines"] == n && l["state"]["lane"] == 7
     });
+    // A line again with other text: the page shows the alarm.
+    let other = lanecall::journal::seal("{\"t\":1,\"ev\":\"ball\"}", 20);
+    lane.line("lane7-20261129T110000Z-000001.jsonl", 20, &other);
     // The lane accepts every lineup it is sent, and keeps them.
     let lineups = Arc::new(Mutex::new(Vec::new()));
     let answering = {

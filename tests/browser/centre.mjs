@@ -1,5 +1,6 @@
 // The centre's page in a real browser: lane 7 at a glance (online, who is
-// up, its hold and pinsetter fault, its bowlers), the chief judge's login,
+// up, its hold and pinsetter fault, its bowlers, a journal conflict's
+// alarm), the chief judge's login,
 // the programme's block S1 pushed in one click and a lineup written by
 // hand, lane 7's acceptance shown, the standings from lane 7's journal,
 // the English switch, and the TV view. Arguments: URL PIN SCREENSHOT_DIR.
@@ -13,7 +14,8 @@ await run(async ({ page, shot, step, api, until }) => {
   await card.getByText('Orlov — игра 1, фрейм 3, бросок 2').waitFor();
   await card.getByText('ОСТАНОВЛЕНА — Judge Orlova: oil').waitFor();
   await card.getByText('Сбой пинсеттера: JAM').waitFor();
-  await card.getByText('Копия журнала: 367 строк').waitFor();
+  await card.getByText('Копия журнала: 367 строк, расхождений: 1').waitFor();
+  await page.locator(id('alarm-conflict-7')).getByText('ТРЕВОГА: расхождение в журнале дорожки 7', { exact: false }).waitFor();
   await shot('centre-lanes');
 
   step('the chief judge logs in and pushes block S1 of the programme in one click');
@@ -62,6 +64,7 @@ await run(async ({ page, shot, step, api, until }) => {
   await page.locator('.push').getByText('Lane 7: accepted').first().waitFor();
   await page.click('#tab-lanes');
   await page.locator(id('lane-7')).getByText('HELD — Judge Orlova: oil').waitFor();
+  await page.locator(id('alarm-conflict-7')).getByText('ALARM: conflicting journal lines on lane 7', { exact: false }).waitFor();
 
   step('the TV');
   await page.goto(new URL('/tv', url).href);
