@@ -234,6 +234,9 @@ def simulated_journal(binary, lane, seed, games, blocks):
     header.pop("n", None)
     header.pop("c", None)
     header["lane"] = lane
+    # The sequence number its file's name gives (…-000001.jsonl), as a
+    # lane's own journals have: the centre mirrors no other.
+    header["seq"] = 1
     header["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     last_end = max(i for i, l in enumerate(lines) if '"ev":"end_block"' in l)
     return seal(header, 1), lines[1:last_end]

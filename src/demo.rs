@@ -31,3 +31,9 @@ pub async fn play(clock: Clock, start: Millis, lane: u32, first_seed: u64, input
         offset = last + 60_000;
     }
 }
+
+/// Lane time as h:mm:ss (the demo says where it stopped).
+pub fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}

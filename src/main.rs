@@ -52,16 +52,12 @@ enum Command {
         #[arg(long)]
         config: PathBuf,
     },
-    /// Print the Mosquitto `acl_file` for the centre's lanes: each lane's
-    /// login (`lane<N>`) writes only its own topics, only the centre's
-    /// login sends commands (docs/centre.md).
+    /// Print the Mosquitto `acl_file` of the centre's lanes (docs/centre.md).
     CentreAcl {
-        /// The centre's config file (its `site`, `username`, `lanes` or
-        /// programme).
+        /// The centre's config file (its `site`, `username`, `lanes`).
         #[arg(long)]
         config: PathBuf,
-        /// The lanes, as `lanes` in the config takes them ("1-48, 50");
-        /// default: the config's `lanes`, else its programme's.
+        /// The lanes ("1-48, 50"); default: the config's, or its programme's.
         #[arg(long)]
         lanes: Option<String>,
     },
@@ -471,7 +467,10 @@ fn live(config: Config, options: ServeOptions) -> ExitCode {
                 // With the journal, this time gives the same lane again: the
                 // timers that ran after the last input ran up to it.
                 let now = replay.lane().now();
-                println!("Stopped at lane time {} ({now} ms).", clock(now));
+                println!(
+                    "Stopped at lane time {} ({now} ms).",
+                    lanecall::demo::clock(now)
+                );
             }
             ExitCode::SUCCESS
         }
@@ -570,12 +569,6 @@ fn centre_demo(demo: CentreDemo) -> ExitCode {
     });
     let result = block_on("lanecall", daemon);
     result.map_or_else(|code| code, |()| ExitCode::SUCCESS)
-}
-
-/// Lane time as h:mm:ss.
-fn clock(ms: u64) -> String {
-    let s = ms / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
 /// Leaves the unlock file for the daemon and waits for it to be taken.

@@ -555,7 +555,8 @@ pub fn setup<R: BufRead>(options: &Options, prompt: &mut Prompt<R>) -> Result<()
             list.join("\n")
         ));
     }
-    write_atomically(path, &text).map_err(|e| format!("nothing written: {e}"))?;
+    write_atomically(path, &text, Some(CONFIG_MODE))
+        .map_err(|e| format!("nothing written: {e}"))?;
     println!("Wrote {}.", path.display());
 
     if options.no_start {
@@ -590,10 +591,10 @@ pub fn setup<R: BufRead>(options: &Options, prompt: &mut Prompt<R>) -> Result<()
 
 /// Replaces `path` by `text` in one rename: a temporary file in the same
 /// folder, synced, with the old file's owner and group (new: group
-/// `lanecall` when it exists and this is root) and mode 0640 whatever the
-/// old one was, then the folder synced. On an error the old file is as it
-/// was.
-pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
+/// `lanecall` when it exists and this is root) and `mode` (`None`: the old
+/// file's, else 0640), then the folder synced. On an error the old file is
+/// as it was.
+pub fn write_atomically(path: &Path, text: &str, mode: Option<u32>) -> io::Result<()> {
     let named =
         |e: io::Error, what: &Path| io::Error::new(e.kind(), format!("{}: {e}", what.display()));
     let dir = match path.parent() {
@@ -601,10 +602,12 @@ pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir).map_err(|e| named(e, &dir))?;
-    let owner = match fs::metadata(path) {
-        Ok(m) => Some((m.uid(), m.gid())),
-        Err(_) => lanecall_group().map(|gid| (0, gid)),
+    let old = fs::metadata(path).ok();
+    let owner = match &old {
+        Some(m) => Some((m.uid(), m.gid())),
+        None => lanecall_group().map(|gid| (0, gid)),
     };
+    let mode = mode.unwrap_or_else(|| old.map_or(CONFIG_MODE, |m| m.mode() & 0o7777));
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(".{name}.setup-{}", std::process::id()));
     let written = (|| {
@@ -619,7 +622,7 @@ pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
         {
             std::os::unix::fs::fchown(&f, Some(uid), Some(gid))?;
         }
-        f.set_permissions(fs::Permissions::from_mode(CONFIG_MODE))?;
+        f.set_permissions(fs::Permissions::from_mode(mode))?;
         f.sync_all()?;
         fs::rename(&tmp, path)
     })();

@@ -1,6 +1,7 @@
 //! The mirror's unit tests.
 
 use super::*;
+use crate::centre::MAX_JOURNAL_MESSAGE;
 
 #[test]
 fn only_journal_names_become_paths() {
