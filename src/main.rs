@@ -183,6 +183,7 @@ fn volume(s: &str) -> Result<f32, String> {
 }
 
 fn main() -> ExitCode {
+    lanecall::web::auth::return_argon2_memory();
     let cli = Cli::parse();
     match cli.command {
         Command::Run { config } => {

@@ -62,6 +62,21 @@ fn hasher() -> Result<Argon2<'static>, PinError> {
     Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
 }
 
+/// Makes the allocator hand each argon2 check's memory (19 MiB) back to
+/// the system when the check is done. glibc raises its threshold for
+/// serving a block by `mmap` to the size of the last one freed, so from
+/// the second check on those blocks come from the heap and stay: a centre
+/// that hashed or checked 64 MQTT passwords held 1.2 GB (BENCHMARKS.md).
+/// Called once, first thing in `main`.
+pub fn return_argon2_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a number in glibc's allocator; it is called
+    // before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
+    }
+}
+
 /// Hashes a PIN for the config: an argon2id PHC string
 /// (`$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`) with a fresh random salt
 /// from the operating system.
