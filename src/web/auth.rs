@@ -73,7 +73,7 @@ pub fn return_argon2_memory() {
     // SAFETY: mallopt only sets a number in glibc's allocator; it is called
     // before any thread starts.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
     }
 }
 
