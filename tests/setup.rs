@@ -336,22 +336,7 @@ fn run_refuses_the_placeholder_pin_naming_setup() {
 
     // A judge of their own with the placeholder: the same.
     let dir = scratch("run");
-    let placeholder = value(
-        &fs::read_to_string(EXAMPLE).unwrap(),
-        "web",
-        "judge_pin_hash",
-    );
-    let real = lanecall::web::hash_pin("482913").unwrap();
-    let config = dir.join("lanecall.toml");
-    fs::write(
-        &config,
-        format!(
-            "lane = 2\nstate_dir = {dir:?}\n[pinsetter]\nport = \"/dev/null\"\n[gpio]\n\
-             backend = \"none\"\n[web]\nlisten = \"127.0.0.1:0\"\njudge_pin_hash = {real:?}\n\
-             [[web.judges]]\nname = \"Judge Orlova\"\npin_hash = {placeholder}\n"
-        ),
-    )
-    .unwrap();
+    let config = config_with_a_placeholder_judge(&dir);
     let out = Command::new(BIN)
         .arg("run")
         .arg("--config")
@@ -501,21 +486,10 @@ fn setup_leaves_a_config_others_could_read_0640() {
 #[test]
 fn check_config_and_run_warn_when_others_may_read_the_config() {
     let dir = scratch("warn");
-    let placeholder = value(
-        &fs::read_to_string(EXAMPLE).unwrap(),
-        "web",
-        "judge_pin_hash",
-    );
-    let real = lanecall::web::hash_pin("482913").unwrap();
-    let config = dir.join("lanecall.toml");
-    fs::write(
-        &config,
-        format!(
-            "lane = 2\nstate_dir = {dir:?}\n[pinsetter]\nport = \"/dev/null\"\n[gpio]\n\
-             backend = \"none\"\n[web]\nlisten = \"127.0.0.1:0\"\njudge_pin_hash = {real:?}\n"
-        ),
-    )
-    .unwrap();
+    let config = config_with_a_placeholder_judge(&dir);
+    let full = fs::read_to_string(&config).unwrap();
+    let (without_judge, judge) = full.split_at(full.find("[[web.judges]]").unwrap());
+    fs::write(&config, without_judge).unwrap();
     let chmod = format!("chmod 640 {}", config.display());
     let check = |mode: u32| {
         fs::set_permissions(&config, fs::Permissions::from_mode(mode)).unwrap();
@@ -544,14 +518,7 @@ fn check_config_and_run_warn_when_others_may_read_the_config() {
     );
 
     // `run` logs it as a WARN (and here stops at the placeholder PIN).
-    fs::write(
-        &config,
-        format!(
-            "{}[[web.judges]]\nname = \"Judge Orlova\"\npin_hash = {placeholder}\n",
-            fs::read_to_string(&config).unwrap()
-        ),
-    )
-    .unwrap();
+    fs::write(&config, format!("{without_judge}{judge}")).unwrap();
     fs::set_permissions(&config, fs::Permissions::from_mode(0o604)).unwrap();
     let out = Command::new(BIN)
         .arg("run")
@@ -568,4 +535,26 @@ fn check_config_and_run_warn_when_others_may_read_the_config() {
         "{stderr}"
     );
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// A lane's config in `dir` with a real judge PIN and a `[[web.judges]]`
+/// judge whose PIN hash is the example's placeholder (its section last).
+fn config_with_a_placeholder_judge(dir: &Path) -> PathBuf {
+    let placeholder = value(
+        &fs::read_to_string(EXAMPLE).unwrap(),
+        "web",
+        "judge_pin_hash",
+    );
+    let real = lanecall::web::hash_pin("482913").unwrap();
+    let config = dir.join("lanecall.toml");
+    fs::write(
+        &config,
+        format!(
+            "lane = 2\nstate_dir = {dir:?}\n[pinsetter]\nport = \"/dev/null\"\n[gpio]\n\
+             backend = \"none\"\n[web]\nlisten = \"127.0.0.1:0\"\njudge_pin_hash = {real:?}\n\
+             [[web.judges]]\nname = \"Judge Orlova\"\npin_hash = {placeholder}\n"
+        ),
+    )
+    .unwrap();
+    config
 }
