@@ -41,7 +41,8 @@ fn centre_config(dir: &Path, web: u16, mqtt: u16, broker: Option<&str>, logins: 
     }
     if logins {
         let passwords = write_logins(dir, 1..=20);
-        let logins = std::fs::read_to_string(&passwords).unwrap() + "centre:centre-secret\n";
+        let centre = format!("centre:{}\n", support::cheap_hash("centre-secret"));
+        let logins = std::fs::read_to_string(&passwords).unwrap() + &centre;
         std::fs::write(&passwords, logins).unwrap();
         std::fs::write(dir.join("centre-password"), "centre-secret\n").unwrap();
         // Like a lane's, it must not be readable by everyone.

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use argon2::{Algorithm, Argon2, Params, PasswordHasher, Version};
 use lanecall::centre::broker::{self, BrokerSettings, Started};
 use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, MqttOptions, Packet, QoS};
 
@@ -27,17 +26,6 @@ fn temp(name: &str) -> PathBuf {
 
 fn topic(lane: u32, what: &str) -> String {
     format!("lanecall/{SITE}/lane/{lane}/{what}")
-}
-
-/// An argon2id hash of `password` at the least cost, so that the tests'
-/// logins verify quickly in a debug build (the broker takes a hash's own
-/// cost).
-fn cheap_hash(password: &str) -> String {
-    let params = Params::new(8, 1, 1, None).unwrap();
-    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
-        .hash_password(password.as_bytes())
-        .unwrap()
-        .to_string()
 }
 
 /// Writes `text` as a passwords file of `mode` in `dir`.
@@ -67,7 +55,11 @@ fn start(passwords: Option<PathBuf>) -> Result<(u16, Started), String> {
 /// The broker with lanes 1 and 2, their passwords `one` and `two`.
 fn two_lanes(name: &str) -> (u16, Started) {
     let dir = temp(name);
-    let text = format!("lane1:{}\nlane2:{}\n", cheap_hash("one"), cheap_hash("two"));
+    let text = format!(
+        "lane1:{}\nlane2:{}\n",
+        support::cheap_hash("one"),
+        support::cheap_hash("two")
+    );
     start(Some(passwords(&dir, &text, 0o600))).unwrap()
 }
 

@@ -157,8 +157,10 @@ pub fn lane_secret(n: u32) -> String {
 }
 
 /// Writes the logins of lanes `lanes` into `dir`, none readable by
-/// others: the embedded broker's `passwords` file (its path returned) and
-/// each lane's password file ([`lane_login_keys`] names it).
+/// others: the embedded broker's `passwords` file (its path returned),
+/// already hashed at the least cost so that a centre starts at once even
+/// under emulation, and each lane's password file ([`lane_login_keys`]
+/// names it).
 pub fn write_logins(dir: &Path, lanes: impl IntoIterator<Item = u32>) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let private = |path: &Path, text: String| {
@@ -171,7 +173,7 @@ pub fn write_logins(dir: &Path, lanes: impl IntoIterator<Item = u32>) -> std::pa
             &dir.join(format!("lane{n}.password")),
             lane_secret(n) + "\n",
         );
-        all += &format!("lane{n}:{}\n", lane_secret(n));
+        all += &format!("lane{n}:{}\n", super::cheap_hash(&lane_secret(n)));
     }
     let path = dir.join("passwords");
     private(&path, all);

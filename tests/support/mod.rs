@@ -356,3 +356,15 @@ pub fn closed_within(c: &mut std::net::TcpStream, limit: std::time::Duration) ->
     }
     false
 }
+
+/// An argon2id hash of `password` at the least cost, so that the tests'
+/// logins verify quickly in a debug build (the broker takes a hash's own
+/// cost).
+pub fn cheap_hash(password: &str) -> String {
+    use argon2::{Algorithm, Argon2, Params, PasswordHasher, Version};
+    let params = Params::new(8, 1, 1, None).unwrap();
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+        .hash_password(password.as_bytes())
+        .unwrap()
+        .to_string()
+}
