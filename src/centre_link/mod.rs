@@ -226,15 +226,15 @@ fn read_password(path: &Path) -> Result<String, LinkError> {
     })
 }
 
-/// The `delivering` of a lane's state (replay-output.md); false for a
-/// state that does not say.
-fn delivering(state: &str) -> bool {
+/// The `delivering` of a lane's state (replay-output.md), this lane's or a
+/// neighbour's; false for a state that does not say.
+fn delivering(state: &[u8]) -> bool {
     #[derive(serde::Deserialize)]
     struct State {
         #[serde(default)]
         delivering: bool,
     }
-    serde_json::from_str::<State>(state).is_ok_and(|s| s.delivering)
+    serde_json::from_slice::<State>(state).is_ok_and(|s| s.delivering)
 }
 
 /// A lane's topics (docs/mqtt.md).
@@ -420,7 +420,7 @@ impl Link {
             let resend_at = self.resends.wake_at();
             if state_due && now >= state_at && wire.in_flight() < 2 * WINDOW {
                 let json = self.state.borrow_and_update().json.clone();
-                self.delivering = delivering(&json);
+                self.delivering = delivering(json.as_bytes());
                 if publish(
                     &client,
                     &mut wire,
@@ -549,10 +549,7 @@ impl Link {
                         }
                         false
                     } else {
-                        serde_json::from_slice::<serde_json::Value>(&p.payload)
-                            .ok()
-                            .and_then(|v| v.get("delivering")?.as_bool())
-                            .unwrap_or(false)
+                        delivering(&p.payload)
                     };
                     if busy {
                         self.busy_until.insert(lane, Instant::now() + NEIGHBOUR_TTL);
