@@ -391,7 +391,7 @@ fn demo_logins(dir: &std::path::Path, lanes: u32) -> io::Result<DemoLogins> {
     };
     let mut all = String::new();
     for k in 1..=lanes {
-        let password = crate::centre::broker::secret().map_err(io::Error::other)?;
+        let password = crate::web::auth::secret().map_err(io::Error::other)?;
         private(&logins.lane_password(k), &format!("{password}\n"))?;
         all += &format!("lane{k}:{password}\n");
     }

@@ -61,7 +61,7 @@ pub struct Commands {
 impl Commands {
     pub fn new(client: AsyncClient, site: String) -> Commands {
         // The clock, should the random source fail.
-        let run = super::broker::secret()
+        let run = crate::web::auth::secret()
             .map(|s| s[..12].to_owned())
             .unwrap_or_else(|_| format!("t{}", unix_now()));
         Commands {

@@ -62,6 +62,14 @@ fn hasher() -> Result<Argon2<'static>, PinError> {
     Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
 }
 
+/// 32 random bytes from the operating system, in hex: a session id, a
+/// password or a mark no one can guess.
+pub fn secret() -> Result<String, String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| format!("the system gave no random bytes: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// Makes the allocator hand each argon2 check's memory (19 MiB) back to
 /// the system when the check is done. glibc raises its threshold for
 /// serving a block by `mmap` to the size of the last one freed, so from

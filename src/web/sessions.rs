@@ -173,9 +173,7 @@ impl Sessions {
     /// A new session for `judge`, made with the PIN whose digest is `pin`:
     /// its id, or `None` if the system gave no random bytes.
     pub fn create(&self, judge: &str, pin: &str) -> Option<String> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).ok()?;
-        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let id = super::auth::secret().ok()?;
         let now = Instant::now();
         {
             let mut inner = locked(&self.inner);

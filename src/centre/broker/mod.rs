@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
 
 use super::MAX_PAYLOAD;
+use crate::web::auth::secret;
 
 pub mod acl;
 mod duplicates;
@@ -55,14 +56,6 @@ pub struct Started {
     /// rumqttd's own loopback address, behind the front: it takes only the
     /// front's internal secrets (for tests that check so).
     pub inner: SocketAddr,
-}
-
-/// 32 random bytes from the operating system, in hex: a password or a
-/// mark no one can guess.
-pub fn secret() -> Result<String, String> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes for the broker: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Starts the broker on `s.listen` on its own threads; returns once it
