@@ -36,8 +36,9 @@ impl Mirror {
             // follows in one file.
             let wanted = match said {
                 Some((file, lines)) => {
-                    let have = lane.files.get(file).map_or(0, |f| f.crcs.len() as u64);
-                    let conflicted = lane.files.get(file).is_some_and(|f| f.conflicted);
+                    let disk = lane.files.get(file);
+                    let have = disk.map_or(0, |f| f.crcs.len() as u64);
+                    let conflicted = disk.is_some_and(|f| f.conflicted);
                     lane.online_at = None;
                     (have < lines && valid_file_name(file) && !conflicted)
                         .then(|| Some((file.to_owned(), have + 1)))
