@@ -128,7 +128,7 @@ impl JournalSink for Sink {
 impl CentreLink {
     /// Reads the password file and starts the link's thread. The sink
     /// returned goes to the lane's thread
-    /// ([`crate::lane_thread::Core::add_journal_sink`]).
+    /// ([`crate::lane_thread::LaneRunner::add_journal_sink`]).
     pub fn start(
         config: &CentreConfig,
         lane: LaneSide,
