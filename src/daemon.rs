@@ -302,7 +302,7 @@ pub async fn serve_centre_demo(
         config.lane = k;
         config.speaker.enabled &= k == 1;
         config.centre = Some(crate::config::CentreConfig {
-            broker: crate::mqtt_broker::BrokerUrl {
+            broker: crate::mqtt::BrokerUrl {
                 host: "127.0.0.1".into(),
                 port: broker.port(),
                 tls: false,
