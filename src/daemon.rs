@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
 
 use crate::config::{Config, GpioBackend};
-use crate::lane_thread::{Core, CoreSettings, HEARTBEAT};
+use crate::lane_thread::{HEARTBEAT, LaneRunner, RunnerSettings};
 use crate::ports::OutputSink;
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
@@ -93,16 +93,19 @@ pub async fn serve(
         .then(|| config.switches.as_ref().map(crate::sensors::switches::open))
         .flatten()
         .transpose()?;
-    let settings = CoreSettings {
+    let settings = RunnerSettings {
         state_dir: config.state_dir.clone(),
         lane: config.lane,
         rules: config.rules.clone(),
         speed: demo.as_ref().map_or(1.0, |d| d.speed),
-        mirror: config.journal.mirror.clone(),
         language: config.speaker.language,
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
-    let (mut core, snapshot) = Core::start(settings, outputs, voice)?;
+    let (mut core, snapshot) = LaneRunner::start(settings, outputs, voice)?;
+    // `[journal] mirror`: a live second copy of the journal.
+    if let Some(target) = &config.journal.mirror {
+        core.add_journal_sink(Box::new(crate::mirror::Mirror::start(target.clone())));
+    }
     // `[centre]`: the link to the centre's broker; none, no connection.
     let centre = match &config.centre {
         Some(centre) => {
@@ -299,7 +302,7 @@ pub async fn serve_centre_demo(
         config.lane = k;
         config.speaker.enabled &= k == 1;
         config.centre = Some(crate::config::CentreConfig {
-            broker: crate::mqtt_broker::BrokerUrl {
+            broker: crate::mqtt::BrokerUrl {
                 host: "127.0.0.1".into(),
                 port: broker.port(),
                 tls: false,

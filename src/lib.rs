@@ -88,7 +88,7 @@ pub mod lane;
 pub mod lane_thread;
 pub mod log_limit;
 pub mod mirror;
-pub mod mqtt_broker;
+pub mod mqtt;
 pub mod pinsetter;
 pub mod ports;
 pub mod replay;

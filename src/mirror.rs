@@ -29,6 +29,7 @@ use tracing::{info, warn};
 
 use crate::backup::{FileError, copy_range, same_prefix, sync_folder};
 use crate::journal_slot::{JournalSlot, Taken, lock};
+use crate::ports::JournalSink;
 use crate::store::{rfc3339, unix_now, whole_len};
 
 /// How often a failing mirror tries again, besides on every notification.
@@ -138,6 +139,16 @@ impl Mirror {
             v["behind"] = json!(behind);
         }
         v
+    }
+}
+
+impl JournalSink for Mirror {
+    fn written(&mut self, journal: &Path, len: u64) {
+        Mirror::written(self, journal, len);
+    }
+
+    fn status(&self) -> Option<(&'static str, Value)> {
+        Some(("mirror", Mirror::status(self)))
     }
 }
 

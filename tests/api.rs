@@ -1164,7 +1164,7 @@ async fn lane_until(app: &Router, what: &str, cond: impl Fn(&Value) -> bool) -> 
 #[tokio::test]
 async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     use lanecall::lane::{Output, PinSet, Sensor, Switch};
-    use lanecall::lane_thread::{Core, CoreSettings};
+    use lanecall::lane_thread::{LaneRunner, RunnerSettings};
     use lanecall::pinsetter::{Body, Message, format_line};
     use lanecall::ports::Input;
 
@@ -1172,7 +1172,7 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let relays = Relays::default();
-    let settings = CoreSettings {
+    let settings = RunnerSettings {
         state_dir: dir.clone(),
         lane: 7,
         rules: lanecall::lane::Rules {
@@ -1180,11 +1180,10 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
             ..Default::default()
         },
         speed: 1.0,
-        mirror: None,
         language: lanecall::lane::Language::Ru,
     };
-    let (core, snapshots) =
-        Core::start(settings, Box::new(relays.clone()), Box::new(Quiet)).expect("the lane starts");
+    let (core, snapshots) = LaneRunner::start(settings, Box::new(relays.clone()), Box::new(Quiet))
+        .expect("the lane starts");
     let journal = core.journal_path().to_owned();
     let (inputs, rx) = lanecall::ports::inputs::channel(64);
     let sensors = inputs.clone();
@@ -1314,21 +1313,21 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
 
 #[tokio::test]
 async fn pin_pad_entries_withdraws_and_judge_names_are_refused_as_the_rules_say() {
-    use lanecall::lane_thread::{Core, CoreSettings};
+    use lanecall::lane_thread::{LaneRunner, RunnerSettings};
 
     let dir = std::env::temp_dir().join(format!("lanecall-api-trust-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let settings = CoreSettings {
+    let settings = RunnerSettings {
         state_dir: dir.clone(),
         lane: 7,
         rules: lanecall::lane::Rules::default(),
         speed: 1.0,
-        mirror: None,
         language: lanecall::lane::Language::Ru,
     };
-    let (core, snapshots) = Core::start(settings, Box::new(Relays::default()), Box::new(Quiet))
-        .expect("the lane starts");
+    let (core, snapshots) =
+        LaneRunner::start(settings, Box::new(Relays::default()), Box::new(Quiet))
+            .expect("the lane starts");
     let journal = core.journal_path().to_owned();
     let (inputs, rx) = lanecall::ports::inputs::channel(64);
     let stop = inputs.clone();

@@ -377,7 +377,7 @@ fn over_tls_a_centre_mirrors_and_one_trusting_another_ca_says_why() {
     let web = free_port();
     let mut centre = Centre::start(&tls_config(&dir, web, &tls.ca), web);
     centre.wait_connected();
-    let transport = lanecall::mqtt_broker::BrokerUrl::parse(&url)
+    let transport = lanecall::mqtt::BrokerUrl::parse(&url)
         .unwrap()
         .transport(Some(&tls.ca))
         .unwrap();

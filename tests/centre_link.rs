@@ -278,7 +278,7 @@ fn over_tls_the_lane_publishes_its_journal() {
     let tls = support::tls::TlsFiles::new(&dir, "site");
     let broker = Broker::start(&dir, &tls.mosquitto_lines());
     let url = format!("mqtts://localhost:{}", broker.port);
-    let transport = lanecall::mqtt_broker::BrokerUrl::parse(&url)
+    let transport = lanecall::mqtt::BrokerUrl::parse(&url)
         .unwrap()
         .transport(Some(&tls.ca))
         .unwrap();

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use lanecall::journal::parse_event;
 use lanecall::lane::{Event, PinSet};
-use lanecall::lane_thread::{Core, CoreSettings};
+use lanecall::lane_thread::{LaneRunner, RunnerSettings};
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::ports::{CalloutSink, Input, JournalSink};
 use lanecall::sensors::gpio::NullOutputs;
@@ -59,7 +59,7 @@ fn a_journal_sink_is_told_of_every_durable_line_and_of_the_next_blocks_journal()
     let dir = std::env::temp_dir().join(format!("lanecall-journal-sink-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let settings = CoreSettings {
+    let settings = RunnerSettings {
         state_dir: dir.clone(),
         lane: 2,
         rules: lanecall::lane::Rules {
@@ -67,11 +67,11 @@ fn a_journal_sink_is_told_of_every_durable_line_and_of_the_next_blocks_journal()
             ..Default::default()
         },
         speed: 1.0,
-        mirror: None,
         language: lanecall::lane::Language::En,
     };
     let (mut core, _snapshots) =
-        Core::start(settings, Box::new(NullOutputs), Box::new(Quiet)).expect("the lane starts");
+        LaneRunner::start(settings, Box::new(NullOutputs), Box::new(Quiet))
+            .expect("the lane starts");
     let first = core.journal_path().to_owned();
     let told = Told::default();
     core.add_journal_sink(Box::new(told.clone()));

@@ -358,7 +358,7 @@ fn the_journal_failure_is_said_in_the_lanes_language_not_the_bowlers() {
 #[test]
 fn the_daemon_journals_the_setting_and_says_what_it_allows() {
     use lanecall::config::Config;
-    use lanecall::lane_thread::{Core, CoreSettings};
+    use lanecall::lane_thread::{LaneRunner, RunnerSettings};
     use lanecall::ports::Input;
     use lanecall::sensors::gpio::NullOutputs;
 
@@ -372,16 +372,15 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
     let config = Config::parse(&text, &dir.join("lanecall.toml")).unwrap_or_else(|e| panic!("{e}"));
     let played = Arc::new(Mutex::new(Vec::new()));
     let voice = Voice::with_output(&config.speaker, Box::new(Recorder(played.clone())));
-    let settings = CoreSettings {
+    let settings = RunnerSettings {
         state_dir: config.state_dir.clone(),
         lane: config.lane,
         rules: config.rules.clone(),
         speed: 1.0,
-        mirror: None,
         language: config.speaker.language,
     };
-    let (core, _snapshot) =
-        Core::start(settings, Box::new(NullOutputs), Box::new(voice)).expect("the lane starts");
+    let (core, _snapshot) = LaneRunner::start(settings, Box::new(NullOutputs), Box::new(voice))
+        .expect("the lane starts");
     let journal = core.journal_path().to_owned();
     let (tx, rx) = lanecall::ports::inputs::channel(lanecall::ports::inputs::CAPACITY);
     let lane = std::thread::spawn(move || core.run(rx));

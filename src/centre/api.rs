@@ -270,12 +270,6 @@ async fn judged(
     Ok((by, v))
 }
 
-fn lane_number(key: &str) -> Option<u32> {
-    key.parse::<u32>()
-        .ok()
-        .filter(|n| (1..=MAX_LANE_NUMBER).contains(n) && n.to_string() == key)
-}
-
 async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
     let (by, v) = match judged(&s, &headers, &body).await {
         Ok(x) => x,
@@ -317,7 +311,7 @@ async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
     }
     let mut actions = Vec::with_capacity(lanes.len());
     for (key, bowlers) in lanes {
-        let Some(n) = lane_number(key) else {
+        let Some(n) = crate::mqtt::topic::lane_number(key) else {
             return error(
                 StatusCode::BAD_REQUEST,
                 format!("lanes: {key:?} is not a lane number (1 to {MAX_LANE_NUMBER})"),

@@ -74,7 +74,7 @@ impl Commands {
     }
 
     fn publish(&self, lane: u32, command: &Value) -> Result<(), String> {
-        let topic = format!("lanecall/{}/lane/{lane}/command", self.site);
+        let topic = crate::mqtt::topic::lane(&self.site, lane, crate::mqtt::topic::COMMAND);
         self.client
             .try_publish(topic, QoS::AtLeastOnce, false, command.to_string())
             .map_err(|e| format!("cannot send to the broker: {e}"))

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::{MAX_LANE_NUMBER, MAX_LANES};
 use crate::config::{ConfigError, Kind, Problem, position, walk};
-use crate::mqtt_broker::{BrokerUrl, read_ca_file};
+use crate::mqtt::{BrokerUrl, read_ca_file};
 
 /// The MQTT port the embedded broker listens on when none is configured.
 pub const DEFAULT_EMBEDDED_LISTEN: &str = "0.0.0.0:1883";

@@ -17,7 +17,7 @@ use super::MAX_PAYLOAD;
 use super::book::Book;
 use super::commands::Commands;
 use super::mirror::{ToMirror, check_journal};
-use crate::mqtt_broker::BrokerUrl;
+use crate::mqtt::{BrokerUrl, topic};
 
 /// What the link needs to connect.
 pub struct LinkSettings {
@@ -27,11 +27,6 @@ pub struct LinkSettings {
     pub site: String,
     pub username: Option<String>,
     pub password: Option<String>,
-}
-
-/// The centre's status topic.
-pub fn centre_status(site: &str) -> String {
-    format!("lanecall/{site}/centre/status")
 }
 
 /// The client and its event loop, not yet polled.
@@ -46,7 +41,7 @@ pub fn client(s: &LinkSettings) -> (AsyncClient, EventLoop) {
         .set_keep_alive(Duration::from_secs(10))
         .set_max_packet_size(MAX_PAYLOAD + 1024, MAX_PAYLOAD + 1024)
         .set_last_will(LastWill::new(
-            centre_status(&s.site),
+            topic::centre_status(&s.site),
             "offline",
             QoS::AtLeastOnce,
             true,
@@ -57,17 +52,13 @@ pub fn client(s: &LinkSettings) -> (AsyncClient, EventLoop) {
     AsyncClient::new(opts, 1024)
 }
 
-/// Which lane and topic kind a topic under `lanecall/<site>/lane/` is.
-pub fn parse_topic<'a>(site: &str, topic: &'a str) -> Option<(Option<u32>, &'a str)> {
-    let rest = topic
-        .strip_prefix("lanecall/")?
-        .strip_prefix(site)?
-        .strip_prefix("/lane/")?;
-    let (n, kind) = rest.split_once('/')?;
-    let lane = (!n.is_empty() && n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| n.parse().ok())
-        .flatten();
-    Some((lane, kind))
+/// Which lane (`None`: not a lane number) and topic kind a topic under
+/// `lanecall/<site>/lane/` is.
+pub fn parse_topic<'a>(site: &str, t: &'a str) -> Option<(Option<u32>, &'a str)> {
+    match topic::place(site, t)? {
+        topic::Place::Lane(n, what) => Some((topic::lane_number(n), what)),
+        topic::Place::CentreStatus => None,
+    }
 }
 
 /// Polls the connection until `stop` turns true.
@@ -97,15 +88,19 @@ pub async fn run(
                 book.lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .broker_error = None;
-                let topics =
-                    ["status", "state", "journal", "reply"].map(|k| rumqttc::SubscribeFilter {
-                        path: format!("lanecall/{site}/lane/+/{k}"),
-                        qos: QoS::AtLeastOnce,
-                    });
+                let topics = topic::FROM_LANE.map(|k| rumqttc::SubscribeFilter {
+                    path: topic::every_lane(&site, k),
+                    qos: QoS::AtLeastOnce,
+                });
                 if let Err(e) = client.try_subscribe_many(topics) {
                     tracing::error!("cannot subscribe: {e}");
                 }
-                let _ = client.try_publish(centre_status(&site), QoS::AtLeastOnce, true, "online");
+                let _ = client.try_publish(
+                    topic::centre_status(&site),
+                    QoS::AtLeastOnce,
+                    true,
+                    "online",
+                );
             }
             // Connected means subscribed: from here on no lane's message is missed.
             Ok(Event::Incoming(Packet::SubAck(_))) => {
@@ -147,7 +142,12 @@ pub async fn run(
         }
     }
     // A clean stop: say so, then leave (the will is not sent).
-    let _ = client.try_publish(centre_status(&site), QoS::AtLeastOnce, true, "offline");
+    let _ = client.try_publish(
+        topic::centre_status(&site),
+        QoS::AtLeastOnce,
+        true,
+        "offline",
+    );
     let _ = client.try_disconnect();
     let flush = async {
         while let Ok(event) = events.poll().await {

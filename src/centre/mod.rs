@@ -34,12 +34,11 @@ use tokio::sync::{mpsc, oneshot, watch};
 use book::Book;
 use config::{Broker, CentreConfig};
 
-use crate::mqtt_broker::BrokerUrl;
+use crate::mqtt::BrokerUrl;
 
 /// Lanes known at most.
 pub const MAX_LANES: usize = 256;
-/// The highest lane number (as the lane's config allows).
-pub const MAX_LANE_NUMBER: u32 = 999;
+pub use crate::mqtt::topic::MAX_LANE_NUMBER;
 /// Journal files kept per lane.
 pub const MAX_FILES: usize = 1024;
 /// The largest MQTT message taken (a lane's state object).

@@ -128,7 +128,7 @@ impl JournalSink for Sink {
 impl CentreLink {
     /// Reads the password file and starts the link's thread. The sink
     /// returned goes to the lane's thread
-    /// ([`crate::lane_thread::Core::add_journal_sink`]).
+    /// ([`crate::lane_thread::LaneRunner::add_journal_sink`]).
     pub fn start(
         config: &CentreConfig,
         lane: LaneSide,
@@ -248,13 +248,13 @@ struct Topics {
 
 impl Topics {
     fn new(site: &str, lane: u32) -> Topics {
-        let base = format!("lanecall/{site}/lane/{lane}");
+        let topic = |what| crate::mqtt::topic::lane(site, lane, what);
         Topics {
-            status: format!("{base}/status"),
-            state: format!("{base}/state"),
-            journal: format!("{base}/journal"),
-            command: format!("{base}/command"),
-            reply: format!("{base}/reply"),
+            status: topic("status"),
+            state: topic("state"),
+            journal: topic("journal"),
+            command: topic(crate::mqtt::topic::COMMAND),
+            reply: topic("reply"),
         }
     }
 }

@@ -305,7 +305,7 @@ mod tests {
         let hash = crate::web::hash_pin("482913").unwrap();
         let mut config = Config::demo(dir.clone(), "127.0.0.1:8080".parse().unwrap(), hash);
         config.centre = Some(crate::config::CentreConfig {
-            broker: crate::mqtt_broker::BrokerUrl::parse("mqtt://c").unwrap(),
+            broker: crate::mqtt::BrokerUrl::parse("mqtt://c").unwrap(),
             ca_file: None,
             site: "s".into(),
             username: Some("u".into()),

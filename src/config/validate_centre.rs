@@ -10,7 +10,7 @@ use super::defaults::DEFAULT_ACCEPT_COMMANDS;
 use super::raw::RawCentre;
 use super::validate::Check;
 use super::validated::CentreConfig;
-use crate::mqtt_broker::{BrokerUrl, read_ca_file};
+use crate::mqtt::{BrokerUrl, read_ca_file};
 
 /// The longest MQTT user name taken.
 const MAX_USERNAME: usize = 64;

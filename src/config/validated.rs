@@ -13,7 +13,7 @@ use super::defaults::*;
 use super::switches::SwitchesConfig;
 use crate::lane::Output;
 use crate::lane::rules::{FoulMode, Rules};
-use crate::mqtt_broker::BrokerUrl;
+use crate::mqtt::BrokerUrl;
 
 /// The lane's configuration, validated: every field can be used as it is.
 #[derive(Clone, Debug, PartialEq)]

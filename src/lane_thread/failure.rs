@@ -11,7 +11,7 @@
 use std::io;
 use std::time::Instant;
 
-use super::{Core, MAX_NOTICES, MAX_WAITING, RETRY};
+use super::{LaneRunner, MAX_NOTICES, MAX_WAITING, RETRY};
 use crate::lane::{Action, Event, Millis, Panel, Stamped};
 use crate::ports::{NotTaken, Reply};
 use crate::store::{PathState, rfc3339, unix_now};
@@ -41,7 +41,7 @@ enum FailureHold {
     Done,
 }
 
-impl Core {
+impl LaneRunner {
     /// The journal just failed: the lane holds, and everyone is told.
     pub(super) fn fail(&mut self, e: &io::Error, t: Millis) {
         let reason = e.to_string();

@@ -28,7 +28,6 @@ use crate::lane::{
     Action, Day, Effect, Event, Language, Millis, Panel, Refusal, Rules, Sensor, Stamped,
 };
 use crate::log_limit::LogLimiter;
-use crate::mirror::Mirror;
 use crate::ports::inputs::{InputReceiver, InputStats};
 use crate::ports::{
     CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Reply,
@@ -38,14 +37,12 @@ use crate::store::{JournalFile, Recovered, Store, StoreError, rfc3339, unix_now}
 use failure::Failure;
 
 /// What the lane's thread needs to start.
-pub struct CoreSettings {
+pub struct RunnerSettings {
     pub state_dir: PathBuf,
     pub lane: u32,
     pub rules: Rules,
     /// 1.0 but for the demo.
     pub speed: f64,
-    /// `[journal] mirror`: where a live second copy of the journal goes.
-    pub mirror: Option<PathBuf>,
     /// `[speaker] language`: the callouts' language for a bowler without
     /// their own, published as `speaker_language` for the panel's editor.
     pub language: Language,
@@ -77,8 +74,8 @@ const MAX_NOTICES: usize = 10;
 const STOP_BUDGET: Duration = Duration::from_millis(500);
 
 /// The lane's thread: journal, core, effects.
-pub struct Core {
-    settings: CoreSettings,
+pub struct LaneRunner {
+    settings: RunnerSettings,
     store: Store,
     journal: JournalFile,
     replay: Replay,
@@ -86,7 +83,7 @@ pub struct Core {
     /// Set while the journal cannot be written.
     failure: Option<Failure>,
     /// The inputs that waited for the journal are being written and applied
-    /// ([`Core::retry`]): the state is published once they all are, with
+    /// ([`LaneRunner::retry`]): the state is published once they all are, with
     /// the notice of the failure, never "ok" without it.
     catching_up: bool,
     /// Journals found unusable at start and renamed aside, with why.
@@ -97,11 +94,9 @@ pub struct Core {
     path_problem: Option<String>,
     /// When the journal is next retried and its path checked.
     next_duty: Instant,
-    /// The live second copy, if the config asks for one.
-    mirror: Option<Mirror>,
-    /// The mirror's state as last published.
-    mirror_status: Option<serde_json::Value>,
-    /// Told of every durable append ([`Core::add_journal_sink`]).
+    /// The journal sinks' states as last published (the mirror's).
+    sinks_status: Vec<(&'static str, serde_json::Value)>,
+    /// Told of every durable append ([`LaneRunner::add_journal_sink`]).
     journal_sinks: Vec<Box<dyn JournalSink>>,
     outputs: Box<dyn OutputSink>,
     speaker: Box<dyn CalloutSink>,
@@ -121,15 +116,15 @@ pub struct Core {
     log_limit: LogLimiter,
 }
 
-impl Core {
+impl LaneRunner {
     /// Opens the newest journal and replays it (the lane goes on where it
     /// stopped, mid-frame included), or starts a new one when the last
     /// block is over and the journal is from an earlier day or other rules.
     pub fn start(
-        settings: CoreSettings,
+        settings: RunnerSettings,
         outputs: Box<dyn OutputSink>,
         speaker: Box<dyn CalloutSink>,
-    ) -> Result<(Core, watch::Receiver<LaneSnapshot>), StoreError> {
+    ) -> Result<(LaneRunner, watch::Receiver<LaneSnapshot>), StoreError> {
         let store = Store::open(&settings.state_dir, settings.lane)?;
         let now = unix_now();
         // The newest journal that can be read; one that cannot is renamed
@@ -189,7 +184,7 @@ impl Core {
             version: 0,
             json: Arc::from("{}"),
         });
-        let mut core = Core {
+        let mut core = LaneRunner {
             settings,
             store,
             journal,
@@ -201,8 +196,7 @@ impl Core {
             notices: Default::default(),
             path_problem: None,
             next_duty: Instant::now() + RETRY,
-            mirror: None,
-            mirror_status: None,
+            sinks_status: Vec::new(),
             journal_sinks: Vec::new(),
             outputs,
             speaker,
@@ -215,16 +209,11 @@ impl Core {
             inputs_published: (0, 0),
             log_limit: LogLimiter::new(crate::log_limit::WINDOW),
         };
-        if let Some(target) = core.settings.mirror.clone() {
-            let mirror = Mirror::start(target);
-            mirror.written(core.journal.path(), core.journal.len());
-            core.mirror = Some(mirror);
-        }
         core.publish();
         Ok((core, rx))
     }
 
-    fn wants_new_journal(r: &Recovered, settings: &CoreSettings, now: u64) -> bool {
+    fn wants_new_journal(r: &Recovered, settings: &RunnerSettings, now: u64) -> bool {
         let lane = r.replay.lane();
         if lane.open_block().is_some() {
             return false;
@@ -242,15 +231,15 @@ impl Core {
 
     /// What a journal leaves in force for the lane's next journal, when
     /// that one starts on the same day (by the wall clock's date, as
-    /// [`Core::wants_new_journal`] decides) for the same lane.
-    fn same_day(replay: &Replay, settings: &CoreSettings, now: u64) -> Option<Day> {
+    /// [`LaneRunner::wants_new_journal`] decides) for the same lane.
+    fn same_day(replay: &Replay, settings: &RunnerSettings, now: u64) -> Option<Day> {
         let started = replay.started_at()?;
         let same =
             started.get(..10) == rfc3339(now).get(..10) && replay.lane().number() == settings.lane;
         same.then(|| replay.lane().day())
     }
 
-    fn header(settings: &CoreSettings, now: u64) -> Header {
+    fn header(settings: &RunnerSettings, now: u64) -> Header {
         Header::new(settings.lane, Some(rfc3339(now)), settings.rules.clone())
     }
 
@@ -267,7 +256,19 @@ impl Core {
     /// is told of the journal as it stands now first.
     pub fn add_journal_sink(&mut self, mut sink: Box<dyn JournalSink>) {
         sink.written(self.journal.path(), self.journal.len());
+        let shows = sink.status().is_some();
         self.journal_sinks.push(sink);
+        if shows {
+            self.publish();
+        }
+    }
+
+    /// What the journal's sinks have to show on the panel.
+    fn sinks_status(&self) -> Vec<(&'static str, serde_json::Value)> {
+        self.journal_sinks
+            .iter()
+            .filter_map(|s| s.status())
+            .collect()
     }
 
     pub fn journal_path(&self) -> &Path {
@@ -308,7 +309,7 @@ impl Core {
                     self.retry();
                 }
                 // A mirror that failed or came back shows on the panel.
-                if self.mirror.as_ref().map(Mirror::status) != self.mirror_status {
+                if self.sinks_status() != self.sinks_status {
                     self.publish();
                 }
             }
@@ -404,9 +405,6 @@ impl Core {
     /// effects; returns the lane's refusal, if any.
     fn journal_and_apply(&mut self, e: &Stamped<Event>) -> io::Result<Option<Refusal>> {
         let line = self.journal_input(e)?;
-        if let Some(mirror) = &self.mirror {
-            mirror.written(self.journal.path(), self.journal.len());
-        }
         for sink in &mut self.journal_sinks {
             sink.written(self.journal.path(), self.journal.len());
         }
@@ -482,8 +480,8 @@ impl Core {
             "set_aside": self.set_aside.iter().map(|(file, reason)| serde_json::json!({"file": file, "reason": reason})).collect::<Vec<_>>(),
             "notices": self.notices.iter().map(|(at, message)| serde_json::json!({"at": at, "message": message})).collect::<Vec<_>>(),
         });
-        if let Some(m) = &self.mirror_status {
-            v["mirror"] = m.clone();
+        for (name, status) in &self.sinks_status {
+            v[*name] = status.clone();
         }
         if let Some(f) = &self.failure {
             v["failed"] = serde_json::json!({
@@ -570,7 +568,7 @@ impl Core {
             .iter()
             .map(|s| ("speaker", s.clone()))
             .collect();
-        self.mirror_status = self.mirror.as_ref().map(Mirror::status);
+        self.sinks_status = self.sinks_status();
         extra.push((
             "speaker_language",
             serde_json::json!(self.settings.language),

@@ -105,13 +105,20 @@ pub trait CalloutSink: Send {
 
 /// Told of the journal's lines as they become durable, for whoever passes
 /// them on (a link to the centre). `written` must return at once: reading
-/// the new lines, by path, is the sink's own work (as [`crate::mirror`]
+/// the new lines, by path, is the sink's own work (as the journal's mirror
 /// does), never the lane's thread's.
 pub trait JournalSink: Send {
     /// `journal` now holds `len` bytes of whole, durable lines. Told when
     /// the sink is added and after every append, before the lane applies
     /// the input; a new journal (the next block's) comes with its own path.
     fn written(&mut self, journal: &Path, len: u64);
+
+    /// The sink's state for the panel, if it has one: its name under the
+    /// journal's state in `/api/lane` (`journal.mirror`) and its value.
+    /// Asked after every turn of the lane's duties: it must be cheap.
+    fn status(&self) -> Option<(&'static str, serde_json::Value)> {
+        None
+    }
 }
 
 /// Lane time from the monotonic clock: milliseconds since the journal

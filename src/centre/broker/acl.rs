@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::centre::MAX_LANE_NUMBER;
+use crate::mqtt::topic::{self, COMMAND, FROM_LANE, lane_number};
 
 /// What a client is, from its login name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,21 +39,8 @@ impl Role {
     }
 }
 
-/// What a lane publishes under `lane/<n>/`.
-const FROM_LANE: [&str; 4] = ["status", "state", "journal", "reply"];
 /// What anyone may read of every lane.
 const SEEN_BY_ALL: [&str; 2] = ["state", "status"];
-
-/// `text` as a lane number: 1 to 999 in digits, no leading zero.
-pub fn lane_number(text: &str) -> Option<u32> {
-    let digits = !text.is_empty() && text.len() <= 3 && text.bytes().all(|b| b.is_ascii_digit());
-    if !digits || text.starts_with('0') {
-        return None;
-    }
-    text.parse()
-        .ok()
-        .filter(|n| (1..=MAX_LANE_NUMBER).contains(n))
-}
 
 /// Where a topic or filter points under `lanecall/<site>/`.
 enum Place<'a> {
@@ -66,24 +53,19 @@ enum Place<'a> {
 /// The place `topic` names, if it is one of docs/mqtt.md's; `plus` lets a
 /// filter say `+` for the lane number.
 fn place<'a>(site: &str, topic: &'a str, plus: bool) -> Option<Place<'a>> {
-    let rest = topic
-        .strip_prefix("lanecall/")?
-        .strip_prefix(site)?
-        .strip_prefix('/')?;
-    if rest == "centre/status" {
-        return Some(Place::CentreStatus);
-    }
-    let mut parts = rest.split('/');
-    let (Some("lane"), Some(n), Some(what), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return None;
-    };
-    let n = match n {
-        "+" if plus => None,
-        n => Some(lane_number(n)?),
-    };
-    (FROM_LANE.contains(&what) || what == "command").then_some(Place::Lane(n, what))
+    Some(match topic::place(site, topic)? {
+        topic::Place::CentreStatus => Place::CentreStatus,
+        topic::Place::Lane(n, what) => {
+            let n = match n {
+                "+" if plus => None,
+                n => Some(lane_number(n)?),
+            };
+            if !(FROM_LANE.contains(&what) || what == COMMAND) {
+                return None;
+            }
+            Place::Lane(n, what)
+        }
+    })
 }
 
 /// Whether a client of `role` may publish on `topic` (a last will's topic
@@ -91,7 +73,7 @@ fn place<'a>(site: &str, topic: &'a str, plus: bool) -> Option<Place<'a>> {
 pub fn may_publish(site: &str, role: &Role, topic: &str) -> bool {
     match (role, place(site, topic, false)) {
         (Role::Lane(n), Some(Place::Lane(m, what))) => m == Some(*n) && FROM_LANE.contains(&what),
-        (Role::Centre, Some(Place::Lane(_, what))) => what == "command",
+        (Role::Centre, Some(Place::Lane(_, what))) => what == COMMAND,
         (Role::Centre, Some(Place::CentreStatus)) => true,
         (Role::Anonymous, Some(Place::Lane(_, what))) => FROM_LANE.contains(&what),
         _ => false,
@@ -106,7 +88,7 @@ pub fn may_subscribe(site: &str, role: &Role, filter: &str) -> bool {
         Some(Place::CentreStatus) => true,
         Some(Place::Lane(m, what)) => match role {
             Role::Centre => FROM_LANE.contains(&what),
-            Role::Lane(n) if what == "command" => m == Some(*n),
+            Role::Lane(n) if what == COMMAND => m == Some(*n),
             _ => SEEN_BY_ALL.contains(&what),
         },
     }
@@ -116,25 +98,24 @@ pub fn may_subscribe(site: &str, role: &Role, filter: &str) -> bool {
 /// centre's block, and one block per lane in `lanes`. (Mosquitto checks a
 /// last will against `write` when the client connects.)
 pub fn mosquitto_acl(site: &str, centre_user: &str, lanes: &[u32]) -> String {
-    let top = format!("lanecall/{site}");
     let mut acl =
         String::from("# Everyone: the lanes' states and statuses, the centre's status.\n");
     for what in SEEN_BY_ALL {
-        let _ = writeln!(acl, "pattern read {top}/lane/+/{what}");
+        let _ = writeln!(acl, "pattern read {}", topic::every_lane(site, what));
     }
-    let _ = writeln!(acl, "pattern read {top}/centre/status");
+    let _ = writeln!(acl, "pattern read {}", topic::centre_status(site));
     let _ = writeln!(acl, "\nuser {centre_user}");
     for what in FROM_LANE {
-        let _ = writeln!(acl, "topic read {top}/lane/+/{what}");
+        let _ = writeln!(acl, "topic read {}", topic::every_lane(site, what));
     }
-    let _ = writeln!(acl, "topic write {top}/lane/+/command");
-    let _ = writeln!(acl, "topic write {top}/centre/status");
+    let _ = writeln!(acl, "topic write {}", topic::every_lane(site, COMMAND));
+    let _ = writeln!(acl, "topic write {}", topic::centre_status(site));
     for n in lanes {
         let _ = writeln!(acl, "\nuser lane{n}");
         for what in FROM_LANE {
-            let _ = writeln!(acl, "topic write {top}/lane/{n}/{what}");
+            let _ = writeln!(acl, "topic write {}", topic::lane(site, *n, what));
         }
-        let _ = writeln!(acl, "topic read {top}/lane/{n}/command");
+        let _ = writeln!(acl, "topic read {}", topic::lane(site, *n, COMMAND));
     }
     acl
 }
