@@ -76,25 +76,24 @@
 //!   cap on open connections below the file limit, and HTTPS when
 //!   configured.
 
+// The pure core, its own crate (crates/lanecall-core), under the paths it
+// always had: `crate::lane::Lane`, `lanecall::journal::Reader`, …
+pub use lanecall_core::{journal, lane, pinsetter, pins, replay, sim};
+
 pub mod backup;
 pub mod centre;
 pub mod centre_link;
 pub mod config;
 pub mod daemon;
 pub mod demo;
-pub mod journal;
 pub mod journal_slot;
-pub mod lane;
 pub mod lane_thread;
 pub mod log_limit;
 pub mod mirror;
 pub mod mqtt_broker;
-pub mod pinsetter;
 pub mod ports;
-pub mod replay;
 pub mod sensors;
 pub mod setup;
-pub mod sim;
 pub mod speaker;
 pub mod store;
 pub mod web;

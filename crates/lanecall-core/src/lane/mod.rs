@@ -37,7 +37,6 @@ pub mod event;
 mod fouls;
 mod holds;
 mod lineup;
-pub mod pins;
 mod refusal;
 pub mod rules;
 pub mod scoring;
@@ -63,7 +62,7 @@ pub use event::{
 use fouls::BallRef;
 use holds::SlowClock;
 pub use holds::{Hold, Pause};
-pub use pins::{Pin, PinSet, Side};
+pub use crate::pins::{self, Pin, PinSet, Side};
 pub use refusal::Refusal;
 pub use rules::{FoulMode, Rules};
 use scoring::{Position, ScoredBall};
