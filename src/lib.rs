@@ -78,7 +78,7 @@
 
 // The pure core, its own crate (crates/lanecall-core), under the paths it
 // always had: `crate::lane::Lane`, `lanecall::journal::Reader`, …
-pub use lanecall_core::{journal, lane, pinsetter, pins, replay, sim};
+pub use lanecall_core::{journal, lane, pins, pinsetter, replay, sim};
 
 pub mod backup;
 pub mod centre;

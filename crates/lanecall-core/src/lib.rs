@@ -32,7 +32,7 @@
 
 pub mod journal;
 pub mod lane;
-pub mod pinsetter;
 pub mod pins;
+pub mod pinsetter;
 pub mod replay;
 pub mod sim;

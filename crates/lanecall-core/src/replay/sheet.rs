@@ -162,7 +162,10 @@ mod tests {
     use super::*;
 
     fn sheet_of(log: &str) -> String {
-        let path = format!("{}/../../tests/logs/{log}.jsonl", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/../../tests/logs/{log}.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let file = std::fs::File::open(path).unwrap();
         render_sheet(&Replay::from_reader(std::io::BufReader::new(file)).unwrap())
     }
