@@ -218,7 +218,7 @@ def crc32c(data, table=[]):
 
 
 def seal(obj, n):
-    """A format 2 line (src/journal/seal.rs): `{...,"n":N,"c":"crc32c"}`."""
+    """A format 2 line (crates/lanecall-core/src/journal/seal.rs): `{...,"n":N,"c":"crc32c"}`."""
     body = json.dumps(obj, separators=(",", ":"))[:-1] + f',"n":{n}'
     return body + f',"c":"{crc32c(body.encode()):08x}"}}'
 

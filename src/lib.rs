@@ -6,6 +6,14 @@
 //!
 //! # Layout
 //!
+//! Two crates: this one (the daemon, the centre, the CLI: everything that
+//! touches the world) and `lanecall-core` (crates/lanecall-core: the pure
+//! core), whose modules this one re-exports under the same paths:
+//! [`lane`], [`pins`], [`pinsetter`], [`journal`], [`replay`], [`sim`].
+//! The core depends on no runtime, server, device or file crate, so the
+//! compiler keeps it free of I/O; `tests/layout.rs` holds the list of what
+//! it may depend on and checks its code names no file, socket or clock.
+//!
 //! Data flows one way, and every module has one place in it:
 //!
 //! ```text
@@ -24,11 +32,11 @@
 //!   only then applies it to the core, meets the core's deadlines, and
 //!   sends the effects to the ports' sinks. It decides what happens when
 //!   the journal cannot be written (the lane holds).
-//! - [`lane`] is the pure core and decides every ruling: pins, scoring,
-//!   delivery detection, fouls, turn order, conduct (slow bowling,
-//!   blindfolds) and the callout words. It takes timestamped events and
-//!   returns effects; it does no I/O. [`pinsetter`] is its parser of the
-//!   pinsetter's serial lines.
+//! - [`lane`] (in the core) decides every ruling: scoring, delivery
+//!   detection, fouls, turn order, conduct (slow bowling, blindfolds) and
+//!   the callout words. It takes timestamped events and returns effects; it
+//!   does no I/O. [`pinsetter`] is its parser of the pinsetter's serial
+//!   lines; [`pins`] the pin numbers and pin sets both use.
 //! - The adapters turn the world into inputs and effects into the world:
 //!   [`sensors`] (the pinsetter link, the GPIO), [`speaker`] (callouts),
 //!   [`web`] (the judges' panel and its API), [`demo`] (the simulator
@@ -42,17 +50,19 @@
 //! sink of [`ports`], or reads the [`ports::LaneSnapshot`] channel; then
 //! one line in [`daemon::serve`] to start it. It uses [`ports`] (and the
 //! core's types in [`lane`]), never [`daemon`] nor another adapter.
-//! `tests/layout.rs` fails on an import circle between modules.
+//! `tests/layout.rs` fails on an import circle between modules (of this
+//! crate, and of the core).
 //!
 //! The rest:
 //!
 //! - [`config`] reads and checks the config file; each module gets its
 //!   validated part.
-//! - [`journal`] is the journal format (journal.md): the header, one JSON
-//!   line per input, the reader that reports a bad line by its number and
-//!   ignores a torn last line, and the writer. [`store`] keeps the
-//!   journal's files on disk (open, recover, append durably).
-//! - [`replay`] applies a journal to a lane and reports the result as
+//! - [`journal`] (in the core) is the journal format (journal.md): the
+//!   header, one JSON line per input, the reader that reports a bad line by
+//!   its number and ignores a torn last line, and the writer, over any
+//!   reader or writer. [`store`] keeps the journal's files on disk (open,
+//!   recover, append durably).
+//! - [`replay`] (in the core) applies a journal to a lane and reports the result as
 //!   `lanecall replay` prints it (replay-output.md), as JSON or as a score
 //!   sheet for a terminal; the lane's thread keeps a [`replay::Replay`] too.
 //! - [`backup`] copies the journal folder to another (a USB stick) for
@@ -67,7 +77,7 @@
 //!   centre over MQTT (docs/mqtt.md), on its own thread.
 //! - [`journal_slot`] is how the lane's thread tells the mirror and the
 //!   centre link of new journal lines without ever waiting for them.
-//! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
+//! - [`sim`] (in the core) simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
 //! - [`setup`] is `lanecall setup`: asks the lane, port, PIN and language,
 //!   writes them into the config keeping its comments, starts the service.
@@ -76,25 +86,24 @@
 //!   cap on open connections below the file limit, and HTTPS when
 //!   configured.
 
+// The pure core, its own crate (crates/lanecall-core), under the paths it
+// always had: `crate::lane::Lane`, `lanecall::journal::Reader`, …
+pub use lanecall_core::{journal, lane, pins, pinsetter, replay, sim};
+
 pub mod backup;
 pub mod centre;
 pub mod centre_link;
 pub mod config;
 pub mod daemon;
 pub mod demo;
-pub mod journal;
 pub mod journal_slot;
-pub mod lane;
 pub mod lane_thread;
 pub mod log_limit;
 pub mod mirror;
 pub mod mqtt;
-pub mod pinsetter;
 pub mod ports;
-pub mod replay;
 pub mod sensors;
 pub mod setup;
-pub mod sim;
 pub mod speaker;
 pub mod store;
 pub mod web;

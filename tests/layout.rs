@@ -1,14 +1,24 @@
-//! The crate's layout, read from its source: no circle among the library's
-//! modules, and no file too long to hold in the head.
+//! The workspace's layout, read from its source: no circle among a crate's
+//! modules, a core that does no I/O, and no file too long to hold in the
+//! head.
 //!
-//! A module is one of the library's top-level modules (`lib.rs`'s `mod`
-//! lines: `ports`, `daemon`, `lane`, `web`, `sensors`, …) with all the
-//! files under it; a module's own files using each other is its own
-//! business. Module `a` uses `b` when a file of `a` names a `crate::b`
-//! path, in a `use` line or in code (`super::` paths that climb to the
-//! crate's root count too). Comments do not count (a doc link is not a
-//! dependency), nor do `#[cfg(test)]` modules: a unit test may build its
-//! case with whatever module it needs.
+//! The workspace has two crates: `lanecall` (src/: the daemon, the centre,
+//! the CLI) and `lanecall-core` (crates/lanecall-core/src/: the lane's
+//! rules, the pinsetter's protocol, the journal format, replay, the
+//! simulator), which `lanecall` re-exports under the same paths (lib.rs's
+//! `pub use lanecall_core::{…}`). Cargo keeps the core from using the
+//! daemon; these tests keep each crate's modules one way, and the core
+//! pure.
+//!
+//! A module is one of a crate's top-level modules (`lib.rs`'s `mod`
+//! lines: `ports`, `daemon`, `lane`, `web`, `sensors`, …, and in
+//! `lanecall` the core's modules it re-exports) with all the files under
+//! it; a module's own files using each other is its own business. Module
+//! `a` uses `b` when a file of `a` names a `crate::b` path (or, in
+//! `lanecall`, `lanecall_core::b`), in a `use` line or in code (`super::`
+//! paths that climb to the crate's root count too). Comments do not count
+//! (a doc link is not a dependency), nor do `#[cfg(test)]` modules: a unit
+//! test may build its case with whatever module it needs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -32,20 +42,55 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// A crate of the workspace.
+struct Crate {
+    name: &'static str,
+    /// Its folder, from the workspace's root.
+    dir: &'static str,
 }
 
-/// The file's path under `src/`, with `/` between the parts.
-fn relative(file: &Path) -> String {
-    let rel = file.strip_prefix(src()).unwrap();
+/// The daemon's crate (the workspace's root) and the pure core.
+const CRATES: [Crate; 2] = [
+    Crate {
+        name: "lanecall",
+        dir: ".",
+    },
+    Crate {
+        name: "lanecall-core",
+        dir: "crates/lanecall-core",
+    },
+];
+
+/// The pure core.
+const CORE: &Crate = &CRATES[1];
+
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+impl Crate {
+    fn src(&self) -> PathBuf {
+        workspace().join(self.dir).join("src")
+    }
+}
+
+/// `file`'s path under `dir`, with `/` between the parts.
+fn relative(file: &Path, dir: &Path) -> String {
+    let rel = file.strip_prefix(dir).unwrap();
     rel.components()
+        .filter(|c| c.as_os_str() != ".")
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/")
 }
 
-/// The library's top-level modules, from `lib.rs`'s `mod` lines.
+/// The file's path from the workspace's root (`src/web/server.rs`,
+/// `crates/lanecall-core/src/lane/mod.rs`).
+fn shown(file: &Path) -> String {
+    relative(file, workspace())
+}
+
+/// A library's own top-level modules, from `lib.rs`'s `mod` lines.
 fn top_modules(lib: &str) -> BTreeSet<String> {
     code_lines(lib)
         .filter_map(|line| {
@@ -56,6 +101,26 @@ fn top_modules(lib: &str) -> BTreeSet<String> {
                 .or_else(|| line.strip_prefix("pub(crate) mod "))?;
             rest.strip_suffix(';').map(|m| m.trim().to_owned())
         })
+        .collect()
+}
+
+/// The core's modules a library re-exports, from `lib.rs`'s `pub use
+/// lanecall_core::…` lines.
+fn core_modules(lib: &str) -> BTreeSet<String> {
+    code_lines(lib)
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix("pub use lanecall_core::")?;
+            let rest = rest.strip_suffix(';')?;
+            let rest = rest.strip_prefix('{').unwrap_or(rest);
+            let rest = rest.strip_suffix('}').unwrap_or(rest);
+            Some(
+                rest.split(',')
+                    .map(|m| m.trim().to_owned())
+                    .filter(|m| !m.is_empty())
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .flatten()
         .collect()
 }
 
@@ -125,11 +190,18 @@ fn is_ident(c: char) -> bool {
 /// The first path segment after each `crate::` in a line, with the
 /// names in a `crate::{a, b::c}` group.
 fn crate_paths(line: &str) -> Vec<String> {
+    paths_after(line, "crate::")
+}
+
+/// The first path segment after each `root` (`crate::`,
+/// `lanecall_core::`) in a line, with the names in a `root{a, b::c}`
+/// group.
+fn paths_after(line: &str, root: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(at) = line[from..].find("crate::") {
+    while let Some(at) = line[from..].find(root) {
         let start = from + at;
-        from = start + "crate::".len();
+        from = start + root.len();
         // `$crate::` is a macro's, `mycrate::` another name.
         let before = line[..start].chars().next_back();
         if before.is_some_and(|c| is_ident(c) || c == '$') {
@@ -213,14 +285,9 @@ fn test_modules(lines: &[String]) -> BTreeSet<usize> {
 }
 
 /// Top-level modules that are one room, with why: the test takes them as
-/// one module.
-const ROOMS: &[(&str, &str, &str)] = &[(
-    "pinsetter",
-    "lane",
-    "the pinsetter's protocol is the core's own parser: pure, it reads the \
-     journal's serial lines for the lane and uses its `PinSet`; it is to \
-     move under `lane/` once that is split by concern",
-)];
+/// one module. None: the pinsetter's parser and the lane share the pins
+/// through their own module, `pins`.
+const ROOMS: &[(&str, &str, &str)] = &[];
 
 /// The room a top-level module is in.
 fn room(module: &str) -> &str {
@@ -230,19 +297,23 @@ fn room(module: &str) -> &str {
         .map_or(module, |(_, room, _)| room)
 }
 
-/// Which module uses which, with where: `deps[a][b]` is the first place a
-/// file of `a` names `b` (`file:line: text`).
-fn dependencies() -> BTreeMap<String, BTreeMap<String, String>> {
-    let lib = fs::read_to_string(src().join("lib.rs")).unwrap();
-    let top = top_modules(&lib);
+/// Which module of `krate` uses which, with where: `deps[a][b]` is the
+/// first place a file of `a` names `b` (`file:line: text`).
+fn dependencies(krate: &Crate) -> BTreeMap<String, BTreeMap<String, String>> {
+    let src = krate.src();
+    let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
+    let own_top = top_modules(&lib);
     assert!(
-        top.len() > 5,
-        "lib.rs's modules not found, only {top:?}: has the way they are declared changed?"
+        own_top.len() > 5,
+        "{}'s lib.rs's modules not found, only {own_top:?}: has the way they are declared changed?",
+        krate.name
     );
+    let core = core_modules(&lib);
+    let top: BTreeSet<String> = own_top.union(&core).cloned().collect();
     let mut deps: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for file in rust_files(&src()) {
-        let rel = relative(&file);
-        let Some(module) = module_path(&rel, &top) else {
+    for file in rust_files(&src) {
+        let rel = relative(&file, &src);
+        let Some(module) = module_path(&rel, &own_top) else {
             continue;
         };
         let Some(own) = module.first() else {
@@ -255,16 +326,20 @@ fn dependencies() -> BTreeMap<String, BTreeMap<String, String>> {
             if tests.contains(&n) {
                 continue;
             }
+            let core_paths = paths_after(line, "lanecall_core::")
+                .into_iter()
+                .filter(|name| core.contains(name));
             let names = crate_paths(line)
                 .into_iter()
-                .chain(super_paths(line, &module));
+                .chain(super_paths(line, &module))
+                .chain(core_paths);
             for name in names {
                 let name = room(&name).to_owned();
                 if name != room(own) && top.contains(&name) {
                     deps.entry(room(own).to_owned())
                         .or_default()
                         .entry(name)
-                        .or_insert_with(|| format!("src/{rel}:{}: {}", n + 1, line.trim()));
+                        .or_insert_with(|| format!("{}:{}: {}", shown(&file), n + 1, line.trim()));
                 }
             }
         }
@@ -331,42 +406,81 @@ fn circles(deps: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Circle> {
 }
 
 #[test]
-fn no_circle_among_the_crates_modules() {
-    let deps = dependencies();
-    let found = circles(&deps);
+fn no_circle_among_a_crates_modules() {
     let mut message = String::new();
-    for (circle, group) in &found {
-        message.push_str(&format!("\n\ncircle: {}", circle.join(" → ")));
-        message.push_str(&format!("\nthe modules that use each other: {group:?}"));
-        for (from, uses) in deps.iter().filter(|(m, _)| group.contains(*m)) {
-            for (to, place) in uses.iter().filter(|(m, _)| group.contains(*m)) {
-                message.push_str(&format!("\n  {from} uses {to}: {place}"));
+    for krate in &CRATES {
+        let deps = dependencies(krate);
+        for (circle, group) in &circles(&deps) {
+            message.push_str(&format!(
+                "\n\n{}: circle: {}",
+                krate.name,
+                circle.join(" → ")
+            ));
+            message.push_str(&format!("\nthe modules that use each other: {group:?}"));
+            for (from, uses) in deps.iter().filter(|(m, _)| group.contains(*m)) {
+                for (to, place) in uses.iter().filter(|(m, _)| group.contains(*m)) {
+                    message.push_str(&format!("\n  {from} uses {to}: {place}"));
+                }
             }
         }
     }
     assert!(
-        found.is_empty(),
-        "the library's modules must use each other one way only (ports at the bottom, \
-         the wiring in `daemon` at the top):{message}"
+        message.is_empty(),
+        "a crate's modules must use each other one way only (in lanecall-core `pins` at the \
+         bottom; in lanecall the ports at the bottom, the wiring in `daemon` at the top):{message}"
     );
 }
 
 #[test]
+fn the_core_is_seen_in_both_crates() {
+    // lanecall's modules that use the core are seen using it, through
+    // `crate::lane` as through `lanecall_core::lane`.
+    let deps = dependencies(&CRATES[0]);
+    let core = top_modules(&fs::read_to_string(CORE.src().join("lib.rs")).unwrap());
+    for module in ["lane", "journal", "pinsetter", "pins", "replay", "sim"] {
+        assert!(
+            core.contains(module),
+            "lanecall-core has no module `{module}`: {core:?}"
+        );
+    }
+    for (module, uses) in [
+        ("ports", "lane"),
+        ("lane_thread", "journal"),
+        ("centre", "replay"),
+    ] {
+        assert!(
+            deps.get(module).is_some_and(|d| d.contains_key(uses)),
+            "`{module}` is not seen using the core's `{uses}`: {:?}",
+            deps.get(module)
+        );
+    }
+    // And in the core, its own modules.
+    let deps = dependencies(CORE);
+    for (module, uses) in [("lane", "pins"), ("pinsetter", "pins"), ("replay", "lane")] {
+        assert!(
+            deps.get(module).is_some_and(|d| d.contains_key(uses)),
+            "lanecall-core's `{module}` is not seen using `{uses}`: {:?}",
+            deps.get(module)
+        );
+    }
+}
+
+#[test]
 fn the_ports_use_no_adapter_and_no_adapter_uses_the_wiring() {
-    let deps = dependencies();
+    let deps = dependencies(&CRATES[0]);
     // The ports are what the adapters share: they may use the core's
-    // types (and its parser, to tell noise from a message: ROOMS), nothing
-    // that does I/O.
+    // types (and its parser, to tell noise from a message), nothing that
+    // does I/O.
+    let core = top_modules(&fs::read_to_string(CORE.src().join("lib.rs")).unwrap());
     let ports: Vec<_> = deps
         .get("ports")
         .into_iter()
         .flat_map(|d| d.iter())
         .collect();
     for (used, place) in &ports {
-        assert_eq!(
-            used.as_str(),
-            "lane",
-            "the ports use only the core (`lane`), not `{used}`: {place}"
+        assert!(
+            core.contains(used.as_str()),
+            "the ports use only the core (lanecall-core: {core:?}), not `{used}`: {place}"
         );
     }
     for (module, uses) in &deps {
@@ -376,9 +490,10 @@ fn the_ports_use_no_adapter_and_no_adapter_uses_the_wiring() {
     }
 }
 
-/// The files allowed over [`MAX_LINES`], each with why.
+/// The files allowed over [`MAX_LINES`], each with why (paths from the
+/// workspace's root).
 const LONG_FILES: &[(&str, &str)] = &[(
-    "web/server.rs",
+    "src/web/server.rs",
     "one concern: the accept loop, whose timeouts, connection cap and TLS share its table of connections",
 )];
 
@@ -388,25 +503,288 @@ const MAX_LINES: usize = 700;
 #[test]
 fn no_file_in_src_over_700_lines_but_those_listed_with_why() {
     let mut problems = Vec::new();
-    for file in rust_files(&src()) {
-        let rel = relative(&file);
-        let lines = fs::read_to_string(&file).unwrap().lines().count();
-        let listed = LONG_FILES.iter().any(|(f, _)| *f == rel);
-        if lines > MAX_LINES && !listed {
-            problems.push(format!(
-                "src/{rel} has {lines} lines: split it, or list it in LONG_FILES with why"
-            ));
-        }
-        if lines <= MAX_LINES && listed {
-            problems.push(format!(
-                "src/{rel} has {lines} lines now: take it off LONG_FILES"
-            ));
+    let mut seen = 0;
+    for krate in &CRATES {
+        for file in rust_files(&krate.src()) {
+            seen += 1;
+            let rel = shown(&file);
+            let lines = fs::read_to_string(&file).unwrap().lines().count();
+            let listed = LONG_FILES.iter().any(|(f, _)| *f == rel);
+            if lines > MAX_LINES && !listed {
+                problems.push(format!(
+                    "{rel} has {lines} lines: split it, or list it in LONG_FILES with why"
+                ));
+            }
+            if lines <= MAX_LINES && listed {
+                problems.push(format!(
+                    "{rel} has {lines} lines now: take it off LONG_FILES"
+                ));
+            }
         }
     }
+    assert!(seen > 100, "only {seen} files found in the crates' src/");
     for (f, _) in LONG_FILES {
-        if !src().join(f).exists() {
-            problems.push(format!("src/{f} is gone: take it off LONG_FILES"));
+        if !workspace().join(f).exists() {
+            problems.push(format!("{f} is gone: take it off LONG_FILES"));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// --- The core is pure -------------------------------------------------------
+
+/// All that the core may depend on (its `[dependencies]`, and any
+/// build or target-specific ones): data types, JSON, error types, a
+/// checksum. None of them does I/O.
+const CORE_MAY_USE: &[&str] = &["crc32c", "serde", "serde_json", "thiserror"];
+
+/// What must never be in the core, not even through another crate: a
+/// runtime, a server, the sound card, the Pi's pins, MQTT, a serial port,
+/// sockets.
+const NEVER_IN_THE_CORE: &[&str] = &[
+    "tokio",
+    "axum",
+    "hyper",
+    "rodio",
+    "rpi-pal",
+    "rppal",
+    "rumqttc",
+    "rumqttd",
+    "tokio-serial",
+    "serialport",
+    "mio",
+    "socket2",
+];
+
+/// The core's dependencies by section (`dependencies`,
+/// `target.'cfg(unix)'.build-dependencies`, …), dev-dependencies left out:
+/// a unit test may use what it likes. A renamed dependency is named by
+/// its package.
+fn core_dependencies() -> Vec<(String, String)> {
+    let text = fs::read_to_string(workspace().join(CORE.dir).join("Cargo.toml")).unwrap();
+    let manifest: toml::Table = text.parse().unwrap();
+    // `[dependencies]`, `[build-dependencies]`, and the same under
+    // `[target.'cfg(…)']`.
+    fn sections_of<'a>(prefix: &str, table: &'a toml::Table) -> Vec<(String, &'a toml::Table)> {
+        table
+            .iter()
+            .filter(|(key, _)| key.ends_with("dependencies") && *key != "dev-dependencies")
+            .map(|(key, value)| (format!("{prefix}{key}"), value.as_table().unwrap()))
+            .collect()
+    }
+    let mut sections = sections_of("", &manifest);
+    if let Some(targets) = manifest.get("target").and_then(|t| t.as_table()) {
+        for (cfg, table) in targets {
+            sections.extend(sections_of(
+                &format!("target.{cfg}."),
+                table.as_table().unwrap(),
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    for (section, deps) in sections {
+        for (name, spec) in deps {
+            let package = spec.get("package").and_then(|p| p.as_str()).unwrap_or(name);
+            out.push((section.clone(), package.to_owned()));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_core_depends_only_on_what_does_no_io() {
+    let deps = core_dependencies();
+    assert!(
+        deps.iter()
+            .any(|(s, d)| s == "dependencies" && d == "serde"),
+        "the core's Cargo.toml's dependencies not found: {deps:?}"
+    );
+    let not_allowed: Vec<String> = deps
+        .iter()
+        .filter(|(_, d)| !CORE_MAY_USE.contains(&d.as_str()))
+        .map(|(s, d)| format!("[{s}] {d}"))
+        .collect();
+    assert!(
+        not_allowed.is_empty(),
+        "lanecall-core ({}/Cargo.toml) depends on {}: not in CORE_MAY_USE {CORE_MAY_USE:?}. \
+         The core does no I/O: never {}, nor a crate for files; an adapter in the \
+         lanecall crate does that. Add a crate here only if it is as pure as the core.",
+        CORE.dir,
+        not_allowed.join(", "),
+        NEVER_IN_THE_CORE.join(", "),
+    );
+}
+
+#[test]
+fn the_core_brings_in_no_io_crate_through_another() {
+    // Cargo.lock: each package with the packages it depends on (a
+    // registry crate's normal and build dependencies, never its dev ones).
+    let lock: toml::Table = fs::read_to_string(workspace().join("Cargo.lock"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let packages = lock["package"].as_array().unwrap();
+    let depends = |name: &str| -> Vec<String> {
+        packages
+            .iter()
+            .filter(|p| p["name"].as_str() == Some(name))
+            .flat_map(|p| {
+                p.get("dependencies")
+                    .and_then(|d| d.as_array())
+                    .into_iter()
+                    .flatten()
+            })
+            // "thiserror 2.0.21" when two versions are locked
+            .map(|d| d.as_str().unwrap().split(' ').next().unwrap().to_owned())
+            .collect()
+    };
+    assert!(
+        depends("lanecall").contains(&"lanecall-core".to_owned()),
+        "Cargo.lock has no lanecall → lanecall-core"
+    );
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut todo: Vec<(String, String)> = core_dependencies()
+        .into_iter()
+        .map(|(_, d)| (d.clone(), format!("lanecall-core → {d}")))
+        .collect();
+    while let Some((name, via)) = todo.pop() {
+        if seen.contains_key(&name) {
+            continue;
+        }
+        for next in depends(&name) {
+            todo.push((next.clone(), format!("{via} → {next}")));
+        }
+        seen.insert(name, via);
+    }
+    let bad: Vec<&String> = NEVER_IN_THE_CORE
+        .iter()
+        .filter_map(|n| seen.get(*n))
+        .collect();
+    assert!(bad.is_empty(), "the core brings in I/O: {bad:?}");
+}
+
+/// What the core's code must not name: files, sockets, threads, other
+/// programs, the environment and the clock. The lane's time comes from its
+/// inputs.
+const NOT_IN_THE_CORE_CODE: &[&str] = &[
+    "std::fs",
+    "std::net",
+    "std::thread",
+    "std::process",
+    "std::env",
+    "std::os",
+    "SystemTime",
+    "Instant::now",
+];
+
+/// Where `code` names any of [`NOT_IN_THE_CORE_CODE`]: (line, what), lines
+/// from 1. `std::{fs, io}` groups count, over several lines too.
+fn io_in(code: &str) -> Vec<(usize, String)> {
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    let mut out = Vec::new();
+    // `std::x` and every `x` of a `std::{x, y::z}` group.
+    let mut from = 0;
+    while let Some(at) = code[from..].find("std::") {
+        let start = from + at;
+        from = start + "std::".len();
+        let before = code[..start].chars().next_back();
+        if before.is_some_and(is_ident) {
+            continue; // `mystd::`
+        }
+        // Each name with where it stands.
+        let mut names: Vec<(usize, String)> = vec![(from, String::new())];
+        if code[from..].starts_with('{') {
+            let mut depth = 0;
+            names[0].0 = from + 1;
+            for (i, c) in code[from + 1..].char_indices() {
+                let at = from + 1 + i;
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => names.push((at + 1, String::new())),
+                    c => names.last_mut().unwrap().1.push(c),
+                }
+            }
+        } else {
+            names[0].1 = code[from..].chars().take_while(|&c| is_ident(c)).collect();
+        }
+        for (at, name) in names {
+            let lead = name.len() - name.trim_start().len();
+            let name: String = name
+                .trim_start()
+                .chars()
+                .take_while(|&c| is_ident(c))
+                .collect();
+            let path = format!("std::{name}");
+            if NOT_IN_THE_CORE_CODE.contains(&path.as_str()) {
+                out.push((line_of(at + lead), path));
+            }
+        }
+    }
+    for what in NOT_IN_THE_CORE_CODE
+        .iter()
+        .filter(|w| !w.starts_with("std::"))
+    {
+        for (at, _) in code.match_indices(what) {
+            out.push((line_of(at), (*what).to_owned()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_io_finder_finds_io() {
+    let code = "use std::io::Read;\nuse std::{\n    collections::BTreeMap,\n    fs::{self, File},\n};\n\
+                let t = std::time::Instant::now();\nlet ok = mystd::fs::x();\n\
+                let n = ::std::net::TcpStream::connect(a);\n";
+    assert_eq!(
+        io_in(code),
+        [
+            (4, "std::fs".to_owned()),
+            (6, "Instant::now".to_owned()),
+            (8, "std::net".to_owned())
+        ]
+    );
+    assert_eq!(io_in("use std::io::{self, BufRead};\nlet x = y.fs;\n"), []);
+}
+
+#[test]
+fn the_cores_code_reads_no_file_socket_or_clock() {
+    let src = CORE.src();
+    let mut problems = Vec::new();
+    let files = rust_files(&src);
+    assert!(
+        files.len() > 20,
+        "only {} files in {}",
+        files.len(),
+        src.display()
+    );
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        let lines: Vec<String> = code_lines(&text).collect();
+        let tests = test_modules(&lines);
+        // Test modules kept as empty lines, so that line numbers hold.
+        let code: String = lines
+            .iter()
+            .enumerate()
+            .map(|(n, l)| {
+                if tests.contains(&n) {
+                    "\n".to_owned()
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        for (line, what) in io_in(&code) {
+            problems.push(format!("{}:{line}: {what}", shown(file)));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "lanecall-core does no I/O and reads no clock (its time is its inputs' `t`); \
+         outside `#[cfg(test)]` modules its code names:\n{}",
+        problems.join("\n")
+    );
 }

@@ -1,7 +1,7 @@
 //! What the lane is told: sensor readings and people's actions, each with the
 //! time it happened.
 
-use super::pins::{PinSet, Side};
+use crate::pins::{PinSet, Side};
 
 /// Milliseconds since the journal started, from a monotonic clock.
 pub type Millis = u64;

@@ -5,7 +5,7 @@
 //! shell journals every line exactly as received and the lane parses it
 //! here, so a replay sees the same noise the lane saw.
 
-use crate::lane::pins::PinSet;
+use crate::pins::PinSet;
 
 /// Longest line the pinsetter may send, without its line end.
 pub const MAX_LINE: usize = 128;

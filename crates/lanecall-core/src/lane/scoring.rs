@@ -8,7 +8,7 @@
 //! called late or a judge's correction simply re-scores the game.
 
 use super::event::Millis;
-use super::pins::{PinSet, Side};
+use crate::pins::{PinSet, Side};
 
 /// One ball as recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

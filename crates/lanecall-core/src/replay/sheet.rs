@@ -162,7 +162,10 @@ mod tests {
     use super::*;
 
     fn sheet_of(log: &str) -> String {
-        let path = format!("{}/tests/logs/{log}.jsonl", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/../../tests/logs/{log}.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let file = std::fs::File::open(path).unwrap();
         render_sheet(&Replay::from_reader(std::io::BufReader::new(file)).unwrap())
     }
@@ -188,7 +191,7 @@ mod tests {
 
     #[test]
     fn the_text_sheet_stars_a_ball_bowled_at_a_wrong_deck_and_names_its_decks() {
-        let journal = include_str!("../../tests/logs/wrong_deck.jsonl");
+        let journal = include_str!("../../../../tests/logs/wrong_deck.jsonl");
         let replay = Replay::from_reader(journal.as_bytes()).unwrap();
         let sheet = render_sheet(&replay);
         assert!(sheet.contains("|8* / |"), "{sheet}");

@@ -37,7 +37,6 @@ pub mod event;
 mod fouls;
 mod holds;
 mod lineup;
-pub mod pins;
 mod refusal;
 pub mod rules;
 pub mod scoring;
@@ -48,6 +47,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+pub use crate::pins::{self, Pin, PinSet, Side};
 use crate::pinsetter::Sequencer;
 pub use blindfold::Blindfold;
 pub use callout::{BallResult, Said, Word, Words};
@@ -63,7 +63,6 @@ pub use event::{
 use fouls::BallRef;
 use holds::SlowClock;
 pub use holds::{Hold, Pause};
-pub use pins::{Pin, PinSet, Side};
 pub use refusal::Refusal;
 pub use rules::{FoulMode, Rules};
 use scoring::{Position, ScoredBall};

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use super::pins::{Pin, PinSet, Side};
+use crate::pins::{Pin, PinSet, Side};
 
 /// One word of a callout, as the voice pack names its clip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
