@@ -61,11 +61,9 @@ impl Centre {
 
     /// Polls until `cond` holds on `/api/lanes`'s lane `n`.
     pub fn wait_lane(&mut self, n: u64, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-        super::eventually(&format!("lane {n} to show {what}"), || {
-            match self.lane(n) {
-                Some(l) if cond(&l) => Ok(l),
-                other => Err(format!("{other:?}")),
-            }
+        super::eventually(&format!("lane {n} to show {what}"), || match self.lane(n) {
+            Some(l) if cond(&l) => Ok(l),
+            other => Err(format!("{other:?}")),
         })
     }
 

@@ -218,7 +218,10 @@ impl Daemon {
         // Killed when dropped, also when it never listens.
         eventually("the daemon to listen", || {
             if let Ok(Some(status)) = daemon.child.try_wait() {
-                panic!("the daemon ended ({status}) before it listened:\n{}", daemon.said());
+                panic!(
+                    "the daemon ended ({status}) before it listened:\n{}",
+                    daemon.said()
+                );
             }
             std::net::TcpStream::connect(("127.0.0.1", http))
                 .map_err(|e| format!("{e}; {}", daemon.said()))

@@ -87,8 +87,9 @@ impl Broker {
     pub fn wait_subscribed(&self, client: &str, topic: &str) {
         super::eventually(&format!("{client} subscribed to {topic}"), || {
             fs::read_to_string(&self.log).is_ok_and(|l| {
-                l.lines()
-                    .any(|l| l.contains(&format!(" {client} ")) && l.ends_with(&format!(" {topic}")))
+                l.lines().any(|l| {
+                    l.contains(&format!(" {client} ")) && l.ends_with(&format!(" {topic}"))
+                })
             })
         });
     }
@@ -98,7 +99,11 @@ impl Broker {
     pub fn save(&self) {
         use std::os::unix::fs::MetadataExt;
         let db = self.store.join("mosquitto.db");
-        let file = || fs::metadata(&db).ok().map(|m| (m.ino(), m.mtime_nsec(), m.mtime()));
+        let file = || {
+            fs::metadata(&db)
+                .ok()
+                .map(|m| (m.ino(), m.mtime_nsec(), m.mtime()))
+        };
         let before = file();
         self.signal("-USR1");
         super::eventually("the broker's persistence file written anew", || {
@@ -112,7 +117,14 @@ impl Broker {
         let local = format!(":{:04X}", self.port);
         ["/proc/net/tcp", "/proc/net/tcp6"]
             .iter()
-            .flat_map(|t| fs::read_to_string(t).unwrap_or_default().lines().skip(1).map(str::to_owned).collect::<Vec<_>>())
+            .flat_map(|t| {
+                fs::read_to_string(t)
+                    .unwrap_or_default()
+                    .lines()
+                    .skip(1)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
             .filter_map(|row| {
                 let f: Vec<&str> = row.split_whitespace().collect();
                 // State 01 is ESTABLISHED; the queues are tx:rx, in hex.
