@@ -103,7 +103,6 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
         if i > 2 && rng.chance(0.12) {
             // Pull the plug at once or a moment later: before, while or
             // after the line is journaled.
-            // A random moment for the plug: the fault's timing, not a wait.
             std::thread::sleep(Duration::from_millis(rng.range(0, 30)));
             lane.kill();
             kills += 1;
