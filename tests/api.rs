@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod support;
+
 use axum::Router;
 use axum::body::{Body, Bytes, to_bytes};
 use axum::extract::ConnectInfo;
@@ -1149,16 +1151,13 @@ impl lanecall::ports::CalloutSink for Quiet {
     fn say(&mut self, _: &lanecall::lane::Callout, _: Option<&lanecall::lane::Bowler>) {}
 }
 
-/// Polls the lane's snapshot for up to 10 s until `cond` holds.
+/// Polls the lane's snapshot until `cond` holds.
 async fn lane_until(app: &Router, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..1000 {
+    support::eventually_async(&format!("the lane to show {what}"), || async {
         let lane = json_of(send(app, get("/api/lane", None)).await).await;
-        if cond(&lane) {
-            return lane;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("the lane never showed {what}");
+        if cond(&lane) { Some(lane) } else { None }
+    })
+    .await
 }
 
 #[tokio::test]

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use rumqttc::{Client, Event, LastWill, MqttOptions, Packet, QoS, Transport};
 use serde_json::{Value, json};
 use support::centre::{Centre, lane_secret, write_logins};
-use support::free_port;
+use support::{Gate, eventually, eventually_within, free_port};
 
 const PIN: &str = "246810";
 const SITE: &str = "cup";
@@ -79,6 +79,8 @@ struct TestLane {
     client: Client,
     commands: Receiver<Value>,
     connected: Arc<AtomicBool>,
+    /// Subscribed to its command topic since it last connected.
+    subscribed: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     refused: Arc<Mutex<Option<String>>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -116,12 +118,14 @@ impl TestLane {
         let (client, mut connection) = Client::new(opts, 4096);
         let (tx, commands) = channel();
         let connected = Arc::new(AtomicBool::new(false));
+        let subscribed = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
         let refused = Arc::new(Mutex::new(None));
         let thread = {
-            let (client, connected, stop, refused) = (
+            let (client, connected, subscribed, stop, refused) = (
                 client.clone(),
                 connected.clone(),
+                subscribed.clone(),
                 stop.clone(),
                 refused.clone(),
             );
@@ -135,6 +139,9 @@ impl TestLane {
                             );
                             connected.store(true, Ordering::Relaxed);
                         }
+                        Ok(Ok(Event::Incoming(Packet::SubAck(_)))) => {
+                            subscribed.store(true, Ordering::Relaxed);
+                        }
                         Ok(Ok(Event::Incoming(Packet::Publish(p)))) => {
                             if let Ok(v) = serde_json::from_slice(&p.payload) {
                                 let _ = tx.send(v);
@@ -143,7 +150,9 @@ impl TestLane {
                         Ok(Ok(_)) => {}
                         Ok(Err(e)) => {
                             connected.store(false, Ordering::Relaxed);
+                            subscribed.store(false, Ordering::Relaxed);
                             *refused.lock().unwrap() = Some(e.to_string());
+                            // Pacing the reconnects, as a real client does.
                             std::thread::sleep(Duration::from_millis(100));
                         }
                         Err(_) => {}
@@ -158,25 +167,22 @@ impl TestLane {
             client,
             commands,
             connected,
+            subscribed,
             stop,
             refused,
             thread: Some(thread),
         }
     }
 
+    /// Waits until it is connected and subscribed to its command topic.
     fn wait_connected(&self) {
-        let until = Instant::now() + Duration::from_secs(10);
-        while !self.connected.load(Ordering::Relaxed) {
-            assert!(
-                Instant::now() < until,
-                "lane {} did not connect: {:?}",
-                self.n,
-                self.refused.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        // The subscription to the command topic goes out right after.
-        std::thread::sleep(Duration::from_millis(200));
+        eventually(&format!("lane {} connected and subscribed", self.n), || {
+            if self.connected.load(Ordering::Relaxed) && self.subscribed.load(Ordering::Relaxed) {
+                Ok(())
+            } else {
+                Err(format!("refused: {:?}", self.refused.lock().unwrap()))
+            }
+        });
     }
 
     fn topic(&self, kind: &str) -> String {
@@ -397,14 +403,10 @@ fn over_tls_a_centre_mirrors_and_one_trusting_another_ca_says_why() {
     let other = support::tls::TlsFiles::new(&dir, "other");
     let web = free_port();
     let mut stranger = Centre::start(&tls_config(&dir.join("stranger"), web, &other.ca), web);
-    let until = Instant::now() + Duration::from_secs(20);
-    let status = loop {
+    let status = eventually("a broker error at the stranger", || {
         let status = stranger.get("/api/centre");
-        if !status["broker_error"].is_null() || Instant::now() > until {
-            break status;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+        (!status["broker_error"].is_null()).then_some(status)
+    });
     assert_eq!(status["connected"], false);
     let why = status["broker_error"].as_str().unwrap_or_default();
     assert!(why.contains("certificate"), "broker_error: {status}");
@@ -485,14 +487,14 @@ fn a_lane_that_drops_off_shows_offline_and_a_wrong_password_is_refused() {
     centre.wait_lane(7, "offline by the last will", |l| l["online"] == false);
 
     let intruder = TestLane::connect(8, mqtt, Login::As("lane8", "wrong"));
-    std::thread::sleep(Duration::from_secs(2));
+    eventually("the wrong password refused", || {
+        intruder.refused.lock().unwrap().is_some()
+    });
     assert!(
         !intruder.connected.load(Ordering::Relaxed),
         "a wrong password got in"
     );
-    assert!(intruder.refused.lock().unwrap().is_some());
     intruder.status("online");
-    std::thread::sleep(Duration::from_millis(500));
     assert!(
         centre.lane(8).is_none(),
         "an intruder's message reached the centre"
@@ -551,16 +553,15 @@ fn a_push_reaches_the_lanes_and_their_answers_show() {
     let c8 = l8.command("a lineup", |c| c.get("action").is_some());
     l7.reply(json!({ "id": c7["id"], "ok": true }));
     l8.reply(json!({ "id": c8["id"], "ok": false, "error": "this lane does not take commands from the centre (centre.accept_commands = false)" }));
-    let until = Instant::now() + Duration::from_secs(10);
-    let push = loop {
+    let push = eventually("the answers to show", || {
         let pushes = centre.get("/api/pushes");
         let p = pushes[0].clone();
         if p["lanes"]["7"]["status"] == "accepted" && p["lanes"]["8"]["status"] == "refused" {
-            break p;
+            Ok(p)
+        } else {
+            Err(pushes.to_string())
         }
-        assert!(Instant::now() < until, "the answers did not show: {pushes}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    });
     assert_eq!(push["block"], "S1");
     assert_eq!(push["by"], "Ivanova");
     assert!(
@@ -629,18 +630,14 @@ fn malformed_messages_are_counted_and_refused() {
     );
     lane.raw(&format!("lanecall/{SITE}/lane/5/status"), b"maybe".to_vec());
     lane.raw(&format!("lanecall/{SITE}/lane/5/state"), b"[1,2".to_vec());
-    let until = Instant::now() + Duration::from_secs(10);
-    let centre_json = loop {
+    let centre_json = eventually("every bad message counted", || {
         let c = centre.get("/api/centre");
         if c["refused_total"] == 10 {
-            break c;
+            Ok(c)
+        } else {
+            Err(c.to_string())
         }
-        assert!(
-            Instant::now() < until,
-            "not every bad message was counted: {c}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    });
     let r = &centre_json["refused"];
     assert_eq!(r["journal_not_json"], 1);
     assert_eq!(r["journal_file_name"], 3);
@@ -665,14 +662,9 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
             .unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let centre = rt.block_on(lanecall::centre::start(config)).unwrap();
-    let until = Instant::now() + Duration::from_secs(20);
-    while !centre.book.lock().unwrap().connected {
-        assert!(
-            Instant::now() < until,
-            "the centre did not reach its broker"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually("the centre to reach its broker", || {
+        centre.book.lock().unwrap().connected
+    });
     let four = log("four_bowlers.jsonl", 12, 1);
     let a: Vec<&str> = four.lines().collect();
     let lane = TestLane::connect(12, mqtt, Login::Own);
@@ -686,8 +678,7 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
     for (from, to) in [(1, 200), (201, a.len())] {
         lane.lines(FILE_12, &a, from, to);
         let want = expect(&a[..to]);
-        let until = Instant::now() + Duration::from_secs(10);
-        loop {
+        eventually(&format!("the centre's replay of lines 1..={to}"), || {
             let got = {
                 let book = centre.book.lock().unwrap();
                 book.lanes
@@ -697,14 +688,11 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
                     .map(|r| serde_json::to_value(r.report()).unwrap())
             };
             if got.as_ref() == Some(&want) {
-                break;
+                Ok(())
+            } else {
+                Err(format!("{got:?}"))
             }
-            assert!(
-                Instant::now() < until,
-                "the centre's replay of lines 1..={to} differs"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        });
     }
     rt.block_on(centre.stop());
 }
@@ -715,19 +703,15 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
 #[test]
 fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let node = Command::new("node").arg("--version").output().is_ok();
-    let chromium = Path::new("/usr/bin/chromium").exists();
-    let modules = root
-        .join("tests/browser/node_modules/playwright-core")
-        .exists();
-    if !(node && chromium && modules) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install node, chromium and tests/browser's modules"
-        );
-        eprintln!(
-            "skipped: needs node, chromium (apt-get install chromium) and npm ci in tests/browser"
-        );
+    if support::require_tool("node", "nodejs").is_none()
+        || support::require_tool("chromium", "chromium").is_none()
+        || support::require(
+            Some(root.join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
+            "playwright-core in tests/browser",
+            "npm ci in tests/browser",
+        )
+        .is_none()
+    {
         return;
     }
     let dir = temp_dir("browser");
@@ -875,11 +859,11 @@ lanes = { 7 = ["Anna Kuznetsova", "Boris Tikhonov", "Vera Matveeva", "Gleb Roman
 
 /// A TCP relay to `port` whose traffic can be frozen with the sockets left
 /// open: a lane whose network went silent, not closed.
-fn freezable_relay(port: u16) -> (u16, Arc<AtomicBool>) {
+fn freezable_relay(port: u16) -> (u16, Arc<Gate>) {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let relay = listener.local_addr().unwrap().port();
-    let frozen = Arc::new(AtomicBool::new(false));
+    let frozen = Arc::new(Gate::default());
     let f = frozen.clone();
     std::thread::spawn(move || {
         for client in listener.incoming() {
@@ -898,17 +882,13 @@ fn freezable_relay(port: u16) -> (u16, Arc<AtomicBool>) {
                         if n == 0 {
                             break;
                         }
-                        while f.load(Ordering::Relaxed) {
-                            std::thread::sleep(Duration::from_millis(50));
-                        }
+                        f.pass();
                         if to.write_all(&buf[..n]).is_err() {
                             break;
                         }
                     }
                     // Keep both ends open while frozen: a silent network.
-                    while f.load(Ordering::Relaxed) {
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
+                    f.pass();
                 });
             }
         }
@@ -933,32 +913,33 @@ fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
     // centre's commands): they must not keep it alive.
     let other = TestLane::connect(10, mqtt, Login::Own);
     other.wait_connected();
-    frozen.store(true, Ordering::Relaxed);
+    frozen.shut();
     let since = Instant::now();
-    let until = since + Duration::from_secs(30);
-    for round in 0.. {
-        if centre.lane(9).is_some_and(|l| l["online"] == false) {
-            break;
-        }
-        if round % 10 == 0 {
-            other
-                .client
-                .publish(
-                    format!("lanecall/{SITE}/lane/9/command"),
-                    QoS::AtLeastOnce,
-                    false,
-                    r#"{"id":"x","resend":{}}"#,
-                )
-                .unwrap();
-        }
-        assert!(
-            Instant::now() < until,
-            "lane 9 still online 30 s after its network went silent"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let mut sent: Option<Instant> = None;
+    eventually_within(
+        "lane 9 offline once its network went silent",
+        Duration::from_secs(30),
+        || {
+            if centre.lane(9).is_some_and(|l| l["online"] == false) {
+                return true;
+            }
+            if sent.is_none_or(|t| t.elapsed() >= Duration::from_secs(2)) {
+                sent = Some(Instant::now());
+                other
+                    .client
+                    .publish(
+                        format!("lanecall/{SITE}/lane/9/command"),
+                        QoS::AtLeastOnce,
+                        false,
+                        r#"{"id":"x","resend":{}}"#,
+                    )
+                    .unwrap();
+            }
+            false
+        },
+    );
     eprintln!("offline after {:?}", since.elapsed());
-    frozen.store(false, Ordering::Relaxed);
+    frozen.open();
 }
 
 #[test]

@@ -79,6 +79,7 @@ impl Attacker {
                         Err(_) => {
                             // Cut off: it connects again, as a client does.
                             lost.fetch_add(1, Ordering::Relaxed);
+                            // Pacing the reconnects, as a real client does.
                             std::thread::sleep(Duration::from_millis(100));
                         }
                         Ok(_) => {}

@@ -8,9 +8,9 @@ mod support;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use support::centre::{centre_totals, files, get, lane_series};
+use support::eventually;
 
 #[test]
 fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
@@ -49,8 +49,7 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
     let centre = centre.expect("the demo prints `Centre: <url>`");
 
     // Every lane online at the centre.
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
+    eventually("every lane online at the centre", || {
         let online: Vec<u64> = get(centre, "/api/lanes")
             .and_then(|v| {
                 v.as_array().map(|a| {
@@ -62,34 +61,27 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
             })
             .unwrap_or_default();
         if online == [1, 2, 3] {
-            break;
+            Ok(())
+        } else {
+            Err(format!("lanes online at the centre: {online:?}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "lanes online at the centre: {online:?}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    });
 
     // Once balls have been bowled, the standings equal the lanes' own
     // sheets at some moment between balls (a ball may land between the two
     // reads: try again).
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
+    eventually("the centre's standings to equal the lanes' sheets", || {
         let from_lanes = lane_series(&lanes);
         let from_centre = centre_totals(centre);
         let scored = from_lanes
             .as_ref()
             .is_some_and(|m| m.values().filter(|(_, s)| *s > 0).count() >= 3);
         if scored && from_lanes == from_centre {
-            break;
+            Ok(())
+        } else {
+            Err(format!("\nlanes  {from_lanes:?}\ncentre {from_centre:?}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "the centre's standings never equalled the lanes' sheets:\nlanes  {from_lanes:?}\ncentre {from_centre:?}",
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    });
 
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");

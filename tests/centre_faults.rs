@@ -35,9 +35,9 @@ use serde_json::{Value, json};
 use support::centre::{Centre, centre_totals};
 use support::centre_lane::Lane;
 use support::centre_scene::{BOWLERS, Via, assert_agree, centre_config, lane, series, until};
-use support::free_port;
 use support::mosquitto::Broker;
 use support::mount::{Mount, fill, repair_ext4};
+use support::{Gate, free_port};
 
 /// How long a lane stays cut off: its network silent until the centre
 /// shows it offline (the link's keep-alive is 10 s; a broker gives a lane
@@ -77,6 +77,7 @@ fn mosquitto_killed_and_restarted_mid_block_loses_no_ball_at_the_centre() {
     // Journaled on the lanes, scored there, and not at the centre.
     assert_eq!(lanes.each_ref().map(series), [46, 46]);
     assert_eq!(centre_totals(centre.web), standings);
+    // The broker stays down a while, the lanes' reconnects failing.
     std::thread::sleep(Duration::from_millis(500));
     broker.run();
     for l in &mut lanes {
@@ -121,7 +122,7 @@ fn the_embedded_broker_killed_with_its_centre_and_restarted_loses_no_ball() {
 /// refused (a closed network), then opened again.
 struct Relay {
     port: u16,
-    frozen: Arc<AtomicBool>,
+    frozen: Arc<Gate>,
     closed: Arc<AtomicBool>,
     sockets: Arc<Mutex<Vec<TcpStream>>>,
 }
@@ -163,9 +164,7 @@ impl Relay {
                             if n == 0 {
                                 break;
                             }
-                            while frozen.load(Ordering::SeqCst) {
-                                std::thread::sleep(Duration::from_millis(50));
-                            }
+                            frozen.pass();
                             if to.write_all(&buf[..n]).is_err() {
                                 break;
                             }
@@ -179,7 +178,7 @@ impl Relay {
     }
 
     fn freeze(&self) {
-        self.frozen.store(true, Ordering::SeqCst);
+        self.frozen.shut();
     }
 
     /// Every connection closed (what was frozen in it is lost), new ones
@@ -189,7 +188,7 @@ impl Relay {
         for s in self.sockets.lock().unwrap().drain(..) {
             let _ = s.shutdown(Shutdown::Both);
         }
-        self.frozen.store(false, Ordering::SeqCst);
+        self.frozen.open();
     }
 
     fn open(&self) {
@@ -239,6 +238,7 @@ fn a_lane_cut_off(name: &str, mosquitto: bool) {
     far.bowl("X");
     // A closed network: connections reset, new ones refused.
     relay.close();
+    // The cut lasts its time: what the test is about, not a wait for it.
     std::thread::sleep(CUT.saturating_sub(cut_at.elapsed()).max(CLOSED));
     far.bowl("X");
     eprintln!("lane 2 cut off for {:?}", cut_at.elapsed());

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rumqttc::{Client, Event, Incoming, MqttOptions, QoS, Transport};
 use serde_json::{Value, json};
@@ -92,6 +92,7 @@ impl Centre {
                     }),
                     Ok(_) => {}
                     Err(rumqttc::ConnectionError::RequestsDone) => return,
+                    // Pacing a reconnect, as a real client does.
                     Err(_) => std::thread::sleep(Duration::from_millis(100)),
                 }
             }
@@ -222,21 +223,18 @@ fn journal_lines_state_and_status_reach_the_centre() {
     }
 
     // The state: the lane's /api/lane, the latest always sent.
-    let mut api = Value::Null;
-    let mut state = Value::Null;
-    let until = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < until {
-        api = lane.daemon.lane();
-        state = centre
+    let api = wait("the last state to be /api/lane", || {
+        let api = lane.daemon.lane();
+        let state = centre
             .on(&topic(3, "state"))
             .last()
             .map_or(Value::Null, Msg::json);
         if state == api {
-            break;
+            Ok(api)
+        } else {
+            Err(format!("state {state}, /api/lane {api}"))
         }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(state, api, "the last state is /api/lane");
+    });
     // Retained: a centre connecting now gets it at once.
     let late = Centre::connect(
         &broker,
@@ -366,18 +364,20 @@ fn a_broker_killed_and_restarted_mid_block_loses_no_line() {
     wait("the first frames at the centre", || {
         rebuild(&centre.journal(4), &name).len() == lane.journal_text().len()
     });
-    // The centre's persistent session is saved (autosave every second).
-    std::thread::sleep(Duration::from_millis(2500));
+    // The centre's persistent session is saved, as its autosave does.
+    broker.save();
     // Balls bowled while the broker is frozen: sent, never acknowledged,
     // then lost with the broker.
     broker.freeze();
     let before = centre.journal(4).len();
+    let unread = broker.unread();
     lane.bowl("72");
-    std::thread::sleep(Duration::from_millis(300));
+    wait("the lane's lines in the frozen broker's socket", || {
+        broker.unread() > unread
+    });
     broker.kill();
     // And balls bowled while it is down: journaled, not sent.
     lane.bowl("X");
-    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(centre.journal(4).len(), before);
     broker.run();
     // No resend asked: the lane sends them by itself once it is back.
@@ -405,11 +405,14 @@ fn the_next_blocks_journal_started_while_the_broker_is_away_loses_no_line() {
     wait("the first frames at the centre", || {
         rebuild_len(&centre, &file_name(&first)) == lane.journal_text().len()
     });
-    std::thread::sleep(Duration::from_millis(2500));
+    broker.save();
     broker.freeze();
     // The rest of the block's one game, sent and never acknowledged.
+    let unread = broker.unread();
     lane.bowl("72 X X 8- 9/ 9- X X9/");
-    std::thread::sleep(Duration::from_millis(300));
+    wait("the lane's lines in the frozen broker's socket", || {
+        broker.unread() > unread
+    });
     broker.kill();
     // The block ends, and the next one's lineup starts a journal of its own.
     let (status, body) = lane.daemon.action(json!({"ev":"end_block"}));
@@ -520,8 +523,8 @@ fn commands_are_journaled_by_the_centre_and_answered() {
         Some(centre_keys(&broker, "accept_commands = true")),
     );
     let refusing = Lane::start(&dir.join("lane7"), 7, Some(centre_keys(&broker, "")));
-    // Subscribed once the lanes are online.
-    std::thread::sleep(Duration::from_millis(500));
+    broker.wait_subscribed("lanecall-t-lane-6", "lanecall/t/lane/6/command");
+    broker.wait_subscribed("lanecall-t-lane-7", "lanecall/t/lane/7/command");
 
     let hold =
         json!({"id":"c-1","by":"Ivanova","action":{"ev":"hold","on":true,"reason":"lane 8 oil"}});
@@ -629,7 +632,9 @@ fn a_client_without_the_right_credentials_cannot_command_the_lane() {
     .iter()
     .enumerate()
     {
-        let mut cmd = Command::new("mosquitto_passwd");
+        let mut cmd = Command::new(
+            support::require_tool("mosquitto_passwd", "mosquitto").expect("mosquitto_passwd"),
+        );
         if i == 0 {
             cmd.arg("-c");
         }
@@ -689,7 +694,9 @@ fn a_client_without_the_right_credentials_cannot_command_the_lane() {
     // A user the ACL lets read only, and a wrong password.
     let guest = Centre::connect(&broker, "guest", Some(("guest", "g-secret")), &[]);
     let wrong = Centre::connect(&broker, "wrong", Some(("chief", "guess")), &[]);
-    std::thread::sleep(Duration::from_millis(500));
+    wait("the guest logged in and the wrong password refused", || {
+        broker.logged(" as guest ") && broker.logged("disconnected, not authorised")
+    });
     guest.send(&topic(8, "command"), hold("g-1").to_string(), false);
     let _ = wrong.client.try_publish(
         topic(8, "command"),
@@ -730,7 +737,8 @@ fn a_neighbours_delivering_is_journaled() {
         Some(centre_keys(&broker, "neighbours = [10]")),
     );
     wait("online", || !centre.on(&topic(9, "status")).is_empty());
-    std::thread::sleep(Duration::from_millis(300));
+    broker.wait_subscribed("lanecall-t-lane-9", "lanecall/t/lane/10/state");
+    broker.wait_subscribed("lanecall-t-lane-9", "lanecall/t/lane/10/status");
     let events = |lane: &Lane| -> Vec<Value> {
         lane.journal_text()
             .lines()
@@ -809,6 +817,7 @@ fn a_lane_without_centre_makes_no_connection() {
             .iter()
             .any(|c| c.ends_with(&port))
     });
+    // Time for a connection the lane should not make (none is awaited).
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(
         connections(without.daemon.child.id(), without.http),

@@ -1,10 +1,11 @@
 //! The command line as a technician meets it: the built binary run as a
 //! shell would run it, its help, its exit codes and what it prints.
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_lanecall");
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/lanecall.toml");
@@ -348,18 +349,9 @@ fn monitor_says_the_port_is_missing_and_fails() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let until = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > until {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the monitor kept waiting for a port that does not exist");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = support::eventually("the monitor to end on a port that does not exist", || {
+        child.try_wait().unwrap()
+    });
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(status.code(), Some(1), "{stderr}");

@@ -7,7 +7,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lanecall::journal::sealed_event_line;
 use lanecall::lane::{Event, Stamped};
@@ -23,16 +23,11 @@ fn game_of(replay: &Replay) -> Value {
     report["bowlers"][0]["games"][0].clone()
 }
 
-/// Polls `cond` on the journal's text for up to 10 s.
+/// Polls `cond` on the journal's text.
 fn wait_for(journal: &Path, what: &str, cond: impl Fn(&str) -> bool) {
-    let until = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < until {
-        if cond(&fs::read_to_string(journal).unwrap_or_default()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    panic!("within 10 s the journal did not show {what}");
+    support::eventually(&format!("the journal to show {what}"), || {
+        cond(&fs::read_to_string(journal).unwrap_or_default())
+    });
 }
 
 fn links_up(text: &str) -> usize {

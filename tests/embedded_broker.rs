@@ -330,6 +330,7 @@ fn a_flood_of_connections_that_never_log_in_keeps_no_lane_out_and_each_is_closed
                 let _ = past.send(());
             }
             let next = start + Duration::from_millis(5) * i;
+            // Pacing the flood of connects: one every 5 ms.
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
             if let Ok(c) = std::net::TcpStream::connect(addr) {
                 held.push_back((Instant::now(), c));

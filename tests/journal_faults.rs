@@ -460,6 +460,7 @@ fn lane_time_runs_on_into_the_next_blocks_journal() {
         200
     );
     for _ in 0..2 {
+        // Lane time passing between the actions, whose stamps the test reads.
         std::thread::sleep(Duration::from_millis(400));
         lane.daemon.action(json!({"ev": "hold", "on": true}));
         lane.daemon.action(json!({"ev": "hold", "on": false}));

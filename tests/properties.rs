@@ -47,24 +47,112 @@ proptest! {
     }
 
     #[test]
-    fn a_strike_scores_ten_plus_the_next_two_balls(balls in balls()) {
-        let (scored, _) = scoring::walk(&balls, true);
-        let sheet = scoring::sheet(&balls, true);
-        let mut first = 0;
-        let mut previous = 0;
-        for f in &sheet.frames {
-            if let Some(c) = f.cumulative {
-                let pinfall = |i: usize| u16::from(scored[i].pinfall);
-                if f.number < 10 && f.balls[0].strike {
-                    prop_assert_eq!(c - previous, 10 + pinfall(first + 1) + pinfall(first + 2));
-                } else if f.number < 10 && f.balls.len() == 2 && f.balls[1].spare {
-                    prop_assert_eq!(c - previous, 10 + pinfall(first + 2));
-                }
-                previous = c;
-            }
-            first += f.balls.len();
+    fn the_sheet_scores_every_game_as_the_rules_do(raws in prop::collection::vec(any::<u8>(), 21), cut in 0usize..=21) {
+        let game = valid_game(&raws);
+        // The whole game, and any part of it bowled so far.
+        for pinfalls in [&game[..], &game[..cut.min(game.len())]] {
+            let balls: Vec<Ball> = racked(pinfalls);
+            let sheet = scoring::sheet(&balls, true);
+            let (want, complete) = rules_score(pinfalls);
+            let got: Vec<Option<u16>> = sheet.frames.iter().map(|f| f.cumulative).collect();
+            prop_assert_eq!(&got, &want, "pinfalls {:?}", pinfalls);
+            prop_assert_eq!(sheet.complete, complete, "pinfalls {:?}", pinfalls);
+            let last = want.iter().rev().find_map(|c| *c).unwrap_or(0);
+            prop_assert_eq!(sheet.total, last, "pinfalls {:?}", pinfalls);
         }
     }
+}
+
+/// A whole game's pinfalls, each ball's drawn from `raws` among the pins
+/// its rack has standing: ten frames, the tenth with its bonus balls.
+fn valid_game(raws: &[u8]) -> Vec<u16> {
+    let mut raws = raws.iter().map(|&r| u16::from(r));
+    let mut draw = |standing: u16| raws.next().expect("21 draws are enough") % (standing + 1);
+    let mut game = Vec::new();
+    for _ in 1..=9 {
+        let first = draw(10);
+        game.push(first);
+        if first < 10 {
+            game.push(draw(10 - first));
+        }
+    }
+    let first = draw(10);
+    let second = draw(if first == 10 { 10 } else { 10 - first });
+    game.extend([first, second]);
+    if first == 10 {
+        game.push(draw(if second == 10 { 10 } else { 10 - second }));
+    } else if first + second == 10 {
+        game.push(draw(10));
+    }
+    game
+}
+
+/// The balls a pinsetter reports for `pinfalls`: each knocks down that
+/// many of the pins its rack has standing; a new rack after a strike, a
+/// frame's second ball, and in the tenth after a strike or a spare.
+fn racked(pinfalls: &[u16]) -> Vec<Ball> {
+    let mut balls = Vec::new();
+    let (mut frame, mut in_frame, mut rack) = (1, 0, PinSet::FULL);
+    for &down in pinfalls {
+        let fallen = PinSet::from_pins(rack.iter().take(usize::from(down)));
+        let standing = rack.without(fallen);
+        balls.push(Ball {
+            t: 0,
+            standing,
+            foul: false,
+            channel: None::<Side>,
+            corrected: false,
+            deck: None,
+        });
+        in_frame += 1;
+        rack = standing;
+        if frame < 10 && (standing.is_empty() || in_frame == 2) {
+            (frame, in_frame, rack) = (frame + 1, 0, PinSet::FULL);
+        } else if frame == 10 && standing.is_empty() {
+            rack = PinSet::FULL;
+        }
+    }
+    balls
+}
+
+/// The score sheet by the rules, written plainly: each frame's running
+/// total once it and its bonus balls are rolled (a strike: ten and the
+/// next two balls; a spare: ten and the next ball; the tenth: its own two
+/// or three balls), for each frame with a ball; and whether the game is
+/// complete.
+fn rules_score(pinfalls: &[u16]) -> (Vec<Option<u16>>, bool) {
+    let ball = |i: usize| pinfalls.get(i).copied();
+    let sum = |from: usize, n: usize| -> Option<u16> { (from..from + n).map(ball).sum() };
+    let (mut frames, mut total, mut known) = (Vec::new(), 0, true);
+    let mut i = 0;
+    for frame in 1..=10 {
+        let Some(first) = ball(i) else { break };
+        let (score, used) = if frame == 10 {
+            let second = ball(i + 1);
+            let bonus = first == 10 || second.is_some_and(|s| first + s == 10);
+            if bonus {
+                (sum(i, 3), 3)
+            } else {
+                (sum(i, 2), 2)
+            }
+        } else if first == 10 {
+            (sum(i + 1, 2).map(|b| 10 + b), 1)
+        } else if ball(i + 1).is_some_and(|s| first + s == 10) {
+            (ball(i + 2).map(|b| 10 + b), 2)
+        } else {
+            (sum(i, 2), 2)
+        };
+        known &= score.is_some();
+        frames.push(if known {
+            total += score.unwrap();
+            Some(total)
+        } else {
+            None
+        });
+        i += used;
+    }
+    let complete = frames.len() == 10 && known;
+    (frames, complete)
 }
 
 /// A simulated block as journal text.

@@ -47,18 +47,20 @@ fn next_reading(rx: &InputReceiver) -> Sensor {
     }
 }
 
-/// The next reading without blocking the runtime's thread.
-async fn next_reading_async(rx: &InputReceiver, within: Duration) -> Option<Sensor> {
-    let until = Instant::now() + within;
-    while Instant::now() < until {
-        match rx.try_recv() {
-            Ok(Input::Reading(r)) => return Some(r.sensor),
-            Ok(_) => continue,
-            Err(TryRecvError::Empty) => tokio::time::sleep(Duration::from_millis(5)).await,
-            Err(TryRecvError::Disconnected) => return None,
+/// The next reading without blocking the runtime's thread; `None` once
+/// the link has stopped.
+async fn next_reading_async(rx: &InputReceiver) -> Option<Sensor> {
+    support::eventually_async("a reading from the link", || async {
+        loop {
+            match rx.try_recv() {
+                Ok(Input::Reading(r)) => return Ok(Some(r.sensor)),
+                Ok(_) => continue,
+                Err(TryRecvError::Empty) => return Err("none yet"),
+                Err(TryRecvError::Disconnected) => return Ok(None),
+            }
         }
-    }
-    None
+    })
+    .await
 }
 
 fn serial(line: &str) -> Sensor {
@@ -140,11 +142,6 @@ impl tracing::field::Visit for HasOpenAttempt {
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Attempts {
     fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
-        eprintln!(
-            "EVENT {:?} {:?}",
-            event.metadata().level(),
-            event.fields().map(|f| f.name()).collect::<Vec<_>>()
-        );
         let mut v = HasOpenAttempt(false);
         event.record(&mut v);
         if !v.0 {
@@ -211,6 +208,7 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
         // 20, 40, 80, 160, 160, ... ms between attempts.
         let link = tokio::spawn(run_pinsetter_link(settings(&port, 20, 160), tx, state_tx));
 
+        // Time passing, in which the test counts the attempts.
         tokio::time::sleep(Duration::from_secs(1)).await;
         let missing = attempts.total();
         // About 9 attempts fit in 1 s with this backoff; a busy loop makes
@@ -238,13 +236,13 @@ fn missing_port_is_retried_with_backoff_until_it_appears() {
         let (mut master, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
         std::os::unix::fs::symlink(slave.name().unwrap(), &port).unwrap();
 
-        let up = next_reading_async(&rx, Duration::from_secs(3)).await;
+        let up = next_reading_async(&rx).await;
         assert_eq!(up, Some(Sensor::SerialLink { up: true }));
         assert!(*state_rx.borrow());
         drop(slave);
 
         master.write_all(format!("{READY}\r\n").as_bytes()).unwrap();
-        let line = next_reading_async(&rx, Duration::from_secs(3)).await;
+        let line = next_reading_async(&rx).await;
         assert_eq!(line, Some(serial(READY)));
 
         link.abort();
@@ -291,11 +289,14 @@ async fn a_full_channel_sheds_noise_and_keeps_the_lines_that_parse() {
     }
     wire.push_str(&format!("{PINS}\r\n"));
     master.write_all(wire.as_bytes()).unwrap();
-    let until = Instant::now() + Duration::from_secs(5);
-    while stats.shed_serial() < 97 {
-        assert!(Instant::now() < until, "shed {}", stats.shed_serial());
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    support::eventually_async("97 noise lines shed", || async {
+        match stats.shed_serial() {
+            n if n >= 97 => Ok(()),
+            n => Err(format!("shed {n}")),
+        }
+    })
+    .await;
+    // Time passing, in which nothing more may be shed.
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(
         stats.shed_serial(),
@@ -305,7 +306,7 @@ async fn a_full_channel_sheds_noise_and_keeps_the_lines_that_parse() {
 
     let mut got = Vec::new();
     while got.last().map(String::as_str) != Some(PINS) {
-        match next_reading_async(&rx, Duration::from_secs(5)).await {
+        match next_reading_async(&rx).await {
             Some(Sensor::Serial { line }) => got.push(line),
             other => panic!("{other:?} after {got:?}"),
         }

@@ -6,6 +6,8 @@
 
 use std::sync::{Arc, Mutex};
 
+mod support;
+
 use lanecall::config::SpeakerConfig;
 use lanecall::lane::{
     Action, Bowler, Class, Effect, Event, Lane, Language, Panel, PinSet, Refusal, Rules, Sensor,
@@ -62,16 +64,25 @@ impl AudioOut for Rendered {
 
 /// Waits for the speaker's thread to have played `n` utterances.
 fn wait_for<T>(log: &Mutex<Vec<T>>, n: usize) {
-    for _ in 0..500 {
-        if log.lock().unwrap().len() >= n {
-            return;
+    support::eventually(&format!("{n} callouts played"), || {
+        let played = log.lock().unwrap().len();
+        if played >= n {
+            Ok(())
+        } else {
+            Err(format!("{played} played"))
         }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    panic!(
-        "the speaker played {} of {n} callouts",
-        log.lock().unwrap().len()
-    );
+    });
+}
+
+/// What the recorder holds once it has `n` utterances, after a moment in
+/// which no more may come.
+fn nothing_more<T: Clone>(log: &Mutex<Vec<T>>, n: usize, why: &str) -> Vec<T> {
+    wait_for(log, n);
+    // Time passing, in which the test asserts nothing more was said.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let played = log.lock().unwrap().clone();
+    assert_eq!(played.len(), n, "{why}");
+    played
 }
 
 fn bowler(name: &str, verbosity: Verbosity, language: Option<Language>) -> Bowler {
@@ -220,8 +231,7 @@ fn in_competition_the_score_button_is_refused_and_nothing_is_said() {
         "nothing said, and the judges see why"
     );
     assert_eq!(names(&f.played(1)[0]), ["ru:strike"]);
-    std::thread::sleep(std::time::Duration::from_millis(50));
-    assert_eq!(f.played.lock().unwrap().len(), 1, "the score was not read");
+    nothing_more(&f.played, 1, "the score was not read");
 }
 
 #[test]
@@ -280,12 +290,7 @@ fn a_bowler_hears_their_own_language_verbosity_and_extras() {
             vec!["ru:n2f", "ru:standing_few"],
         ]
     );
-    std::thread::sleep(std::time::Duration::from_millis(50));
-    assert_eq!(
-        f.played.lock().unwrap().len(),
-        7,
-        "Vera's strike was not said"
-    );
+    nothing_more(&f.played, 7, "Vera's strike was not said");
 }
 
 #[test]
@@ -418,7 +423,10 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
     send(Input::Shutdown);
     let replay = lane.join().expect("the lane's thread");
 
-    let said: Vec<Vec<String>> = played_now(&played, 5).iter().map(|p| names(p)).collect();
+    let said: Vec<Vec<String>> = nothing_more(&played, 5, "five callouts")
+        .iter()
+        .map(|p| names(p))
+        .collect();
     assert_eq!(
         said,
         [
@@ -444,11 +452,4 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
     assert_eq!(words(&again), words(&replay));
     assert_eq!(words(&again)[3], ["7", "10", "split"]);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// What the recorder holds once it has `n` utterances.
-fn played_now(played: &Mutex<Vec<Vec<Vec<i16>>>>, n: usize) -> Vec<Vec<Vec<i16>>> {
-    wait_for(played, n);
-    std::thread::sleep(std::time::Duration::from_millis(50));
-    played.lock().unwrap().clone()
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use lanecall::lane::{BallResult, Language, Pin, PinSet, Said, Side, Verbosity};
 use lanecall::speaker::pack::{Clip, PackError, VoicePack};
 use lanecall::speaker::phrase::{self, CLIPS};
+use lanecall::speaker::player::CLIP_GAP;
 
 const LANGUAGES: [Language; 2] = [Language::Ru, Language::En];
 
@@ -90,6 +91,10 @@ fn both_builtin_packs_load_with_every_clip() {
     }
 }
 
+/// Every clip of the shipped packs is a word or a short sentence: neither
+/// a cut-off blip nor a long recording; a pin's number is said quickly,
+/// and all ten with the gaps between them well within the speaker's
+/// default stale time (8 s), so the longest standing-pins call is heard.
 #[test]
 fn clip_durations() {
     let [ru, en] = LANGUAGES.map(VoicePack::builtin);
@@ -97,6 +102,29 @@ fn clip_durations() {
     for &name in CLIPS {
         let d = |p: &VoicePack| p.get(name).map_or(0.0, |c| c.duration().as_secs_f64());
         println!("{name:<22} {:>6.2} {:>6.2}", d(&ru), d(&en));
+        for (lang, secs) in [("ru", d(&ru)), ("en", d(&en))] {
+            assert!(
+                (0.15..=2.5).contains(&secs),
+                "{lang} {name}: {secs:.2} s, not within 0.15..=2.5 s"
+            );
+        }
+    }
+    for pack in [&ru, &en] {
+        let numbers: Vec<f64> = (1..=10)
+            .map(|n| pack.get(&format!("n{n}")).unwrap().duration().as_secs_f64())
+            .collect();
+        let longest = numbers.iter().copied().fold(0.0, f64::max);
+        assert!(
+            longest <= 0.6,
+            "{:?}: a pin's number takes {longest:.2} s",
+            pack.language()
+        );
+        let all_ten = numbers.iter().sum::<f64>() + 9.0 * CLIP_GAP.as_secs_f64();
+        assert!(
+            all_ten <= 6.0,
+            "{:?}: ten pins take {all_ten:.2} s",
+            pack.language()
+        );
     }
 }
 

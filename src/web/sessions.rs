@@ -204,7 +204,11 @@ impl Sessions {
     /// The judge of session `id` and the digest of the PIN they logged in
     /// with, if it is still good; using it moves its idle end on.
     pub fn login(&self, id: &str) -> Option<(String, String)> {
-        let now = Instant::now();
+        self.login_at(id, Instant::now())
+    }
+
+    /// [`Sessions::login`] at `now` (a test's clock).
+    fn login_at(&self, id: &str, now: Instant) -> Option<(String, String)> {
         let (judge, save) = {
             let mut inner = locked(&self.inner);
             let i = inner.list.iter().position(|e| e.id == id)?;
@@ -353,6 +357,32 @@ mod tests {
         assert_eq!(s.judge(&ids[0]).as_deref(), Some("B"));
         s.revoke(&ids[0]);
         assert_eq!(s.judge(&ids[0]), None);
+    }
+
+    #[test]
+    fn a_session_unused_for_the_idle_time_ends_and_each_use_moves_it_on() {
+        let s = Sessions::load(None, lengths(), &[]);
+        let start = Instant::now();
+        let id = s.create("A", "p").unwrap();
+        let idle = lengths().idle;
+        let second = Duration::from_secs(1);
+        // Used just before its idle end: good, and the end moves on.
+        let used = start + idle - second;
+        assert_eq!(s.login_at(&id, used).map(|l| l.0).as_deref(), Some("A"));
+        assert!(s.login_at(&id, used + idle - second).is_some());
+        // Then unused for longer than the idle time: ended for good.
+        let late = used + idle - second + idle + second;
+        assert_eq!(s.login_at(&id, late), None);
+        assert_eq!(s.judge(&id), None);
+        assert!(s.is_empty());
+        // And never past its absolute end, however often used.
+        let id = s.create("B", "p").unwrap();
+        let mut t = Instant::now();
+        while t < start + lengths().absolute {
+            assert!(s.login_at(&id, t).is_some());
+            t += idle / 2;
+        }
+        assert_eq!(s.login_at(&id, start + lengths().absolute + idle), None);
     }
 
     #[test]

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -42,16 +41,11 @@ impl Centre {
         }
     }
 
-    /// Waits until the centre has subscribed to the lanes' topics, for 20 s.
+    /// Waits until the centre has subscribed to the lanes' topics.
     pub fn wait_connected(&mut self) {
-        let until = Instant::now() + Duration::from_secs(20);
-        while self.get("/api/centre")["connected"] != true {
-            assert!(
-                Instant::now() < until,
-                "the centre did not reach its broker"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        super::eventually("the centre to reach its broker", || {
+            self.get("/api/centre")["connected"] == true
+        });
     }
 
     pub fn get(&mut self, path: &str) -> Value {
@@ -65,22 +59,12 @@ impl Centre {
         lanes.as_array()?.iter().find(|l| l["lane"] == n).cloned()
     }
 
-    /// Polls until `cond` holds on `/api/lanes`'s lane `n`, for 20 s.
+    /// Polls until `cond` holds on `/api/lanes`'s lane `n`.
     pub fn wait_lane(&mut self, n: u64, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-        let until = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(l) = self.lane(n)
-                && cond(&l)
-            {
-                return l;
-            }
-            assert!(
-                Instant::now() < until,
-                "lane {n} did not show {what}: {:?}",
-                self.lane(n)
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        super::eventually(&format!("lane {n} to show {what}"), || match self.lane(n) {
+            Some(l) if cond(&l) => Ok(l),
+            other => Err(format!("{other:?}")),
+        })
     }
 
     /// Stops it as systemd does (SIGTERM) and waits for it.

@@ -4,20 +4,12 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use serialport::{SerialPort, TTYPort};
 
 pub const PIN: &str = "246813";
 
-/// Waits up to 20 s for `cond`; fails naming `what`.
-pub fn wait(what: &str, mut cond: impl FnMut() -> bool) {
-    let until = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < until, "within 20 s, never: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+pub use super::eventually as wait;
 
 pub struct Lane {
     pub daemon: super::Daemon,

@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -18,18 +17,7 @@ use super::mosquitto::Broker;
 
 /// The site of the scene's topics.
 pub const SITE: &str = "faults";
-/// The longest any wait here polls for.
-pub const PATIENCE: Duration = Duration::from_secs(40);
-
-/// Polls `cond` until it is `Ok`, for [`PATIENCE`]; fails with its last
-/// `Err`.
-pub fn until(what: &str, mut cond: impl FnMut() -> Result<(), String>) {
-    let end = Instant::now() + PATIENCE;
-    while let Err(why) = cond() {
-        assert!(Instant::now() < end, "never {what}: {why}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+pub use super::eventually as until;
 
 /// Where the lanes and the centre find the broker.
 #[derive(Clone, Copy)]
@@ -177,7 +165,9 @@ pub fn secure_mosquitto(dir: &Path) -> Broker {
         ("lane1".to_owned(), super::centre::lane_secret(1)),
         ("lane2".to_owned(), super::centre::lane_secret(2)),
     ] {
-        let mut cmd = Command::new("mosquitto_passwd");
+        let mut cmd = Command::new(
+            super::require_tool("mosquitto_passwd", "mosquitto").expect("mosquitto_passwd"),
+        );
         if !passwd.exists() {
             cmd.arg("-c");
         }

@@ -10,6 +10,10 @@ pub mod http;
 pub mod mosquitto;
 pub mod mount;
 pub mod tls;
+pub mod wait;
+
+#[allow(unused_imports)]
+pub use wait::{Gate, eventually, eventually_async, eventually_within, require, require_tool};
 
 use lanecall::journal::{Header, Writer};
 use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
@@ -152,16 +156,11 @@ pub fn write_config(
     config
 }
 
-/// Waits up to 10 s for the daemon to listen on `http`.
+/// Waits for the daemon to listen on `http`.
 pub fn wait_listening(http: u16) {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", http)).is_err() {
-        assert!(
-            std::time::Instant::now() < until,
-            "the daemon did not listen"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    eventually(&format!("a listener on port {http}"), || {
+        std::net::TcpStream::connect(("127.0.0.1", http))
+    });
 }
 
 /// The pinsetter's lines for a game written in the sheet's notation, its
@@ -202,7 +201,7 @@ impl Daemon {
         // The log goes beside the config, and is shown if it never listens.
         let log_path = config.with_extension("log");
         let log = std::fs::File::create(&log_path).expect("a log file");
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_lanecall"))
             .args(["run", "--config"])
             .arg(config)
             .env("RUST_LOG", "warn")
@@ -210,23 +209,24 @@ impl Daemon {
             .stderr(log)
             .spawn()
             .expect("lanecall runs");
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", http)).is_err() {
-            if std::time::Instant::now() > until || child.try_wait().ok().flatten().is_some() {
-                let _ = child.kill();
-                panic!(
-                    "the daemon did not listen:\n{}",
-                    std::fs::read_to_string(&log_path).unwrap_or_default()
-                );
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        Daemon {
+        let mut daemon = Daemon {
             child,
             http: http::Http::new(http),
             cookie: None,
             log: log_path,
-        }
+        };
+        // Killed when dropped, also when it never listens.
+        eventually("the daemon to listen", || {
+            if let Ok(Some(status)) = daemon.child.try_wait() {
+                panic!(
+                    "the daemon ended ({status}) before it listened:\n{}",
+                    daemon.said()
+                );
+            }
+            std::net::TcpStream::connect(("127.0.0.1", http))
+                .map_err(|e| format!("{e}; {}", daemon.said()))
+        });
+        daemon
     }
 
     /// Logs in as a judge with `pin`.
@@ -282,25 +282,20 @@ impl Daemon {
         serde_json::from_slice(&r.body).expect("the lane is JSON")
     }
 
-    /// Polls `/api/lane` for up to 10 s until `cond` holds; returns it.
+    /// Polls `/api/lane` until `cond` holds; returns it.
     pub fn wait_lane(
         &mut self,
         what: &str,
         cond: impl Fn(&serde_json::Value) -> bool,
     ) -> serde_json::Value {
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        loop {
+        eventually(&format!("the lane to show {what}"), || {
             let lane = self.lane();
             if cond(&lane) {
-                return lane;
+                Ok(lane)
+            } else {
+                Err(format!("its journal: {}", lane["journal"]))
             }
-            assert!(
-                std::time::Instant::now() < until,
-                "within 10 s the lane did not show {what}: {}",
-                lane["journal"]
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        })
     }
 
     /// Stops the daemon as systemd does (SIGTERM) and waits for it.

@@ -9,7 +9,10 @@ use std::process::{Child, Command, Stdio};
 /// A Mosquitto of the test's own, on a free port. Killed when dropped.
 pub struct Broker {
     pub port: u16,
+    program: PathBuf,
     config: PathBuf,
+    store: PathBuf,
+    log: PathBuf,
     child: Option<Child>,
 }
 
@@ -25,6 +28,9 @@ impl Broker {
         } else {
             "true"
         };
+        let Some(program) = super::require_tool("mosquitto", "mosquitto") else {
+            panic!("a broker test cannot skip: it needs `mosquitto`");
+        };
         // Started as root, Mosquitto would drop to its own user, which may
         // not write the test's folder: it stays the test's user.
         let user = Command::new("id").arg("-un").output().unwrap().stdout;
@@ -38,7 +44,8 @@ impl Broker {
                 "user {user}\nlistener {port} 127.0.0.1\nallow_anonymous {anonymous}\n\
                  persistence true\npersistence_location {}/\nautosave_interval 1\n\
                  max_queued_messages 100000\n\
-                 log_dest file {}\n{extra}",
+                 log_dest file {}\nlog_type error\nlog_type warning\nlog_type notice\n\
+                 log_type information\nlog_type subscribe\n{extra}",
                 store.display(),
                 dir.join("mosquitto.log").display()
             ),
@@ -46,7 +53,10 @@ impl Broker {
         .unwrap();
         let mut broker = Broker {
             port,
+            program,
             config,
+            store,
+            log: dir.join("mosquitto.log"),
             child: None,
         };
         broker.run();
@@ -54,13 +64,7 @@ impl Broker {
     }
 
     pub fn run(&mut self) {
-        // Debian puts it in /usr/sbin, which a user's PATH may not hold.
-        let program = if Path::new("/usr/sbin/mosquitto").exists() {
-            "/usr/sbin/mosquitto"
-        } else {
-            "mosquitto"
-        };
-        let child = Command::new(program)
+        let child = Command::new(&self.program)
             .arg("-c")
             .arg(&self.config)
             .stdout(Stdio::null())
@@ -73,17 +77,79 @@ impl Broker {
         super::wait_listening(self.port);
     }
 
-    /// Freezes the broker: it takes the lane's packets into its socket
-    /// and acknowledges none of them.
-    pub fn freeze(&self) {
+    /// Whether the broker's log holds `text` yet.
+    pub fn logged(&self, text: &str) -> bool {
+        fs::read_to_string(&self.log).is_ok_and(|l| l.contains(text))
+    }
+
+    /// Waits until client `client` has subscribed to `topic` (the broker
+    /// logs each subscription).
+    pub fn wait_subscribed(&self, client: &str, topic: &str) {
+        super::eventually(&format!("{client} subscribed to {topic}"), || {
+            fs::read_to_string(&self.log).is_ok_and(|l| {
+                l.lines().any(|l| {
+                    l.contains(&format!(" {client} ")) && l.ends_with(&format!(" {topic}"))
+                })
+            })
+        });
+    }
+
+    /// Has the broker write its persistence file now (SIGUSR1), as its
+    /// autosave does, and waits until it is written anew.
+    pub fn save(&self) {
+        use std::os::unix::fs::MetadataExt;
+        let db = self.store.join("mosquitto.db");
+        let file = || {
+            fs::metadata(&db)
+                .ok()
+                .map(|m| (m.ino(), m.mtime_nsec(), m.mtime()))
+        };
+        let before = file();
+        self.signal("-USR1");
+        super::eventually("the broker's persistence file written anew", || {
+            file().is_some_and(|now| Some(now) != before)
+        });
+    }
+
+    /// The bytes waiting unread in the broker's sockets: what its clients
+    /// sent a frozen broker.
+    pub fn unread(&self) -> u64 {
+        let local = format!(":{:04X}", self.port);
+        ["/proc/net/tcp", "/proc/net/tcp6"]
+            .iter()
+            .flat_map(|t| {
+                fs::read_to_string(t)
+                    .unwrap_or_default()
+                    .lines()
+                    .skip(1)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .filter_map(|row| {
+                let f: Vec<&str> = row.split_whitespace().collect();
+                // State 01 is ESTABLISHED; the queues are tx:rx, in hex.
+                (f.len() > 4 && f[1].ends_with(&local) && f[3] == "01")
+                    .then(|| u64::from_str_radix(f[4].split(':').nth(1)?, 16).ok())
+                    .flatten()
+            })
+            .sum()
+    }
+
+    fn signal(&self, signal: &str) {
         let pid = self.child.as_ref().unwrap().id().to_string();
         assert!(
             Command::new("kill")
-                .args(["-STOP", &pid])
+                .args([signal, &pid])
                 .status()
                 .unwrap()
                 .success()
         );
+    }
+
+    /// Freezes the broker: it takes the lane's packets into its socket
+    /// and acknowledges none of them.
+    pub fn freeze(&self) {
+        self.signal("-STOP");
     }
 
     pub fn kill(&mut self) {

@@ -1,6 +1,7 @@
 //! A file system mounted for one test (a small tmpfs, an ext4 image):
 //! disk faults injected under a real process. Mounting needs root (CI
-//! runs as root); elsewhere the test says so and passes, under CI it fails.
+//! runs as root); elsewhere the test fails, unless `LANECALL_ALLOW_SKIP=1`
+//! lets it skip ([`super::require`]).
 
 use std::fs;
 use std::io::Write;
@@ -13,53 +14,44 @@ pub struct Mount {
 }
 
 impl Mount {
-    /// `mount ARGS… point`, or `None` (after saying why) where this
-    /// machine does not let the test mount: not root. Under CI that is a
-    /// failure, since CI runs as root.
+    /// `mount ARGS… point`, or `None` where this machine does not let
+    /// the test mount (not root) and skipping is allowed ([`super::require`]).
     pub fn new(args: &[&str], point: &Path) -> Option<Mount> {
         fs::create_dir_all(point).unwrap();
-        let out = Command::new("mount").args(args).arg(point).output();
-        match out {
-            Ok(o) if o.status.success() => Some(Mount {
-                point: point.to_owned(),
-            }),
-            other => {
-                let why = match other {
-                    Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
-                    Err(e) => e.to_string(),
-                };
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "CI runs as root and must be able to mount: {why}"
-                );
-                eprintln!("skipped: this fault test mounts a file system, which needs root: {why}");
-                None
+        let mount = super::require_tool("mount", "mount")?;
+        let out = Command::new(mount).args(args).arg(point).output();
+        let why = match out {
+            Ok(o) if o.status.success() => {
+                return Some(Mount {
+                    point: point.to_owned(),
+                });
             }
-        }
+            Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
+            Err(e) => e.to_string(),
+        };
+        super::require(
+            None,
+            &format!("a mount ({why})"),
+            "run the tests as root, as CI does",
+        )
     }
 
     /// An 8 MiB ext4 image made at `image` and mounted at `point` as an
-    /// SD card's file system is (`errors=remount-ro`); `None` (after saying
-    /// why) where it cannot be made or mounted. Under CI that is a failure.
+    /// SD card's file system is (`errors=remount-ro`); `None` where the
+    /// tools or root are missing and skipping is allowed.
     pub fn ext4(image: &Path, point: &Path) -> Option<Mount> {
-        let made = Command::new("truncate")
-            .args(["-s", "8M"])
+        let mkfs = super::require_tool("mkfs.ext4", "e2fsprogs")?;
+        super::require_tool("e2fsck", "e2fsprogs")?;
+        super::require_tool("findmnt", "util-linux")?;
+        fs::File::create(image)
+            .and_then(|f| f.set_len(8 << 20))
+            .expect("the image is made");
+        let made = Command::new(mkfs)
+            .args(["-q", "-F"])
             .arg(image)
             .status()
-            .is_ok_and(|s| s.success())
-            && Command::new("mkfs.ext4")
-                .args(["-q", "-F"])
-                .arg(image)
-                .status()
-                .is_ok_and(|s| s.success());
-        assert!(
-            made || std::env::var_os("CI").is_none(),
-            "mkfs.ext4 is needed"
-        );
-        if !made {
-            eprintln!("skipped: no mkfs.ext4");
-            return None;
-        }
+            .expect("mkfs.ext4 runs");
+        assert!(made.success(), "mkfs.ext4: {made:?}");
         Mount::ext4_again(image, point)
     }
 

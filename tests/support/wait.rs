@@ -1,0 +1,167 @@
+//! Waiting without guessing: [`eventually`] polls what a test awaits
+//! until it holds, [`Gate`] holds a thread until a test lets it go, and
+//! [`require_tool`] says which package a test needs.
+
+use std::fmt::Display;
+use std::path::PathBuf;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long [`eventually`] polls before it gives up. Long on purpose: it
+/// costs time only when something is wrong, and a debug build on a busy
+/// machine (or under emulation) is slow.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The longest pause between two polls.
+const MOST_BETWEEN: Duration = Duration::from_millis(50);
+
+/// What one poll of a condition gave: a value, or why not yet.
+pub trait Outcome {
+    type Value;
+    fn outcome(self) -> Result<Self::Value, String>;
+}
+
+impl Outcome for bool {
+    type Value = ();
+    fn outcome(self) -> Result<(), String> {
+        if self { Ok(()) } else { Err("false".into()) }
+    }
+}
+
+impl<T> Outcome for Option<T> {
+    type Value = T;
+    fn outcome(self) -> Result<T, String> {
+        self.ok_or_else(|| "nothing yet".into())
+    }
+}
+
+impl<T, E: Display> Outcome for Result<T, E> {
+    type Value = T;
+    fn outcome(self) -> Result<T, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+/// Polls `cond` (a `bool`, an `Option` or a `Result`) with a short
+/// back-off until it holds, for up to [`PATIENCE`]; returns its value.
+/// Panics naming `what` and the last failure.
+pub fn eventually<O: Outcome>(what: &str, cond: impl FnMut() -> O) -> O::Value {
+    eventually_within(what, PATIENCE, cond)
+}
+
+/// [`eventually`] with a limit of the test's own: where the limit is what
+/// the test asserts (the product's own timeout, say).
+pub fn eventually_within<O: Outcome>(
+    what: &str,
+    limit: Duration,
+    mut cond: impl FnMut() -> O,
+) -> O::Value {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match cond().outcome() {
+            Ok(v) => return v,
+            Err(why) if start.elapsed() >= limit => {
+                panic!("within {limit:?}, never {what}; last: {why}")
+            }
+            Err(_) => {
+                // The back-off between polls: the one wait all polls share.
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(MOST_BETWEEN);
+            }
+        }
+    }
+}
+
+/// [`eventually`] for a test on a Tokio runtime: `cond` gives a future,
+/// and the back-off yields to the runtime (a paused clock moves on).
+pub async fn eventually_async<O: Outcome, F: Future<Output = O>>(
+    what: &str,
+    mut cond: impl FnMut() -> F,
+) -> O::Value {
+    let start = tokio::time::Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match cond().await.outcome() {
+            Ok(v) => return v,
+            Err(why) if start.elapsed() >= PATIENCE => {
+                panic!("within {PATIENCE:?}, never {what}; last: {why}")
+            }
+            Err(_) => {
+                // The back-off between polls, on the runtime's clock.
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(MOST_BETWEEN);
+            }
+        }
+    }
+}
+
+/// A gate a test's thread waits at while it is shut (a frozen relay, a
+/// silent network), without spinning.
+#[derive(Default)]
+pub struct Gate {
+    shut: Mutex<bool>,
+    moved: Condvar,
+}
+
+impl Gate {
+    pub fn shut(&self) {
+        *self.shut.lock().unwrap() = true;
+    }
+
+    pub fn open(&self) {
+        *self.shut.lock().unwrap() = false;
+        self.moved.notify_all();
+    }
+
+    pub fn is_shut(&self) -> bool {
+        *self.shut.lock().unwrap()
+    }
+
+    /// Returns once the gate is open.
+    pub fn pass(&self) {
+        let shut = self.shut.lock().unwrap();
+        drop(self.moved.wait_while(shut, |s| *s).unwrap());
+    }
+}
+
+/// Whether `LANECALL_ALLOW_SKIP=1` says a test may skip for want of a
+/// tool instead of failing.
+pub fn skipping_allowed() -> bool {
+    std::env::var("LANECALL_ALLOW_SKIP").is_ok_and(|v| v == "1")
+}
+
+/// What a test needs and this machine lacks (`what`, and how to get it):
+/// a failure, unless `LANECALL_ALLOW_SKIP=1`, when it says the test is
+/// skipped and gives `None` (the test then returns).
+pub fn require<T>(found: Option<T>, what: &str, how: &str) -> Option<T> {
+    if found.is_some() {
+        return found;
+    }
+    assert!(
+        skipping_allowed(),
+        "this test needs {what}: {how} (or set LANECALL_ALLOW_SKIP=1 to skip it)"
+    );
+    eprintln!("skipped (LANECALL_ALLOW_SKIP=1): no {what}");
+    None
+}
+
+/// The program `tool` (on the `PATH`, or in /usr/sbin or /sbin, where
+/// Debian puts some and a user's `PATH` may not look), from the Debian
+/// package `package`; see [`require`] for when it is missing.
+pub fn require_tool(tool: &str, package: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .chain(["/usr/sbin".into(), "/sbin".into()])
+        .map(|dir| dir.join(tool))
+        .find(|p| {
+            use std::os::unix::fs::PermissionsExt;
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        });
+    require(
+        found,
+        &format!("`{tool}`"),
+        &format!("apt-get install {package}"),
+    )
+}
