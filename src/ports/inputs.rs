@@ -9,11 +9,12 @@
 //!
 //! - A serial line that does not parse as a pinsetter message
 //!   ([`crate::pinsetter::parse_line`]) is dropped and counted
-//!   (`shed_serial`) once the queue is nearly full: the last sixteenth of
-//!   it ([`noise_limit`]) is kept for the inputs that mean something, so
-//!   noise, which comes faster than any of them, cannot take every place
-//!   the lane frees before a judge's action or a ball gets one. Below
-//!   that nothing is parsed here, and noise is journaled like any line.
+//!   (`shed_serial`) once a sixteenth of the queue is taken
+//!   ([`noise_limit`], 64 inputs): noise, which comes faster than anything
+//!   else, takes at most that many places, so a judge's action or a ball
+//!   that comes behind it waits for at most that many journal writes
+//!   (each made durable), not for a queue full of noise. Below that
+//!   nothing is parsed here, and noise is journaled like any line.
 //! - A serial line that parses waits for room: the serial task sleeps a
 //!   moment and tries again ([`InputSender::send`], backing off from 1 to
 //!   20 ms), so it never blocks the runtime, and while it waits it reads
@@ -127,10 +128,10 @@ pub struct InputReceiver {
     stats: Arc<InputStats>,
 }
 
-/// How many inputs may be queued before noise is shed: all but the last
-/// sixteenth of the queue.
+/// How many inputs may be queued before noise is shed: a sixteenth of the
+/// queue (one at least).
 pub fn noise_limit(capacity: usize) -> u64 {
-    (capacity - capacity / 16) as u64
+    (capacity / 16).max(1) as u64
 }
 
 /// A bounded input channel: the sender for the sources, the receiver for
@@ -305,16 +306,18 @@ mod tests {
     #[tokio::test]
     async fn a_full_queue_sheds_noise_and_keeps_what_parses() {
         let (tx, rx) = channel(2);
-        assert_eq!(noise_limit(2), 2);
-        assert_eq!(noise_limit(CAPACITY), 960);
+        assert_eq!(noise_limit(2), 1);
+        assert_eq!(noise_limit(CAPACITY), 64);
         let now = Instant::now();
         assert_eq!(tx.send_serial("x".into(), now).await, Ok(Sent::Queued));
-        assert_eq!(tx.send_serial("y".into(), now).await, Ok(Sent::Queued));
+        // Noise past a sixteenth of the queue is shed; a good line is not.
         assert_eq!(
-            tx.send_serial("z".into(), now).await,
-            Ok(Sent::Shed("z".into()))
+            tx.send_serial("y".into(), now).await,
+            Ok(Sent::Shed("y".into()))
         );
         assert_eq!(tx.stats().shed_serial(), 1);
+        assert_eq!(tx.send_serial(READY.into(), now).await, Ok(Sent::Queued));
+        // The queue is full: a broken beam is shed.
         tx.send_beam(Input::now(Sensor::FoulBeam { broken: true }))
             .unwrap();
         assert_eq!(tx.stats().shed_beam(), 1);
@@ -353,12 +356,12 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(lines, ["x", "y", READY]);
+        assert_eq!(lines, ["x", READY, READY]);
         assert_eq!(tx.stats().sent(), 3);
     }
 
     #[tokio::test]
-    async fn noise_leaves_the_last_places_to_what_means_something() {
+    async fn noise_takes_at_most_a_sixteenth_of_the_queue() {
         let (tx, rx) = channel(32);
         let now = Instant::now();
         let mut shed = 0;
