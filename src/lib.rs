@@ -71,11 +71,14 @@
 //!   and the demo lane.
 //! - [`setup`] is `lanecall setup`: asks the lane, port, PIN and language,
 //!   writes them into the config keeping its comments, starts the service.
+//! - [`atomic`] replaces a whole file in one rename, synced, keeping its
+//!   owner and mode: the config, the sessions, the session key, the logins.
 //! - [`log_limit`] logs a repeated bad input once per kind per window.
 //! - [`web::server`] serves the panel: its own accept loop with timeouts, a
 //!   cap on open connections below the file limit, and HTTPS when
 //!   configured.
 
+pub mod atomic;
 pub mod backup;
 pub mod centre;
 pub mod centre_link;

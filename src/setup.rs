@@ -21,10 +21,10 @@
 
 use std::fs;
 use std::io::{self, BufRead, IsTerminal, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::atomic::atomic_write_owned;
 use crate::config::{Config, Host, is_placeholder_hash};
 
 /// The config's mode as setup leaves it: the service's group reads it,
@@ -589,50 +589,22 @@ pub fn setup<R: BufRead>(options: &Options, prompt: &mut Prompt<R>) -> Result<()
     Ok(())
 }
 
-/// Replaces `path` by `text` in one rename: a temporary file in the same
-/// folder, synced, with the old file's owner and group (new: group
-/// `lanecall` when it exists and this is root) and `mode` (`None`: the old
-/// file's, else 0640), then the folder synced. On an error the old file is
-/// as it was.
+/// Replaces `path` by `text` through [`atomic_write_owned`]: with the old
+/// file's owner and group (new: group `lanecall` when it exists and this is
+/// root) and `mode` (`None`: the old file's, else [`CONFIG_MODE`]). The
+/// folder is made first if need be. On an error the old file is as it was.
 pub fn write_atomically(path: &Path, text: &str, mode: Option<u32>) -> io::Result<()> {
-    let named =
-        |e: io::Error, what: &Path| io::Error::new(e.kind(), format!("{}: {e}", what.display()));
     let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => PathBuf::from("."),
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
     };
-    fs::create_dir_all(&dir).map_err(|e| named(e, &dir))?;
-    let old = fs::metadata(path).ok();
-    let owner = match &old {
-        Some(m) => Some((m.uid(), m.gid())),
-        None => lanecall_group().map(|gid| (0, gid)),
-    };
-    let mode = mode.unwrap_or_else(|| old.map_or(CONFIG_MODE, |m| m.mode() & 0o7777));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.setup-{}", std::process::id()));
-    let written = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        if let Some((uid, gid)) = owner
-            && rustix::process::geteuid().is_root()
-        {
-            std::os::unix::fs::fchown(&f, Some(uid), Some(gid))?;
-        }
-        f.set_permissions(fs::Permissions::from_mode(mode))?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(named(e, path));
-    }
-    fs::File::open(&dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| named(e, &dir))
+    fs::create_dir_all(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+    let mode = mode.or_else(|| match fs::metadata(path) {
+        Ok(_) => None,
+        Err(_) => Some(CONFIG_MODE),
+    });
+    atomic_write_owned(path, text.as_bytes(), mode, lanecall_group())
 }
 
 /// The `lanecall` group's id, for a new config the service must read.
