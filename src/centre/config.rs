@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::{MAX_LANE_NUMBER, MAX_LANES};
-use crate::config::{ConfigError, Kind, Problem, position, walk};
+use crate::config::{ConfigError, Kind, Problem, absolute_path, position, walk};
 use crate::mqtt_broker::{BrokerUrl, read_ca_file};
 
 /// The MQTT port the embedded broker listens on when none is configured.
@@ -198,18 +198,19 @@ impl CentreConfig {
     }
 }
 
+/// A path key of the centre's file, through the one absolute-path check.
 fn absolute(key: &str, value: Option<String>, out: &mut Vec<Problem>) -> Option<PathBuf> {
     let value = value?;
-    let p = PathBuf::from(&value);
-    if p.is_absolute() {
-        Some(p)
-    } else {
-        out.push(Problem::new(
-            key,
-            format!("{value:?} must be an absolute path (from /)"),
-        ));
-        None
-    }
+    let example = match key {
+        "state_dir" => "state_dir = \"/var/lib/lanecall-centre\"",
+        "ca_file" => "ca_file = \"/etc/lanecall/centre-ca.pem\"",
+        "password_file" => "password_file = \"/etc/lanecall/centre-mqtt-password\"",
+        "passwords" => "passwords = \"/etc/lanecall/mqtt-passwords\"",
+        _ => "programme = \"/etc/lanecall/programme.toml\"",
+    };
+    absolute_path(key, &value, example)
+        .map_err(|p| out.push(p))
+        .ok()
 }
 
 fn address(
@@ -448,7 +449,7 @@ mod tests {
             .to_string();
         assert!(s.contains("site: \"Cup!\" must be 1 to 32"), "{s}");
         assert!(
-            s.contains("state_dir: \"rel\" must be an absolute path"),
+            s.contains("state_dir: \"rel\" is not an absolute path"),
             "{s}"
         );
         assert!(

@@ -46,6 +46,7 @@ mod validated;
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
 };
+pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
 pub(crate) use raw::{Kind, position, walk};
