@@ -38,7 +38,8 @@ pub const EXAMPLE: &str = include_str!("../config/lanecall.toml");
 /// adapter's fixed name, copied before it is plugged in.
 const BY_ID: &str = "/dev/serial/by-id/";
 
-/// The exit code of `lanecall run` on a placeholder PIN hash (EX_CONFIG):
+/// The exit code of `lanecall run` on a placeholder PIN hash or a config
+/// it cannot use, and of `lanecall centre` on its config (EX_CONFIG):
 /// the unit's `RestartPreventExitStatus=78` stops systemd retrying.
 pub const EX_CONFIG: u8 = 78;
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::{MAX_LANE_NUMBER, MAX_LANES};
-use crate::config::{ConfigError, Kind, Problem, absolute_path, position, walk};
+use crate::config::{ConfigError, Kind, Problem, absolute_path, load_file, parse_checked};
 use crate::mqtt_broker::{BrokerUrl, read_ca_file};
 
 /// The MQTT port the embedded broker listens on when none is configured.
@@ -161,40 +161,18 @@ pub fn valid_site(site: &str) -> bool {
 impl CentreConfig {
     /// Reads and checks the file at `path`.
     pub fn load(path: &Path) -> Result<CentreConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        CentreConfig::parse(&text, path)
+        load_file(path, CentreConfig::parse)
     }
 
     /// Checks `text`; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<CentreConfig, ConfigError> {
-        let syntax = |e: toml::de::Error| ConfigError::Syntax {
-            path: path.to_owned(),
-            message: e.to_string().trim_end().to_owned(),
-        };
-        let table: toml::Table = toml::from_str(text).map_err(syntax)?;
-        let mut problems = Vec::new();
-        walk(&table, ROOT, "", &mut problems);
-        let checked = if problems.is_empty() {
-            let raw: Raw = toml::from_str(text).map_err(syntax)?;
-            raw.check(&mut problems)
-        } else {
-            None
-        };
-        match checked {
-            Some(c) if problems.is_empty() => Ok(c),
-            _ => {
-                for p in &mut problems {
-                    p.at = position(text, &p.key);
-                }
-                Err(ConfigError::Invalid {
-                    path: path.to_owned(),
-                    problems,
-                })
+        parse_checked(text, path, ROOT, |raw: Raw| {
+            let mut problems = Vec::new();
+            match raw.check(&mut problems) {
+                Some(c) if problems.is_empty() => Ok(c),
+                _ => Err(problems),
             }
-        }
+        })
     }
 }
 

@@ -46,10 +46,11 @@ mod validated;
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
 };
+pub(crate) use load::{load_file, parse_checked, syntax_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
-pub(crate) use raw::{Kind, position, walk};
+pub(crate) use raw::Kind;
 pub use switches::{SwitchPin, SwitchesConfig};
 pub use validate::VOLUME;
 pub use validated::{

@@ -4,7 +4,6 @@
 //! It decides which values can work; it never reads the password file
 //! (that is `check` and the link's start) nor opens a socket.
 
-
 use super::defaults::DEFAULT_ACCEPT_COMMANDS;
 use super::problem::absolute_path;
 use super::raw::RawCentre;
