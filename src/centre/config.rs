@@ -6,10 +6,8 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use super::{MAX_LANE_NUMBER, MAX_LANES};
-use crate::config::{ConfigError, Kind, Problem, absolute_path, load_file, parse_checked};
+use crate::config::{ConfigError, Kind, Problem, absolute_path, keys, load_file, parse_checked};
 use crate::mqtt_broker::{BrokerUrl, read_ca_file};
 
 /// The MQTT port the embedded broker listens on when none is configured.
@@ -17,46 +15,30 @@ pub const DEFAULT_EMBEDDED_LISTEN: &str = "0.0.0.0:1883";
 /// Where the centre's page listens when none is configured.
 pub const DEFAULT_WEB_LISTEN: &str = "0.0.0.0:8080";
 
-const WEB: &[(&str, Kind)] = &[("listen", Kind::Str), ("judge_pin_hash", Kind::Str)];
-
-const ROOT: &[(&str, Kind)] = &[
-    ("site", Kind::Str),
-    ("state_dir", Kind::Str),
-    ("broker", Kind::Str),
-    ("embedded_listen", Kind::Str),
-    ("username", Kind::Str),
-    ("password_file", Kind::Str),
-    ("ca_file", Kind::Str),
-    ("passwords", Kind::Str),
-    ("programme", Kind::Str),
-    ("allow_anonymous", Kind::Bool),
-    ("lanes", Kind::Lanes),
-    ("web", Kind::Table(WEB)),
-];
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Raw {
-    site: Option<String>,
-    state_dir: Option<String>,
-    broker: Option<String>,
-    embedded_listen: Option<String>,
-    username: Option<String>,
-    password_file: Option<String>,
-    ca_file: Option<String>,
-    passwords: Option<String>,
-    programme: Option<String>,
-    allow_anonymous: Option<bool>,
-    lanes: Option<toml::Value>,
-    #[serde(default)]
-    web: RawWeb,
+keys! {
+    /// The centre's file (docs/centre.md).
+    pub(crate) struct Raw in KEYS {
+        site: Option<String> => Kind::Str;
+        state_dir: Option<String> => Kind::Str;
+        broker: Option<String> => Kind::Str;
+        embedded_listen: Option<String> => Kind::Str, default DEFAULT_EMBEDDED_LISTEN;
+        username: Option<String> => Kind::Str;
+        password_file: Option<String> => Kind::Str;
+        ca_file: Option<String> => Kind::Str;
+        passwords: Option<String> => Kind::Str;
+        programme: Option<String> => Kind::Str;
+        allow_anonymous: Option<bool> => Kind::Bool, default false;
+        lanes: Option<toml::Value> => Kind::Lanes;
+        web: RawWeb => Kind::Table(WEB);
+    }
 }
 
-#[derive(Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawWeb {
-    listen: Option<String>,
-    judge_pin_hash: Option<String>,
+keys! {
+    /// `[web]`: the centre's page.
+    pub(crate) struct RawWeb in WEB {
+        listen: Option<String> => Kind::Str, default DEFAULT_WEB_LISTEN;
+        judge_pin_hash: Option<String> => Kind::Str;
+    }
 }
 
 /// The broker the centre talks to.
@@ -164,9 +146,15 @@ impl CentreConfig {
         load_file(path, CentreConfig::parse)
     }
 
+    /// Every key of the centre's file, with what it holds and its
+    /// default, as a Markdown table (docs/config.md).
+    pub fn key_table() -> String {
+        crate::config::keys::key_table(KEYS)
+    }
+
     /// Checks `text`; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<CentreConfig, ConfigError> {
-        parse_checked(text, path, ROOT, |raw: Raw| {
+        parse_checked(text, path, KEYS, |raw: Raw| {
             let mut problems = Vec::new();
             match raw.check(&mut problems) {
                 Some(c) if problems.is_empty() => Ok(c),

@@ -13,8 +13,9 @@ use std::path::Path;
 
 use serde::de::DeserializeOwned;
 
+use super::keys::Key;
 use super::problem::{ConfigError, Problem};
-use super::raw::{Kind, ROOT, RawConfig, position, remove_key, walk};
+use super::raw::{ROOT, RawConfig, position, remove_key, walk};
 use super::validated::Config;
 
 /// Reads the file at `path` and checks its text with `parse`: every file
@@ -48,7 +49,7 @@ pub(crate) fn syntax_error(path: &Path, e: &toml::de::Error) -> ConfigError {
 pub(crate) fn parse_checked<R: DeserializeOwned, T>(
     text: &str,
     path: &Path,
-    fields: &[(&str, Kind)],
+    fields: &[Key],
     check: impl Fn(R) -> Result<T, Vec<Problem>>,
 ) -> Result<T, ConfigError> {
     let table: toml::Table = toml::from_str(text).map_err(|e| syntax_error(path, &e))?;
@@ -103,5 +104,11 @@ impl Config {
     /// Validates `text`; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         parse_checked(text, path, ROOT, RawConfig::validate)
+    }
+
+    /// Every key of the lane's file, with what it holds and its default,
+    /// as a Markdown table (docs/config.md).
+    pub fn key_table() -> String {
+        super::keys::key_table(ROOT)
     }
 }

@@ -34,6 +34,7 @@
 
 mod check;
 mod defaults;
+pub(crate) mod keys;
 mod load;
 mod problem;
 mod raw;
@@ -46,6 +47,7 @@ mod validated;
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
 };
+pub(crate) use keys::keys;
 pub(crate) use load::{load_file, parse_checked, syntax_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};

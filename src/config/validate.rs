@@ -658,7 +658,7 @@ impl RawRules {
         for problem in &problems {
             // Rules::problems() starts each message with the key's name.
             let (first, rest) = problem.split_once(' ').unwrap_or((problem, ""));
-            if RULES.iter().any(|(name, _)| *name == first) {
+            if RULES.iter().any(|k| k.name == first) {
                 // "max_travel_ms (2000) must not be ...": keep the value.
                 let message = if rest.starts_with('(') {
                     problem.as_str()
