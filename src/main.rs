@@ -207,12 +207,10 @@ fn main() -> ExitCode {
                     }
                     live(cfg, ServeOptions::default())
                 }
-                // A file that cannot work: exit 78, as the centre's, so
-                // systemd does not restart it to fail the same way.
                 Err(e) => {
                     tracing::error!("{e}");
                     eprintln!("lanecall run: {e}");
-                    ExitCode::from(lanecall::setup::EX_CONFIG)
+                    ExitCode::from(lanecall::setup::EX_CONFIG) // no restart by systemd
                 }
             }
         }
