@@ -196,12 +196,13 @@ impl Programme {
     }
 
     /// Checks `text`; `path` only names the file in errors. Its shape
-    /// (every key, every type) is serde's, from the raw structs, so a
-    /// wrong key or type is toml's message with its line and column; the
+    /// (every key, every type) is serde's, from the raw structs: an unknown
+    /// key is named with the nearest known one, as in the configs, a wrong
+    /// type is toml's message, both with their line and column; the
     /// cross-references are checked after, every problem at once.
     pub fn parse(text: &str, path: &Path) -> Result<Programme, ProgrammeError> {
         let raw: check::Raw =
-            toml::from_str(text).map_err(|e| crate::config::syntax_error(path, &e))?;
+            toml::from_str(text).map_err(|e| crate::config::serde_error(path, text, &e))?;
         let mut found = check::Found::new(text);
         let programme = check::check(raw, &mut found);
         if found.problems.is_empty() {

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 
 use super::keys::Key;
 use super::problem::{ConfigError, Problem};
-use super::raw::{ROOT, RawConfig, position, remove_key, walk};
+use super::raw::{ROOT, RawConfig, position, remove_key, unknown_key_among, walk};
 use super::validated::Config;
 
 /// Reads the file at `path` and checks its text with `parse`: every file
@@ -39,6 +39,42 @@ pub(crate) fn syntax_error(path: &Path, e: &toml::de::Error) -> ConfigError {
     ConfigError::Syntax {
         path: path.to_owned(),
         message: e.to_string().trim_end().to_owned(),
+    }
+}
+
+/// A file whose shape serde checks (the programme): an unknown key, which
+/// serde names with the keys it expected, is a problem worded and placed
+/// as the walk's are; any other error is toml's ([`syntax_error`]).
+pub(crate) fn serde_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
+    let unknown = e
+        .message()
+        .strip_prefix("unknown field `")
+        .and_then(|rest| {
+            let (key, rest) = rest.split_once('`')?;
+            let names: Vec<&str> = rest
+                .strip_prefix(", expected one of ")
+                .or_else(|| rest.strip_prefix(", expected "))?
+                .split(", ")
+                .flat_map(|n| n.split(" or "))
+                .map(|n| n.trim_matches('`'))
+                .collect();
+            Some((key, names))
+        });
+    match (unknown, e.span()) {
+        (Some((key, names)), Some(span)) => {
+            let before = text.get(..span.start).unwrap_or("");
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            ConfigError::Invalid {
+                path: path.to_owned(),
+                problems: vec![Problem {
+                    key: key.to_owned(),
+                    message: unknown_key_among(key, &names, "there"),
+                    at: Some((line, column)),
+                }],
+            }
+        }
+        _ => syntax_error(path, e),
     }
 }
 
@@ -110,5 +146,48 @@ impl Config {
     /// as a Markdown table (docs/config.md).
     pub fn key_table() -> String {
         super::keys::key_table(ROOT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Entry {
+        name: String,
+        region: String,
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct File {
+        entry: Vec<Entry>,
+    }
+
+    #[test]
+    fn an_unknown_key_of_a_serde_file_is_named_as_in_the_configs() {
+        let text = "[[entry]]\nname = \"A\"\nregoin = \"T\"\n";
+        let e = toml::from_str::<File>(text).unwrap_err();
+        let ConfigError::Invalid { problems, .. } = serde_error(Path::new("p.toml"), text, &e)
+        else {
+            panic!("{e}");
+        };
+        assert_eq!(
+            problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            [
+                "regoin: unknown key (did you mean `region`?); the keys there are: name, region \
+              (line 3, column 1)"
+            ]
+        );
+        let wrong = "[[entry]]\nname = 5\nregion = \"T\"\n";
+        let e = toml::from_str::<File>(wrong).unwrap_err();
+        assert!(matches!(
+            serde_error(Path::new("p.toml"), wrong, &e),
+            ConfigError::Syntax { .. }
+        ));
     }
 }

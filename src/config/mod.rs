@@ -53,7 +53,7 @@ pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
 };
 pub(crate) use keys::keys;
-pub(crate) use load::{load_file, parse_checked, syntax_error};
+pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;

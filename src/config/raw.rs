@@ -169,15 +169,18 @@ fn unknown_key(key: &str, prefix: &str, fields: &[Key]) -> String {
         }
         _ => "",
     };
-    match closest(key, &names) {
+    unknown_key_among(key, &names, &here) + hint
+}
+
+/// What an unknown key is told, in every file: the nearest known key, if
+/// one is near, and the keys known `here` ("in [web]").
+pub(crate) fn unknown_key_among(key: &str, names: &[&str], here: &str) -> String {
+    match closest(key, names) {
         Some(near) => format!(
-            "unknown key (did you mean `{near}`?); the keys {here} are: {}{hint}",
+            "unknown key (did you mean `{near}`?); the keys {here} are: {}",
             names.join(", ")
         ),
-        None => format!(
-            "unknown key; the keys {here} are: {}{hint}",
-            names.join(", ")
-        ),
+        None => format!("unknown key; the keys {here} are: {}", names.join(", ")),
     }
 }
 
