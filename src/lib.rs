@@ -81,6 +81,8 @@
 //!   and the demo lane.
 //! - [`setup`] is `lanecall setup`: asks the lane, port, PIN and language,
 //!   writes them into the config keeping its comments, starts the service.
+//! - [`atomic`] replaces a whole file in one rename, synced, keeping its
+//!   owner and mode: the config, the sessions, the session key, the logins.
 //! - [`log_limit`] logs a repeated bad input once per kind per window.
 //! - [`web::server`] serves the panel: its own accept loop with timeouts, a
 //!   cap on open connections below the file limit, and HTTPS when
@@ -90,6 +92,7 @@
 // always had: `crate::lane::Lane`, `lanecall::journal::Reader`, …
 pub use lanecall_core::{journal, lane, pins, pinsetter, replay, sim};
 
+pub mod atomic;
 pub mod backup;
 pub mod centre;
 pub mod centre_link;

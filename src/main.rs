@@ -210,7 +210,7 @@ fn main() -> ExitCode {
                 Err(e) => {
                     tracing::error!("{e}");
                     eprintln!("lanecall run: {e}");
-                    ExitCode::FAILURE
+                    ExitCode::from(lanecall::setup::EX_CONFIG) // no restart by systemd
                 }
             }
         }

@@ -21,10 +21,10 @@
 
 use std::fs;
 use std::io::{self, BufRead, IsTerminal, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::atomic::atomic_write_owned;
 use crate::config::{Config, Host, is_placeholder_hash};
 
 /// The config's mode as setup leaves it: the service's group reads it,
@@ -38,7 +38,8 @@ pub const EXAMPLE: &str = include_str!("../config/lanecall.toml");
 /// adapter's fixed name, copied before it is plugged in.
 const BY_ID: &str = "/dev/serial/by-id/";
 
-/// The exit code of `lanecall run` on a placeholder PIN hash (EX_CONFIG):
+/// The exit code of `lanecall run` on a placeholder PIN hash or a config
+/// it cannot use, and of `lanecall centre` on its config (EX_CONFIG):
 /// the unit's `RestartPreventExitStatus=78` stops systemd retrying.
 pub const EX_CONFIG: u8 = 78;
 
@@ -247,83 +248,44 @@ fn current(text: &str, table: &str, key: &str) -> Option<toml::Value> {
     t.get(key).cloned()
 }
 
-/// `text` with `key = value` in `[table]` (`""`: the top level): the value
-/// of the key's line replaced, its indentation and trailing comment kept;
-/// a key that is not there is added under its table's header. `value` is
-/// TOML (a quoted string, a number).
+/// `text` with `key = value` in `[table]` (`""`: the top level), edited
+/// as TOML (`toml_edit`): the key's value replaced, its indentation and
+/// trailing comment kept, every other line as it was; a key that is not
+/// there is added at the end of its table, a missing table at the end of
+/// the file. `value` is TOML (a quoted string, a number). Text that is not
+/// TOML, or a table or value that is something else, comes back as it
+/// was: the check that follows names the problem.
 pub fn set_value(text: &str, table: &str, key: &str, value: &str) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut here = table.is_empty();
-    let mut done = false;
-    let mut header_at: Option<usize> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with('[') {
-            if here && table.is_empty() && !done {
-                out.push(format!("{key} = {value}"));
-                done = true;
-            }
-            let name = trimmed
-                .trim_start_matches('[')
-                .split(']')
-                .next()
-                .unwrap_or("")
-                .trim();
-            here = !trimmed.starts_with("[[") && name == table;
-            if here {
-                header_at = Some(out.len());
-            }
-            out.push(line.to_owned());
-            continue;
-        }
-        if here
-            && !done
-            && let Some(rest) = trimmed.strip_prefix(key)
-            && let Some(old) = rest.trim_start().strip_prefix('=')
-        {
-            let indent = &line[..line.len() - trimmed.len()];
-            let tail = &old[value_end(old)..];
-            out.push(format!("{indent}{key} = {value}{tail}"));
-            done = true;
-            continue;
-        }
-        out.push(line.to_owned());
-    }
-    if !done {
-        match header_at {
-            Some(at) => out.insert(at + 1, format!("{key} = {value}")),
-            None if table.is_empty() => out.push(format!("{key} = {value}")),
-            None => out.extend([
-                String::new(),
-                format!("[{table}]"),
-                format!("{key} = {value}"),
-            ]),
-        }
-    }
-    let mut new = out.join("\n");
-    if text.ends_with('\n') || text.is_empty() {
-        new.push('\n');
-    }
-    new
-}
-
-/// Where the value after `=` ends: past its closing quote, or at a comment.
-fn value_end(after_eq: &str) -> usize {
-    let start = after_eq.len() - after_eq.trim_start().len();
-    let s = &after_eq[start..];
-    let bytes = s.as_bytes();
-    let end = match bytes.first() {
-        Some(b'"') => {
-            let mut i = 1;
-            while i < bytes.len() && bytes[i] != b'"' {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
-            }
-            (i + 1).min(bytes.len())
-        }
-        Some(b'\'') => s[1..].find('\'').map_or(s.len(), |i| i + 2),
-        _ => s.find('#').map_or(s.len(), |i| s[..i].trim_end().len()),
+    let (Ok(mut doc), Ok(new)) = (
+        text.parse::<toml_edit::DocumentMut>(),
+        value.parse::<toml_edit::Value>(),
+    ) else {
+        return text.to_owned();
     };
-    start + end
+    let root = doc.as_table_mut();
+    let here = if table.is_empty() {
+        root
+    } else {
+        let item = root
+            .entry(table)
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+        match item.as_table_mut() {
+            Some(t) => t,
+            None => return text.to_owned(),
+        }
+    };
+    match here.get_mut(key) {
+        Some(toml_edit::Item::Value(old)) => {
+            let decor = old.decor().clone();
+            *old = new;
+            *old.decor_mut() = decor;
+        }
+        Some(_) => return text.to_owned(),
+        None => {
+            here.insert(key, toml_edit::Item::Value(new));
+        }
+    }
+    doc.to_string()
 }
 
 /// The pinsetter's serial port: `--port`, or asked from the ports found.
@@ -589,50 +551,22 @@ pub fn setup<R: BufRead>(options: &Options, prompt: &mut Prompt<R>) -> Result<()
     Ok(())
 }
 
-/// Replaces `path` by `text` in one rename: a temporary file in the same
-/// folder, synced, with the old file's owner and group (new: group
-/// `lanecall` when it exists and this is root) and `mode` (`None`: the old
-/// file's, else 0640), then the folder synced. On an error the old file is
-/// as it was.
+/// Replaces `path` by `text` through [`atomic_write_owned`]: with the old
+/// file's owner and group (new: group `lanecall` when it exists and this is
+/// root) and `mode` (`None`: the old file's, else [`CONFIG_MODE`]). The
+/// folder is made first if need be. On an error the old file is as it was.
 pub fn write_atomically(path: &Path, text: &str, mode: Option<u32>) -> io::Result<()> {
-    let named =
-        |e: io::Error, what: &Path| io::Error::new(e.kind(), format!("{}: {e}", what.display()));
     let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => PathBuf::from("."),
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
     };
-    fs::create_dir_all(&dir).map_err(|e| named(e, &dir))?;
-    let old = fs::metadata(path).ok();
-    let owner = match &old {
-        Some(m) => Some((m.uid(), m.gid())),
-        None => lanecall_group().map(|gid| (0, gid)),
-    };
-    let mode = mode.unwrap_or_else(|| old.map_or(CONFIG_MODE, |m| m.mode() & 0o7777));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.setup-{}", std::process::id()));
-    let written = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        if let Some((uid, gid)) = owner
-            && rustix::process::geteuid().is_root()
-        {
-            std::os::unix::fs::fchown(&f, Some(uid), Some(gid))?;
-        }
-        f.set_permissions(fs::Permissions::from_mode(mode))?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(named(e, path));
-    }
-    fs::File::open(&dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| named(e, &dir))
+    fs::create_dir_all(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+    let mode = mode.or_else(|| match fs::metadata(path) {
+        Ok(_) => None,
+        Err(_) => Some(CONFIG_MODE),
+    });
+    atomic_write_owned(path, text.as_bytes(), mode, lanecall_group())
 }
 
 /// The `lanecall` group's id, for a new config the service must read.
@@ -665,10 +599,15 @@ mod tests {
             set_value(text, "", "lane", "12"),
             text.replace("lane = 7 # here", "lane = 12 # here")
         );
-        // Missing: added under the table's header, or with a new table.
+        // Missing: added at the end of its table, or with a new table.
         assert_eq!(
-            set_value("[speaker]\nvolume = 1.0\n", "speaker", "language", "\"en\""),
-            "[speaker]\nlanguage = \"en\"\nvolume = 1.0\n"
+            set_value(
+                "[speaker]\nvolume = 1.0 # loud\n\n[web]\n",
+                "speaker",
+                "language",
+                "\"en\""
+            ),
+            "[speaker]\nvolume = 1.0 # loud\nlanguage = \"en\"\n\n[web]\n"
         );
         assert_eq!(
             set_value("lane = 1\n", "web", "judge_pin_hash", "\"h\""),
@@ -676,17 +615,20 @@ mod tests {
         );
         assert_eq!(
             set_value("# c\n[web]\n", "", "lane", "3"),
-            "# c\nlane = 3\n[web]\n"
+            "lane = 3\n# c\n[web]\n"
         );
-        // A key whose name starts like another is not it.
+        // A key whose name starts like another is not it; a commented-out
+        // one stays a comment.
         assert_eq!(
             set_value(
-                "[speaker]\nlanguages = 1\n",
+                "[speaker]\nlanguages = 1\n# language = \"en\"\n",
                 "speaker",
                 "language",
                 "\"ru\""
             ),
-            "[speaker]\nlanguage = \"ru\"\nlanguages = 1\n"
+            "[speaker]\nlanguages = 1\nlanguage = \"ru\"\n# language = \"en\"\n"
         );
+        // Not TOML: as it was.
+        assert_eq!(set_value("lane = = 1\n", "", "lane", "2"), "lane = = 1\n");
     }
 }

@@ -6,10 +6,8 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use super::{MAX_LANE_NUMBER, MAX_LANES};
-use crate::config::{ConfigError, Kind, Problem, position, walk};
+use crate::config::{ConfigError, Kind, Problem, absolute_path, keys, load_file, parse_checked};
 use crate::mqtt::{BrokerUrl, read_ca_file};
 
 /// The MQTT port the embedded broker listens on when none is configured.
@@ -17,46 +15,30 @@ pub const DEFAULT_EMBEDDED_LISTEN: &str = "0.0.0.0:1883";
 /// Where the centre's page listens when none is configured.
 pub const DEFAULT_WEB_LISTEN: &str = "0.0.0.0:8080";
 
-const WEB: &[(&str, Kind)] = &[("listen", Kind::Str), ("judge_pin_hash", Kind::Str)];
-
-const ROOT: &[(&str, Kind)] = &[
-    ("site", Kind::Str),
-    ("state_dir", Kind::Str),
-    ("broker", Kind::Str),
-    ("embedded_listen", Kind::Str),
-    ("username", Kind::Str),
-    ("password_file", Kind::Str),
-    ("ca_file", Kind::Str),
-    ("passwords", Kind::Str),
-    ("programme", Kind::Str),
-    ("allow_anonymous", Kind::Bool),
-    ("lanes", Kind::Lanes),
-    ("web", Kind::Table(WEB)),
-];
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Raw {
-    site: Option<String>,
-    state_dir: Option<String>,
-    broker: Option<String>,
-    embedded_listen: Option<String>,
-    username: Option<String>,
-    password_file: Option<String>,
-    ca_file: Option<String>,
-    passwords: Option<String>,
-    programme: Option<String>,
-    allow_anonymous: Option<bool>,
-    lanes: Option<toml::Value>,
-    #[serde(default)]
-    web: RawWeb,
+keys! {
+    /// The centre's file (docs/centre.md).
+    pub(crate) struct Raw in KEYS {
+        site: Option<String> => Kind::Str;
+        state_dir: Option<String> => Kind::Str;
+        broker: Option<String> => Kind::Str;
+        embedded_listen: Option<String> => Kind::Str, default DEFAULT_EMBEDDED_LISTEN;
+        username: Option<String> => Kind::Str;
+        password_file: Option<String> => Kind::Str;
+        ca_file: Option<String> => Kind::Str;
+        passwords: Option<String> => Kind::Str;
+        programme: Option<String> => Kind::Str;
+        allow_anonymous: Option<bool> => Kind::Bool, default false;
+        lanes: Option<toml::Value> => Kind::Lanes;
+        web: RawWeb => Kind::Table(WEB);
+    }
 }
 
-#[derive(Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawWeb {
-    listen: Option<String>,
-    judge_pin_hash: Option<String>,
+keys! {
+    /// `[web]`: the centre's page.
+    pub(crate) struct RawWeb in WEB {
+        listen: Option<String> => Kind::Str, default DEFAULT_WEB_LISTEN;
+        judge_pin_hash: Option<String> => Kind::Str;
+    }
 }
 
 /// The broker the centre talks to.
@@ -161,55 +143,40 @@ pub fn valid_site(site: &str) -> bool {
 impl CentreConfig {
     /// Reads and checks the file at `path`.
     pub fn load(path: &Path) -> Result<CentreConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        CentreConfig::parse(&text, path)
+        load_file(path, CentreConfig::parse)
+    }
+
+    /// Every key of the centre's file, with what it holds and its
+    /// default, as a Markdown table (docs/config.md).
+    pub fn key_table() -> String {
+        crate::config::keys::key_table(KEYS)
     }
 
     /// Checks `text`; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<CentreConfig, ConfigError> {
-        let syntax = |e: toml::de::Error| ConfigError::Syntax {
-            path: path.to_owned(),
-            message: e.to_string().trim_end().to_owned(),
-        };
-        let table: toml::Table = toml::from_str(text).map_err(syntax)?;
-        let mut problems = Vec::new();
-        walk(&table, ROOT, "", &mut problems);
-        let checked = if problems.is_empty() {
-            let raw: Raw = toml::from_str(text).map_err(syntax)?;
-            raw.check(&mut problems)
-        } else {
-            None
-        };
-        match checked {
-            Some(c) if problems.is_empty() => Ok(c),
-            _ => {
-                for p in &mut problems {
-                    p.at = position(text, &p.key);
-                }
-                Err(ConfigError::Invalid {
-                    path: path.to_owned(),
-                    problems,
-                })
+        parse_checked(text, path, KEYS, |raw: Raw| {
+            let mut problems = Vec::new();
+            match raw.check(&mut problems) {
+                Some(c) if problems.is_empty() => Ok(c),
+                _ => Err(problems),
             }
-        }
+        })
     }
 }
 
+/// A path key of the centre's file, through the one absolute-path check.
 fn absolute(key: &str, value: Option<String>, out: &mut Vec<Problem>) -> Option<PathBuf> {
     let value = value?;
-    let p = PathBuf::from(&value);
-    if p.is_absolute() {
-        Some(p)
-    } else {
-        out.push(Problem::new(
-            key,
-            format!("{value:?} must be an absolute path (from /)"),
-        ));
-        None
-    }
+    let example = match key {
+        "state_dir" => "state_dir = \"/var/lib/lanecall-centre\"",
+        "ca_file" => "ca_file = \"/etc/lanecall/centre-ca.pem\"",
+        "password_file" => "password_file = \"/etc/lanecall/centre-mqtt-password\"",
+        "passwords" => "passwords = \"/etc/lanecall/mqtt-passwords\"",
+        _ => "programme = \"/etc/lanecall/programme.toml\"",
+    };
+    absolute_path(key, &value, example)
+        .map_err(|p| out.push(p))
+        .ok()
 }
 
 fn address(
@@ -448,7 +415,7 @@ mod tests {
             .to_string();
         assert!(s.contains("site: \"Cup!\" must be 1 to 32"), "{s}");
         assert!(
-            s.contains("state_dir: \"rel\" must be an absolute path"),
+            s.contains("state_dir: \"rel\" is not an absolute path"),
             "{s}"
         );
         assert!(

@@ -190,21 +190,19 @@ pub struct Programme {
 }
 
 impl Programme {
-    /// Reads and checks the file at `path`.
+    /// Reads and checks the file at `path`, as the configs are read.
     pub fn load(path: &Path) -> Result<Programme, ProgrammeError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProgrammeError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        Programme::parse(&text, path)
+        crate::config::load_file(path, Programme::parse)
     }
 
-    /// Checks `text`; `path` only names the file in errors.
+    /// Checks `text`; `path` only names the file in errors. Its shape
+    /// (every key, every type) is serde's, from the raw structs: an unknown
+    /// key is named with the nearest known one, as in the configs, a wrong
+    /// type is toml's message, both with their line and column; the
+    /// cross-references are checked after, every problem at once.
     pub fn parse(text: &str, path: &Path) -> Result<Programme, ProgrammeError> {
-        let raw: check::Raw = toml::from_str(text).map_err(|e| ProgrammeError::Syntax {
-            path: path.to_owned(),
-            message: e.to_string().trim_end().to_owned(),
-        })?;
+        let raw: check::Raw =
+            toml::from_str(text).map_err(|e| crate::config::serde_error(path, text, &e))?;
         let mut found = check::Found::new(text);
         let programme = check::check(raw, &mut found);
         if found.problems.is_empty() {

@@ -53,6 +53,7 @@ pub(super) const DEFAULT_ACCEPT_COMMANDS: bool = false;
 
 #[cfg(test)]
 mod tests {
+    use super::super::keys::Key;
     use super::super::raw::{Kind, ROOT, walk};
 
     /// The example with its commented-out keys (`# mirror = ...`,
@@ -77,8 +78,8 @@ mod tests {
     }
 
     /// The key paths of `fields` missing from `table`.
-    fn missing(table: &toml::Table, fields: &[(&str, Kind)], prefix: &str, out: &mut Vec<String>) {
-        for (name, kind) in fields {
+    fn missing(table: &toml::Table, fields: &[Key], prefix: &str, out: &mut Vec<String>) {
+        for Key { name, kind, .. } in fields {
             let path = format!("{prefix}{name}");
             let (fields, inner) = match (kind, table.get(*name)) {
                 (_, None) => {

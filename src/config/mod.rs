@@ -20,20 +20,26 @@
 //! socket.
 //!
 //! The files, in the order a file is read:
-//! - `raw`: the file as written — the known keys and their types, the
-//!   serde structs, and where a key is (line and column) for messages.
+//! - `keys`: how a table of keys is declared, once: its serde struct, its
+//!   known keys with what each holds and its default (the walk's list and
+//!   docs/config.md's table come from it).
+//! - `raw`: the file as written — the lane's tables declared with `keys!`,
+//!   the walk of the known keys, and where a key is (line and column) for
+//!   messages.
 //! - `defaults`: the value of every key left out of the file.
 //! - `validate`, `validate_web` and `validate_centre`: raw structs into a
 //!   [`Config`], every problem at once.
 //! - `validated`: the [`Config`] the rest of the crate uses, and the
 //!   effective file `check-config` prints.
-//! - `load`: reading a file through those steps; `problem`: its errors,
-//!   each by key and line.
+//! - `load`: reading a file through those steps, the one loader of the
+//!   lane's config, the centre's and the programme; `problem`: its errors,
+//!   each by key and line, and the one check of an absolute path.
 //! - `check`: what `lanecall check-config` checks beyond the file (the
 //!   placeholder PIN, a low port the service may not bind).
 
 mod check;
 mod defaults;
+pub(crate) mod keys;
 mod load;
 mod problem;
 mod raw;
@@ -46,9 +52,12 @@ mod validated;
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
 };
+pub(crate) use keys::keys;
+pub(crate) use load::{load_file, parse_checked, serde_error};
+pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
-pub(crate) use raw::{Kind, position, walk};
+pub(crate) use raw::Kind;
 pub use switches::{SwitchPin, SwitchesConfig};
 pub use validate::VOLUME;
 pub use validated::{

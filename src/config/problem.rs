@@ -6,7 +6,7 @@
 //! It decides how a problem is shown; it never finds one.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why a configuration file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -63,4 +63,22 @@ impl fmt::Display for Problem {
         }
         Ok(())
     }
+}
+
+/// The one check of a path that must be absolute (`state_dir`, a mirror, a
+/// password or CA file, the centre's files): the daemon's working directory
+/// is not the technician's (under systemd it is /), so a relative path
+/// would land somewhere nobody looks. `example` is the key written as it
+/// should be, e.g. `state_dir = "/var/lib/lanecall"`.
+pub(crate) fn absolute_path(key: &str, value: &str, example: &str) -> Result<PathBuf, Problem> {
+    if Path::new(value).is_absolute() {
+        return Ok(PathBuf::from(value));
+    }
+    Err(Problem::new(
+        key,
+        format!(
+            "{value:?} is not an absolute path: the daemon does not run where you are; \
+             write it from the root, e.g. {example}"
+        ),
+    ))
 }

@@ -8,10 +8,16 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
-
+use super::defaults::*;
+use super::keys::{Key, keys};
 use super::problem::Problem;
+use super::switches::{
+    DEFAULT_ADDRESS, DEFAULT_BUS, DEFAULT_CYCLE_ACTIVE, DEFAULT_FLICKER_CHANGES, DEFAULT_KIND,
+    DEFAULT_MAX_SETTLE_MS, DEFAULT_POLL_MS, DEFAULT_SETTLE_MS, DEFAULT_SWITCH_ACTIVE,
+    DEFAULT_SWITCH_DEBOUNCE_MS, DEFAULT_SWITCH_PULL,
+};
 use super::validated::toml_key;
+use crate::lane::rules::Rules;
 
 // ---------------------------------------------------------------------------
 // Step 1a: the known keys, walked before deserializing
@@ -26,9 +32,9 @@ pub(crate) enum Kind {
     Str,
     Bool,
     /// A table with these keys.
-    Table(&'static [(&'static str, Kind)]),
+    Table(&'static [Key]),
     /// A list of such tables (`[[name]]`).
-    Tables(&'static [(&'static str, Kind)]),
+    Tables(&'static [Key]),
     /// A list of whole numbers (`[6, 8]`).
     Ints,
     /// A string or a whole number (`"A0"` or `17`), judged in `validate`.
@@ -41,7 +47,7 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Kind::Int => "a whole number",
             Kind::Float => "a number",
@@ -69,137 +75,6 @@ fn describe_value(value: &toml::Value) -> &'static str {
     }
 }
 
-const INPUT: &[(&str, Kind)] = &[
-    ("pin", Kind::Int),
-    ("pull", Kind::Str),
-    ("active", Kind::Str),
-    ("debounce_ms", Kind::Int),
-];
-const LAMP: &[(&str, Kind)] = &[("pin", Kind::Int), ("active", Kind::Str)];
-const PULSE: &[(&str, Kind)] = &[
-    ("pin", Kind::Int),
-    ("active", Kind::Str),
-    ("pulse_ms", Kind::Int),
-];
-/// The rail buttons the lane acts on (`Lane::button` refuses any other
-/// name), so a misspelt button is a problem here rather than a press the
-/// lane refuses during a game.
-pub const BUTTONS: [&str; 2] = ["repeat", "score"];
-const BUTTON_TABLES: &[(&str, Kind)] = &[
-    (BUTTONS[0], Kind::Table(INPUT)),
-    (BUTTONS[1], Kind::Table(INPUT)),
-];
-pub(super) const RULES: &[(&str, Kind)] = &[
-    ("ball_break_max_ms", Kind::Int),
-    ("typical_travel_ms", Kind::Int),
-    ("max_travel_ms", Kind::Int),
-    ("pin_report_timeout_ms", Kind::Int),
-    ("slow_bowling_limit_s", Kind::Int),
-    ("foul_lamp_ms", Kind::Int),
-    ("foul_mode", Kind::Str),
-    ("min_cycle_ms", Kind::Int),
-];
-const SWITCHES: &[(&str, Kind)] = &[
-    ("pins", Kind::StrOrInts),
-    ("bus", Kind::Int),
-    ("address", Kind::Int),
-    ("interrupt", Kind::Int),
-    ("active", Kind::Str),
-    ("pull", Kind::Str),
-    ("cycle", Kind::StrOrInt),
-    ("cycle_active", Kind::Str),
-    ("poll_ms", Kind::Int),
-    ("debounce_ms", Kind::Int),
-    ("settle_ms", Kind::Int),
-    ("max_settle_ms", Kind::Int),
-    ("flicker_changes", Kind::Int),
-];
-pub(super) const ROOT: &[(&str, Kind)] = &[
-    ("lane", Kind::Int),
-    ("state_dir", Kind::Str),
-    ("journal", Kind::Table(&[("mirror", Kind::Str)])),
-    (
-        "pinsetter",
-        Kind::Table(&[
-            ("port", Kind::Str),
-            ("baud", Kind::Int),
-            ("reconnect_min_ms", Kind::Int),
-            ("reconnect_max_ms", Kind::Int),
-            ("kind", Kind::Str),
-            ("switches", Kind::Table(SWITCHES)),
-        ]),
-    ),
-    (
-        "gpio",
-        Kind::Table(&[
-            ("backend", Kind::Str),
-            (
-                "inputs",
-                Kind::Table(&[
-                    ("foul_beam", Kind::Table(INPUT)),
-                    ("ball", Kind::Table(INPUT)),
-                    ("channel_left", Kind::Table(INPUT)),
-                    ("channel_right", Kind::Table(INPUT)),
-                ]),
-            ),
-            ("buttons", Kind::Table(BUTTON_TABLES)),
-            (
-                "outputs",
-                Kind::Table(&[
-                    ("foul_lamp", Kind::Table(LAMP)),
-                    ("pinsetter_reset", Kind::Table(PULSE)),
-                ]),
-            ),
-        ]),
-    ),
-    (
-        "speaker",
-        Kind::Table(&[
-            ("enabled", Kind::Bool),
-            ("device", Kind::Str),
-            ("volume", Kind::Float),
-            ("language", Kind::Str),
-            ("stale_after_ms", Kind::Int),
-            ("voice_dir", Kind::Str),
-            ("extras", Kind::Bool),
-        ]),
-    ),
-    (
-        "web",
-        Kind::Table(&[
-            ("listen", Kind::Str),
-            ("judge_pin_hash", Kind::Str),
-            ("session_hours", Kind::Int),
-            ("max_connections", Kind::Int),
-            ("max_live_views", Kind::Int),
-            ("tls_cert", Kind::Str),
-            ("tls_key", Kind::Str),
-            ("session_idle_s", Kind::Int),
-            ("lockout_after", Kind::Int),
-            ("lockout_base_s", Kind::Int),
-            ("lockout_max_s", Kind::Int),
-            ("event", Kind::Str),
-            (
-                "judges",
-                Kind::Tables(&[("name", Kind::Str), ("pin_hash", Kind::Str)]),
-            ),
-        ]),
-    ),
-    ("rules", Kind::Table(RULES)),
-    (
-        "centre",
-        Kind::Table(&[
-            ("broker", Kind::Str),
-            ("site", Kind::Str),
-            ("username", Kind::Str),
-            ("password_file", Kind::Str),
-            ("ca_file", Kind::Str),
-            ("accept_commands", Kind::Bool),
-            ("neighbours", Kind::Ints),
-        ]),
-    ),
-];
-
 fn join(prefix: &str, key: &str) -> String {
     if prefix.is_empty() {
         toml_key(key)
@@ -210,16 +85,11 @@ fn join(prefix: &str, key: &str) -> String {
 
 /// Reports every key of `table` not in `fields`, and every value of the
 /// wrong type, by its full path.
-pub(crate) fn walk(
-    table: &toml::Table,
-    fields: &[(&str, Kind)],
-    prefix: &str,
-    out: &mut Vec<Problem>,
-) {
+pub(crate) fn walk(table: &toml::Table, fields: &[Key], prefix: &str, out: &mut Vec<Problem>) {
     for (key, value) in table {
         let path = join(prefix, key);
-        match fields.iter().find(|(name, _)| name == key) {
-            Some(&(_, kind)) => check_kind(value, kind, &path, out),
+        match fields.iter().find(|k| k.name == key) {
+            Some(k) => check_kind(value, k.kind, &path, out),
             None => out.push(Problem::new(path, unknown_key(key, prefix, fields))),
         }
     }
@@ -259,7 +129,7 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         (Kind::Lanes, V::Array(_)) => check_kind(value, Kind::Ints, path, out),
         // A GPIO input or output written as a value (`[gpio.buttons]
         // repeat = 5`).
-        (Kind::Table(fields), other) if fields.iter().any(|(name, _)| *name == "pin") => {
+        (Kind::Table(fields), other) if fields.iter().any(|k| k.name == "pin") => {
             out.push(Problem::new(
                 path,
                 format!(
@@ -275,8 +145,8 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
     }
 }
 
-fn unknown_key(key: &str, prefix: &str, fields: &[(&str, Kind)]) -> String {
-    let names: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
+fn unknown_key(key: &str, prefix: &str, fields: &[Key]) -> String {
+    let names: Vec<&str> = fields.iter().map(|k| k.name).collect();
     if prefix == "gpio.buttons" {
         let near = match closest(key, &names) {
             Some(near) => format!(" (did you mean `{near}`?)"),
@@ -299,15 +169,18 @@ fn unknown_key(key: &str, prefix: &str, fields: &[(&str, Kind)]) -> String {
         }
         _ => "",
     };
-    match closest(key, &names) {
+    unknown_key_among(key, &names, &here) + hint
+}
+
+/// What an unknown key is told, in every file: the nearest known key, if
+/// one is near, and the keys known `here` ("in [web]").
+pub(crate) fn unknown_key_among(key: &str, names: &[&str], here: &str) -> String {
+    match closest(key, names) {
         Some(near) => format!(
-            "unknown key (did you mean `{near}`?); the keys {here} are: {}{hint}",
+            "unknown key (did you mean `{near}`?); the keys {here} are: {}",
             names.join(", ")
         ),
-        None => format!(
-            "unknown key; the keys {here} are: {}{hint}",
-            names.join(", ")
-        ),
+        None => format!("unknown key; the keys {here} are: {}", names.join(", ")),
     }
 }
 
@@ -342,169 +215,209 @@ fn edit_distance(a: &str, b: &str) -> usize {
 // Step 1b: the raw file
 // ---------------------------------------------------------------------------
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawConfig {
-    pub(super) lane: Option<i64>,
-    pub(super) state_dir: Option<String>,
-    pub(super) journal: RawJournal,
-    pub(super) pinsetter: RawPinsetter,
-    pub(super) gpio: RawGpio,
-    pub(super) speaker: RawSpeaker,
-    pub(super) web: RawWeb,
-    pub(super) rules: RawRules,
-    pub(super) centre: Option<RawCentre>,
+/// The rail buttons the lane acts on (`Lane::button` refuses any other
+/// name), so a misspelt button is a problem here rather than a press the
+/// lane refuses during a game.
+pub const BUTTONS: [&str; 2] = ["repeat", "score"];
+
+keys! {
+    /// The whole file.
+    pub(super) struct RawConfig in ROOT {
+        /// The lane's number, 1 to 999.
+        lane: Option<i64> => Kind::Int;
+        /// The journals' folder; absolute.
+        state_dir: Option<String> => Kind::Str;
+        journal: RawJournal => Kind::Table(JOURNAL);
+        pinsetter: RawPinsetter => Kind::Table(PINSETTER);
+        gpio: RawGpio => Kind::Table(GPIO);
+        speaker: RawSpeaker => Kind::Table(SPEAKER);
+        web: RawWeb => Kind::Table(WEB);
+        rules: RawRules => Kind::Table(RULES);
+        centre: Option<RawCentre> => Kind::Table(CENTRE);
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawCentre {
-    pub(super) broker: Option<String>,
-    pub(super) site: Option<String>,
-    pub(super) username: Option<String>,
-    pub(super) password_file: Option<String>,
-    pub(super) ca_file: Option<String>,
-    pub(super) accept_commands: Option<bool>,
-    pub(super) neighbours: Vec<i64>,
+keys! {
+    /// `[centre]`: the link to the competition's centre.
+    pub(super) struct RawCentre in CENTRE {
+        broker: Option<String> => Kind::Str;
+        site: Option<String> => Kind::Str;
+        username: Option<String> => Kind::Str;
+        password_file: Option<String> => Kind::Str;
+        ca_file: Option<String> => Kind::Str;
+        accept_commands: Option<bool> => Kind::Bool, default DEFAULT_ACCEPT_COMMANDS;
+        neighbours: Vec<i64> => Kind::Ints;
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawJournal {
-    pub(super) mirror: Option<String>,
+keys! {
+    /// `[journal]`.
+    pub(super) struct RawJournal in JOURNAL {
+        /// A live second copy of the journal; absolute.
+        mirror: Option<String> => Kind::Str;
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawPinsetter {
-    pub(super) port: Option<String>,
-    pub(super) baud: Option<i64>,
-    pub(super) reconnect_min_ms: Option<i64>,
-    pub(super) reconnect_max_ms: Option<i64>,
-    pub(super) kind: Option<String>,
-    pub(super) switches: Option<RawSwitches>,
+keys! {
+    /// `[pinsetter]`.
+    pub(super) struct RawPinsetter in PINSETTER {
+        port: Option<String> => Kind::Str;
+        baud: Option<i64> => Kind::Int, default DEFAULT_BAUD;
+        reconnect_min_ms: Option<i64> => Kind::Int, default DEFAULT_RECONNECT_MIN_MS;
+        reconnect_max_ms: Option<i64> => Kind::Int, default DEFAULT_RECONNECT_MAX_MS;
+        kind: Option<String> => Kind::Str, default DEFAULT_KIND;
+        switches: Option<RawSwitches> => Kind::Table(SWITCHES);
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawSwitches {
-    pub(super) pins: Option<Vec<toml::Value>>,
-    pub(super) bus: Option<i64>,
-    pub(super) address: Option<i64>,
-    pub(super) interrupt: Option<i64>,
-    pub(super) active: Option<String>,
-    pub(super) pull: Option<String>,
-    pub(super) cycle: Option<toml::Value>,
-    pub(super) cycle_active: Option<String>,
-    pub(super) poll_ms: Option<i64>,
-    pub(super) debounce_ms: Option<i64>,
-    pub(super) settle_ms: Option<i64>,
-    pub(super) max_settle_ms: Option<i64>,
-    pub(super) flicker_changes: Option<i64>,
+keys! {
+    /// `[pinsetter.switches]`: a string pinsetter's pin switches.
+    pub(super) struct RawSwitches in SWITCHES {
+        pins: Option<Vec<toml::Value>> => Kind::StrOrInts;
+        bus: Option<i64> => Kind::Int, default DEFAULT_BUS;
+        address: Option<i64> => Kind::Int, default DEFAULT_ADDRESS;
+        interrupt: Option<i64> => Kind::Int;
+        active: Option<String> => Kind::Str, default DEFAULT_SWITCH_ACTIVE;
+        pull: Option<String> => Kind::Str, default DEFAULT_SWITCH_PULL;
+        cycle: Option<toml::Value> => Kind::StrOrInt;
+        cycle_active: Option<String> => Kind::Str, default DEFAULT_CYCLE_ACTIVE;
+        poll_ms: Option<i64> => Kind::Int, default DEFAULT_POLL_MS;
+        debounce_ms: Option<i64> => Kind::Int, default DEFAULT_SWITCH_DEBOUNCE_MS;
+        settle_ms: Option<i64> => Kind::Int, default DEFAULT_SETTLE_MS;
+        max_settle_ms: Option<i64> => Kind::Int, default DEFAULT_MAX_SETTLE_MS;
+        flicker_changes: Option<i64> => Kind::Int, default DEFAULT_FLICKER_CHANGES;
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawGpio {
-    pub(super) backend: Option<String>,
-    pub(super) inputs: RawInputs,
-    pub(super) buttons: BTreeMap<String, RawInput>,
-    pub(super) outputs: RawOutputs,
+/// `[gpio.buttons]`: a table for each of [`BUTTONS`].
+const BUTTON_TABLES: &[Key] = &[
+    Key {
+        name: BUTTONS[0],
+        kind: Kind::Table(INPUT),
+        default: None,
+    },
+    Key {
+        name: BUTTONS[1],
+        kind: Kind::Table(INPUT),
+        default: None,
+    },
+];
+
+keys! {
+    /// `[gpio]`.
+    pub(super) struct RawGpio in GPIO {
+        backend: Option<String> => Kind::Str;
+        inputs: RawInputs => Kind::Table(INPUTS);
+        buttons: BTreeMap<String, RawInput> => Kind::Table(BUTTON_TABLES);
+        outputs: RawOutputs => Kind::Table(OUTPUTS);
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawInputs {
-    pub(super) foul_beam: Option<RawInput>,
-    pub(super) ball: Option<RawInput>,
-    pub(super) channel_left: Option<RawInput>,
-    pub(super) channel_right: Option<RawInput>,
+keys! {
+    /// `[gpio.inputs]`.
+    pub(super) struct RawInputs in INPUTS {
+        foul_beam: Option<RawInput> => Kind::Table(INPUT);
+        ball: Option<RawInput> => Kind::Table(INPUT);
+        channel_left: Option<RawInput> => Kind::Table(INPUT);
+        channel_right: Option<RawInput> => Kind::Table(INPUT);
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawInput {
-    pub(super) pin: Option<i64>,
-    pub(super) pull: Option<String>,
-    pub(super) active: Option<String>,
-    pub(super) debounce_ms: Option<i64>,
+keys! {
+    /// An input: `[gpio.inputs.<name>]` or `[gpio.buttons.<name>]`.
+    pub(super) struct RawInput in INPUT {
+        pin: Option<i64> => Kind::Int;
+        pull: Option<String> => Kind::Str, default DEFAULT_PULL;
+        active: Option<String> => Kind::Str, default DEFAULT_INPUT_ACTIVE;
+        debounce_ms: Option<i64> => Kind::Int, default DEFAULT_DEBOUNCE_MS;
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawOutputs {
-    pub(super) foul_lamp: Option<RawLamp>,
-    pub(super) pinsetter_reset: Option<RawPulse>,
+keys! {
+    /// `[gpio.outputs]`.
+    pub(super) struct RawOutputs in OUTPUTS {
+        foul_lamp: Option<RawLamp> => Kind::Table(LAMP);
+        pinsetter_reset: Option<RawPulse> => Kind::Table(PULSE);
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawLamp {
-    pub(super) pin: Option<i64>,
-    pub(super) active: Option<String>,
+keys! {
+    /// `[gpio.outputs.foul_lamp]`: on for `rules.foul_lamp_ms`.
+    pub(super) struct RawLamp in LAMP {
+        pin: Option<i64> => Kind::Int;
+        active: Option<String> => Kind::Str, default DEFAULT_OUTPUT_ACTIVE;
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawPulse {
-    pub(super) pin: Option<i64>,
-    pub(super) active: Option<String>,
-    pub(super) pulse_ms: Option<i64>,
+keys! {
+    /// `[gpio.outputs.pinsetter_reset]`: a pulse.
+    pub(super) struct RawPulse in PULSE {
+        pin: Option<i64> => Kind::Int;
+        active: Option<String> => Kind::Str, default DEFAULT_OUTPUT_ACTIVE;
+        pulse_ms: Option<i64> => Kind::Int, default DEFAULT_PULSE_MS;
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawSpeaker {
-    pub(super) enabled: Option<bool>,
-    pub(super) device: Option<String>,
-    pub(super) volume: Option<f64>,
-    pub(super) language: Option<String>,
-    pub(super) stale_after_ms: Option<i64>,
-    pub(super) voice_dir: Option<String>,
-    /// Goes into the rules (`speaker_extras`): the journal's header must
-    /// carry it, as it changes the callouts a replay gives.
-    pub(super) extras: Option<bool>,
+keys! {
+    /// `[speaker]`.
+    pub(super) struct RawSpeaker in SPEAKER {
+        enabled: Option<bool> => Kind::Bool, default DEFAULT_SPEAKER_ENABLED;
+        device: Option<String> => Kind::Str, default "default";
+        volume: Option<f64> => Kind::Float, default DEFAULT_VOLUME;
+        language: Option<String> => Kind::Str, default DEFAULT_LANGUAGE;
+        /// A callout still waiting after this long is dropped.
+        stale_after_ms: Option<i64> => Kind::Int, default DEFAULT_STALE_AFTER_MS;
+        voice_dir: Option<String> => Kind::Str;
+        /// Goes into the rules (`speaker_extras`): the journal's header must
+        /// carry it, as it changes the callouts a replay gives.
+        extras: Option<bool> => Kind::Bool, default DEFAULT_EXTRAS;
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawWeb {
-    pub(super) listen: Option<String>,
-    pub(super) judge_pin_hash: Option<String>,
-    pub(super) session_hours: Option<i64>,
-    pub(super) max_connections: Option<i64>,
-    pub(super) max_live_views: Option<i64>,
-    pub(super) tls_cert: Option<String>,
-    pub(super) tls_key: Option<String>,
-    pub(super) session_idle_s: Option<i64>,
-    pub(super) lockout_after: Option<i64>,
-    pub(super) lockout_base_s: Option<i64>,
-    pub(super) lockout_max_s: Option<i64>,
-    pub(super) event: Option<String>,
-    pub(super) judges: Vec<RawJudge>,
+keys! {
+    /// `[web]`: the judges' panel.
+    pub(super) struct RawWeb in WEB {
+        listen: Option<String> => Kind::Str, default DEFAULT_LISTEN;
+        judge_pin_hash: Option<String> => Kind::Str;
+        session_hours: Option<i64> => Kind::Int, default DEFAULT_SESSION_HOURS;
+        max_connections: Option<i64> => Kind::Int, default DEFAULT_MAX_CONNECTIONS;
+        /// Lowered to half of `max_connections` when that is smaller.
+        max_live_views: Option<i64> => Kind::Int, default DEFAULT_MAX_LIVE_VIEWS;
+        tls_cert: Option<String> => Kind::Str;
+        tls_key: Option<String> => Kind::Str;
+        session_idle_s: Option<i64> => Kind::Int, default DEFAULT_SESSION_IDLE_S;
+        lockout_after: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_AFTER;
+        lockout_base_s: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_BASE_S;
+        lockout_max_s: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_MAX_S;
+        event: Option<String> => Kind::Str;
+        judges: Vec<RawJudge> => Kind::Tables(JUDGE);
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawJudge {
-    pub(super) name: Option<String>,
-    pub(super) pin_hash: Option<String>,
+keys! {
+    /// `[[web.judges]]`: a judge with a PIN of their own.
+    pub(super) struct RawJudge in JUDGE {
+        name: Option<String> => Kind::Str;
+        pin_hash: Option<String> => Kind::Str;
+    }
 }
 
-/// [`Rules`]' fields as options, so `[rules]` denies unknown keys (Rules
-/// itself ignores them, for journals from newer versions) and a missing key
-/// takes `Rules::default()`'s value.
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct RawRules {
-    pub(super) ball_break_max_ms: Option<i64>,
-    pub(super) typical_travel_ms: Option<i64>,
-    pub(super) max_travel_ms: Option<i64>,
-    pub(super) pin_report_timeout_ms: Option<i64>,
-    pub(super) slow_bowling_limit_s: Option<i64>,
-    pub(super) foul_lamp_ms: Option<i64>,
-    pub(super) foul_mode: Option<String>,
-    pub(super) min_cycle_ms: Option<i64>,
+keys! {
+    /// [`Rules`]' fields as options, so `[rules]` denies unknown keys (Rules
+    /// itself ignores them, for journals from newer versions) and a missing
+    /// key takes `Rules::default()`'s value.
+    pub(super) struct RawRules in RULES {
+        ball_break_max_ms: Option<i64> => Kind::Int, default Rules::default().ball_break_max_ms;
+        typical_travel_ms: Option<i64> => Kind::Int, default Rules::default().typical_travel_ms;
+        max_travel_ms: Option<i64> => Kind::Int, default Rules::default().max_travel_ms;
+        pin_report_timeout_ms: Option<i64> => Kind::Int,
+            default Rules::default().pin_report_timeout_ms;
+        slow_bowling_limit_s: Option<i64> => Kind::Int,
+            default Rules::default().slow_bowling_limit_s;
+        foul_lamp_ms: Option<i64> => Kind::Int, default Rules::default().foul_lamp_ms;
+        foul_mode: Option<String> => Kind::Str, default DEFAULT_FOUL_MODE;
+        min_cycle_ms: Option<i64> => Kind::Int, default Rules::default().min_cycle_ms;
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -6,11 +6,11 @@
 //! and never opens a pin, a port or a socket.
 
 use std::ops::RangeInclusive;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::defaults::*;
-use super::problem::Problem;
+use super::problem::{Problem, absolute_path};
 use super::raw::{
     RULES, RawConfig, RawGpio, RawInput, RawJournal, RawPinsetter, RawRules, RawSpeaker,
 };
@@ -226,22 +226,10 @@ impl RawConfig {
                 self.state_dir,
                 "the directory for the journals, e.g. state_dir = \"/var/lib/lanecall\"",
             )
-            .map(PathBuf::from)
             .and_then(|dir| {
-                // Under systemd the daemon's working directory is /, and
-                // only state_dir itself may be written.
-                if dir.is_absolute() {
-                    return Some(dir);
-                }
-                c.push(
-                    "state_dir",
-                    format!(
-                        "{:?} is not an absolute path: the daemon does not run where you \
-                         are; write it from the root, e.g. state_dir = \"/var/lib/lanecall\"",
-                        dir.display().to_string()
-                    ),
-                );
-                None
+                absolute_path("state_dir", &dir, "state_dir = \"/var/lib/lanecall\"")
+                    .map_err(|p| c.problems.push(p))
+                    .ok()
             });
         let mut journal = self.journal.validate(&mut c);
         // The mirror would take the journal for its own copy.
@@ -312,26 +300,25 @@ impl RawConfig {
 
 impl RawJournal {
     pub(super) fn validate(self, c: &mut Check) -> Option<JournalConfig> {
-        const EXAMPLE: &str = "e.g. mirror = \"/media/usb/lanecall\" under [journal]";
+        const EXAMPLE: &str = "mirror = \"/media/usb/lanecall\" under [journal]";
         let mirror = match self.mirror {
             None => None,
             Some(m) if m.trim().is_empty() => {
                 c.push(
                     "journal.mirror",
-                    format!("is empty: leave it out for no mirror, or name a folder, {EXAMPLE}"),
+                    format!(
+                        "is empty: leave it out for no mirror, or name a folder, e.g. {EXAMPLE}"
+                    ),
                 );
                 return None;
             }
-            // The daemon's working directory is not the technician's: a
-            // relative path would land somewhere nobody looks.
-            Some(m) if !Path::new(&m).is_absolute() => {
-                c.push(
-                    "journal.mirror",
-                    format!("{m:?} is not an absolute path: write it from the root, {EXAMPLE}"),
-                );
-                return None;
-            }
-            Some(m) => Some(PathBuf::from(m)),
+            Some(m) => match absolute_path("journal.mirror", &m, EXAMPLE) {
+                Ok(m) => Some(m),
+                Err(p) => {
+                    c.problems.push(p);
+                    return None;
+                }
+            },
         };
         Some(JournalConfig { mirror })
     }
@@ -671,7 +658,7 @@ impl RawRules {
         for problem in &problems {
             // Rules::problems() starts each message with the key's name.
             let (first, rest) = problem.split_once(' ').unwrap_or((problem, ""));
-            if RULES.iter().any(|(name, _)| *name == first) {
+            if RULES.iter().any(|k| k.name == first) {
                 // "max_travel_ms (2000) must not be ...": keep the value.
                 let message = if rest.starts_with('(') {
                     problem.as_str()

@@ -4,9 +4,8 @@
 //! It decides which values can work; it never reads the password file
 //! (that is `check` and the link's start) nor opens a socket.
 
-use std::path::{Path, PathBuf};
-
 use super::defaults::DEFAULT_ACCEPT_COMMANDS;
+use super::problem::absolute_path;
 use super::raw::RawCentre;
 use super::validate::Check;
 use super::validated::CentreConfig;
@@ -71,23 +70,23 @@ impl RawCentre {
             }
             u => u,
         };
-        let password_file = match self.password_file {
+        let password_file = match self.password_file.map(|p| {
+            let example = "password_file = \"/etc/lanecall/mqtt-password\" under [centre]";
+            absolute_path("centre.password_file", &p, example)
+        }) {
             None => None,
-            Some(p) if !Path::new(&p).is_absolute() => {
-                c.push(
-                    "centre.password_file",
-                    format!("{p:?} is not an absolute path: write it from the root, e.g. password_file = \"/etc/lanecall/mqtt-password\""),
-                );
+            Some(Err(p)) => {
+                c.problems.push(p);
                 None
             }
-            Some(_) if username.is_none() => {
+            Some(Ok(_)) if username.is_none() => {
                 c.push(
                     "centre.password_file",
                     "a password needs a user name: set centre.username too",
                 );
                 None
             }
-            Some(p) => Some(PathBuf::from(p)),
+            Some(Ok(p)) => Some(p),
         };
         let mut neighbours = Vec::new();
         if self.neighbours.len() > MAX_NEIGHBOURS {
@@ -116,16 +115,16 @@ impl RawCentre {
                 neighbours.push(n);
             }
         }
-        let ca_file = match self.ca_file {
+        let ca_file = match self.ca_file.map(|p| {
+            let example = "ca_file = \"/etc/lanecall/centre-ca.pem\" under [centre]";
+            absolute_path("centre.ca_file", &p, example)
+        }) {
             None => None,
-            Some(p) if !Path::new(&p).is_absolute() => {
-                c.push(
-                    "centre.ca_file",
-                    format!("{p:?} is not an absolute path: write it from the root, e.g. ca_file = \"/etc/lanecall/centre-ca.pem\""),
-                );
+            Some(Err(p)) => {
+                c.problems.push(p);
                 None
             }
-            Some(_) if broker.as_ref().is_some_and(|b| !b.tls) => {
+            Some(Ok(_)) if broker.as_ref().is_some_and(|b| !b.tls) => {
                 c.push(
                     "centre.ca_file",
                     "is only for a broker over TLS (mqtts://): leave it out, or use mqtts://",
@@ -133,8 +132,8 @@ impl RawCentre {
                 None
             }
             // Read here so check-config finds a file the link could not use.
-            Some(p) => match read_ca_file(Path::new(&p)) {
-                Ok(_) => Some(PathBuf::from(p)),
+            Some(Ok(p)) => match read_ca_file(&p) {
+                Ok(_) => Some(p),
                 Err(e) => {
                     c.push("centre.ca_file", e);
                     None

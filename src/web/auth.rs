@@ -161,8 +161,6 @@ pub(crate) fn end_session(jar: SignedCookieJar) -> SignedCookieJar {
 /// the judges out in the middle of a block. A missing or unusable file is
 /// replaced by a new key (everyone logs in again), never a failure.
 pub fn session_key(state_dir: &std::path::Path) -> Key {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
     let path = state_dir.join("session.key");
     if let Ok(bytes) = std::fs::read(&path)
         && bytes.len() >= 64
@@ -171,13 +169,7 @@ pub fn session_key(state_dir: &std::path::Path) -> Key {
         return key;
     }
     let key = Key::generate();
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
-        .and_then(|mut f| f.write_all(key.master()).and_then(|()| f.sync_all()));
+    let written = crate::atomic::atomic_write(&path, key.master(), Some(crate::atomic::PRIVATE));
     if let Err(e) = written {
         tracing::warn!(file = %path.display(), "cannot keep the session key; judges log in again after a restart: {e}");
     }

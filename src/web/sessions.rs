@@ -307,31 +307,14 @@ impl Sessions {
         if generation <= *written {
             return;
         }
-        match write_atomically(path, text.as_bytes()) {
+        // Only the daemon's user may read it: an id in it is a login.
+        match crate::atomic::atomic_write(path, text.as_bytes(), Some(crate::atomic::PRIVATE)) {
             Ok(()) => *written = generation,
             Err(e) => {
                 tracing::warn!(file = %path.display(), "cannot keep the sessions; judges log in again after a restart: {e}");
             }
         }
     }
-}
-
-/// Writes `path` through a synced temporary file and a rename, so a power
-/// cut leaves the old list or the new one, never half of one. Only the
-/// daemon's user may read it: an id in it is a login.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let tmp = path.with_extension("json.tmp");
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]

@@ -111,7 +111,7 @@ pub fn load(path: &Path) -> Result<Vec<(String, String)>, String> {
         rewritten.push('\n');
     }
     if plain > 0 {
-        match crate::setup::write_atomically(path, &rewritten, None) {
+        match crate::atomic::atomic_write(path, rewritten.as_bytes(), None) {
             Ok(()) => tracing::info!(
                 file = %path.display(),
                 "{plain} plain password(s) replaced by their argon2 hashes"

@@ -1,0 +1,197 @@
+//! Each key of a settings file declared once: [`keys!`] writes a table's
+//! serde struct and its list of known keys (name, what it holds, default)
+//! from one declaration. The walk checks a file against the lists, the
+//! structs read it, and the key table of docs/config.md is generated from
+//! the lists (a test fails when the two differ).
+//!
+//! It decides how a key is declared; it never judges a value.
+
+use super::raw::Kind;
+
+/// One key of a table: its name, what it holds, and its default when the
+/// file may leave it out (none: required, or absent when left out).
+#[derive(Clone, Copy)]
+pub(crate) struct Key {
+    pub(crate) name: &'static str,
+    pub(crate) kind: Kind,
+    pub(crate) default: Option<fn() -> toml::Value>,
+}
+
+/// A default as the file writes it.
+pub(crate) trait ToToml {
+    fn to_toml(self) -> toml::Value;
+}
+
+macro_rules! int_to_toml {
+    ($($t:ty),*) => {$(
+        impl ToToml for $t {
+            fn to_toml(self) -> toml::Value {
+                toml::Value::Integer(i64::try_from(self).unwrap_or(i64::MAX))
+            }
+        }
+    )*};
+}
+int_to_toml!(u32, u64, usize, i64);
+
+impl ToToml for f64 {
+    fn to_toml(self) -> toml::Value {
+        toml::Value::Float(self)
+    }
+}
+impl ToToml for bool {
+    fn to_toml(self) -> toml::Value {
+        toml::Value::Boolean(self)
+    }
+}
+impl ToToml for &str {
+    fn to_toml(self) -> toml::Value {
+        toml::Value::String(self.to_owned())
+    }
+}
+impl ToToml for crate::lane::Language {
+    fn to_toml(self) -> toml::Value {
+        self.as_str().to_toml()
+    }
+}
+
+/// `Some` default of a [`keys!`] line, or `None`.
+macro_rules! key_default {
+    () => {
+        None
+    };
+    ($default:expr) => {
+        Some(|| $crate::config::keys::ToToml::to_toml($default))
+    };
+}
+pub(crate) use key_default;
+
+/// Declares a table of a settings file once:
+///
+/// ```text
+/// keys! {
+///     pub(super) struct RawSpeaker in SPEAKER {
+///         stale_after_ms: Option<i64> => Kind::Int, default DEFAULT_STALE_AFTER_MS;
+///     }
+/// }
+/// ```
+///
+/// gives the serde struct `RawSpeaker` (every key optional in the file,
+/// unknown keys refused) and `SPEAKER`, its [`Key`]s in the file's order.
+macro_rules! keys {
+    ($(#[$m:meta])* $vis:vis struct $name:ident in $list:ident {
+        $( $(#[$fm:meta])* $field:ident : $ty:ty => $kind:expr $(, default $default:expr)? ; )*
+    }) => {
+        $(#[$m])*
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default, deny_unknown_fields)]
+        $vis struct $name { $( $(#[$fm])* pub(super) $field: $ty, )* }
+
+        $vis const $list: &[$crate::config::keys::Key] = &[ $( $crate::config::keys::Key {
+            name: stringify!($field),
+            kind: $kind,
+            default: $crate::config::keys::key_default!($($default)?),
+        }, )* ];
+    };
+}
+pub(crate) use keys;
+
+/// The Markdown table of every key of `keys`, by its full path, with what
+/// it holds and its default.
+pub(crate) fn key_table(keys: &[Key]) -> String {
+    let mut out = String::from("| key | value | default |\n| --- | --- | --- |\n");
+    rows(keys, "", &mut out);
+    out
+}
+
+fn rows(keys: &[Key], prefix: &str, out: &mut String) {
+    for key in keys {
+        let path = format!("{prefix}{}", key.name);
+        match key.kind {
+            Kind::Table(inner) => rows(inner, &format!("{path}."), out),
+            Kind::Tables(inner) => rows(inner, &format!("{path}[]."), out),
+            kind => {
+                let default = key.default.map_or("—".to_owned(), |d| format!("`{}`", d()));
+                let what = kind.describe().replace('|', "\\|");
+                out.push_str(&format!("| `{path}` | {what} | {default} |\n"));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table between `<!-- NAME -->` and `<!-- end NAME -->` in
+    /// docs/config.md.
+    fn documented(name: &str) -> String {
+        let doc = include_str!("../../docs/config.md");
+        let start = format!("<!-- {name} -->\n");
+        let end = format!("<!-- end {name} -->");
+        let from = doc.find(&start).expect("start marker") + start.len();
+        let to = doc.find(&end).expect("end marker");
+        doc[from..to].to_owned()
+    }
+
+    #[test]
+    fn the_docs_key_tables_are_the_declarations() {
+        assert_eq!(
+            documented("lane keys"),
+            key_table(super::super::raw::ROOT),
+            "docs/config.md: the lane's keys"
+        );
+        assert_eq!(
+            documented("centre keys"),
+            key_table(crate::centre::config::KEYS),
+            "docs/config.md: the centre's keys"
+        );
+    }
+
+    #[test]
+    fn a_default_is_shown_as_the_file_writes_it() {
+        let table = key_table(super::super::raw::ROOT);
+        assert!(
+            table.contains("| `speaker.stale_after_ms` | a whole number | `8000` |\n"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| `lane` | a whole number | — |\n"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| `gpio.inputs.ball.pull` | a string in quotes | `\"up\"` |\n"),
+            "{table}"
+        );
+    }
+
+    /// Every default declared is the value the example file states (it
+    /// states the code's defaults, tests/config.rs checks), but for the
+    /// buttons' debounce, which the example sets longer on purpose.
+    #[test]
+    fn the_declared_defaults_are_the_examples() {
+        fn compare(keys: &[Key], table: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+            for key in keys {
+                let path = format!("{prefix}{}", key.name);
+                match (key.kind, table.get(key.name)) {
+                    (Kind::Table(inner), Some(toml::Value::Table(t))) => {
+                        compare(inner, t, &format!("{path}."), out)
+                    }
+                    (_, Some(stated)) => {
+                        if let Some(default) = key.default
+                            && default() != *stated
+                            && !path.starts_with("gpio.buttons.")
+                        {
+                            out.push(format!("{path}: {} in the example, {}", stated, default()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let example: toml::Table =
+            toml::from_str(include_str!("../../config/lanecall.toml")).unwrap();
+        let mut differ = Vec::new();
+        compare(super::super::raw::ROOT, &example, "", &mut differ);
+        assert_eq!(differ, Vec::<String>::new());
+    }
+}
