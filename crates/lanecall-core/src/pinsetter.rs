@@ -214,8 +214,17 @@ impl Sequencer {
         self.run = None;
         self.recent.push_back(msg.clone());
         // Numbers skipped by a gap leave no entry, so the window is kept by
-        // number, not by count.
-        self.recent.retain(|m| msg.seq.wrapping_sub(m.seq) < WINDOW);
+        // number, not by count. Each line kept is ahead of the one before
+        // it, by less than `BEHIND_MAX`, and those kept were within the
+        // window: the ages fall from the front, so the old ones are a front
+        // run.
+        while self
+            .recent
+            .front()
+            .is_some_and(|m| msg.seq.wrapping_sub(m.seq) >= WINDOW)
+        {
+            self.recent.pop_front();
+        }
     }
 
     /// Counts a line refused for its number; `Some(Restart)` when it ends
@@ -254,6 +263,37 @@ mod tests {
         assert_eq!(m.body, Body::Pins(PinSet::from_mask("0000001001").unwrap()));
         assert!(parse_line("$PS,READY,2,0000001001*56").is_ok());
         assert!(parse_line("$PS,PINS,3,0000000000*18").is_ok());
+    }
+
+    /// Whatever numbers come, in whatever order, the window keeps every
+    /// accepted line within it and none outside.
+    #[test]
+    fn the_window_keeps_exactly_the_recent_numbers() {
+        let mut seq = Sequencer::default();
+        let mut x: u32 = 12345;
+        let mut dropped = 0;
+        for i in 0..20_000u32 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let step = match (x >> 16) % 10 {
+                0 => (x >> 8) as u8,
+                1..=3 => 0,
+                4 => 0u8.wrapping_sub((x >> 20) as u8 % 20),
+                _ => 1 + (x >> 24) as u8 % 3,
+            };
+            let last = seq.recent.back().map_or(0, |m| m.seq);
+            let msg = Message {
+                seq: last.wrapping_add(step),
+                body: Body::Ready(PinSet::FULL),
+            };
+            let before = seq.recent.len();
+            seq.check(&msg);
+            let newest = seq.recent.back().map(|m| m.seq);
+            let mut trimmed = seq.recent.clone();
+            trimmed.retain(|m| newest.is_some_and(|n| n.wrapping_sub(m.seq) < WINDOW));
+            assert_eq!(trimmed, seq.recent, "after line {i}");
+            dropped += usize::from(seq.recent.len() < before);
+        }
+        assert!(dropped > 100, "the test left the window alone");
     }
 
     #[test]

@@ -156,7 +156,11 @@ impl<R: BufRead> Checked<R> {
                 self.push(gap);
             }
             match item {
-                Item::Event(n, e) => self.event(n, e),
+                Item::Event(n, e) => {
+                    if let Some(out) = self.event(n, e) {
+                        return Ok(Some(out));
+                    }
+                }
                 other => self.push(other),
             }
         }
@@ -182,7 +186,10 @@ impl<R: BufRead> Checked<R> {
         self.ready.extend(self.held.drain(..));
     }
 
-    fn event(&mut self, line: u64, e: Stamped<Event>) {
+    /// Takes the event of line `line`. When it confirms the waiting event
+    /// and nothing else is queued (most lines), returns the waiting one to
+    /// give out at once instead of queueing it.
+    fn event(&mut self, line: u64, e: Stamped<Event>) -> Option<Item> {
         let Some(p_t) = self.pending.as_ref().map(|(_, p)| p.t) else {
             if e.t >= self.last_t {
                 self.pending = Some((line, e));
@@ -193,9 +200,14 @@ impl<R: BufRead> Checked<R> {
                     LineError::TimeBackwards { t: e.t, previous },
                 ));
             }
-            return;
+            return None;
         };
         if e.t >= p_t {
+            if self.ready.is_empty() && self.held.is_empty() {
+                let (p_line, p) = self.pending.replace((line, e))?;
+                self.last_t = p.t;
+                return Some(Item::Event(p_line, p));
+            }
             self.release();
             self.pending = Some((line, e));
         } else if e.t >= self.last_t {
@@ -214,5 +226,6 @@ impl<R: BufRead> Checked<R> {
             };
             self.push(Item::Error(line, error));
         }
+        None
     }
 }

@@ -14,11 +14,38 @@ pub enum Line<'a> {
     Torn(u64),
 }
 
-/// Streams a journal's lines with their numbers, reusing one buffer.
+/// Streams a journal's lines with their numbers. A line that lies whole in
+/// `inner`'s buffer is lent from there, and consumed from `inner` at the
+/// next read; one that does not is copied into one reused buffer.
 pub struct Reader<R> {
     inner: R,
     buf: Vec<u8>,
+    /// Bytes of `inner`'s buffer lent out as the last line.
+    lent: usize,
     pub(super) line: u64,
+}
+
+/// Where the first `\n` of `bytes` is, eight bytes at a time.
+fn find_newline(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let newlines = ONES * u64::from(b'\n');
+    let mut start = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        // A zero byte in `x` is a `\n` in the chunk.
+        let x = u64::from_le_bytes(word) ^ newlines;
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            break;
+        }
+        start += 8;
+    }
+    bytes[start..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|i| start + i)
 }
 
 impl<R: BufRead> Reader<R> {
@@ -26,18 +53,23 @@ impl<R: BufRead> Reader<R> {
         Reader {
             inner,
             buf: Vec::with_capacity(256),
+            lent: 0,
             line: 0,
         }
     }
 
-    /// Reads the header (line 1).
+    /// Reads the header (line 1), and leaves `inner` just after it.
     pub fn header(&mut self) -> Result<Header, HeaderError> {
-        match self.next_line()? {
+        let whole = match self.next_line()? {
             None => return Err(HeaderError::Empty),
-            Some(Line::Whole(_, Err(e))) => return Err(HeaderError::NotAHeader(e.to_string())),
-            Some(Line::Whole(_, Ok(text))) => return Header::parse(text),
+            Some(Line::Whole(_, Err(e))) => Some(Err(HeaderError::NotAHeader(e.to_string()))),
+            Some(Line::Whole(_, Ok(text))) => Some(Header::parse(text)),
             // A journal cut short right after its header still has one.
-            Some(Line::Torn(_)) => {}
+            Some(Line::Torn(_)) => None,
+        };
+        self.inner.consume(std::mem::take(&mut self.lent));
+        if let Some(header) = whole {
+            return header;
         }
         let text = std::str::from_utf8(&self.buf)
             .map_err(|_| HeaderError::NotAHeader("not UTF-8".into()))?;
@@ -47,6 +79,22 @@ impl<R: BufRead> Reader<R> {
     /// The next line, or `None` at the end.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         self.buf.clear();
+        self.inner.consume(std::mem::take(&mut self.lent));
+        let whole = loop {
+            match self.inner.fill_buf() {
+                Ok(bytes) => break find_newline(bytes).map(|i| i + 1),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        if let Some(len) = whole {
+            // The same bytes again: nothing was consumed since.
+            let bytes = self.inner.fill_buf()?;
+            let line = bytes.get(..len).unwrap_or(bytes);
+            self.lent = line.len();
+            self.line += 1;
+            return Ok(Some(Line::Whole(self.line, text_of(line))));
+        }
         if self.inner.read_until(b'\n', &mut self.buf)? == 0 {
             return Ok(None);
         }
@@ -54,13 +102,15 @@ impl<R: BufRead> Reader<R> {
         if self.buf.last() != Some(&b'\n') {
             return Ok(Some(Line::Torn(self.line)));
         }
-        self.buf.pop();
-        if self.buf.last() == Some(&b'\r') {
-            self.buf.pop();
-        }
-        let text = std::str::from_utf8(&self.buf).map_err(|_| LineError::NotUtf8);
-        Ok(Some(Line::Whole(self.line, text)))
+        Ok(Some(Line::Whole(self.line, text_of(&self.buf))))
     }
+}
+
+/// A whole line's text, without its `\n` or `\r\n`.
+fn text_of(line: &[u8]) -> Result<&str, LineError> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    std::str::from_utf8(line).map_err(|_| LineError::NotUtf8)
 }
 
 #[cfg(test)]
@@ -82,5 +132,52 @@ mod tests {
         ));
         assert!(matches!(r.next_line().unwrap(), Some(Line::Torn(4))));
         assert!(r.next_line().unwrap().is_none());
+    }
+
+    /// What a reader gives out, as text.
+    fn lines(mut r: Reader<impl BufRead>) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(line) = r.next_line().unwrap() {
+            out.push(format!("{line:?}"));
+        }
+        out
+    }
+
+    /// Lines lent from the buffer and lines copied across its end read
+    /// the same, whatever the buffer's size.
+    #[test]
+    fn lines_read_the_same_across_buffer_ends() {
+        let text = b"{\"t\":1,\"ev\":\"ball\"}\r\n\n\xff\xfe\n{\"t\":2,\"ev\":\"serial\",\"line\":\"$PS,READY,0,1111111111*54\"}\n\xc3\xa9t\xc3\xa9\n{\"t\":3";
+        let whole = lines(Reader::new(&text[..]));
+        assert_eq!(whole.len(), 6);
+        assert!(whole[5].contains("Torn(6)"));
+        for capacity in 1..=text.len() + 1 {
+            let r = Reader::new(io::BufReader::with_capacity(capacity, &text[..]));
+            assert_eq!(lines(r), whole, "buffer of {capacity} bytes");
+        }
+    }
+
+    /// Reading the header leaves the stream just after it.
+    #[test]
+    fn the_header_leaves_the_stream_after_line_one() {
+        let text = b"{\"journal\":\"lanecall\",\"version\":1}\n{\"t\":1,\"ev\":\"ball\"}\n";
+        let mut stream = &text[..];
+        assert_eq!(Reader::new(&mut stream).header().unwrap().version, 1);
+        assert_eq!(stream, b"{\"t\":1,\"ev\":\"ball\"}\n");
+    }
+
+    #[test]
+    fn newlines_are_found_wherever_they_are() {
+        for len in 0..40 {
+            for at in 0..len {
+                let mut bytes = vec![b'x'; len];
+                bytes[at] = b'\n';
+                if at + 3 < len {
+                    bytes[at + 3] = b'\n';
+                }
+                assert_eq!(find_newline(&bytes), Some(at));
+            }
+            assert_eq!(find_newline(&vec![b'\x8a'; len]), None);
+        }
     }
 }

@@ -52,6 +52,11 @@ impl Word {
         self.fixed_text(false)
     }
 
+    /// The English text of a word that is not a number.
+    pub fn fixed_english(self) -> &'static str {
+        self.fixed_text(true)
+    }
+
     /// English, for `text`.
     fn fixed_text(self, english: bool) -> &'static str {
         match (self, english) {

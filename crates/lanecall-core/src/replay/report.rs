@@ -354,12 +354,52 @@ impl Serialize for CalloutJson<'_> {
     }
 }
 
-/// Words as English text, written without an allocation.
+/// Words as English text, written without an allocation: spelled into a
+/// buffer on the stack, as `Words`' `Display` spells them.
 struct Text<'a>(&'a crate::lane::Words);
+
+/// Room for the longest callout's text.
+const TEXT_MAX: usize = 256;
 
 impl Serialize for Text<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self.0)
+        let mut buf = [0u8; TEXT_MAX];
+        let mut len = 0;
+        let mut sep: &[u8] = b"";
+        for &word in self.0.as_slice() {
+            let mut digits = [0u8; 5];
+            let part = match word {
+                Word::Pin(p) => decimal(p.number().into(), &mut digits),
+                Word::Number(n) => decimal(n, &mut digits),
+                w => w.fixed_english().as_bytes(),
+            };
+            let end = len + sep.len() + part.len();
+            let Some(out) = buf.get_mut(len..end) else {
+                return s.collect_str(self.0);
+            };
+            let (head, tail) = out.split_at_mut(sep.len());
+            head.copy_from_slice(sep);
+            tail.copy_from_slice(part);
+            len = end;
+            sep = if word == Word::Frame { b" " } else { b", " };
+        }
+        match std::str::from_utf8(&buf[..len]) {
+            Ok(text) => s.serialize_str(text),
+            Err(_) => s.collect_str(self.0),
+        }
+    }
+}
+
+/// `n` in decimal digits, written into the end of `buf`.
+fn decimal(mut n: u16, buf: &mut [u8; 5]) -> &[u8] {
+    let mut start = buf.len();
+    loop {
+        start -= 1;
+        buf[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[start..];
+        }
     }
 }
 
@@ -368,10 +408,15 @@ struct Token(Word);
 
 impl Serialize for Token {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Word::Pin(p) => s.collect_str(&p),
-            Word::Number(n) => s.collect_str(&n),
-            w => s.serialize_str(w.fixed_token()),
+        let mut digits = [0u8; 5];
+        let number = match self.0 {
+            Word::Pin(p) => decimal(p.number().into(), &mut digits),
+            Word::Number(n) => decimal(n, &mut digits),
+            w => return s.serialize_str(w.fixed_token()),
+        };
+        match std::str::from_utf8(number) {
+            Ok(number) => s.serialize_str(number),
+            Err(_) => s.collect_str(&self.0.token()),
         }
     }
 }
@@ -484,4 +529,78 @@ struct BlockJson {
     games: u8,
     started_at: Millis,
     ended: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lane::{Side, Words};
+
+    /// The text and tokens written from the stack read as `Words`' own
+    /// spelling does.
+    #[test]
+    fn text_and_tokens_are_spelled_as_the_words_display() {
+        let mut all = Vec::new();
+        for mask in 0u16..1024 {
+            let mut w = Words::new();
+            if mask % 7 == 0 {
+                w.push(Word::Correction);
+            }
+            for n in 1..=10u8 {
+                if mask & (1 << (n - 1)) != 0 {
+                    w.push(Word::Pin(Pin::new(n).unwrap()));
+                }
+            }
+            let side = if mask % 2 == 0 {
+                Side::Left
+            } else {
+                Side::Right
+            };
+            if mask % 3 == 0 {
+                w.push(Word::Split);
+                w.push(Word::SideOf(side));
+            }
+            if mask % 5 == 0 {
+                w.push(Word::Channel(side));
+            }
+            all.push(w);
+        }
+        for (frame, total) in [(1, 0), (6, 87), (10, 300), (9, u16::MAX)] {
+            let mut w = Words::new();
+            w.push(Word::Frame);
+            w.push(Word::Number(frame));
+            w.push(Word::Number(total));
+            all.push(w);
+        }
+        for fixed in [Word::Strike, Word::Spare, Word::Foul, Word::NoPins] {
+            let mut w = Words::new();
+            w.push(fixed);
+            all.push(w);
+        }
+        for w in &all {
+            let text = serde_json::to_string(&Text(w)).unwrap();
+            assert_eq!(text, serde_json::to_string(&w.to_string()).unwrap());
+            let tokens: Vec<String> = w
+                .as_slice()
+                .iter()
+                .map(|&t| serde_json::to_string(&Token(t)).unwrap())
+                .collect();
+            let expected: Vec<String> = w
+                .tokens()
+                .iter()
+                .map(|t| serde_json::to_string(t).unwrap())
+                .collect();
+            assert_eq!(tokens, expected);
+        }
+        let mut seven_ten = Words::new();
+        for n in [7, 10] {
+            seven_ten.push(Word::Pin(Pin::new(n).unwrap()));
+        }
+        seven_ten.push(Word::Split);
+        let spoken: Vec<String> = [seven_ten, all[1025]]
+            .iter()
+            .map(|w| serde_json::to_string(&Text(w)).unwrap())
+            .collect();
+        assert_eq!(spoken, ["\"7, 10, split\"", "\"frame 6, 87\""]);
+    }
 }
