@@ -81,6 +81,7 @@ const CHECK_EVERY: Duration = Duration::from_secs(1);
 pub const SETTLE: Duration = Duration::from_millis(50);
 /// How often the mirror's thread looks for journals to settle.
 pub const TICK: Duration = Duration::from_millis(25);
+/// Files synced at once after a batch.
 
 /// What the mirror's thread is told.
 pub enum ToMirror {
@@ -414,6 +415,7 @@ impl Mirror {
     /// lines to the replay; a file that cannot be synced is cut back to
     /// its last synced line and those lines are held again.
     fn sync(&mut self) {
+        let mut outcomes = self.sync_files();
         for (&n, lane) in &mut self.lanes {
             let mut changed = false;
             let mut held = lane.held();
@@ -423,7 +425,7 @@ impl Mirror {
                 }
                 f.dirty = false;
                 changed = true;
-                let synced = f.file.as_ref().map_or(Ok(()), File::sync_data);
+                let synced = outcomes.remove(&(n, name.clone())).unwrap_or(Ok(()));
                 let lines = std::mem::take(&mut f.unsynced);
                 let first = f.crcs.len() - lines.len();
                 if let Err(e) = synced {
@@ -682,6 +684,7 @@ fn append(lane: u32, dir: &Path, f: &mut FileDisk, line: &str) -> std::io::Resul
 
 mod check;
 mod proof;
+mod sync;
 #[cfg(test)]
 mod tests;
 
