@@ -80,7 +80,7 @@ const CHECK_EVERY: Duration = Duration::from_secs(1);
 /// most of the time from a ball to the standings (BENCHMARKS.md).
 pub const SETTLE: Duration = Duration::from_millis(50);
 /// How often the mirror's thread looks for journals to settle.
-pub const TICK: Duration = Duration::from_millis(25);
+pub const TICK: Duration = Duration::from_millis(10);
 /// Files synced at once after a batch.
 
 /// What the mirror's thread is told.
@@ -324,6 +324,7 @@ impl Mirror {
             lane.files.insert(name, disk);
         }
         lane_book.mirror = lane.stats();
+        book.journals_changed += 1;
         Ok(())
     }
 
@@ -405,6 +406,7 @@ impl Mirror {
                         .and_then(|l| l.journals.get_mut(name))
                     {
                         feed.settle();
+                        book.journals_changed += 1;
                     }
                 }
             }
@@ -455,6 +457,7 @@ impl Mirror {
                 f.last_line = Instant::now();
                 f.settled = false;
                 let mut book = lock(&self.book);
+                book.journals_changed += 1;
                 if let Some(l) = book.lanes.get_mut(&n) {
                     let feed = l.journals.entry(name.clone()).or_default();
                     for line in &lines {
