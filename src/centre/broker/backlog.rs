@@ -24,6 +24,8 @@ const STALE: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 pub struct Backlog {
     start: Instant,
+    /// [`STALE`], but in tests.
+    stale: Duration,
     /// Payload bytes of the lanes' PUBLISHes relayed to rumqttd.
     relayed: AtomicU64,
     /// Payload bytes of the lanes' messages the centre took.
@@ -41,6 +43,7 @@ impl Default for Backlog {
     fn default() -> Self {
         Backlog {
             start: Instant::now(),
+            stale: STALE,
             relayed: AtomicU64::new(0),
             taken: AtomicU64::new(0),
             taken_at: AtomicU64::new(0),
@@ -118,7 +121,7 @@ impl Backlog {
 mod tests {
     use super::*;
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn a_lane_is_held_while_the_centre_is_behind_and_let_go_as_it_takes() {
         let b = std::sync::Arc::new(Backlog::default());
         // Not subscribed: nothing is held.
@@ -138,9 +141,12 @@ mod tests {
         assert_eq!(b.behind(), MAX_BEHIND - 1000 + 100);
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn a_centre_that_takes_nothing_lets_the_lanes_go() {
-        let b = Backlog::default();
+        let b = Backlog {
+            stale: Duration::from_millis(20),
+            ..Backlog::default()
+        };
         b.subscribed(true);
         b.relay(MAX_BEHIND as usize).await;
         // Nothing taken: after STALE the count starts again.
