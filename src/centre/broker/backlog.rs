@@ -103,11 +103,11 @@ impl Backlog {
                 break;
             }
             self.held_at.store(self.ms().max(1), Ordering::Relaxed);
-            if tokio::time::timeout(STALE, room).await.is_err() {
+            if tokio::time::timeout(self.stale, room).await.is_err() {
                 let quiet = self
                     .ms()
                     .saturating_sub(self.taken_at.load(Ordering::Relaxed));
-                if quiet >= STALE.as_millis() as u64 {
+                if quiet >= self.stale.as_millis() as u64 {
                     self.taken
                         .store(self.relayed.load(Ordering::Relaxed), Ordering::Relaxed);
                 }
