@@ -51,8 +51,11 @@ struct Shared {
     login: Router,
     /// The standings last computed, with the book's `journals_changed`
     /// then: polled standings are computed once per change, not per poll.
-    standings: Arc<Mutex<Option<(u64, Arc<Standings>)>>>,
+    standings: Arc<Mutex<Option<Computed>>>,
 }
+
+/// Standings and the book's `journals_changed` they were computed at.
+type Computed = (u64, Arc<Standings>);
 
 /// The page's files.
 #[derive(rust_embed::Embed)]

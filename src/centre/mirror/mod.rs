@@ -81,7 +81,6 @@ const CHECK_EVERY: Duration = Duration::from_secs(1);
 pub const SETTLE: Duration = Duration::from_millis(50);
 /// How often the mirror's thread looks for journals to settle.
 pub const TICK: Duration = Duration::from_millis(10);
-/// Files synced at once after a batch.
 
 /// What the mirror's thread is told.
 pub enum ToMirror {
