@@ -248,9 +248,15 @@ def private(path, text):
         f.write(text)
 
 
-def write_logins(base, lanes=64):
-    """The embedded broker's `passwords` (lane1 … lane<lanes>) and each
-    lane's password file in `base`: the path of the first."""
+# Lanes with a login on the embedded broker: 64, or as many as a run has.
+LOGINS = [64]
+
+
+def write_logins(base, lanes=None):
+    """The embedded broker's `passwords` (lane1 … lane<lanes>, default
+    `LOGINS`) and each lane's password file in `base`: the path of the
+    first."""
+    lanes = lanes or LOGINS[0]
     path = os.path.join(base, "passwords")
     if not os.path.exists(path):
         private(path, "".join(f"lane{n}:secret-{n}\n" for n in range(1, lanes + 1)))
@@ -271,7 +277,9 @@ def start_centre(binary, base, broker, web=None):
                 f'[web]\nlisten = "127.0.0.1:{web}"\njudge_pin_hash = "{pin_hash(binary)}"\n')
     child = subprocess.Popen([binary, "centre", "--config", config],
                              stdout=subprocess.DEVNULL, stderr=open(base + "/centre.log", "a"))
-    wait_port(web)
+    # Its first start hashes the plain passwords (~45 ms each, more on a
+    # busy machine).
+    wait_port(web, 30 + LOGINS[0])
     return child, web, state
 
 
@@ -519,6 +527,8 @@ def storm(binary, lanes):
 
 if __name__ == "__main__":
     what, binary = sys.argv[1], sys.argv[2]
+    if what in ("many", "storm"):
+        LOGINS[0] = max(LOGINS[0], int(sys.argv[3]))
     if what == "latency":
         latency(binary, *(int(a) if a.isdigit() else float(a) for a in sys.argv[3:7]))
     elif what == "catchup":

@@ -83,7 +83,7 @@ enum Command {
         /// Same seed, same bowling.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// A centre: this many lanes (1 to 64), the centre and its MQTT
+        /// A centre: this many lanes (1 to 128), the centre and its MQTT
         /// broker in one process; --listen is the centre's page, lane k's
         /// panel is on the port k above it.
         #[arg(long)]
@@ -516,8 +516,8 @@ fn demo(
         }
     };
     if let Some(lanes) = lanes {
-        if !(1..=64).contains(&lanes) {
-            eprintln!("lanecall demo: --lanes takes 1 to 64 lanes, not {lanes}");
+        if !(1..=128).contains(&lanes) {
+            eprintln!("lanecall demo: --lanes takes 1 to 128 lanes, not {lanes}");
             return ExitCode::from(2);
         }
         return centre_demo(CentreDemo {

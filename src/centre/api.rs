@@ -49,7 +49,13 @@ struct Shared {
     site: Arc<str>,
     /// The lane's login routes, which the centre's login goes through.
     login: Router,
+    /// The standings last computed, with the book's `journals_changed`
+    /// then: polled standings are computed once per change, not per poll.
+    standings: Arc<Mutex<Option<Computed>>>,
 }
+
+/// Standings and the book's `journals_changed` they were computed at.
+type Computed = (u64, Arc<Standings>);
 
 /// The page's files.
 #[derive(rust_embed::Embed)]
@@ -87,6 +93,7 @@ pub fn router(
         commands,
         site: site.into(),
         login: login.clone(),
+        standings: Arc::default(),
     };
     Router::new()
         .route("/api/lanes", get(lanes))
@@ -156,16 +163,25 @@ async fn lanes(State(s): State<Shared>) -> Response {
 }
 
 /// The standings now, from every mirrored journal.
-fn current(s: &Shared) -> Standings {
-    let games = {
+fn current(s: &Shared) -> Arc<Standings> {
+    let mut last = s.standings.lock().unwrap_or_else(PoisonError::into_inner);
+    let (changed, games) = {
         let book = s.book.lock().unwrap_or_else(PoisonError::into_inner);
-        super::results::games(&book, s.programme.as_deref())
+        if let Some((at, standings)) = &*last
+            && *at == book.journals_changed
+        {
+            return Arc::clone(standings);
+        }
+        let games = super::results::games(&book, s.programme.as_deref());
+        (book.journals_changed, games)
     };
-    standings(s.programme.as_deref(), &games)
+    let now = Arc::new(standings(s.programme.as_deref(), &games));
+    *last = Some((changed, Arc::clone(&now)));
+    now
 }
 
 async fn standings_json(State(s): State<Shared>) -> Response {
-    json_response(serde_json::to_value(current(&s)).unwrap_or(Value::Null))
+    json_response(serde_json::to_value(&*current(&s)).unwrap_or(Value::Null))
 }
 
 async fn programme_blocks(State(s): State<Shared>) -> Response {
@@ -206,7 +222,7 @@ async fn results_csv(State(s): State<Shared>) -> Response {
 }
 
 async fn results_json(State(s): State<Shared>) -> Response {
-    let json = serde_json::to_string_pretty(&current(&s)).unwrap_or_default();
+    let json = serde_json::to_string_pretty(&*current(&s)).unwrap_or_default();
     download(&s, "json", "application/json", json)
 }
 

@@ -180,6 +180,12 @@ pub struct Book {
     pub broker_error: Option<String>,
     /// The embedded broker's refusals (`broker` in `GET /api/centre`).
     pub broker_stats: Option<std::sync::Arc<super::broker::FrontStats>>,
+    /// Counts the changes to the lanes' replays (`journals`): the
+    /// standings computed at one count hold until the next.
+    pub journals_changed: u64,
+    /// The embedded broker's count of how far the centre is behind: a
+    /// lane held back by it is not quiet.
+    pub broker_backlog: Option<std::sync::Arc<super::broker::backlog::Backlog>>,
 }
 
 impl Book {

@@ -27,6 +27,9 @@ pub struct LinkSettings {
     pub site: String,
     pub username: Option<String>,
     pub password: Option<String>,
+    /// The embedded broker's count of how far this link is behind the
+    /// lanes (`None` with another broker).
+    pub backlog: Option<Arc<super::broker::backlog::Backlog>>,
 }
 
 /// The client and its event loop, not yet polled.
@@ -104,17 +107,26 @@ pub async fn run(
             }
             // Connected means subscribed: from here on no lane's message is missed.
             Ok(Event::Incoming(Packet::SubAck(_))) => {
+                if let Some(b) = &settings.backlog {
+                    b.subscribed(true);
+                }
                 book.lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .connected = true;
                 let _ = mirror.send(ToMirror::Connected).await;
             }
             Ok(Event::Incoming(Packet::Publish(p))) => {
+                if let Some(b) = &settings.backlog {
+                    b.took(p.payload.len());
+                }
                 let topic = p.topic.clone();
                 handle(&site, &topic, &p.payload, &book, &commands, &mirror).await;
             }
             Ok(_) => {}
             Err(e) => {
+                if let Some(b) = &settings.backlog {
+                    b.subscribed(false);
+                }
                 let text = e.to_string();
                 let (was, said) = {
                     let mut book = book.lock().unwrap_or_else(PoisonError::into_inner);

@@ -86,6 +86,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     // the lanes with a login on it.
     let mut embedded_login = None;
     let mut login_lanes = None;
+    let mut backlog = None;
     let (broker, transport) = match &config.broker {
         Broker::External { url, ca_file } => (url.clone(), url.transport(ca_file.as_deref())?),
         Broker::Embedded { listen } => {
@@ -115,9 +116,13 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
                     .map_err(|e| e.to_string())??;
             embedded_login = Some((user, started.centre_password));
             login_lanes = Some(started.lanes);
+            backlog = Some(started.backlog);
             book.lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .broker_stats = Some(started.stats);
+            book.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .broker_backlog = backlog.clone();
             let host = if listen.ip().is_unspecified() {
                 "127.0.0.1".to_owned()
             } else {
@@ -156,6 +161,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         site: config.site.clone(),
         username,
         password,
+        backlog: backlog.clone(),
     };
     std::fs::create_dir_all(&config.state_dir)
         .map_err(|e| format!("cannot make {}: {e}", config.state_dir.display()))?;

@@ -105,6 +105,8 @@ pub struct Settings {
     pub secrets: HashMap<String, String>,
     /// Told of a lane whose login is used by two clients at once.
     pub on_duplicate: Box<dyn Fn(u32) + Send + Sync>,
+    /// A lane's PUBLISH waits while the centre is far behind.
+    pub backlog: Arc<super::backlog::Backlog>,
 }
 
 struct Front {
@@ -470,6 +472,9 @@ async fn relay(
             while let Some((raw, packet)) = next_packet(&mut buf, MAX_PACKET)? {
                 if !allowed(front, &role, &login, &packet) {
                     return Ok(());
+                }
+                if let (Role::Lane(_), Packet::Publish(p)) = (&role, &packet) {
+                    front.settings.backlog.relay(p.payload.len()).await;
                 }
                 to_broker.write_all(&raw).await?;
             }

@@ -16,6 +16,10 @@ use tokio::sync::Semaphore;
 /// Logins verified this run kept at most; past that the list starts
 /// again (each login is then verified once more).
 const MAX_VERIFIED: usize = 4096;
+/// argon2 checks run at once: two cores' worth. 128 lanes logging in
+/// together after the centre's start wait half as long as one at a time
+/// (BENCHMARKS.md, "The centre: 128 lanes").
+const CHECKS_AT_ONCE: usize = 2;
 
 /// One line of the `passwords` file.
 enum Line {
@@ -139,7 +143,8 @@ pub struct Logins {
     /// (user, SHA-256 of the password) of the logins verified this run:
     /// a lane that connects again is not verified again.
     verified: Mutex<HashSet<(String, [u8; 32])>>,
-    /// argon2 is slow on purpose: one verification at a time.
+    /// argon2 is slow on purpose (and takes 19 MiB): [`CHECKS_AT_ONCE`]
+    /// verifications at a time.
     turn: Arc<Semaphore>,
 }
 
@@ -152,7 +157,7 @@ impl Logins {
             centre_user: centre_user.to_owned(),
             centre: digest(centre_password),
             verified: Mutex::new(HashSet::new()),
-            turn: Arc::new(Semaphore::new(1)),
+            turn: Arc::new(Semaphore::new(CHECKS_AT_ONCE)),
         }
     }
 

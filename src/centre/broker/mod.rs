@@ -22,6 +22,7 @@ use super::MAX_PAYLOAD;
 use crate::web::auth::secret;
 
 pub mod acl;
+pub mod backlog;
 mod duplicates;
 mod front;
 mod logins;
@@ -53,6 +54,8 @@ pub struct Started {
     /// The lanes that have a login (`lane<N>`) in `passwords`.
     pub lanes: Vec<u32>,
     pub stats: Arc<FrontStats>,
+    /// How far the centre's link is behind the lanes ([`backlog`]).
+    pub backlog: Arc<backlog::Backlog>,
     /// rumqttd's own loopback address, behind the front: it takes only the
     /// front's internal secrets (for tests that check so).
     pub inner: SocketAddr,
@@ -163,6 +166,7 @@ pub fn start(
         std::thread::sleep(Duration::from_millis(20));
     }
     let stats = Arc::new(FrontStats::default());
+    let backlog = Arc::new(backlog::Backlog::default());
     let settings = front::Settings {
         inner,
         max: MAX_CONNECTIONS,
@@ -173,6 +177,7 @@ pub fn start(
         logins,
         secrets,
         on_duplicate,
+        backlog: Arc::clone(&backlog),
     };
     front::start(outer, settings, Arc::clone(&stats))
         .map_err(|e| format!("cannot start the embedded broker's listener: {e}"))?;
@@ -181,6 +186,7 @@ pub fn start(
         centre_password,
         lanes,
         stats,
+        backlog,
         inner,
     })
 }

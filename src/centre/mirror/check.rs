@@ -17,6 +17,11 @@ impl Mirror {
     /// says it has (its state's `journal`), or, without that state, that
     /// said `online` a while ago, for what follows.
     pub(super) fn check(&mut self, book: &Book, now: Instant) {
+        // Lanes held back by the embedded broker are waiting their turn,
+        // not quiet: asking them now would bring their lines twice.
+        if (book.broker_backlog.as_ref()).is_some_and(|b| b.held_within(QUIET)) {
+            return;
+        }
         for (&n, lb) in &book.lanes {
             if let Some((file, _)) = said_journal(lb)
                 && valid_file_name(file)

@@ -46,6 +46,7 @@ fn front(inner: SocketAddr, max: usize, login_time: Duration) -> (SocketAddr, Ar
         logins: Arc::new(Logins::new(Vec::new(), "centre", CENTRE_PASSWORD)),
         secrets: HashMap::from([("centre".to_owned(), "inner-secret".to_owned())]),
         on_duplicate: Box::new(|_| {}),
+        backlog: Arc::default(),
     };
     start(outer, settings, Arc::clone(&stats)).unwrap();
     (addr, stats)
