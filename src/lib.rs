@@ -76,6 +76,8 @@
 //!   cap on open connections below the file limit, and HTTPS when
 //!   configured.
 
+#![forbid(unsafe_code)]
+
 pub mod backup;
 pub mod centre;
 pub mod centre_link;
@@ -97,4 +99,5 @@ pub mod setup;
 pub mod sim;
 pub mod speaker;
 pub mod store;
+pub mod wall_clock;
 pub mod web;
