@@ -262,6 +262,37 @@ pub fn session_key(state_dir: &std::path::Path) -> Key {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use argon2::PasswordVerifier as _;
+
+    #[test]
+    fn hashes_and_checks_reuse_one_argon2_buffer_and_agree_with_argon2() {
+        let hash = hash_secret(b"one").unwrap();
+        assert!(
+            hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{hash}"
+        );
+        let parsed = PasswordHash::new(&hash).unwrap();
+        assert_eq!(parsed.salt.map(|s| s.as_ref().len()), Some(16));
+        assert_eq!(parsed.hash.map(|h| h.len()), Some(32));
+        // argon2's own check takes it, and its own hash is checked here.
+        assert!(Argon2::default().verify_password(b"one", &parsed).is_ok());
+        let theirs = argon2::PasswordHasher::hash_password(&Argon2::default(), b"two").unwrap();
+        assert!(verify_pin("two", &theirs.to_string()));
+
+        let buffer = || {
+            let m = MEMORY.lock().unwrap_or_else(PoisonError::into_inner);
+            (m.as_ptr() as usize, m.len())
+        };
+        let first = buffer();
+        assert!(first.1 >= M_COST_KIB as usize, "{first:?}");
+        for _ in 0..3 {
+            assert!(verify_pin("one", &hash));
+            assert!(!verify_pin("two", &hash));
+            assert!(hash_pin("135790").is_ok());
+        }
+        assert_eq!(buffer(), first, "no new argon2 memory for later hashes");
+        assert!(!verify_pin("one", "$argon2id$v=19$not-a-hash"));
+    }
 
     #[test]
     fn the_session_key_survives_a_restart_and_a_bad_file_is_replaced() {
