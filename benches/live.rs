@@ -44,7 +44,7 @@ use lanecall::lane::scoring::{Ball, Position, roll};
 use lanecall::lane::{PinSet, Rules};
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::sim::Rng;
-use lanecall::store::{rfc3339, unix_now};
+use lanecall::wall_clock::{rfc3339, unix_now};
 use serialport::{SerialPort, TTYPort};
 
 #[path = "../tests/support/mod.rs"]

@@ -88,6 +88,8 @@
 //!   cap on open connections below the file limit, and HTTPS when
 //!   configured.
 
+#![forbid(unsafe_code)]
+
 // The pure core, its own crate (crates/lanecall-core), under the paths it
 // always had: `crate::lane::Lane`, `lanecall::journal::Reader`, …
 pub use lanecall_core::{journal, lane, pins, pinsetter, replay, sim};
@@ -109,4 +111,5 @@ pub mod sensors;
 pub mod setup;
 pub mod speaker;
 pub mod store;
+pub mod wall_clock;
 pub mod web;

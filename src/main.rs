@@ -1,5 +1,7 @@
 //! The `lanecall` command line: parses arguments and calls into the library.
 
+#![forbid(unsafe_code)]
+
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -183,7 +185,6 @@ fn volume(s: &str) -> Result<f32, String> {
 }
 
 fn main() -> ExitCode {
-    lanecall::web::auth::return_argon2_memory();
     let cli = Cli::parse();
     match cli.command {
         Command::Run { config } => {
@@ -502,7 +503,10 @@ fn demo(
         None => None,
     };
     let state_dir = state_dir.unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("lanecall-demo-{}", lanecall::store::unix_now()))
+        std::env::temp_dir().join(format!(
+            "lanecall-demo-{}",
+            lanecall::wall_clock::unix_now()
+        ))
     });
     if let Err(e) = std::fs::create_dir_all(&state_dir) {
         eprintln!("lanecall demo: cannot create {}: {e}", state_dir.display());

@@ -30,7 +30,8 @@ use tracing::{info, warn};
 use crate::backup::{FileError, copy_range, same_prefix, sync_folder};
 use crate::journal_slot::{JournalSlot, Taken, lock};
 use crate::ports::JournalSink;
-use crate::store::{rfc3339, unix_now, whole_len};
+use crate::store::whole_len;
+use crate::wall_clock::{rfc3339, unix_now};
 
 /// How often a failing mirror tries again, besides on every notification.
 const RETRY: Duration = Duration::from_secs(5);

@@ -9,11 +9,12 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::journal::{self, Checked, Header, HeaderError, Reader};
 use crate::lane::{Event, Millis, Stamped};
 use crate::replay::Replay;
+// Journal names and headers carry the wall clock's time.
+pub use crate::wall_clock::{rfc3339, unix_now};
 
 /// The folder of journals under the state directory.
 pub struct Store {
@@ -37,36 +38,6 @@ fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
         path: path.to_owned(),
         source,
     }
-}
-
-/// Seconds since 1970 now, from the wall clock (only for file names and
-/// the header's `started_at`; lane time never comes from it).
-pub fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// `2026-11-29T14:00:00Z` for seconds since 1970 (UTC, proleptic
-/// Gregorian: Howard Hinnant's civil-from-days).
-pub fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
 }
 
 /// Where a journal stands among a lane's journals, from its file name
@@ -518,13 +489,6 @@ mod tests {
             t,
             event: Event::Sensor(Sensor::Ball),
         }
-    }
-
-    #[test]
-    fn dates_are_rfc3339_utc() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_795_960_800), "2026-11-29T14:00:00Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
     }
 
     #[test]

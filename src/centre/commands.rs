@@ -11,7 +11,7 @@ use rumqttc::{AsyncClient, QoS};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::store::{rfc3339, unix_now};
+use crate::wall_clock::{rfc3339, unix_now};
 
 /// Pushes (and holds) kept for `GET /api/pushes`.
 pub const MAX_PUSHES: usize = 64;

@@ -289,6 +289,13 @@ impl Raw {
                     None
                 }
             },
+            None if !super::broker::BUILT => {
+                out.push(Problem::new(
+                    "broker",
+                    format!("is missing: {}", super::broker::NOT_BUILT),
+                ));
+                None
+            }
             None => {
                 if ca_file.is_some() {
                     out.push(Problem::new(
@@ -375,6 +382,7 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
+    #[cfg(feature = "broker")]
     #[test]
     fn a_minimal_file_takes_the_defaults() {
         let text = format!(
@@ -405,11 +413,13 @@ mod tests {
         );
         assert!(s.contains("(line 3, column 1)"), "{s}");
         let text = "site = \"Cup!\"\nstate_dir = \"rel\"\nbroker = \"http://x\"\n[web]\nlisten = \"nope\"\n";
-        let port0 = "site = \"c\"\nstate_dir = \"/c\"\nembedded_listen = \"0.0.0.0:0\"\n";
-        let s = CentreConfig::parse(port0, Path::new("c.toml"))
-            .unwrap_err()
-            .to_string();
-        assert!(s.contains("embedded_listen: needs a port"), "{s}");
+        if crate::centre::broker::BUILT {
+            let port0 = "site = \"c\"\nstate_dir = \"/c\"\nembedded_listen = \"0.0.0.0:0\"\n";
+            let s = CentreConfig::parse(port0, Path::new("c.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(s.contains("embedded_listen: needs a port"), "{s}");
+        }
         let s = CentreConfig::parse(text, Path::new("c.toml"))
             .unwrap_err()
             .to_string();
@@ -426,6 +436,7 @@ mod tests {
         assert!(s.contains("web.judge_pin_hash: is missing"), "{s}");
     }
 
+    #[cfg(feature = "broker")]
     #[test]
     fn the_embedded_broker_takes_logins_unless_told_otherwise() {
         let e = with("").unwrap_err();
@@ -489,7 +500,28 @@ mod tests {
             e.contains("ca_file: cannot read /nonexistent/ca.pem"),
             "{e}"
         );
-        let e = with("ca_file = \"/etc/ssl/ca.pem\"").unwrap_err();
-        assert!(e.contains("ca_file: is only for an external broker"), "{e}");
+        if crate::centre::broker::BUILT {
+            let e = with("ca_file = \"/etc/ssl/ca.pem\"").unwrap_err();
+            assert!(e.contains("ca_file: is only for an external broker"), "{e}");
+        }
+    }
+
+    #[cfg(not(feature = "broker"))]
+    #[test]
+    fn without_the_embedded_broker_a_centre_names_its_broker() {
+        for keys in ["passwords = \"/etc/p\"", "allow_anonymous = true", ""] {
+            let e = with(keys).unwrap_err();
+            assert!(
+                e.contains(
+                    "broker: is missing: this build of lanecall has no embedded MQTT broker"
+                ),
+                "{e}"
+            );
+            assert!(
+                e.contains("Mosquitto") && e.contains("lanecall-centre"),
+                "{e}"
+            );
+        }
+        assert!(with("broker = \"mqtt://c\"").is_ok());
     }
 }

@@ -33,7 +33,8 @@ use crate::ports::{
     CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Reply,
 };
 use crate::replay::Replay;
-use crate::store::{JournalFile, Recovered, Store, StoreError, rfc3339, unix_now};
+use crate::store::{JournalFile, Recovered, Store, StoreError};
+use crate::wall_clock::{rfc3339, unix_now};
 use failure::Failure;
 
 /// What the lane's thread needs to start.

@@ -36,13 +36,9 @@ impl Clip {
         let wav = parse_wav(bytes)?;
         let data = wav.data;
         let samples: Vec<i16> = if wav.channels == 1 {
-            match as_samples(data) {
-                Some(samples) => samples.to_vec(),
-                None => data
-                    .chunks_exact(2)
-                    .map(|b| i16::from_le_bytes([b[0], b[1]]))
-                    .collect(),
-            }
+            data.chunks_exact(2)
+                .map(|b| i16::from_le_bytes([b[0], b[1]]))
+                .collect()
         } else {
             data.chunks_exact(4)
                 .map(|b| {
@@ -56,22 +52,6 @@ impl Clip {
             rate: wav.rate,
             samples: Cow::Owned(samples),
         })
-    }
-
-    /// Like [`Clip::from_wav`], but a mono file's samples are borrowed from
-    /// `bytes` where they lie aligned (the embedded packs in a release
-    /// build): no copy.
-    fn from_static_wav(bytes: &'static [u8]) -> Result<Clip, PackError> {
-        let wav = parse_wav(bytes)?;
-        if wav.channels == 1
-            && let Some(samples) = as_samples(wav.data)
-        {
-            return Ok(Clip {
-                rate: wav.rate,
-                samples: Cow::Borrowed(samples),
-            });
-        }
-        Clip::from_wav(bytes)
     }
 
     /// Bytes the samples take in memory.
@@ -140,24 +120,6 @@ fn le16(b: &[u8], at: usize) -> u16 {
 
 fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-/// Little-endian 16-bit samples viewed in place, when the bytes are aligned
-/// for `i16` and the machine is little-endian; `None` otherwise (the caller
-/// decodes them one by one).
-fn as_samples(data: &[u8]) -> Option<&[i16]> {
-    #[cfg(target_endian = "little")]
-    {
-        // SAFETY: every bit pattern is a valid i16, and `align_to` returns
-        // in `mid` only the part of `data` that is aligned for i16.
-        let (head, mid, tail) = unsafe { data.align_to::<i16>() };
-        if head.is_empty() && tail.is_empty() {
-            return Some(mid);
-        }
-    }
-    #[cfg(not(target_endian = "little"))]
-    let _ = data;
-    None
 }
 
 /// WAVE_FORMAT_PCM and WAVE_FORMAT_EXTENSIBLE.
@@ -337,11 +299,7 @@ impl VoicePack {
 fn builtin_clip(language: Language, name: &str) -> Option<Clip> {
     let path = format!("{}/{name}.wav", language.as_str());
     let file = Builtin::get(&path)?;
-    let clip = match file.data {
-        Cow::Borrowed(bytes) => Clip::from_static_wav(bytes),
-        Cow::Owned(bytes) => Clip::from_wav(&bytes),
-    };
-    match clip {
+    match Clip::from_wav(&file.data) {
         Ok(clip) => Some(clip),
         Err(e) => {
             tracing::warn!("built-in voice clip {path}: {e}");

@@ -10,9 +10,11 @@
 //! This module must never log a PIN, a hash or a cookie value, and never
 //! accept a cookie whose signature does not check out.
 
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use argon2::{Algorithm, Argon2, Params, PasswordHash, PasswordHasher, PasswordVerifier, Version};
+use argon2::password_hash::phc::{Output, ParamsString, Salt};
+use argon2::{Algorithm, Argon2, Block, Params, PasswordHash, Version};
 use axum_extra::extract::cookie::{Cookie, Key, SameSite, SignedCookieJar};
 
 /// The session cookie's name.
@@ -56,12 +58,6 @@ pub enum PinError {
 )]
 pub struct PinHashError(String);
 
-fn hasher() -> Result<Argon2<'static>, PinError> {
-    let params =
-        Params::new(M_COST_KIB, T_COST, P_COST, None).map_err(|e| PinError::Hash(e.to_string()))?;
-    Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
-}
-
 /// 32 random bytes from the operating system, in hex: a session id, a
 /// password or a mark no one can guess.
 pub fn secret() -> Result<String, String> {
@@ -70,19 +66,78 @@ pub fn secret() -> Result<String, String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Makes the allocator hand each argon2 check's memory (19 MiB) back to
-/// the system when the check is done. glibc raises its threshold for
-/// serving a block by `mmap` to the size of the last one freed, so from
-/// the second check on those blocks come from the heap and stay: a centre
-/// that hashed or checked 64 MQTT passwords held 1.2 GB (BENCHMARKS.md).
-/// Called once, first thing in `main`.
-pub fn return_argon2_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets a number in glibc's allocator; it is called
-    // before any thread starts.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
+/// A PHC hash string, parsed once, checked against a PIN or a password in
+/// argon2 memory its caller gives.
+pub(crate) struct StoredHash {
+    argon2: Argon2<'static>,
+    salt: Vec<u8>,
+    output: Output,
+}
+
+impl StoredHash {
+    /// The hash, its cost parameters its own; `None` if it does not parse
+    /// (it then matches nothing).
+    pub(crate) fn parse(hash: &str) -> Option<StoredHash> {
+        let phc = PasswordHash::new(hash).ok()?;
+        let algorithm = Algorithm::try_from(phc.algorithm.as_str()).ok()?;
+        let version = match phc.version {
+            Some(v) => Version::try_from(v).ok()?,
+            None => Version::default(),
+        };
+        let params = Params::try_from(&phc).ok()?;
+        let salt = phc.salt.as_ref()?.as_ref().to_vec();
+        let output = phc.hash?;
+        Some(StoredHash {
+            argon2: Argon2::new(algorithm, version, params),
+            salt,
+            output,
+        })
     }
+
+    /// The argon2 memory a check takes, in blocks of 1 KiB.
+    pub(crate) fn blocks(&self) -> usize {
+        self.argon2.params().block_count()
+    }
+
+    /// Whether `secret` gives this hash, computed in `memory` (at least
+    /// [`StoredHash::blocks`] long) and compared in constant time.
+    pub(crate) fn matches(&self, secret: &[u8], memory: &mut [Block]) -> bool {
+        let mut out = [0u8; Output::MAX_LENGTH];
+        let Some(out) = out.get_mut(..self.output.len()) else {
+            return false;
+        };
+        if self
+            .argon2
+            .hash_password_into_with_memory(secret, &self.salt, out, memory)
+            .is_err()
+        {
+            return false;
+        }
+        // `Output`'s equality is constant-time.
+        Output::new(out).is_ok_and(|o| o == self.output)
+    }
+}
+
+/// The argon2 memory of [`hash_pin`], [`verify_pin`] and [`hash_secret`]:
+/// one buffer for the whole process, made at the first hash or check,
+/// grown to the largest cost met and then kept. argon2 allocating its
+/// 19 MiB afresh for each call made glibc keep them (it raises its `mmap`
+/// threshold to the size of the last block freed, and later blocks come
+/// from the heap and stay): a centre that hashed 64 MQTT passwords at
+/// start held 1.2 GB (BENCHMARKS.md). The PIN checker keeps its own
+/// buffer on its own thread ([`super::pins`]).
+static MEMORY: Mutex<Vec<Block>> = Mutex::new(Vec::new());
+
+/// Runs `work` in the shared argon2 memory, `blocks` long; one hash at a
+/// time.
+fn in_memory<T>(blocks: usize, work: impl FnOnce(&mut [Block]) -> T) -> T {
+    let mut memory = MEMORY.lock().unwrap_or_else(PoisonError::into_inner);
+    if memory.len() < blocks {
+        // The smaller buffer goes before the larger one is made.
+        *memory = Vec::new();
+        *memory = vec![Block::default(); blocks];
+    }
+    work(&mut memory[..blocks])
 }
 
 /// Hashes a PIN for the config: an argon2id PHC string
@@ -92,22 +147,42 @@ pub fn hash_pin(pin: &str) -> Result<String, PinError> {
     if !pin_shape_ok(pin) {
         return Err(PinError::Shape);
     }
-    let hash = hasher()?
-        .hash_password(pin.as_bytes())
-        .map_err(|e| PinError::Hash(e.to_string()))?;
-    Ok(hash.to_string())
+    hash_secret(pin.as_bytes()).map_err(PinError::Hash)
+}
+
+/// An argon2id PHC string of `secret` at the PIN's cost (OWASP's minimum,
+/// argon2's default), with a fresh random salt of 16 bytes: a PIN's or an
+/// MQTT password's.
+pub fn hash_secret(secret: &[u8]) -> Result<String, String> {
+    let params = Params::new(M_COST_KIB, T_COST, P_COST, None).map_err(|e| e.to_string())?;
+    let mut salt = [0u8; Salt::RECOMMENDED_LENGTH];
+    getrandom::fill(&mut salt).map_err(|e| format!("the system gave no random bytes: {e}"))?;
+    let mut out = [0u8; Params::DEFAULT_OUTPUT_LEN];
+    let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, params.clone());
+    in_memory(params.block_count(), |memory| {
+        argon2.hash_password_into_with_memory(secret, &salt, &mut out, memory)
+    })
+    .map_err(|e| e.to_string())?;
+    let phc = PasswordHash {
+        algorithm: Algorithm::Argon2id.ident(),
+        version: Some(Version::V0x13.into()),
+        params: ParamsString::try_from(&params).map_err(|e| e.to_string())?,
+        salt: Some(Salt::new(&salt).map_err(|e| e.to_string())?),
+        hash: Some(Output::new(&out).map_err(|e| e.to_string())?),
+    };
+    Ok(phc.to_string())
 }
 
 /// Whether `pin` matches `hash` (a PHC string). The cost parameters are the
 /// hash's own. A hash that does not parse matches nothing. Slow on purpose:
 /// call it off the async threads.
 pub fn verify_pin(pin: &str, hash: &str) -> bool {
-    let Ok(parsed) = PasswordHash::new(hash) else {
+    let Some(stored) = StoredHash::parse(hash) else {
         return false;
     };
-    Argon2::default()
-        .verify_password(pin.as_bytes(), &parsed)
-        .is_ok()
+    in_memory(stored.blocks(), |memory| {
+        stored.matches(pin.as_bytes(), memory)
+    })
 }
 
 /// Checks that a configured hash is a PHC string this build can verify
@@ -179,6 +254,37 @@ pub fn session_key(state_dir: &std::path::Path) -> Key {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use argon2::PasswordVerifier as _;
+
+    #[test]
+    fn hashes_and_checks_reuse_one_argon2_buffer_and_agree_with_argon2() {
+        let hash = hash_secret(b"one").unwrap();
+        assert!(
+            hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{hash}"
+        );
+        let parsed = PasswordHash::new(&hash).unwrap();
+        assert_eq!(parsed.salt.map(|s| s.as_ref().len()), Some(16));
+        assert_eq!(parsed.hash.map(|h| h.len()), Some(32));
+        // argon2's own check takes it, and its own hash is checked here.
+        assert!(Argon2::default().verify_password(b"one", &parsed).is_ok());
+        let theirs = argon2::PasswordHasher::hash_password(&Argon2::default(), b"two").unwrap();
+        assert!(verify_pin("two", &theirs.to_string()));
+
+        let buffer = || {
+            let m = MEMORY.lock().unwrap_or_else(PoisonError::into_inner);
+            (m.as_ptr() as usize, m.len())
+        };
+        let first = buffer();
+        assert!(first.1 >= M_COST_KIB as usize, "{first:?}");
+        for _ in 0..3 {
+            assert!(verify_pin("one", &hash));
+            assert!(!verify_pin("two", &hash));
+            assert!(hash_pin("135790").is_ok());
+        }
+        assert_eq!(buffer(), first, "no new argon2 memory for later hashes");
+        assert!(!verify_pin("one", "$argon2id$v=19$not-a-hash"));
+    }
 
     #[test]
     fn the_session_key_survives_a_restart_and_a_bad_file_is_replaced() {

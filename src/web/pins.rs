@@ -29,10 +29,11 @@ use std::sync::mpsc::{self, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use argon2::password_hash::phc::Output;
-use argon2::{Algorithm, Argon2, Block, Params, PasswordHash, Version};
+use argon2::Block;
 use serde::Serialize;
 use tokio::sync::oneshot;
+
+use super::auth::StoredHash;
 
 /// The name of the file `lanecall unlock` writes in the state directory.
 pub const UNLOCK_FILE: &str = "unlock";
@@ -211,54 +212,6 @@ impl Guard {
     }
 }
 
-/// A configured hash, parsed once.
-struct Stored {
-    argon2: Argon2<'static>,
-    salt: Vec<u8>,
-    output: Output,
-}
-
-impl Stored {
-    fn parse(hash: &str) -> Option<Stored> {
-        let phc = PasswordHash::new(hash).ok()?;
-        let algorithm = Algorithm::try_from(phc.algorithm.as_str()).ok()?;
-        let version = match phc.version {
-            Some(v) => Version::try_from(v).ok()?,
-            None => Version::default(),
-        };
-        let params = Params::try_from(&phc).ok()?;
-        let salt = phc.salt.as_ref()?.as_ref().to_vec();
-        let output = phc.hash?;
-        Some(Stored {
-            argon2: Argon2::new(algorithm, version, params),
-            salt,
-            output,
-        })
-    }
-
-    fn blocks(&self) -> usize {
-        self.argon2.params().block_count()
-    }
-
-    /// Whether `pin` gives this hash, computed in `memory` (at least
-    /// [`Stored::blocks`] long) and compared in constant time.
-    fn matches(&self, pin: &[u8], memory: &mut [Block]) -> bool {
-        let mut out = [0u8; Output::MAX_LENGTH];
-        let Some(out) = out.get_mut(..self.output.len()) else {
-            return false;
-        };
-        if self
-            .argon2
-            .hash_password_into_with_memory(pin, &self.salt, out, memory)
-            .is_err()
-        {
-            return false;
-        }
-        // `Output`'s equality is constant-time.
-        Output::new(out).is_ok_and(|o| o == self.output)
-    }
-}
-
 struct Job {
     pin: String,
     from: Option<IpAddr>,
@@ -294,7 +247,7 @@ impl Checker {
             // is unlocked anyway.
             let _ = std::fs::remove_file(f);
         }
-        let stored: Vec<Option<Stored>> = hashes.iter().map(|h| Stored::parse(h)).collect();
+        let stored: Vec<Option<StoredHash>> = hashes.iter().map(|h| StoredHash::parse(h)).collect();
         let worker_guard = Arc::clone(&guard);
         let started = std::thread::Builder::new()
             .name("pin-checks".into())
@@ -326,7 +279,7 @@ impl Checker {
 
 /// The checker's thread: takes jobs until every handle is gone.
 fn run(
-    stored: &[Option<Stored>],
+    stored: &[Option<StoredHash>],
     jobs: &mpsc::Receiver<Job>,
     guard: &Mutex<Guard>,
     unlock_file: Option<&std::path::Path>,
@@ -334,7 +287,7 @@ fn run(
     let blocks = stored
         .iter()
         .flatten()
-        .map(Stored::blocks)
+        .map(StoredHash::blocks)
         .max()
         .unwrap_or(0);
     // Allocated at the first check, then reused for every check.

@@ -105,7 +105,7 @@ fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 fn unix_now() -> u64 {
-    crate::store::unix_now()
+    crate::wall_clock::unix_now()
 }
 
 impl Sessions {

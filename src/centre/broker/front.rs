@@ -31,6 +31,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio_util::bytes::BytesMut;
 
+use super::FrontStats;
 use super::acl::{self, Role};
 use super::duplicates::Duplicates;
 use super::logins::Logins;
@@ -53,36 +54,6 @@ const MAX_TOLD: usize = 4096;
 /// rumqttd's login name for a client without one (a `passwords` user
 /// never holds a `:`).
 pub const ANONYMOUS: &str = ":anonymous";
-
-/// What the front refused, counted since start.
-#[derive(Debug, Default)]
-pub struct FrontStats {
-    bad_logins: AtomicU64,
-    anonymous_refused: AtomicU64,
-    publish_denied: AtomicU64,
-    subscribe_denied: AtomicU64,
-    login_timeouts: AtomicU64,
-    evicted_before_login: AtomicU64,
-    refused_when_full: AtomicU64,
-}
-
-impl FrontStats {
-    /// Each counter by name.
-    pub fn snapshot(&self) -> Vec<(&'static str, u64)> {
-        [
-            ("bad_logins", &self.bad_logins),
-            ("anonymous_refused", &self.anonymous_refused),
-            ("publish_denied", &self.publish_denied),
-            ("subscribe_denied", &self.subscribe_denied),
-            ("login_timeouts", &self.login_timeouts),
-            ("evicted_before_login", &self.evicted_before_login),
-            ("refused_when_full", &self.refused_when_full),
-        ]
-        .into_iter()
-        .map(|(name, n)| (name, n.load(Ordering::Relaxed)))
-        .collect()
-    }
-}
 
 /// Adds one to `counter`: its new value.
 fn count(counter: &AtomicU64) -> u64 {

@@ -9,7 +9,6 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use argon2::{Argon2, PasswordHasher};
 use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
 
@@ -71,11 +70,10 @@ fn read_passwords(path: &Path, text: &str) -> Result<Vec<Line>, String> {
 }
 
 /// An argon2id PHC string of `password`, with a fresh salt; argon2's
-/// default cost, the judges' PINs' (OWASP's minimum, src/web/auth.rs).
+/// default cost, the judges' PINs' (OWASP's minimum, src/web/auth.rs),
+/// in the process's one argon2 buffer.
 fn hash(password: &str) -> Result<String, String> {
-    Argon2::default()
-        .hash_password(password.as_bytes())
-        .map(|h| h.to_string())
+    crate::web::auth::hash_secret(password.as_bytes())
         .map_err(|e| format!("cannot hash a password: {e}"))
 }
 

@@ -62,7 +62,8 @@ use tokio::sync::mpsc;
 use super::book::{Book, MirrorFailure, MirrorStats};
 use super::feed::Feed;
 use super::{MAX_FILES, MAX_LANE_NUMBER};
-use crate::store::{journal_seq, rfc3339, unix_now};
+use crate::store::journal_seq;
+use crate::wall_clock::{rfc3339, unix_now};
 
 /// Lines held after gaps, per lane.
 pub const MAX_HELD: usize = 4096;

@@ -1,0 +1,145 @@
+//! Starting rumqttd behind the front.
+
+use std::collections::HashMap;
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+
+use super::{BrokerSettings, FrontStats, Started, acl, front, logins};
+use crate::centre::MAX_PAYLOAD;
+use crate::web::auth::secret;
+
+/// Clients connected at once.
+const MAX_CONNECTIONS: usize = 1024;
+
+/// Starts the broker on `s.listen` on its own threads; returns once it
+/// accepts connections. It runs until the process ends (rumqttd has no
+/// stop). `on_duplicate` is told of a lane whose login two clients use at
+/// once (at most every 30 s per lane).
+pub fn start(
+    s: BrokerSettings,
+    on_duplicate: Box<dyn Fn(u32) + Send + Sync>,
+) -> Result<Started, String> {
+    let hashes = match &s.passwords {
+        Some(path) => logins::load(path)?,
+        None => {
+            tracing::warn!(
+                "the embedded broker has no `passwords` file: only the centre logs in{}",
+                if s.allow_anonymous {
+                    ", and anyone without a login"
+                } else {
+                    ""
+                }
+            );
+            Vec::new()
+        }
+    };
+    let mut lanes: Vec<u32> = hashes
+        .iter()
+        .filter_map(
+            |(user, _)| match acl::Role::of(Some(user), &s.centre_user) {
+                acl::Role::Lane(n) => Some(n),
+                _ => None,
+            },
+        )
+        .collect();
+    lanes.sort_unstable();
+    let centre_password = secret()?;
+    let logins = Arc::new(logins::Logins::new(
+        hashes,
+        &s.centre_user,
+        &centre_password,
+    ));
+    // One secret per login, for rumqttd: only the front knows them.
+    let mut secrets = HashMap::new();
+    for user in logins.users().chain([front::ANONYMOUS]) {
+        secrets.insert(user.to_owned(), secret()?);
+    }
+    // Bound here, so that a port in use is a clear error rather than a
+    // line in rumqttd's log.
+    let outer = TcpListener::bind(s.listen)
+        .map_err(|e| format!("the embedded broker cannot listen on {}: {e}", s.listen))?;
+    // A free loopback port, let go for rumqttd to bind (it takes an
+    // address, not a socket).
+    let inner = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        .and_then(|l| l.local_addr())
+        .map_err(|e| format!("the embedded broker cannot listen on the loopback: {e}"))?;
+    let server = ServerSettings {
+        name: "lanecall".into(),
+        listen: inner,
+        tls: None,
+        next_connection_delay_ms: 1,
+        connections: ConnectionSettings {
+            connection_timeout_ms: 10_000,
+            max_payload_size: MAX_PAYLOAD,
+            max_inflight_count: 500,
+            auth: Some(secrets.clone()),
+            external_auth: None,
+            dynamic_filters: true,
+        },
+    };
+    let config = Config {
+        id: 0,
+        router: RouterConfig {
+            max_connections: MAX_CONNECTIONS,
+            max_outgoing_packet_count: 500,
+            // Each subscription's log in memory: 8 segments of 1 MiB of
+            // payload at most. A subscriber that falls further behind
+            // loses the oldest messages; the centre asks for the lines
+            // again (`resend`). 48 lanes sending whole blocks at once
+            // overflow it a few times (4 x 256 KiB: ~55 times, every
+            // line mirrored 3 s later); BENCHMARKS.md.
+            max_segment_size: 1 << 20,
+            max_segment_count: 8,
+            custom_segment: None,
+            initialized_filters: None,
+            shared_subscriptions_strategy: Default::default(),
+        },
+        v4: Some(HashMap::from([("1".to_owned(), server)])),
+        ..Config::default()
+    };
+    let mut broker = Broker::new(config);
+    std::thread::Builder::new()
+        .name("mqtt-broker".into())
+        .spawn(move || {
+            if let Err(e) = broker.start() {
+                tracing::error!("the embedded broker stopped: {e}");
+            }
+        })
+        .map_err(|e| format!("cannot start the embedded broker: {e}"))?;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while TcpStream::connect_timeout(&inner, Duration::from_millis(200)).is_err() {
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "the embedded broker did not start listening on {inner}"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stats = Arc::new(FrontStats::default());
+    let backlog = Arc::new(super::backlog::Backlog::default());
+    let settings = front::Settings {
+        inner,
+        max: MAX_CONNECTIONS,
+        login_time: front::LOGIN_TIME,
+        site: s.site,
+        centre_user: s.centre_user,
+        allow_anonymous: s.allow_anonymous,
+        logins,
+        secrets,
+        on_duplicate,
+        backlog: Arc::clone(&backlog),
+    };
+    front::start(outer, settings, Arc::clone(&stats))
+        .map_err(|e| format!("cannot start the embedded broker's listener: {e}"))?;
+    tracing::info!(listen = %s.listen, "embedded MQTT broker listening");
+    Ok(Started {
+        centre_password,
+        lanes,
+        stats,
+        backlog,
+        inner,
+    })
+}

@@ -1,0 +1,81 @@
+//! The wall clock, and its time as RFC 3339 text (`2026-11-29T14:00:00Z`,
+//! UTC, whole seconds): journal names and headers, notices, the centre's
+//! `since` and `at` fields. Lane time never comes from here (it is the
+//! journal's milliseconds since the lane started).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// The stamp of any second past RFC 3339's four-digit years.
+const LAST: &str = "9999-12-31T23:59:59Z";
+
+/// Seconds since 1970 now, from the wall clock (only for file names and
+/// the header's `started_at`; lane time never comes from it). A clock set
+/// before 1970 reads 0.
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// `2026-11-29T14:00:00Z` for seconds since 1970 (UTC, proleptic
+/// Gregorian). A second past the year 9999 is written as the last second
+/// of 9999.
+pub fn rfc3339(secs: u64) -> String {
+    i64::try_from(secs)
+        .ok()
+        .and_then(|s| OffsetDateTime::from_unix_timestamp(s).ok())
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_else(|| LAST.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The stamps as they were written before, by hand (Howard Hinnant's
+    /// civil-from-days): the crate's must be the same bytes.
+    fn by_hand(secs: u64) -> String {
+        let days = (secs / 86_400) as i64;
+        let rem = secs % 86_400;
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+            rem / 3600,
+            rem / 60 % 60,
+            rem % 60
+        )
+    }
+
+    /// 9999-12-31T23:59:59Z.
+    const LAST_SECOND: u64 = 253_402_300_799;
+
+    #[test]
+    fn dates_are_rfc3339_utc() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_795_960_800), "2026-11-29T14:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(4_107_542_399), "2100-02-28T23:59:59Z");
+        assert_eq!(rfc3339(LAST_SECOND), LAST);
+        assert_eq!(rfc3339(LAST_SECOND + 1), LAST);
+        assert_eq!(rfc3339(u64::MAX), LAST);
+    }
+
+    proptest! {
+        #[test]
+        fn every_second_is_written_as_before(secs in 0..=LAST_SECOND) {
+            prop_assert_eq!(rfc3339(secs), by_hand(secs));
+        }
+    }
+}
