@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
 
 use crate::config::{Config, GpioBackend};
+use crate::journal::store::StoreError;
 use crate::lane_thread::{HEARTBEAT, LaneRunner, RunnerSettings};
 use crate::ports::OutputSink;
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
-use crate::store::StoreError;
 use crate::web::{self, ApiState};
 
 /// Why the daemon could not start.
@@ -104,7 +104,9 @@ pub async fn serve(
     let (mut core, snapshot) = LaneRunner::start(settings, outputs, voice)?;
     // `[journal] mirror`: a live second copy of the journal.
     if let Some(target) = &config.journal.mirror {
-        core.add_journal_sink(Box::new(crate::mirror::Mirror::start(target.clone())));
+        core.add_journal_sink(Box::new(crate::journal::mirror::Mirror::start(
+            target.clone(),
+        )));
     }
     // `[centre]`: the link to the centre's broker; none, no connection.
     let centre = match &config.centre {

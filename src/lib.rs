@@ -57,26 +57,26 @@
 //!
 //! - [`config`] reads and checks the config file; each module gets its
 //!   validated part.
-//! - [`journal`] (in the core) is the journal format (journal.md): the
+//! - [`journal`] is the journal: its format from the core (journal.md: the
 //!   header, one JSON line per input, the reader that reports a bad line by
 //!   its number and ignores a torn last line, and the writer, over any
-//!   reader or writer. [`store`] keeps the journal's files on disk (open,
-//!   recover, append durably).
+//!   reader or writer), and its files on this machine: [`journal::store`]
+//!   keeps them on disk (open, recover, append durably),
+//!   [`journal::mirror`] keeps a live second copy of the open journal in
+//!   another folder, on its own thread, catching up after the folder was
+//!   missing, [`journal::backup`] copies the journal folder to another (a
+//!   USB stick) for `lanecall backup` (whole lines only, each file durable
+//!   before it takes its name, the copies' seals checked), and
+//!   [`journal::slot`] is how the lane's thread tells the mirror and the
+//!   centre link of new journal lines without ever waiting for them.
 //! - [`replay`] (in the core) applies a journal to a lane and reports the result as
 //!   `lanecall replay` prints it (replay-output.md), as JSON or as a score
 //!   sheet for a terminal; the lane's thread keeps a [`replay::Replay`] too.
-//! - [`backup`] copies the journal folder to another (a USB stick) for
-//!   `lanecall backup`: whole lines only, each file durable before it takes
-//!   its name, the copies' seals checked.
-//! - [`mirror`] keeps a live second copy of the open journal in another
-//!   folder, on its own thread, catching up after the folder was missing.
 //! - [`centre`] is `lanecall centre`: the competition's centre, which
 //!   mirrors every lane's journals over MQTT, replays them with the same
 //!   core, and serves the standings, the programme and the block control.
 //! - [`centre_link`] is `[centre]`: the lane's link to the competition's
 //!   centre over MQTT (docs/mqtt.md), on its own thread.
-//! - [`journal_slot`] is how the lane's thread tells the mirror and the
-//!   centre link of new journal lines without ever waiting for them.
 //! - [`sim`] (in the core) simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
 //! - [`setup`] is `lanecall setup`: asks the lane, port, PIN and language,
@@ -92,24 +92,22 @@
 
 // The pure core, its own crate (crates/lanecall-core), under the paths it
 // always had: `crate::lane::Lane`, `lanecall::journal::Reader`, …
-pub use lanecall_core::{journal, lane, pins, pinsetter, replay, sim};
+// The journal's format is the core's too, under [`journal`] with its files.
+pub use lanecall_core::{lane, pins, pinsetter, replay, sim};
 
 pub mod atomic;
-pub mod backup;
 pub mod centre;
 pub mod centre_link;
 pub mod config;
 pub mod daemon;
 pub mod demo;
-pub mod journal_slot;
+pub mod journal;
 pub mod lane_thread;
 pub mod log_limit;
-pub mod mirror;
 pub mod mqtt;
 pub mod ports;
 pub mod sensors;
 pub mod setup;
 pub mod speaker;
-pub mod store;
 pub mod wall_clock;
 pub mod web;

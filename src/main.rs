@@ -368,7 +368,7 @@ fn backup(dir: &Path, config: &Path, journal_dir: Option<PathBuf>) -> ExitCode {
     };
     println!("Copying {} to {}", journal_dir.display(), dir.display());
     let (mut files, mut bad) = (0, 0);
-    let started = lanecall::backup::backup(&journal_dir, dir, |report| {
+    let started = lanecall::journal::backup::backup(&journal_dir, dir, |report| {
         files += 1;
         if report.ok() {
             println!("{report}");

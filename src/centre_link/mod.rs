@@ -49,7 +49,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::config::CentreConfig;
-use crate::journal_slot::JournalSlot;
+use crate::journal::slot::JournalSlot;
 use crate::lane::{Panel, Sensor};
 use crate::ports::{Input, InputSender, JournalSink, LaneSnapshot, NotTaken};
 use command::Command;

@@ -61,7 +61,7 @@ pub struct CentreConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JournalConfig {
     /// A folder that gets a live second copy of the open journal (see
-    /// [`crate::mirror`]), e.g. on a USB stick; absolute. It need not exist
+    /// [`crate::journal::mirror`]), e.g. on a USB stick; absolute. It need not exist
     /// when the config is read: the stick may be unplugged.
     pub mirror: Option<PathBuf>,
 }

@@ -12,9 +12,9 @@ use std::io;
 use std::time::Instant;
 
 use super::{LaneRunner, MAX_NOTICES, MAX_WAITING, RETRY};
+use crate::journal::store::PathState;
 use crate::lane::{Action, Event, Millis, Panel, Stamped};
 use crate::ports::{NotTaken, Reply};
-use crate::store::PathState;
 use crate::wall_clock::{rfc3339, unix_now};
 
 /// The journal cannot be written: nothing is applied until it can.

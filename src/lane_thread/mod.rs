@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use crate::journal::Header;
+use crate::journal::store::{JournalFile, Recovered, Store, StoreError};
 use crate::lane::{
     Action, Day, Effect, Event, Language, Millis, Panel, Refusal, Rules, Sensor, Stamped,
 };
@@ -33,7 +34,6 @@ use crate::ports::{
     CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Reply,
 };
 use crate::replay::Replay;
-use crate::store::{JournalFile, Recovered, Store, StoreError};
 use crate::wall_clock::{rfc3339, unix_now};
 use failure::Failure;
 

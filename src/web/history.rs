@@ -20,9 +20,9 @@ use std::time::SystemTime;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::journal::store::journal_seq;
 use crate::journal::{self, HeaderError};
 use crate::replay::{EntryView, Replay, bowler_entries};
-use crate::store::journal_seq;
 
 /// The longest journal id taken, in bytes.
 const MAX_ID_LEN: usize = 80;

@@ -18,7 +18,7 @@
 //!
 //! Files are streamed, never loaded whole. The byte helpers here
 //! (`same_prefix`, `copy_range`, and the store's `whole_len`) serve the live
-//! [`crate::mirror`] too.
+//! [`crate::journal::mirror`] too.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -27,8 +27,8 @@ use std::io::{self, BufReader};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use crate::journal::store::{sync_dir, whole_len};
 use crate::journal::{self, Header, HeaderError, Line};
-use crate::store::{sync_dir, whole_len};
 
 /// How many damaged lines a report names.
 const LISTED: usize = 10;

@@ -6,7 +6,7 @@
 //! copies what it has not copied yet, reading the journal by path, and
 //! syncs it. The lane thread never waits for it: a notification only
 //! overwrites the newest `(journal, length)` in a slot
-//! ([`crate::journal_slot`]), so however far behind the mirror is, nothing
+//! ([`crate::journal::slot`]), so however far behind the mirror is, nothing
 //! queues, and a failing mirror never slows or stops the scoring.
 //!
 //! The copy heals itself: while the folder is missing (the stick is
@@ -27,10 +27,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tracing::{info, warn};
 
-use crate::backup::{FileError, copy_range, same_prefix, sync_folder};
-use crate::journal_slot::{JournalSlot, Taken, lock};
+use crate::journal::backup::{FileError, copy_range, same_prefix, sync_folder};
+use crate::journal::slot::{JournalSlot, Taken, lock};
+use crate::journal::store::whole_len;
 use crate::ports::JournalSink;
-use crate::store::whole_len;
 use crate::wall_clock::{rfc3339, unix_now};
 
 /// How often a failing mirror tries again, besides on every notification.

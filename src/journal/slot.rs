@@ -1,6 +1,6 @@
 //! The newest durable length of the journal being written, as the lane's
 //! thread tells it after every append, for a reader that copies or sends
-//! the new lines from the file on its own thread ([`crate::mirror`],
+//! the new lines from the file on its own thread ([`crate::journal::mirror`],
 //! [`crate::centre_link`]).
 //!
 //! A notification only overwrites the newest `(journal, length)`: however
