@@ -79,6 +79,8 @@
 //!   centre over MQTT (docs/mqtt.md), on its own thread.
 //! - [`sim`] (in the core) simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
+//! - [`cli`] is the command line: its commands, what each runs, and its
+//!   exit codes ([`cli::exit`]); `src/main.rs` only calls it.
 //! - [`setup`] is `lanecall setup`: asks the lane, port, PIN and language,
 //!   writes them into the config keeping its comments, starts the service.
 //! - [`atomic`] replaces a whole file in one rename, synced, keeping its
@@ -98,6 +100,7 @@ pub use lanecall_core::{lane, pins, pinsetter, replay, sim};
 pub mod atomic;
 pub mod centre;
 pub mod centre_link;
+pub mod cli;
 pub mod config;
 pub mod daemon;
 pub mod demo;

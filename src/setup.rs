@@ -13,7 +13,7 @@
 //! rename, with the old file's owner and group and mode 0640 (it holds the
 //! PIN hash: never readable by others). On any problem the
 //! old file stays as it was. It also decides what `lanecall run` refuses:
-//! a PIN hash left as the example's placeholder (exit 78, EX_CONFIG).
+//! a PIN hash left as the example's placeholder (exit 78, [`crate::cli::exit::EX_CONFIG`]).
 //!
 //! It never touches another key, another file than the config (and its
 //! temporary file beside it), nor the service other than through
@@ -37,11 +37,6 @@ pub const EXAMPLE: &str = include_str!("../config/lanecall.toml");
 /// Where a missing pinsetter port is still taken, with a warning: the
 /// adapter's fixed name, copied before it is plugged in.
 const BY_ID: &str = "/dev/serial/by-id/";
-
-/// The exit code of `lanecall run` on a placeholder PIN hash or a config
-/// it cannot use, and of `lanecall centre` on its config (EX_CONFIG):
-/// the unit's `RestartPreventExitStatus=78` stops systemd retrying.
-pub const EX_CONFIG: u8 = 78;
 
 /// What the command line gave (`lanecall setup`'s options); `None` is asked.
 #[derive(Debug, Default, Clone, clap::Args)]

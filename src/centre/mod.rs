@@ -246,7 +246,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
 
 /// The lanes the config names: its `lanes`, else those its programme's
 /// blocks put bowlers on.
-fn named_lanes(
+pub fn named_lanes(
     config: &CentreConfig,
     programme: Option<&programme::Programme>,
 ) -> Option<std::collections::BTreeSet<u32>> {
@@ -283,97 +283,4 @@ fn admitted(
             book::Admit::Any
         }
     }
-}
-
-/// `lanecall centre-acl --config PATH [--lanes LIST]`: the Mosquitto ACL
-/// for the centre's site, login and lanes, on stdout ([`broker::acl`]);
-/// exit 78 for a config or lane list it cannot use.
-pub fn acl_main(path: &std::path::Path, lanes: Option<&str>) -> std::process::ExitCode {
-    use std::process::ExitCode;
-    let fail = |e: String| {
-        eprintln!("lanecall centre-acl: {e}");
-        ExitCode::from(crate::setup::EX_CONFIG)
-    };
-    let config = match CentreConfig::load(path) {
-        Ok(c) => c,
-        Err(e) => return fail(e.to_string()),
-    };
-    let lanes = match lanes {
-        Some(text) => match config::parse_lanes(&toml::Value::String(text.to_owned())) {
-            Ok(lanes) => lanes,
-            Err(e) => return fail(format!("--lanes: {e}")),
-        },
-        None => {
-            let programme = match config.programme.as_deref().map(programme::Programme::load) {
-                Some(Err(e)) => return fail(e.to_string()),
-                Some(Ok(p)) => Some(p),
-                None => None,
-            };
-            match named_lanes(&config, programme.as_ref()) {
-                Some(lanes) => lanes,
-                None => {
-                    return fail(format!(
-                        "{} names no lanes: give --lanes 1-48, or `lanes` in the config",
-                        path.display()
-                    ));
-                }
-            }
-        }
-    };
-    let centre_user = config.username.as_deref().unwrap_or("centre");
-    let lanes: Vec<u32> = lanes.into_iter().collect();
-    print!(
-        "{}",
-        broker::acl::mosquitto_acl(&config.site, centre_user, &lanes)
-    );
-    ExitCode::SUCCESS
-}
-
-/// `lanecall centre --config PATH`: runs until SIGINT or SIGTERM; exit 78
-/// for a config it cannot use.
-pub fn main(path: &std::path::Path) -> std::process::ExitCode {
-    use std::process::ExitCode;
-    let config = match CentreConfig::load(path) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("lanecall centre: {e}");
-            return ExitCode::from(crate::setup::EX_CONFIG);
-        }
-    };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("lanecall centre: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    rt.block_on(async {
-        let centre = match start(config).await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::error!("{e}");
-                eprintln!("lanecall centre: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        println!("Centre: http://{}/", centre.web);
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("lanecall centre: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        centre.stop().await;
-        ExitCode::SUCCESS
-    })
 }

@@ -1,0 +1,367 @@
+//! What the lane's commands run: `check-config`, `simulate`, `backup`,
+//! `run`, `demo`, `unlock`, `monitor`, `say`.
+
+use std::io::{self, BufWriter};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::{block_on, init_logs};
+use crate::config::{Config, GpioBackend, Host};
+use crate::daemon::{CentreDemo, DemoOptions, ServeOptions, serve, serve_centre_demo};
+use crate::journal::Writer;
+use crate::replay::render_sheet;
+use crate::sim::Scenario;
+
+/// Exit 1 with every problem of the file, and what the file alone cannot
+/// tell (a placeholder PIN hash, a port this process may not bind); else
+/// the effective config.
+pub(super) fn check_config(path: &Path) -> ExitCode {
+    let config = match Config::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(w) = crate::config::mode_warning(path) {
+        eprintln!("warning: {w}");
+    }
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let site = config.site_check(&Host::this(), &text);
+    for note in &site.notes {
+        eprintln!("{}: note: {note}", path.display());
+    }
+    if site.problems.is_empty() {
+        print!("{}", config.to_toml());
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("{}: {} problem(s):", path.display(), site.problems.len());
+    for p in &site.problems {
+        eprintln!("  {p}");
+    }
+    ExitCode::FAILURE
+}
+
+pub(super) fn simulate(seed: u64, games: u8, blocks: u32) -> ExitCode {
+    let scenario = Scenario {
+        games,
+        blocks,
+        ..Scenario::demo(seed)
+    };
+    let header = scenario.header();
+    let written = Writer::create(BufWriter::new(io::stdout().lock()), &header).and_then(|mut w| {
+        scenario.run().try_for_each(|e| w.write(&e))?;
+        w.flush()
+    });
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            eprintln!("lanecall simulate: {e}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// Exit 1 when a file could not be copied or has damaged lines.
+pub(super) fn backup(dir: &Path, config: &Path, journal_dir: Option<PathBuf>) -> ExitCode {
+    let journal_dir = match journal_dir {
+        Some(d) => d,
+        None => match Config::load(config) {
+            Ok(c) => c.journal_dir(),
+            Err(e) => {
+                eprintln!("lanecall backup: {e}");
+                eprintln!("(or name the journal folder with --journal-dir)");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    println!("Copying {} to {}", journal_dir.display(), dir.display());
+    let (mut files, mut bad) = (0, 0);
+    let started = crate::journal::backup::backup(&journal_dir, dir, |report| {
+        files += 1;
+        if report.ok() {
+            println!("{report}");
+        } else {
+            bad += 1;
+            if report.result.is_err() {
+                eprintln!("{report}");
+            } else {
+                println!("{report}");
+            }
+        }
+    });
+    if let Err(e) = started {
+        eprintln!("lanecall backup: {e}");
+        return ExitCode::FAILURE;
+    }
+    if bad == 0 {
+        println!("{files} file(s) in {}: all good.", dir.display());
+        ExitCode::SUCCESS
+    } else {
+        println!(
+            "{files} file(s), {bad} not copied or with damaged lines: see above. \
+             What could be copied is in {}.",
+            dir.display()
+        );
+        ExitCode::FAILURE
+    }
+}
+
+/// Runs the daemon until it is stopped; returns its exit code.
+pub(super) fn live(config: Config, options: ServeOptions) -> ExitCode {
+    let demo = options.demo.is_some();
+    let daemon = serve(config, options, |started| {
+        if demo {
+            println!("Panel:    http://{}/", started.listen);
+            let port = started.listen.port();
+            if started.listen.ip().is_loopback() {
+                println!(
+                    "          (this machine only; for a tablet on the same network, run the \
+                     demo with --listen 0.0.0.0:{port} and open http://<this machine's \
+                     address>:{port}/ on the tablet)"
+                );
+            } else if started.listen.ip().is_unspecified() {
+                println!("          (on a tablet: http://<this machine's address>:{port}/)");
+            }
+            println!("Journal:  {}", started.journal.display());
+        }
+    });
+    match block_on("lanecall", daemon) {
+        Ok(replay) => {
+            if demo {
+                print!("{}", render_sheet(&replay));
+                // With the journal, this time gives the same lane again: the
+                // timers that ran after the last input ran up to it.
+                let now = replay.lane().now();
+                println!(
+                    "Stopped at lane time {} ({now} ms).",
+                    crate::demo::clock(now)
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
+}
+
+pub(super) fn demo(
+    speed: f64,
+    duration: Option<f64>,
+    state_dir: Option<PathBuf>,
+    listen: SocketAddr,
+    judge_pin: &str,
+    seed: u64,
+    lanes: Option<u32>,
+) -> ExitCode {
+    init_logs();
+    if !(speed.is_finite() && speed > 0.0 && speed <= 1000.0) {
+        eprintln!("lanecall demo: --speed must be above 0 and at most 1000, not {speed}");
+        return ExitCode::from(super::exit::EX_INPUT);
+    }
+    let stop_after = match duration {
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => {
+            eprintln!("lanecall demo: --for takes a number of seconds above 0, not {s}");
+            return ExitCode::from(super::exit::EX_INPUT);
+        }
+        None => None,
+    };
+    let state_dir = state_dir.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("lanecall-demo-{}", crate::wall_clock::unix_now()))
+    });
+    if let Err(e) = std::fs::create_dir_all(&state_dir) {
+        eprintln!("lanecall demo: cannot create {}: {e}", state_dir.display());
+        return ExitCode::FAILURE;
+    }
+    let hash = match crate::web::hash_pin(judge_pin) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("lanecall demo: --judge-pin: {e}");
+            return ExitCode::from(super::exit::EX_INPUT);
+        }
+    };
+    if let Some(lanes) = lanes {
+        if !(1..=128).contains(&lanes) {
+            eprintln!("lanecall demo: --lanes takes 1 to 128 lanes, not {lanes}");
+            return ExitCode::from(super::exit::EX_INPUT);
+        }
+        return centre_demo(CentreDemo {
+            lanes,
+            state_dir,
+            listen,
+            judge_pin_hash: hash,
+            demo: DemoOptions { speed, seed },
+            stop_after,
+        });
+    }
+    println!(
+        "lanecall demo: a simulated lane 7 with three bowlers (B1, B2, B3), {speed}x real time."
+    );
+    println!(
+        "It runs without GPIO, a pinsetter or a sound card: the simulator plays the
+bowlers and the pinsetter; the callouts are spoken when there is a sound
+card and written to the log in any case.
+Now and then the simulated pinsetter sends a garbled line on purpose, as a
+noisy cable would: the log then warns \"refused: serial line: ...\", the line
+is kept in the journal, and the lane goes on with the next good one.
+Judge PIN: {judge_pin}"
+    );
+    let mut config = Config::demo(state_dir, listen, hash);
+    config.lane = 7;
+    let options = ServeOptions {
+        demo: Some(DemoOptions { speed, seed }),
+        stop_after,
+    };
+    live(config, options)
+}
+
+/// `lanecall demo --lanes N`: prints the centre's page and every lane's
+/// panel, runs until stopped.
+pub(super) fn centre_demo(demo: CentreDemo) -> ExitCode {
+    let (lanes, speed) = (demo.lanes, demo.demo.speed);
+    let daemon = serve_centre_demo(demo, |centre, started| {
+        println!(
+            "lanecall demo: a centre with {lanes} simulated lanes, three bowlers each, {speed}x real time."
+        );
+        println!("Centre: http://{centre}/");
+        println!("TV:     http://{centre}/tv");
+        for (lane, s) in started {
+            println!(
+                "Lane {lane}: http://{}/  journal {}",
+                s.listen,
+                s.journal.display()
+            );
+        }
+    });
+    let result = block_on("lanecall", daemon);
+    result.map_or_else(|code| code, |()| ExitCode::SUCCESS)
+}
+
+/// Leaves the unlock file for the daemon and waits for it to be taken.
+pub(super) fn unlock(config: &Path) -> ExitCode {
+    use crate::web::pins::UNLOCK_FILE;
+    let state_dir = match Config::load(config) {
+        Ok(c) => c.state_dir,
+        Err(e) => {
+            eprintln!("lanecall unlock: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let file = state_dir.join(UNLOCK_FILE);
+    if let Err(e) = std::fs::write(&file, b"") {
+        eprintln!(
+            "lanecall unlock: cannot write {}: {e} (run it as the daemon's user or root)",
+            file.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    // The daemon looks for the file once a second and removes it when the
+    // lock is cleared.
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < until {
+        if !file.exists() {
+            println!("PIN checks unlocked: judges can log in again.");
+            return ExitCode::SUCCESS;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = std::fs::remove_file(&file);
+    eprintln!(
+        "lanecall unlock: the daemon did not take {} within 5 s: is it running with {}? \
+         (a restart also ends a lockout)",
+        file.display(),
+        config.display()
+    );
+    ExitCode::FAILURE
+}
+
+pub(super) fn monitor(path: &std::path::Path) -> ExitCode {
+    init_logs();
+    let config = match Config::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (link, switches) = match crate::sensors::monitor_pinsetter(&config, path) {
+        Ok(sources) => sources,
+        Err(e) => {
+            eprintln!("lanecall monitor: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let gpio = (config.gpio.backend == GpioBackend::Rpi)
+        .then(|| (config.gpio.inputs.clone(), config.gpio.outputs.clone()));
+    eprintln!("Every input as the lane would journal it; Ctrl-C stops.");
+    let monitor = crate::sensors::monitor(link, switches, gpio, io::stdout());
+    block_on("lanecall monitor", monitor).map_or_else(|code| code, |()| ExitCode::SUCCESS)
+}
+
+pub(super) fn say(
+    lang: &str,
+    out: Option<PathBuf>,
+    device: Option<String>,
+    volume: f32,
+    words: &[String],
+) -> ExitCode {
+    use crate::speaker::pack::VoicePack;
+    use crate::speaker::player::{AudioOut, CLIP_GAP, RodioOut, render, write_wav};
+    let language = if lang == "en" {
+        crate::lane::Language::En
+    } else {
+        crate::lane::Language::Ru
+    };
+    let pack = VoicePack::builtin(language);
+    let names = match crate::speaker::clip_names_for_words(words, language) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("lanecall say: {e}");
+            return ExitCode::from(super::exit::EX_INPUT);
+        }
+    };
+    let (names, clips): (Vec<&str>, Vec<_>) = names
+        .into_iter()
+        .filter_map(|n| pack.get(n).map(|c| (n, c.clone())))
+        .unzip();
+    let length: Duration = clips.iter().map(|c| c.duration() + CLIP_GAP).sum();
+    let what = format!(
+        "{} ({} clip(s), {:.1} s, {lang}, volume {volume})",
+        names.join(" "),
+        clips.len(),
+        length.saturating_sub(CLIP_GAP).as_secs_f64()
+    );
+    let result = match &out {
+        Some(path) => {
+            let (rate, samples) = render(&clips, CLIP_GAP);
+            // As the speaker plays it: the samples scaled by the volume.
+            let scaled: Vec<i16> = samples
+                .iter()
+                .map(|&s| (f32::from(s) * volume).round().clamp(-32768.0, 32767.0) as i16)
+                .collect();
+            write_wav(path, rate, &scaled)
+                .map(|()| format!("Wrote {}: {what}", path.display()))
+                .map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => {
+            let mut speaker = RodioOut::new(device);
+            speaker.open().and_then(|name| {
+                speaker
+                    .play(&clips, volume)
+                    .map(|()| format!("Played on {name}: {what}"))
+            })
+        }
+    };
+    match result {
+        Ok(done) => {
+            println!("{done}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("lanecall say: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
