@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
+use lanecall::journal::store::Store;
 use lanecall::journal::{Header, Writer, seal, unseal};
 use lanecall::lane::{Event, Sensor, Stamped};
 use lanecall::replay::Replay;
 use lanecall::sim::Scenario;
-use lanecall::store::Store;
 
 #[path = "../tests/support/mod.rs"]
 mod support;
