@@ -483,9 +483,16 @@ fn the_ports_use_no_adapter_and_no_adapter_uses_the_wiring() {
             "the ports use only the core (lanecall-core: {core:?}), not `{used}`: {place}"
         );
     }
-    for (module, uses) in &deps {
+    // Only the command line, above everything, starts the wiring.
+    for (module, uses) in deps.iter().filter(|(m, _)| *m != "cli") {
         if let Some(place) = uses.get("daemon") {
             panic!("`{module}` uses the wiring (`daemon`); use `ports` instead: {place}");
+        }
+    }
+    // And nothing uses the command line: it is the top.
+    for (module, uses) in &deps {
+        if let Some(place) = uses.get("cli") {
+            panic!("`{module}` uses the command line (`cli`): {place}");
         }
     }
 }
