@@ -59,9 +59,24 @@ pub fn atomic_write_owned(
         let _ = fs::remove_file(&tmp);
         return Err(named(e, path));
     }
-    fs::File::open(&dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| named(e, &dir))
+    sync_dir(&dir).map_err(|e| named(e, &dir))
+}
+
+/// Makes a directory entry (a new or renamed file) survive a power cut.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    match fs::File::open(dir).and_then(|d| d.sync_all()) {
+        // Some file systems (FUSE ones among them) do not sync a folder;
+        // the file's own sync is then all there is.
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::InvalidInput | io::ErrorKind::Unsupported
+            ) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
 }
 
 /// The folder `path` is in (`.` for a bare name).

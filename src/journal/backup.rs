@@ -27,7 +27,8 @@ use std::io::{self, BufReader};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::journal::store::{sync_dir, whole_len};
+use crate::atomic::sync_dir;
+use crate::journal::store::whole_len;
 use crate::journal::{self, Header, HeaderError, Line};
 
 /// How many damaged lines a report names.

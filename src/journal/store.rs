@@ -10,11 +10,11 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use crate::atomic::sync_dir;
 use crate::journal::{self, Checked, Header, HeaderError, Reader};
 use crate::lane::{Event, Millis, Stamped};
 use crate::replay::Replay;
-// Journal names and headers carry the wall clock's time.
-pub use crate::wall_clock::{rfc3339, unix_now};
+use crate::wall_clock::rfc3339;
 
 /// The folder of journals under the state directory.
 pub struct Store {
@@ -62,23 +62,6 @@ const SEQ_DIGITS: usize = 6;
 /// The name of a journal file's own directory entry, as text.
 fn file_name(path: &Path) -> &str {
     path.file_name().and_then(|n| n.to_str()).unwrap_or("")
-}
-
-/// Makes a directory entry (a new or renamed file) survive a power cut.
-pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    match File::open(dir).and_then(|d| d.sync_all()) {
-        // Some file systems (FUSE ones among them) do not sync a folder;
-        // the file's own sync is then all there is.
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::InvalidInput | io::ErrorKind::Unsupported
-            ) =>
-        {
-            Ok(())
-        }
-        other => other,
-    }
 }
 
 impl Store {

@@ -15,9 +15,9 @@ pub mod wait;
 #[allow(unused_imports)]
 pub use wait::{Gate, eventually, eventually_async, eventually_within, require, require_tool};
 
-use lanecall::journal::store::{rfc3339, unix_now};
 use lanecall::journal::{Header, Writer};
 use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};
+use lanecall::wall_clock::{rfc3339, unix_now};
 
 /// A journal as the daemon finds it when it starts: today's header, one B2
 /// bowler in the lane order, and a block of `games` started. The daemon
