@@ -164,6 +164,47 @@ mod tests {
         );
     }
 
+    /// What `check-config` prints (`Config::to_toml`) names every key the
+    /// declaration gives a default, with that default for a file that
+    /// sets nothing, and no key the declaration lacks: a key declared but
+    /// not printed, or printed under another name, fails here.
+    #[test]
+    fn the_printed_config_is_the_declaration() {
+        fn walk(keys: &[Key], table: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+            for (name, value) in table {
+                let path = format!("{prefix}{name}");
+                match keys
+                    .iter()
+                    .find(|k| k.name == name)
+                    .map(|k| (k.kind, value))
+                {
+                    None => out.push(format!("{path}: printed, not declared")),
+                    Some((Kind::Table(inner), toml::Value::Table(t))) => {
+                        walk(inner, t, &format!("{path}."), out)
+                    }
+                    _ => {}
+                }
+            }
+            for key in keys {
+                let path = format!("{prefix}{}", key.name);
+                match (key.default, table.get(key.name)) {
+                    (Some(_), None) => out.push(format!("{path}: declared, not printed")),
+                    (Some(default), Some(printed)) if default() != *printed => {
+                        out.push(format!("{path}: printed {printed}, default {}", default()))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let minimal = "lane = 3\nstate_dir = \"/var/lib/lanecall\"\n[pinsetter]\nport = \"/dev/ttyUSB0\"\n[gpio]\nbackend = \"none\"\n[web]\njudge_pin_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"\n";
+        let config = crate::config::Config::parse(minimal, std::path::Path::new("lanecall.toml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let printed: toml::Table = toml::from_str(&config.to_toml()).unwrap();
+        let mut differ = Vec::new();
+        walk(super::super::raw::ROOT, &printed, "", &mut differ);
+        assert_eq!(differ, Vec::<String>::new(), "{}", config.to_toml());
+    }
+
     /// Every default declared is the value the example file states (it
     /// states the code's defaults, tests/config.rs checks), but for the
     /// buttons' debounce, which the example sets longer on purpose.
