@@ -271,31 +271,30 @@ fn scan_flat(line: &str) -> Option<Flat<'_>> {
         let len = b
             .get(start..)?
             .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+            .position(|&c| STRING_STOPS[usize::from(c)])?;
         if b[start + len] != b'"' {
             return None;
         }
         *i = start + len + 1;
         Some(&line[start..start + len])
     };
+    // `c` at `i`, with or without blanks before it.
+    let expect = |i: &mut usize, c: u8| -> Option<()> {
+        if b.get(*i) != Some(&c) {
+            skip_ws(i);
+            if b.get(*i) != Some(&c) {
+                return None;
+            }
+        }
+        *i += 1;
+        Some(())
+    };
     let mut f = Flat::default();
-    skip_ws(&mut i);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
+    expect(&mut i, b'{')?;
     loop {
-        skip_ws(&mut i);
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        i += 1;
+        expect(&mut i, b'"')?;
         let key = string(&mut i)?;
-        skip_ws(&mut i);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i += 1;
+        expect(&mut i, b':')?;
         skip_ws(&mut i);
         match *b.get(i)? {
             b'"' => {
@@ -343,6 +342,20 @@ fn scan_flat(line: &str) -> Option<Flat<'_>> {
     skip_ws(&mut i);
     (i == b.len()).then_some(f)
 }
+
+/// The bytes that end a string's contents in [`scan_flat`]: its closing
+/// quote, or what it leaves to serde (an escape, a control character).
+static STRING_STOPS: [bool; 256] = {
+    let mut stops = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        stops[c] = true;
+        c += 1;
+    }
+    stops[b'"' as usize] = true;
+    stops[b'\\' as usize] = true;
+    stops
+};
 
 /// Every sensor line in one pass, which is most of a journal. Anything it
 /// does not recognise as a well-formed sensor event goes to the field by

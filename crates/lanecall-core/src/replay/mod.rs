@@ -2,14 +2,17 @@
 //! prints it (replay-output.md).
 //!
 //! [`Replay`] is also what the live daemon keeps: the lane plus what it said
-//! and switched, so `GET /api/lane` and `lanecall replay --json` come from
-//! one serializer. The report streams as it is written: callouts and score
-//! sheets are never built up as one big value in memory.
+//! and switched, so `GET /api/lane` and `lanecall replay --json` give the
+//! same report, from one list of its fields. The daemon's report streams
+//! as it is written: callouts and score sheets are never built up as one
+//! big value in memory.
 //!
 //! This file applies a journal to a lane and keeps what it did;
 //! `issues.rs` keeps the lines not applied (the first and the latest, all
-//! counted); `report.rs` writes the JSON report; `sheet.rs` the text score
-//! sheet a judge reads.
+//! counted); `report.rs` writes the JSON report; `write.rs` writes the
+//! same bytes faster for `lanecall replay --json` (its callouts list, half
+//! a long journal's report, built apart on a second thread); `sheet.rs`
+//! the text score sheet a judge reads.
 
 mod issues;
 mod report;

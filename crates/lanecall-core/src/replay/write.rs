@@ -22,6 +22,11 @@ impl Json {
     }
 
     fn uint(&mut self, n: u64) {
+        if n < 10 {
+            // Most numbers: pins, pinfalls, frames.
+            self.0.push(b'0' + n as u8);
+            return;
+        }
         let mut digits = [0u8; 20];
         let mut start = digits.len();
         let mut n = n;
