@@ -5,19 +5,86 @@
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
 
-use super::{Header, HeaderError, Line, LineError, Reader, parse_event, unseal};
-use crate::lane::{Event, Millis, Stamped};
+use super::parse::parse_input;
+use super::{Header, HeaderError, Line, LineError, Reader, unseal};
+use crate::lane::{Event, Millis, Panel, Sensor, Stamped};
 
 /// One line's worth of what a journal says, checked, in line order.
 #[derive(Debug)]
 pub enum Item {
     /// An input to apply, from this line.
-    Event(u64, Stamped<Event>),
+    Event(u64, Stamped<Input>),
     /// A line that is not applied, and why.
     Error(u64, LineError),
     /// Something to know that loses no input (a torn last line, a gap in
     /// the line numbers).
     Warning(u64, String),
+}
+
+/// An event as an [`Item`] carries it: a sensor reading (most lines) as
+/// it is, a short pinsetter line without an allocation, a panel action
+/// boxed, so that an item stays small to move.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    Sensor(Sensor),
+    /// `Sensor::Serial` of a line of at most [`ShortLine::MAX`] bytes.
+    Serial(ShortLine),
+    Panel(Box<Panel>),
+}
+
+/// A pinsetter line held in place: the protocol's lines are about 25 bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct ShortLine {
+    len: u8,
+    bytes: [u8; ShortLine::MAX],
+}
+
+impl ShortLine {
+    pub const MAX: usize = 31;
+
+    /// `line` held in place, if it is short enough.
+    pub fn new(line: &str) -> Option<ShortLine> {
+        let mut bytes = [0; ShortLine::MAX];
+        bytes
+            .get_mut(..line.len())?
+            .copy_from_slice(line.as_bytes());
+        Some(ShortLine {
+            len: line.len() as u8,
+            bytes,
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Whole: the bytes of a `&str` from its start to its end.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for ShortLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_str().fmt(f)
+    }
+}
+
+impl From<Event> for Input {
+    fn from(e: Event) -> Input {
+        match e {
+            Event::Sensor(s) => Input::Sensor(s),
+            Event::Panel(p) => Input::Panel(Box::new(p)),
+        }
+    }
+}
+
+impl From<Input> for Event {
+    fn from(i: Input) -> Event {
+        match i {
+            Input::Sensor(s) => Event::Sensor(s),
+            Input::Serial(line) => Event::Sensor(Sensor::Serial {
+                line: line.as_str().to_owned(),
+            }),
+            Input::Panel(p) => Event::Panel(*p),
+        }
+    }
 }
 
 /// How many items may wait behind a line whose time is not yet confirmed
@@ -37,7 +104,7 @@ pub struct Checked<R> {
     /// The physical line and `n` of the last sealed line taken.
     last_sealed: (u64, u64),
     /// An event waiting for the next one to confirm its time.
-    pending: Option<(u64, Stamped<Event>)>,
+    pending: Option<(u64, Stamped<Input>)>,
     /// Items read after `pending`, given out after it.
     held: VecDeque<Item>,
     ready: VecDeque<Item>,
@@ -51,7 +118,7 @@ fn check_line(
     last_sealed: &mut (u64, u64),
     line: u64,
     text: &str,
-) -> (Result<Stamped<Event>, LineError>, Option<Item>) {
+) -> (Result<Stamped<Input>, LineError>, Option<Item>) {
     let mut gap = None;
     if version >= 2 {
         let n = match unseal(text) {
@@ -77,7 +144,7 @@ fn check_line(
         }
         *last_sealed = (line, n);
     }
-    (parse_event(text), gap)
+    (parse_input(text), gap)
 }
 
 impl<R: BufRead> Checked<R> {
@@ -189,7 +256,7 @@ impl<R: BufRead> Checked<R> {
     /// Takes the event of line `line`. When it confirms the waiting event
     /// and nothing else is queued (most lines), returns the waiting one to
     /// give out at once instead of queueing it.
-    fn event(&mut self, line: u64, e: Stamped<Event>) -> Option<Item> {
+    fn event(&mut self, line: u64, e: Stamped<Input>) -> Option<Item> {
         let Some(p_t) = self.pending.as_ref().map(|(_, p)| p.t) else {
             if e.t >= self.last_t {
                 self.pending = Some((line, e));

@@ -23,7 +23,7 @@ mod reader;
 mod seal;
 mod writer;
 
-pub use checked::{Checked, Item};
+pub use checked::{Checked, Input, Item, ShortLine};
 pub use encode::{bowler_json, event_line, sealed_event_line};
 pub use header::{Header, HeaderError};
 pub use parse::{parse_event, parse_panel_action};

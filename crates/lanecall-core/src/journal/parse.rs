@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::LineError;
+use super::{Input, LineError, ShortLine};
 use crate::lane::{
     Action, Bowler, Class, DeckAfter, DeckFault, Event, Language, LaterBall, Millis, Panel, Pin,
     PinSet, Sensor, Side, Stamped, Verbosity, Voice, Withdrawable,
@@ -93,13 +93,24 @@ pub fn parse_panel_action(raw: &[u8], by: &str) -> Result<Action, String> {
 
 /// Parses one event line (without its `\n`).
 pub fn parse_event(line: &str) -> Result<Stamped<Event>, LineError> {
+    parse_input(line).map(|e| Stamped {
+        t: e.t,
+        event: e.event.into(),
+    })
+}
+
+/// [`parse_event`], its event as a journal's [`Input`].
+pub(super) fn parse_input(line: &str) -> Result<Stamped<Input>, LineError> {
     if line.trim().is_empty() {
         return Err(LineError::Empty);
     }
     if let Some(e) = parse_sensor_fast(line) {
         return Ok(e);
     }
-    parse_event_slow(line)
+    parse_event_slow(line).map(|e| Stamped {
+        t: e.t,
+        event: e.event.into(),
+    })
 }
 
 /// [`parse_event`] without the one-pass reading of sensor lines.
@@ -260,31 +271,30 @@ fn scan_flat(line: &str) -> Option<Flat<'_>> {
         let len = b
             .get(start..)?
             .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+            .position(|&c| STRING_STOPS[usize::from(c)])?;
         if b[start + len] != b'"' {
             return None;
         }
         *i = start + len + 1;
         Some(&line[start..start + len])
     };
+    // `c` at `i`, with or without blanks before it.
+    let expect = |i: &mut usize, c: u8| -> Option<()> {
+        if b.get(*i) != Some(&c) {
+            skip_ws(i);
+            if b.get(*i) != Some(&c) {
+                return None;
+            }
+        }
+        *i += 1;
+        Some(())
+    };
     let mut f = Flat::default();
-    skip_ws(&mut i);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
+    expect(&mut i, b'{')?;
     loop {
-        skip_ws(&mut i);
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        i += 1;
+        expect(&mut i, b'"')?;
         let key = string(&mut i)?;
-        skip_ws(&mut i);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i += 1;
+        expect(&mut i, b':')?;
         skip_ws(&mut i);
         match *b.get(i)? {
             b'"' => {
@@ -333,21 +343,43 @@ fn scan_flat(line: &str) -> Option<Flat<'_>> {
     (i == b.len()).then_some(f)
 }
 
+/// The bytes that end a string's contents in [`scan_flat`]: its closing
+/// quote, or what it leaves to serde (an escape, a control character).
+static STRING_STOPS: [bool; 256] = {
+    let mut stops = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        stops[c] = true;
+        c += 1;
+    }
+    stops[b'"' as usize] = true;
+    stops[b'\\' as usize] = true;
+    stops
+};
+
 /// Every sensor line in one pass, which is most of a journal. Anything it
 /// does not recognise as a well-formed sensor event goes to the field by
 /// field reading in [`parse_event`], which also words the errors.
-fn parse_sensor_fast(line: &str) -> Option<Stamped<Event>> {
+fn parse_sensor_fast(line: &str) -> Option<Stamped<Input>> {
     let f = scan_flat(line)?;
     let sensor = match f.ev? {
+        "serial" => {
+            let line = f.line?;
+            let t = f.t?;
+            let event = match ShortLine::new(line) {
+                Some(short) => Input::Serial(short),
+                None => Input::Sensor(Sensor::Serial {
+                    line: line.to_owned(),
+                }),
+            };
+            return Some(Stamped { t, event });
+        }
         "foul_beam" => match f.state? {
             "broken" => Sensor::FoulBeam { broken: true },
             "clear" => Sensor::FoulBeam { broken: false },
             _ => return None,
         },
         "ball" => Sensor::Ball,
-        "serial" => Sensor::Serial {
-            line: f.line?.to_owned(),
-        },
         "channel" => match f.side? {
             "left" => Sensor::Channel { side: Side::Left },
             "right" => Sensor::Channel { side: Side::Right },
@@ -365,7 +397,7 @@ fn parse_sensor_fast(line: &str) -> Option<Stamped<Event>> {
     };
     Some(Stamped {
         t: f.t?,
-        event: Event::Sensor(sensor),
+        event: Input::Sensor(sensor),
     })
 }
 
@@ -623,6 +655,10 @@ mod tests {
                 Some(fast) => {
                     assert!(serde.is_some(), "fast path took bad JSON: {line}");
                     let mut slow = parse_event_slow(line);
+                    let fast = Stamped {
+                        t: fast.t,
+                        event: Event::from(fast.event),
+                    };
                     assert_eq!(slow.as_mut().ok(), Some(&mut fast.clone()), "{line}");
                 }
                 None => {

@@ -122,22 +122,24 @@ impl Lane {
     }
 
     pub(super) fn blindfold_ok(&self, bowler: &Bowler) -> bool {
-        bowler.class != Class::B1
-            || self
-                .blindfolds
-                .iter()
-                .any(|b| b.bowler == bowler.name && b.ok())
+        bowler.class != Class::B1 || self.any_blindfold(&bowler.name, Blindfold::ok)
+    }
+
+    /// Whether a blindfold of the bowler named `name` is `fit`. Looked for
+    /// from the latest, which the bowlers on the lane now have: the lane
+    /// asks at every input.
+    fn any_blindfold(&self, name: &str, fit: impl Fn(&Blindfold) -> bool) -> bool {
+        self.blindfolds
+            .iter()
+            .rev()
+            .any(|b| b.bowler == name && fit(b))
     }
 
     /// Whether `bowler` bowled with a checked blindfold, for a ball
     /// released at `release`: adjusting it between the release and the pin
     /// report is allowed, a check recorded after the release is too late.
     pub(super) fn blindfold_ok_at(&self, bowler: &Bowler, release: Millis) -> bool {
-        bowler.class != Class::B1
-            || self
-                .blindfolds
-                .iter()
-                .any(|b| b.bowler == bowler.name && b.ok_at(release))
+        bowler.class != Class::B1 || self.any_blindfold(&bowler.name, |b| b.ok_at(release))
     }
 
     pub(super) fn blindfold_mut(&mut self, name: &str) -> Result<&mut Blindfold, Refusal> {

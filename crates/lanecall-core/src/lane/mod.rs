@@ -272,13 +272,27 @@ impl Lane {
     /// Applies one input at time `t` (never earlier than the last one),
     /// after every deadline up to `t`.
     pub fn handle(&mut self, t: Millis, event: &Event, out: &mut Vec<Effect>) {
+        self.handle_with(t, out, |lane, t, out| match event {
+            Event::Sensor(s) => lane.sensor(t, s, out),
+            Event::Panel(p) => lane.panel(t, p, out),
+        });
+    }
+
+    /// [`Lane::handle`] of a pinsetter line (`Sensor::Serial`) held as
+    /// text only.
+    pub fn handle_serial(&mut self, t: Millis, line: &str, out: &mut Vec<Effect>) {
+        self.handle_with(t, out, |lane, t, out| lane.serial_line(t, line, out));
+    }
+
+    fn handle_with(
+        &mut self,
+        t: Millis,
+        out: &mut Vec<Effect>,
+        input: impl FnOnce(&mut Lane, Millis, &mut Vec<Effect>) -> Result<(), Refusal>,
+    ) {
         let t = t.max(self.now);
         self.tick(t, out);
-        let result = match event {
-            Event::Sensor(s) => self.sensor(t, s, out),
-            Event::Panel(p) => self.panel(t, p, out),
-        };
-        match result {
+        match input(self, t, out) {
             Ok(()) => {
                 self.sync_clock(t);
                 out.push(Effect::Changed);

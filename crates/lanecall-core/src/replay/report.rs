@@ -46,7 +46,7 @@ pub struct Report<'a>(
 
 impl Serialize for Report<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let Report(r, extra) = self;
+        let Report(r, _) = self;
         let lane = &r.lane;
         let fouls_count = lane.rules().fouls_count();
         let mut m = s.serialize_struct("Report", 16)?;
@@ -55,6 +55,45 @@ impl Serialize for Report<'_> {
             "bowlers",
             &SeqOf(|| bowler_entries(lane).map(move |e| BowlerJson::new(e, fouls_count))),
         )?;
+        self.middle_fields(&mut m)?;
+        m.serialize_field(
+            "callouts",
+            &SeqOf(|| r.callouts.iter().map(|c| CalloutJson(c, lane))),
+        )?;
+        self.tail_fields(&mut m)?;
+        m.end()
+    }
+}
+
+/// The report's fields between two of its long lists, as a JSON object of
+/// their own: [`Report::write_json`] writes them without the braces.
+#[derive(Clone, Copy)]
+pub(super) enum Part {
+    /// From `practice` to `conduct`.
+    Middle,
+    /// From `outputs` to the end.
+    Tail,
+}
+
+pub(super) struct Fields<'a>(pub(super) &'a Report<'a>, pub(super) Part);
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("Report", 16)?;
+        match self.1 {
+            Part::Middle => self.0.middle_fields(&mut m)?,
+            Part::Tail => self.0.tail_fields(&mut m)?,
+        }
+        m.end()
+    }
+}
+
+impl Report<'_> {
+    /// `practice`, `after_block`, `conduct`.
+    fn middle_fields<M: SerializeStruct>(&self, m: &mut M) -> Result<(), M::Error> {
+        let Report(r, _) = self;
+        let lane = &r.lane;
+        let fouls_count = lane.rules().fouls_count();
         let outside = move |after: bool| {
             lane.practice()
                 .iter()
@@ -73,10 +112,13 @@ impl Serialize for Report<'_> {
         m.serialize_field("practice", &SeqOf(|| outside(false)))?;
         m.serialize_field("after_block", &SeqOf(|| outside(true)))?;
         m.serialize_field("conduct", lane.conduct())?;
-        m.serialize_field(
-            "callouts",
-            &SeqOf(|| r.callouts.iter().map(|c| CalloutJson(c, lane))),
-        )?;
+        Ok(())
+    }
+
+    /// From `outputs` to `events`, then the extra fields.
+    fn tail_fields<M: SerializeStruct>(&self, m: &mut M) -> Result<(), M::Error> {
+        let Report(r, extra) = self;
+        let lane = &r.lane;
         m.serialize_field("outputs", &SeqOf(|| r.outputs.iter().map(OutputJson)))?;
         m.serialize_field("errors", r.errors.listed())?;
         m.serialize_field("error_counts", &Counts(&r.errors))?;
@@ -173,7 +215,7 @@ impl Serialize for Report<'_> {
         for (key, value) in extra.iter() {
             m.serialize_field(key, value)?;
         }
-        m.end()
+        Ok(())
     }
 }
 
@@ -331,7 +373,7 @@ struct PracticeJson<P: Serialize> {
     block: Option<u32>,
 }
 
-struct CalloutJson<'a>(&'a Callout, &'a Lane);
+pub(super) struct CalloutJson<'a>(pub(super) &'a Callout, pub(super) &'a Lane);
 
 impl Serialize for CalloutJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -1,0 +1,355 @@
+//! The JSON report written straight to bytes, for `lanecall replay --json`:
+//! the same bytes as serde_json makes of [`Report`], its two long lists
+//! (the bowlers' sheets and the callouts, most of a long journal's report)
+//! written by hand, and the callouts apart, so that another thread can
+//! write them meanwhile. It decides no field nor value: `report.rs` does.
+
+use std::io::{self, Write};
+
+use super::Report;
+use super::report::{BowlerJson, CalloutJson, Fields, Part, bowler_entries};
+use crate::lane::{PinSet, Word};
+
+/// Bytes of a list written before they go to the writer.
+const CHUNK: usize = 1 << 16;
+
+/// A JSON text being written, as serde_json's compact formatter writes it.
+struct Json(Vec<u8>);
+
+impl Json {
+    fn raw(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    fn uint(&mut self, n: u64) {
+        if n < 10 {
+            // Most numbers: pins, pinfalls, frames.
+            self.0.push(b'0' + n as u8);
+            return;
+        }
+        let mut digits = [0u8; 20];
+        let mut start = digits.len();
+        let mut n = n;
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.raw(&digits[start..]);
+    }
+
+    fn int(&mut self, n: i64) {
+        if n < 0 {
+            self.raw(b"-");
+        }
+        self.uint(n.unsigned_abs());
+    }
+
+    fn bool(&mut self, b: bool) {
+        self.raw(if b { b"true" } else { b"false" });
+    }
+
+    /// A string, escaped as serde_json escapes it.
+    fn str(&mut self, s: &str) {
+        self.raw(b"\"");
+        self.str_contents(s);
+        self.raw(b"\"");
+    }
+
+    /// A string's contents, without its quotes.
+    fn str_contents(&mut self, s: &str) {
+        if s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+            // Rare (names with quotes or control characters): serde's
+            // own escaping, which cannot fail on a Vec.
+            let start = self.0.len();
+            let _ = serde_json::to_writer(&mut self.0, s);
+            // Its quotes off.
+            self.0.pop();
+            self.0.remove(start);
+        } else {
+            self.raw(s.as_bytes());
+        }
+    }
+
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.str(s),
+            None => self.raw(b"null"),
+        }
+    }
+
+    fn pins(&mut self, pins: PinSet) {
+        self.raw(b"[");
+        for (i, pin) in pins.iter().enumerate() {
+            if i > 0 {
+                self.raw(b",");
+            }
+            self.uint(pin.number().into());
+        }
+        self.raw(b"]");
+    }
+
+    /// The fields of `part` (an object of their own), without its braces.
+    fn fields(&mut self, report: &Report<'_>, part: Part) -> io::Result<()> {
+        let object = serde_json::to_vec(&Fields(report, part))?;
+        let inner = object
+            .strip_prefix(b"{")
+            .and_then(|o| o.strip_suffix(b"}"))
+            .unwrap_or(&object);
+        self.raw(inner);
+        Ok(())
+    }
+
+    fn bowler(&mut self, b: &BowlerJson<'_>) {
+        self.raw(b"{\"name\":");
+        self.str(b.name);
+        self.raw(b",\"class\":");
+        self.str(b.class);
+        self.raw(b",\"handicap\":");
+        self.int(b.handicap.into());
+        self.raw(b",\"team\":");
+        self.opt_str(b.team);
+        self.raw(b",\"voice\":");
+        self.str(b.voice);
+        self.raw(b",\"lang\":");
+        self.opt_str(b.lang);
+        self.raw(b",\"extras\":");
+        match b.extras {
+            Some(e) => self.bool(e),
+            None => self.raw(b"null"),
+        }
+        self.raw(b",\"block\":");
+        self.uint(b.block.into());
+        self.raw(b",\"position\":");
+        self.uint(b.position.into());
+        self.raw(b",\"games\":[");
+        for (i, g) in b.games.iter().enumerate() {
+            if i > 0 {
+                self.raw(b",");
+            }
+            self.raw(b"{\"game\":");
+            self.uint(g.game.into());
+            self.raw(b",\"complete\":");
+            self.bool(g.sheet.complete);
+            self.raw(b",\"total\":");
+            self.uint(g.sheet.total.into());
+            self.raw(b",\"frames\":[");
+            for (i, f) in g.sheet.frames.iter().enumerate() {
+                if i > 0 {
+                    self.raw(b",");
+                }
+                self.raw(b"{\"frame\":");
+                self.uint(f.number.into());
+                self.raw(b",\"marks\":");
+                let mut marks = [0u8; 16];
+                let mut len = 0;
+                for ball in &f.balls {
+                    let mark = ball.mark();
+                    match marks.get_mut(len..len + mark.len_utf8()) {
+                        Some(room) => len += mark.encode_utf8(room).len(),
+                        None => {
+                            len = usize::MAX;
+                            break;
+                        }
+                    }
+                }
+                match marks.get(..len).and_then(|m| std::str::from_utf8(m).ok()) {
+                    Some(m) => self.str(m),
+                    None => self.str(&f.marks()),
+                }
+                self.raw(b",\"cumulative\":");
+                match f.cumulative {
+                    Some(c) => self.uint(c.into()),
+                    None => self.raw(b"null"),
+                }
+                self.raw(b",\"balls\":[");
+                for (i, ball) in f.balls.iter().enumerate() {
+                    if i > 0 {
+                        self.raw(b",");
+                    }
+                    self.raw(b"{\"pinfall\":");
+                    self.uint(ball.pinfall.into());
+                    self.raw(b",\"standing\":");
+                    self.pins(ball.standing);
+                    self.raw(b",\"foul\":");
+                    self.bool(ball.foul);
+                    self.raw(b",\"split\":");
+                    self.bool(ball.split);
+                    self.raw(b",\"wrong_deck\":");
+                    match ball.wrong_deck {
+                        Some(set) => self.deck(ball.at.before, set),
+                        None => self.raw(b"null"),
+                    }
+                    if let Some(side) = ball.channel {
+                        self.raw(b",\"channel\":");
+                        self.str(side.as_str());
+                    }
+                    self.raw(b"}");
+                }
+                self.raw(b"]}");
+            }
+            self.raw(b"]}");
+        }
+        self.raw(b"],\"series\":");
+        self.uint(b.series.into());
+        self.raw(b",\"series_with_handicap\":");
+        self.int(b.series_with_handicap);
+        self.raw(b"}");
+    }
+
+    /// As `DeckJson`.
+    fn deck(&mut self, expected: PinSet, set: PinSet) {
+        self.raw(b"{\"expected\":");
+        self.pins(expected);
+        self.raw(b",\"set\":");
+        self.pins(set);
+        self.raw(b",\"missing\":");
+        self.pins(expected.without(set));
+        self.raw(b",\"extra\":");
+        self.pins(set.without(expected));
+        self.raw(b"}");
+    }
+
+    fn callout(&mut self, c: &CalloutJson<'_>) {
+        let CalloutJson(c, lane) = c;
+        let bowler = c
+            .bowler
+            .and_then(|e| lane.entries().get(e as usize))
+            .map(|e| e.bowler.name.as_str());
+        let words = c.words();
+        self.raw(b"{\"t\":");
+        self.uint(c.t);
+        self.raw(b",\"bowler\":");
+        self.opt_str(bowler);
+        self.raw(b",\"standing\":");
+        self.pins(c.standing());
+        self.raw(b",\"words\":[");
+        for (i, &word) in words.as_slice().iter().enumerate() {
+            if i > 0 {
+                self.raw(b",");
+            }
+            self.raw(b"\"");
+            self.word(word, Word::fixed_token);
+            self.raw(b"\"");
+        }
+        // The text, as `Words`' `Display` spells it.
+        self.raw(b"],\"text\":\"");
+        let mut sep: &[u8] = b"";
+        for &word in words.as_slice() {
+            self.raw(sep);
+            self.word(word, Word::fixed_english);
+            sep = if word == Word::Frame { b" " } else { b", " };
+        }
+        self.raw(b"\"}");
+    }
+
+    /// A word inside a string: its number, or as `fixed` spells it.
+    fn word(&mut self, word: Word, fixed: fn(Word) -> &'static str) {
+        match word {
+            Word::Pin(p) => self.uint(p.number().into()),
+            Word::Number(n) => self.uint(n.into()),
+            w => self.str_contents(fixed(w)),
+        }
+    }
+}
+
+impl Report<'_> {
+    /// The report's `callouts` list as JSON text, for [`Report::write_json`].
+    pub fn callouts_json(&self) -> Vec<u8> {
+        let Report(r, _) = self;
+        let mut out = Json(Vec::with_capacity(128 * r.callouts.len() + 2));
+        out.raw(b"[");
+        for (i, c) in r.callouts.iter().enumerate() {
+            if i > 0 {
+                out.raw(b",");
+            }
+            out.callout(&CalloutJson(c, &r.lane));
+        }
+        out.raw(b"]");
+        out.0
+    }
+
+    /// Writes the report as `serde_json::to_writer` does, with the
+    /// `callouts` list from `callouts` ([`Report::callouts_json`], which
+    /// may be written on another thread while the bowlers are written
+    /// here).
+    pub fn write_json(
+        &self,
+        w: &mut impl Write,
+        callouts: impl FnOnce() -> Vec<u8>,
+    ) -> io::Result<()> {
+        let Report(r, _) = self;
+        let lane = &r.lane;
+        let fouls_count = lane.rules().fouls_count();
+        let mut out = Json(Vec::with_capacity(2 * CHUNK));
+        out.raw(b"{\"lane\":");
+        out.uint(lane.number().into());
+        out.raw(b",\"bowlers\":[");
+        for (i, entry) in bowler_entries(lane).enumerate() {
+            if i > 0 {
+                out.raw(b",");
+            }
+            out.bowler(&BowlerJson::new(entry, fouls_count));
+            if out.0.len() >= CHUNK {
+                w.write_all(&out.0)?;
+                out.0.clear();
+            }
+        }
+        out.raw(b"],");
+        out.fields(self, Part::Middle)?;
+        out.raw(b",\"callouts\":");
+        w.write_all(&out.0)?;
+        out.0.clear();
+        w.write_all(&callouts())?;
+        out.raw(b",");
+        out.fields(self, Part::Tail)?;
+        out.raw(b"}");
+        w.write_all(&out.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::replay::Replay;
+
+    fn both(replay: &Replay) -> (String, String) {
+        let report = replay.report();
+        let serde = serde_json::to_string(&report).unwrap();
+        let mut fast = Vec::new();
+        report
+            .write_json(&mut fast, || report.callouts_json())
+            .unwrap();
+        (serde, String::from_utf8(fast).unwrap())
+    }
+
+    /// Simulated days, with their names made hard to write, read as serde
+    /// writes them.
+    #[test]
+    fn the_written_report_is_serdes_byte_for_byte() {
+        for seed in 0..6 {
+            let mut scenario = crate::sim::Scenario {
+                games: 3,
+                blocks: 2,
+                ..crate::sim::Scenario::demo(seed)
+            };
+            if seed % 2 == 1 {
+                // Quotes, a backslash, control characters and non-ASCII
+                // text, each escaped as serde does.
+                for b in &mut scenario.bowlers {
+                    b.name.insert_str(0, "\"\\\u{1}é\t");
+                    b.team = Some("\u{7f}\n".into());
+                }
+            }
+            let mut w = crate::journal::Writer::create(Vec::new(), &scenario.header()).unwrap();
+            scenario.run().for_each(|e| w.write(&e).unwrap());
+            let day = w.into_inner();
+            let replay = Replay::from_reader(&day[..]).unwrap();
+            assert!(replay.callouts().len() > 10, "seed {seed}");
+            let (serde, fast) = both(&replay);
+            assert_eq!(fast, serde, "seed {seed}");
+        }
+    }
+}
