@@ -79,7 +79,7 @@ const CHECK_EVERY: Duration = Duration::from_secs(1);
 /// `feed.rs`): a lane's lines of one moment come together, and a ball's
 /// pin report is often its journal's last line for seconds, so this is
 /// most of the time from a ball to the standings (BENCHMARKS.md).
-pub const SETTLE: Duration = Duration::from_millis(50);
+pub const SETTLE: Duration = Duration::from_millis(20);
 /// How often the mirror's thread looks for journals to settle.
 pub const TICK: Duration = Duration::from_millis(10);
 
