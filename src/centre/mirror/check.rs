@@ -30,7 +30,8 @@ impl Mirror {
             }
         }
         for (&n, lane) in &mut self.lanes {
-            let quiet = lane.heard.is_none_or(|t| now - t >= QUIET);
+            let seen = *lane.seen.get_or_insert(now);
+            let quiet = now - lane.heard.map_or(seen, |heard| heard.max(seen)) >= QUIET;
             let asked = lane.asked_rest.is_some_and(|t| now - t < RESEND_AGAIN);
             if !quiet || asked {
                 continue;

@@ -20,9 +20,10 @@
 //!   filled.
 //! - A lane's state says how many lines its journal has (`journal.file`,
 //!   `journal.lines`). When the mirror has fewer and no line of the lane
-//!   has come for [`QUIET`], the rest of that file is asked for; a lane
-//!   the mirror has no line of at all (a centre started after the lanes),
-//!   for its current journals from their first line (a `resend` without
+//!   has come for [`QUIET`] (nor since the mirror first saw the lane), the
+//!   rest of that file is asked for; a lane the mirror has no line of at
+//!   all (a centre started after the lanes), for its current journals from
+//!   their first line (a `resend` without
 //!   `file`, which brings the day's earlier journals too). A lane without
 //!   that state (a flooded broker skips messages) is asked for what
 //!   follows its newest file, or for its current journals, [`QUIET`]
@@ -205,6 +206,10 @@ struct LaneDisk {
     last_line_at: Option<String>,
     /// When the last journal message of the lane came (a duplicate too).
     heard: Option<Instant>,
+    /// When the mirror's check first saw the lane: one never heard is
+    /// quiet only [`QUIET`] after that (its first lines may be on the
+    /// way, behind other lanes' at a busy start).
+    seen: Option<Instant>,
     /// When it was last asked for what follows (not for a gap).
     asked_rest: Option<Instant>,
     /// When it said `online` (or the link connected), until its state

@@ -379,3 +379,25 @@ fn a_conflict_stops_the_file_and_a_second_history_is_never_spliced() {
     drop(book);
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A lane whose state says it has lines the mirror lacks, but none of
+/// whose lines has come yet (they may be on the way, behind other lanes'
+/// at a busy start), is asked only QUIET after the mirror first saw it:
+/// asking at once would bring every line twice.
+#[test]
+fn a_lane_never_heard_is_asked_only_after_quiet() {
+    let (dir, book, asked, mut mirror) = lane_3("never-heard");
+    let name = "lane3-20261129T140000Z-000001.jsonl";
+    let state = format!(r#"{{"journal":{{"file":"{name}","lines":12}}}}"#);
+    lock(&book).lanes.get_mut(&3).unwrap().state =
+        Some(super::super::book::LaneState::parse(state.as_bytes()).unwrap());
+    let start = Instant::now();
+    let check = |mirror: &mut Mirror, at: Instant| {
+        mirror.check(&lock(&book), at);
+        std::mem::take(&mut *asked.lock().unwrap())
+    };
+    assert_eq!(check(&mut mirror, start), [], "not asked at once");
+    assert_eq!(check(&mut mirror, start + QUIET - CHECK_EVERY), []);
+    assert_eq!(check(&mut mirror, start + QUIET), [(3, None, 1, None)]);
+    let _ = fs::remove_dir_all(&dir);
+}
