@@ -60,6 +60,12 @@ use wire::{AbortOnDrop, Events, Tag, Wire, poll, publish};
 
 /// The keep-alive: a lane that drops off is `offline` within 1.5 times it.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
+/// How long a connection may take, up to the broker's CONNACK. A centre
+/// checks each lane's password with argon2 (tens of ms each, a few at a
+/// time): when a whole hall of lanes connects at once the last CONNACKs
+/// take seconds, and a lane that gave up sooner would only queue its
+/// check again behind the others.
+const CONNECT_TIMEOUT_S: u64 = 20;
 /// The first retry after the broker is lost or refuses; doubles up to
 /// [`BACKOFF_MAX`].
 const BACKOFF_MIN: Duration = Duration::from_millis(250);
@@ -359,7 +365,9 @@ impl Link {
     /// One connection, from connecting to losing it or the stop.
     async fn session(&mut self) -> End {
         let (client, mut eventloop) = AsyncClient::new(self.options.clone(), 4 * WINDOW);
-        eventloop.network_options.set_connection_timeout(5);
+        eventloop
+            .network_options
+            .set_connection_timeout(CONNECT_TIMEOUT_S);
         // The event loop is polled by a task of its own, so that nothing
         // here ever cancels it halfway through a packet.
         let (events_tx, mut events) = mpsc::channel(4 * WINDOW);
