@@ -4,9 +4,11 @@
 //! that parses to the same message.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use lanecall::lane::{Action, Bowler, Class, Event, Lane, Panel, PinSet, Rules, Sensor, Side};
+use lanecall::lane::{
+    Action, Bowler, Class, Event, Lane, LaterBall, Panel, PinSet, Rules, Sensor, Side,
+};
 use lanecall::pinsetter::{self, Body, Message};
+use libfuzzer_sys::fuzz_target;
 
 const NAMES: [&str; 6] = ["Anna", "Boris", "Chen", "Dana", "Emil", "Fatima"];
 
@@ -40,6 +42,14 @@ impl Bytes<'_> {
     }
     fn pins(&mut self) -> PinSet {
         PinSet::from_bits(self.u16() & 0x3ff).unwrap()
+    }
+    /// A foul as a correction gives it: kept, withdrawn or called.
+    fn foul(&mut self) -> Option<bool> {
+        match self.u8() % 3 {
+            0 => None,
+            1 => Some(false),
+            _ => Some(true),
+        }
     }
     fn class(&mut self) -> Class {
         match self.u8() % 3 {
@@ -101,7 +111,10 @@ fn drive(data: &[u8]) {
     // A lineup of 1..=4 bowlers, a blindfold check for each, the pinsetter
     // link up and a first deck, so a block can start.
     let n = 1 + usize::from(b.u8() % 4);
-    let bowlers: Vec<Bowler> = NAMES[..n].iter().map(|s| b.bowler((*s).to_owned())).collect();
+    let bowlers: Vec<Bowler> = NAMES[..n]
+        .iter()
+        .map(|s| b.bowler((*s).to_owned()))
+        .collect();
     let mut setup = vec![
         Event::Sensor(Sensor::SerialLink { up: true }),
         panel(Action::Lineup {
@@ -150,9 +163,9 @@ fn drive(data: &[u8]) {
                 // A well-formed pinsetter line, mostly in sequence.
                 let s = b.u8();
                 seq = match s % 8 {
-                    0 => seq,                         // retransmission
-                    1 => seq.wrapping_add(s >> 3),    // gap
-                    2 => s,                           // anything
+                    0 => seq,                      // retransmission
+                    1 => seq.wrapping_add(s >> 3), // gap
+                    2 => s,                        // anything
                     _ => seq.wrapping_add(1),
                 };
                 let body = match op % 24 {
@@ -165,7 +178,11 @@ fn drive(data: &[u8]) {
             }
             8 => Event::Sensor(Sensor::Channel { side: b.side() }),
             9 => Event::Sensor(Sensor::Button {
-                name: if b.bool() { "repeat".to_owned() } else { "score".to_owned() },
+                name: if b.bool() {
+                    "repeat".to_owned()
+                } else {
+                    "score".to_owned()
+                },
             }),
             10 => Event::Sensor(Sensor::SerialLink { up: b.bool() }),
             11 => panel(Action::StartBlock {
@@ -175,18 +192,24 @@ fn drive(data: &[u8]) {
                 on: b.bool(),
                 reason: None,
             }),
-            13 => panel(Action::ManualPins { standing: b.pins() }),
+            13 => {
+                let standing = b.pins();
+                let twice = b.pins();
+                panel(Action::ManualPins { standing, twice })
+            }
             14 => panel(Action::Correct {
                 bowler: b.name(),
                 game: b.u8() % 14,
                 frame: b.u8() % 12,
                 ball: b.u8() % 4,
                 standing: b.pins(),
-                foul: match b.u8() % 3 {
-                    0 => None,
-                    1 => Some(false),
-                    _ => Some(true),
-                },
+                foul: b.foul(),
+                later: (0..b.u8() % 3)
+                    .map(|_| LaterBall {
+                        standing: b.pins(),
+                        foul: b.foul(),
+                    })
+                    .collect(),
             }),
             15 => panel(Action::EndBlock),
             16 => panel(Action::BlindfoldCheck {
