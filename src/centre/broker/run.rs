@@ -1,11 +1,12 @@
 //! Starting rumqttd behind the front.
 
 use std::collections::HashMap;
-use std::net::{TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+use tokio_util::bytes::BytesMut;
 
 use super::{BrokerSettings, FrontStats, Started, acl, front, logins};
 use crate::centre::MAX_PAYLOAD;
@@ -110,10 +111,11 @@ pub fn start(
         })
         .map_err(|e| format!("cannot start the embedded broker: {e}"))?;
     let deadline = Instant::now() + Duration::from_secs(5);
-    while TcpStream::connect_timeout(&inner, Duration::from_millis(200)).is_err() {
+    let probe_secret = &secrets[front::ANONYMOUS];
+    while let Err(e) = logs_in(inner, probe_secret) {
         if Instant::now() >= deadline {
             return Err(format!(
-                "the embedded broker did not start listening on {inner}"
+                "the embedded broker did not answer a login on {inner}: {e}"
             ));
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -142,4 +144,26 @@ pub fn start(
         backlog,
         inner,
     })
+}
+
+/// Whether rumqttd at `inner` takes a login: a CONNECT answered by a
+/// CONNACK, then the connection closed (a bare connection, or a
+/// DISCONNECT, rumqttd would log as an error).
+fn logs_in(inner: SocketAddr, secret: &str) -> std::io::Result<()> {
+    use rumqttc::mqttbytes::v4::{Connect, ConnectReturnCode, Login, Packet};
+    use std::io::{Error, Read, Write};
+    let wait = Duration::from_millis(500);
+    let mut stream = TcpStream::connect_timeout(&inner, wait)?;
+    stream.set_read_timeout(Some(wait))?;
+    let mut connect = Connect::new("lanecall-broker-ready");
+    connect.login = Some(Login::new(front::ANONYMOUS, secret));
+    let mut hello = BytesMut::new();
+    connect.write(&mut hello).map_err(Error::other)?;
+    stream.write_all(&hello)?;
+    let mut ack = [0u8; 4];
+    stream.read_exact(&mut ack)?;
+    match Packet::read(&mut BytesMut::from(&ack[..]), ack.len()) {
+        Ok(Packet::ConnAck(a)) if a.code == ConnectReturnCode::Success => Ok(()),
+        other => Err(Error::other(format!("it answered {other:?}"))),
+    }
 }
