@@ -17,6 +17,7 @@
 //!   come from the programme.
 //! - `GET /`, `GET /tv`, `GET /centre/{file}`: the page (web/centre/).
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -147,17 +148,20 @@ fn serve_file(path: &str) -> Response {
 }
 
 async fn lanes(State(s): State<Shared>) -> Response {
-    let body = s
+    let pieces = s
         .book
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .lanes_json();
+    let length: usize = pieces.iter().map(Bytes::len).sum();
+    let body = futures_util::stream::iter(pieces.into_iter().map(Ok::<_, Infallible>));
     (
         [
-            (header::CACHE_CONTROL, "no-cache"),
-            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache".to_owned()),
+            (header::CONTENT_TYPE, "application/json".to_owned()),
+            (header::CONTENT_LENGTH, length.to_string()),
         ],
-        body,
+        Body::from_stream(body),
     )
         .into_response()
 }

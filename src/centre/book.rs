@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use axum::body::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -47,9 +48,10 @@ pub struct MirrorFailure {
 
 /// A lane's state object, kept as the text it came in (~80 kB for four
 /// bowlers' sheets; as a `serde_json::Value` ten times that), with the
-/// one part the centre reads itself.
+/// one part the centre reads itself. The text is shared, never copied,
+/// by every `GET /api/lanes` that sends it.
 pub struct LaneState {
-    raw: Box<RawValue>,
+    raw: Bytes,
     /// `journal.file` and `journal.lines`: the journal the lane writes.
     pub journal: Option<(String, u64)>,
 }
@@ -61,7 +63,7 @@ impl LaneState {
         struct Head {
             journal: Option<Value>,
         }
-        let raw: Box<RawValue> = serde_json::from_slice(payload).ok()?;
+        let raw: &RawValue = serde_json::from_slice(payload).ok()?;
         if !raw.get().starts_with('{') {
             return None;
         }
@@ -72,12 +74,10 @@ impl LaneState {
                 j.get("lines")?.as_u64()?,
             ))
         });
-        Some(LaneState { raw, journal })
-    }
-
-    /// The state object as JSON text.
-    pub fn raw(&self) -> &RawValue {
-        &self.raw
+        Some(LaneState {
+            raw: Bytes::copy_from_slice(raw.get().as_bytes()),
+            journal,
+        })
     }
 }
 
@@ -238,27 +238,45 @@ impl Book {
         Some(self.lanes.entry(n).or_default())
     }
 
-    /// `GET /api/lanes`, as JSON text: each state is written as it came,
-    /// never copied into a `Value`.
-    pub fn lanes_json(&self) -> Vec<u8> {
+    /// `GET /api/lanes`, as JSON text in pieces: each state is sent as it
+    /// came, shared rather than copied, so that a request costs the
+    /// centre a few bytes a lane however large the states (one body of
+    /// 128 lanes' states, ~10 MB, made glibc keep every later block up to
+    /// that size in its heap: BENCHMARKS.md).
+    pub fn lanes_json(&self) -> Vec<Bytes> {
         #[derive(Serialize)]
-        struct Entry<'a> {
+        struct Head {
             lane: u32,
             online: bool,
-            state: Option<&'a RawValue>,
-            mirror: &'a MirrorStats,
         }
-        let list: Vec<Entry> = self
-            .lanes
-            .iter()
-            .map(|(n, l)| Entry {
+        let mut pieces = Vec::with_capacity(3 * self.lanes.len() + 1);
+        let mut text = b"[".to_vec();
+        for (i, (n, l)) in self.lanes.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            let head = Head {
                 lane: *n,
                 online: l.online.unwrap_or(false),
-                state: l.state.as_ref().map(LaneState::raw),
-                mirror: &l.mirror,
-            })
-            .collect();
-        serde_json::to_vec(&list).unwrap_or_default()
+            };
+            // `{"lane":3,"online":true}` opened up for the next keys.
+            let _ = serde_json::to_writer(&mut text, &head);
+            text.pop();
+            text.extend_from_slice(b",\"state\":");
+            match &l.state {
+                Some(state) => {
+                    pieces.push(Bytes::from(std::mem::take(&mut text)));
+                    pieces.push(state.raw.clone());
+                }
+                None => text.extend_from_slice(b"null"),
+            }
+            text.extend_from_slice(b",\"mirror\":");
+            let _ = serde_json::to_writer(&mut text, &l.mirror);
+            text.push(b'}');
+        }
+        text.push(b']');
+        pieces.push(Bytes::from(text));
+        pieces
     }
 
     /// `GET /api/centre`: the link and what was refused.
@@ -287,7 +305,7 @@ mod tests {
     fn a_state_is_kept_as_its_text_with_the_journal_read_out() {
         let text = r#"{"lane":7,"journal":{"file":"lane7-a.jsonl","lines":12},"bowlers":[]}"#;
         let s = LaneState::parse(text.as_bytes()).expect("an object");
-        assert_eq!(s.raw().get(), text);
+        assert_eq!(s.raw, text.as_bytes());
         assert_eq!(s.journal, Some(("lane7-a.jsonl".to_owned(), 12)));
         // A journal of another shape is not read, the state still kept.
         let s = LaneState::parse(br#"{"journal":{"lines":"12"}}"#).expect("an object");
@@ -375,12 +393,48 @@ mod tests {
         lane.online = Some(true);
         lane.state = LaneState::parse(br#"{"up":"Anna"}"#);
         book.lane(4).unwrap();
-        let v: Value = serde_json::from_slice(&book.lanes_json()).unwrap();
+        book.lane(5).unwrap().state = LaneState::parse(b" {\"up\" : \"Boris\"} ");
+        let text = book.lanes_json().concat();
+        // As serde writes the list with each state as its text.
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            lane: u32,
+            online: bool,
+            state: Option<&'a RawValue>,
+            mirror: &'a MirrorStats,
+        }
+        let states: Vec<Option<Box<RawValue>>> = book
+            .lanes
+            .values()
+            .map(|l| {
+                let raw = l.state.as_ref()?.raw.to_vec();
+                Some(RawValue::from_string(String::from_utf8(raw).unwrap()).unwrap())
+            })
+            .collect();
+        let list: Vec<Entry> = book
+            .lanes
+            .iter()
+            .zip(&states)
+            .map(|((n, l), state)| Entry {
+                lane: *n,
+                online: l.online.unwrap_or(false),
+                state: state.as_deref(),
+                mirror: &l.mirror,
+            })
+            .collect();
+        assert_eq!(
+            String::from_utf8(text.clone()).unwrap(),
+            serde_json::to_string(&list).unwrap()
+        );
+        let v: Value = serde_json::from_slice(&text).unwrap();
         assert_eq!(v[0]["lane"], 3);
         assert_eq!(v[0]["online"], true);
         assert_eq!(v[0]["state"], json!({ "up": "Anna" }));
         assert_eq!(v[0]["mirror"]["lines"], 0);
         assert_eq!(v[1]["state"], Value::Null);
         assert_eq!(v[1]["online"], false);
+        assert_eq!(v[2]["state"], json!({ "up": "Boris" }));
+        let empty = Book::default().lanes_json().concat();
+        assert_eq!(empty, b"[]");
     }
 }

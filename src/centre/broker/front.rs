@@ -449,6 +449,12 @@ async fn relay(
                 }
                 to_broker.write_all(&raw).await?;
             }
+            // A large packet (a lane's state) grew the buffer: once it is
+            // relayed, the connection goes back to a small one, or every
+            // idle lane would keep its largest packet's room.
+            if buf.is_empty() && buf.capacity() > 2 * READ_CHUNK {
+                buf = BytesMut::new();
+            }
             buf.reserve(READ_CHUNK);
             let read = from_client.read_buf(&mut buf);
             let n = match silence {
