@@ -336,6 +336,10 @@ fn mirror_test(dir: &Path, web: u16, mqtt: u16, login: Login, centre: &mut Centr
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn the_embedded_broker_mirrors_every_lane_byte_for_byte() {
     let dir = temp_dir("embedded");
     let (web, mqtt) = (free_port(), free_port());
@@ -414,6 +418,10 @@ fn over_tls_a_centre_mirrors_and_one_trusting_another_ca_says_why() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_withheld_line_is_asked_for_and_a_restarted_centre_resumes_from_its_mirror() {
     let dir = temp_dir("gap");
     let (web, mqtt) = (free_port(), free_port());
@@ -473,6 +481,10 @@ fn a_withheld_line_is_asked_for_and_a_restarted_centre_resumes_from_its_mirror()
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_lane_that_drops_off_shows_offline_and_a_wrong_password_is_refused() {
     let dir = temp_dir("will");
     let (web, mqtt) = (free_port(), free_port());
@@ -519,6 +531,10 @@ fn login(centre: &mut Centre) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_push_reaches_the_lanes_and_their_answers_show() {
     let dir = temp_dir("push");
     let (web, mqtt) = (free_port(), free_port());
@@ -654,6 +670,10 @@ fn malformed_messages_are_counted_and_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
     let dir = temp_dir("replays");
     let (web, mqtt) = (free_port(), free_port());
@@ -701,6 +721,10 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
 /// tests/panel_browser.rs runs the panel's scripts: skipped when node,
 /// chromium or `npm ci` in tests/browser are missing, except under CI.
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     if support::require_tool("node", "nodejs").is_none()
@@ -897,6 +921,10 @@ fn freezable_relay(port: u16) -> (u16, Arc<Gate>) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
     let dir = temp_dir("silent");
     let (web, mqtt) = (free_port(), free_port());
@@ -943,6 +971,10 @@ fn a_lane_whose_network_goes_silent_shows_offline_within_30_s() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_config_with_an_unknown_key_is_refused_with_its_line() {
     let dir = temp_dir("config");
     let hash = lanecall::web::hash_pin(PIN).unwrap();

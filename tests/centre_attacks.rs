@@ -274,6 +274,10 @@ fn attacks(dir: &Path, via: Via) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn attacks_through_the_embedded_broker_change_nothing() {
     let dir = temp("embedded");
     attacks(&dir, Via::Embedded(free_port()));
@@ -339,6 +343,10 @@ fn a_second_lane_2(dir: &Path, via: Via) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_second_lane_2_on_the_embedded_broker_raises_the_alarm_and_is_never_spliced() {
     let dir = temp("dup-embedded");
     a_second_lane_2(&dir, Via::Embedded(free_port()));
@@ -357,6 +365,10 @@ fn a_second_lane_2_on_mosquitto_raises_the_alarm_and_is_never_spliced() {
 /// keep a lane with its login out of the embedded broker, nor its lines
 /// out of the mirror.
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_connect_flood_keeps_no_lane_out() {
     let dir = temp("flood");
     let (state, web, mqtt) = (dir.join("state"), free_port(), free_port());

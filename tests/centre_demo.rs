@@ -13,6 +13,10 @@ use support::centre::{centre_totals, files, get, lane_series};
 use support::eventually;
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
     let dir = std::env::temp_dir().join(format!("lanecall-centre-demo-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

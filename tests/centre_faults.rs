@@ -88,6 +88,10 @@ fn mosquitto_killed_and_restarted_mid_block_loses_no_ball_at_the_centre() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn the_embedded_broker_killed_with_its_centre_and_restarted_loses_no_ball() {
     let dir = temp("embedded-kill");
     let (state, web, mqtt) = (dir.join("state"), free_port(), free_port());
@@ -267,6 +271,10 @@ fn a_lane_cut_off_from_mosquitto_catches_up_exactly_at_the_centre() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_lane_cut_off_from_the_embedded_broker_catches_up_exactly_at_the_centre() {
     a_lane_cut_off("cut-embedded", false);
 }
@@ -336,6 +344,10 @@ fn write_until_the_mirror_fails(centre: &mut Centre, lane: &mut Lane) -> Value {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_full_disk_under_the_mirror_keeps_it_a_journal_and_it_catches_up() {
     let dir = temp("full");
     let state = dir.join("state");
@@ -377,6 +389,10 @@ fn a_full_disk_under_the_mirror_keeps_it_a_journal_and_it_catches_up() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_read_only_disk_under_the_mirror_keeps_it_a_journal_and_a_repair_catches_up() {
     let dir = temp("readonly");
     let (image, state) = (dir.join("disk.img"), dir.join("state"));

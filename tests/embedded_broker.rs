@@ -154,6 +154,10 @@ fn stat(started: &Started, name: &str) -> u64 {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_wrong_password_and_a_client_without_a_login_are_refused() {
     let (port, started) = two_lanes("refused");
     let (_c, rx) = client(port, "guess", Some(("lane1", "two")));
@@ -177,6 +181,10 @@ fn a_wrong_password_and_a_client_without_a_login_are_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_lane_publishing_for_another_lane_or_a_command_is_cut_off_and_nobody_gets_it() {
     let (port, started) = two_lanes("publish");
     let (centre, centre_rx) = client(port, "centre", Some(("centre", &started.centre_password)));
@@ -240,6 +248,10 @@ fn a_lane_publishing_for_another_lane_or_a_command_is_cut_off_and_nobody_gets_it
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_lane_subscribing_to_another_lanes_commands_or_to_everything_is_cut_off() {
     let (port, started) = two_lanes("subscribe");
     for (filter, id) in [
@@ -271,6 +283,10 @@ fn a_lane_subscribing_to_another_lanes_commands_or_to_everything_is_cut_off() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn rumqttd_behind_the_front_takes_no_client_directly() {
     let (_, started) = two_lanes("inner");
     let port = started.inner.port();
@@ -285,6 +301,10 @@ fn rumqttd_behind_the_front_takes_no_client_directly() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn the_passwords_file_is_hashed_in_place_keeping_its_mode_and_one_everyone_reads_is_refused() {
     let dir = temp("hash");
     let path = passwords(&dir, "# lanes\nlane1:plain-secret\n", 0o600);
@@ -309,6 +329,10 @@ fn the_passwords_file_is_hashed_in_place_keeping_its_mode_and_one_everyone_reads
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
 fn a_flood_of_connections_that_never_log_in_keeps_no_lane_out_and_each_is_closed() {
     // The flood's sockets at both ends, and the rest.
     support::raise_file_limit(4096);
