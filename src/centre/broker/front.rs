@@ -40,7 +40,7 @@ use crate::centre::MAX_PAYLOAD;
 /// How long a client has from its TCP connect to send a whole CONNECT.
 pub const LOGIN_TIME: Duration = Duration::from_secs(3);
 /// How long a CONNECT's password check may then wait for its turn.
-const CHECK_TIME: Duration = Duration::from_secs(10);
+pub const CHECK_TIME: Duration = Duration::from_secs(10);
 /// The largest CONNECT taken: a client not logged in yet holds no more.
 const MAX_CONNECT: usize = 8 << 10;
 /// The largest packet taken after the CONNECT, as rumqttd's own limit.
@@ -68,6 +68,9 @@ pub struct Settings {
     pub max: usize,
     /// [`LOGIN_TIME`], but in tests.
     pub login_time: Duration,
+    /// How long a password check may take, its wait for a turn included
+    /// ([`CHECK_TIME`]).
+    pub check_time: Duration,
     pub site: String,
     pub centre_user: String,
     pub allow_anonymous: bool,
@@ -338,9 +341,22 @@ async fn log_in(
         }
         None => {}
         Some(l) => {
-            let ok = tokio::time::timeout(CHECK_TIME, s.logins.check(&l.username, &l.password))
-                .await
-                .unwrap_or(false);
+            let checked =
+                tokio::time::timeout(s.check_time, s.logins.check(&l.username, &l.password)).await;
+            let Ok(ok) = checked else {
+                // Not a wrong password: too many logins at once (a hall of
+                // lanes starting together). The client comes back.
+                count(&front.stats.login_timeouts);
+                front.tell(&login, "check timeout", || {
+                    tracing::warn!(
+                        login,
+                        "the embedded broker could not check a password within {:?} \
+                         (too many logins at once): asked to come back",
+                        s.check_time
+                    );
+                });
+                return refuse(client, ConnectReturnCode::ServiceUnavailable).await;
+            };
             if !ok {
                 count(&front.stats.bad_logins);
                 // Unknown names are logged as one: a guesser's names would

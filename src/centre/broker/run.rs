@@ -126,6 +126,7 @@ pub fn start(
         inner,
         max: MAX_CONNECTIONS,
         login_time: front::LOGIN_TIME,
+        check_time: front::CHECK_TIME,
         site: s.site,
         centre_user: s.centre_user,
         allow_anonymous: s.allow_anonymous,

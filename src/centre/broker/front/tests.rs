@@ -33,6 +33,18 @@ fn chatty_broker() -> (SocketAddr, std::sync::mpsc::Receiver<Vec<u8>>) {
 /// A front on a free port before `inner`, `max` connections at once,
 /// `login_time` to send a CONNECT; the centre's login is the only one.
 fn front(inner: SocketAddr, max: usize, login_time: Duration) -> (SocketAddr, Arc<FrontStats>) {
+    let logins = Logins::new(Vec::new(), "centre", CENTRE_PASSWORD);
+    front_with(inner, max, login_time, CHECK_TIME, logins)
+}
+
+/// [`front`] with `logins` and `check_time` for a password check.
+fn front_with(
+    inner: SocketAddr,
+    max: usize,
+    login_time: Duration,
+    check_time: Duration,
+    logins: Logins,
+) -> (SocketAddr, Arc<FrontStats>) {
     let outer = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = outer.local_addr().unwrap();
     let stats = Arc::new(FrontStats::default());
@@ -40,10 +52,11 @@ fn front(inner: SocketAddr, max: usize, login_time: Duration) -> (SocketAddr, Ar
         inner,
         max,
         login_time,
+        check_time,
         site: SITE.into(),
         centre_user: "centre".into(),
         allow_anonymous: false,
-        logins: Arc::new(Logins::new(Vec::new(), "centre", CENTRE_PASSWORD)),
+        logins: Arc::new(logins),
         secrets: HashMap::from([("centre".to_owned(), "inner-secret".to_owned())]),
         on_duplicate: Box::new(|_| {}),
         backlog: Arc::default(),
@@ -153,6 +166,31 @@ fn the_broker_gets_the_connect_with_the_internal_secret_and_a_bad_password_a_con
     bad.read_to_end(&mut ack).unwrap();
     assert_eq!(ack, [0x20, 2, 0, 4]);
     assert_eq!(stat(&stats, "bad_logins"), 1);
+    assert!(first.try_recv().is_err());
+}
+
+#[test]
+fn a_password_check_not_done_in_time_is_server_unavailable_not_a_wrong_password() {
+    let (broker, first) = chatty_broker();
+    let hash = crate::web::auth::hash_secret(b"secret-3").unwrap();
+    let logins = Logins::new(vec![("lane3".into(), hash)], "centre", CENTRE_PASSWORD);
+    // No time at all: the argon2 check, on a blocking thread, cannot be
+    // done when the front first looks.
+    let (front, stats) = front_with(broker, 4, LOGIN_TIME, Duration::ZERO, logins);
+    let mut c = Connect::new("lane3");
+    c.set_login("lane3", "secret-3");
+    let mut b = BytesMut::new();
+    Packet::Connect(c).write(&mut b, usize::MAX).unwrap();
+    let mut lane = std::net::TcpStream::connect(front).unwrap();
+    lane.write_all(&b).unwrap();
+    lane.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut ack = Vec::new();
+    lane.read_to_end(&mut ack).unwrap();
+    // CONNACK 3: "server unavailable", come back later.
+    assert_eq!(ack, [0x20, 2, 0, 3]);
+    assert_eq!(stat(&stats, "login_timeouts"), 1);
+    assert_eq!(stat(&stats, "bad_logins"), 0);
     assert!(first.try_recv().is_err());
 }
 
