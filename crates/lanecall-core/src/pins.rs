@@ -164,7 +164,11 @@ impl PinSet {
     /// Parses the pinsetter's mask: ten `0`/`1` characters, the first one
     /// pin 1.
     pub fn from_mask(mask: &str) -> Option<PinSet> {
-        let bytes = mask.as_bytes();
+        PinSet::from_mask_bytes(mask.as_bytes())
+    }
+
+    /// [`PinSet::from_mask`] of the mask's bytes.
+    pub fn from_mask_bytes(bytes: &[u8]) -> Option<PinSet> {
         if bytes.len() != 10 {
             return None;
         }

@@ -68,6 +68,50 @@ fn hex_digit(b: u8) -> Option<u8> {
 /// Parses and checks one line (CR/LF already removed; a stray trailing CR
 /// is tolerated).
 pub fn parse_line(line: &str) -> Result<Message, LineError> {
+    match parse_common(line.as_bytes()) {
+        Some(message) => Ok(message),
+        None => parse_any(line),
+    }
+}
+
+/// The line nearly every one is, a whole `READY` or `PINS` with a right
+/// checksum, read in one pass over its bytes: [`parse_any`]'s message for
+/// it, or `None` for any other line, which `parse_any` reads and words
+/// the error for.
+fn parse_common(line: &[u8]) -> Option<Message> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let (payload, &[star, hi, lo]) = line.strip_prefix(b"$")?.split_last_chunk::<3>()?;
+    if star != b'*' || checksum(payload) != hex_digit(hi)? << 4 | hex_digit(lo)? {
+        return None;
+    }
+    let (ready, rest) = match payload.strip_prefix(b"PS,READY,") {
+        Some(rest) => (true, rest),
+        None => (false, payload.strip_prefix(b"PS,PINS,")?),
+    };
+    let (seq, mask) = rest.split_last_chunk::<10>()?;
+    let seq = seq.strip_suffix(b",")?;
+    if !(1..=3).contains(&seq.len()) {
+        return None;
+    }
+    let mut n: u16 = 0;
+    for &d in seq {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u16::from(d - b'0');
+    }
+    let seq = u8::try_from(n).ok()?;
+    let pins = PinSet::from_mask_bytes(mask)?;
+    let body = if ready {
+        Body::Ready(pins)
+    } else {
+        Body::Pins(pins)
+    };
+    Some(Message { seq, body })
+}
+
+/// [`parse_line`] of any line, step by step, naming what is wrong.
+fn parse_any(line: &str) -> Result<Message, LineError> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     if line.len() > MAX_LINE {
         return Err(LineError::TooLong(line.len()));
@@ -248,6 +292,75 @@ impl Sequencer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass reading gives what the step-by-step one gives, on
+    /// well-formed lines and on every way of spoiling one.
+    #[test]
+    fn the_common_line_read_in_one_pass_is_read_as_step_by_step() {
+        let mut lines = Vec::new();
+        for kind in ["READY", "PINS", "FAULT", "READ", "PINSS", "pins"] {
+            for seq in [
+                "0", "7", "42", "255", "007", "256", "999", "", "1a", "1234", "-1",
+            ] {
+                for data in [
+                    "1111111111",
+                    "0000000000",
+                    "1010000001",
+                    "111111111",
+                    "11111111111",
+                    "1111121111",
+                    "JAM",
+                    "11111,1111",
+                    "11111*1111",
+                ] {
+                    let payload = format!("PS,{kind},{seq},{data}");
+                    let cs = checksum(payload.as_bytes());
+                    for tail in [
+                        format!("*{cs:02X}"),
+                        format!("*{cs:02x}"),
+                        format!("*{:02X}", cs ^ 1),
+                        format!("*{cs:X}"),
+                        String::new(),
+                        format!("*{cs:02X}*"),
+                    ] {
+                        for end in ["", "\r", "\r\r", " "] {
+                            lines.push(format!("${payload}{tail}{end}"));
+                            lines.push(format!("{payload}{tail}{end}"));
+                        }
+                    }
+                }
+            }
+        }
+        let mut fast = 0;
+        for line in &lines {
+            let slow = parse_any(line);
+            match parse_common(line.as_bytes()) {
+                Some(m) => {
+                    fast += 1;
+                    assert_eq!(Ok(m), slow, "{line:?}");
+                }
+                None => assert!(
+                    !matches!(
+                        slow,
+                        Ok(Message {
+                            body: Body::Ready(_) | Body::Pins(_),
+                            ..
+                        })
+                    ),
+                    "{line:?} is read only step by step: {slow:?}"
+                ),
+            }
+            assert_eq!(parse_line(line), slow, "{line:?}");
+        }
+        let good = lines
+            .iter()
+            .filter(|l| parse_any(l).is_ok_and(|m| !matches!(m.body, Body::Fault(_))))
+            .count();
+        // READY and PINS, 5 good sequence numbers, 3 masks, 2 line ends at
+        // least.
+        assert!(good >= 2 * 5 * 3 * 2, "{good}");
+        assert_eq!(fast, good);
+    }
 
     #[test]
     fn the_spec_examples_parse() {
