@@ -76,8 +76,9 @@ pub enum Command {
         #[arg(long)]
         state_dir: Option<PathBuf>,
         /// The panel's address: this machine only by default; 0.0.0.0:8080 lets
-        /// a tablet on the same network open it.
-        #[arg(long, default_value = "127.0.0.1:8080")]
+        /// a tablet on the same network open it; a port alone (8081) is on
+        /// this machine.
+        #[arg(long, default_value = DEMO_LISTEN, value_parser = demo_listen)]
         listen: SocketAddr,
         /// The judge PIN for the panel (6 to 12 digits).
         #[arg(long, default_value = "123456")]
@@ -121,8 +122,10 @@ pub enum Command {
     /// Print the hash of a judge PIN (6 to 12 digits), for `[web] judge_pin_hash`
     /// or a `[[web.judges]]` pin_hash.
     HashPin {
-        /// The judge's PIN: 6 to 12 digits.
-        pin: String,
+        /// The judge's PIN: 6 to 12 digits. Without it, the PIN is read from
+        /// standard input (not shown at a terminal), so that it stays out of
+        /// the shell's history.
+        pin: Option<String>,
     },
     /// End a PIN lockout (after too many wrong PINs) on the running daemon.
     Unlock {
@@ -171,6 +174,14 @@ pub enum Command {
 /// Where the daemon's config is installed (docs/install.md).
 const DEFAULT_CONFIG: &str = "/etc/lanecall/lanecall.toml";
 
+/// Where `demo` serves its panel unless told.
+const DEMO_LISTEN: &str = "127.0.0.1:8080";
+
+/// `demo --listen`: read as the config's listen addresses are.
+fn demo_listen(s: &str) -> Result<SocketAddr, String> {
+    crate::config::listen_address(s, DEMO_LISTEN.parse().map_err(|e| format!("{e}"))?)
+}
+
 /// `say --volume`: a number in the config's range for `[speaker] volume`.
 fn volume(s: &str) -> Result<f32, String> {
     let range = crate::config::VOLUME;
@@ -210,8 +221,7 @@ pub fn main() -> ExitCode {
                     live(cfg, ServeOptions::default())
                 }
                 Err(e) => {
-                    tracing::error!("{e}");
-                    eprintln!("lanecall run: {e}");
+                    fatal("lanecall run", e);
                     ExitCode::from(exit::EX_CONFIG) // no restart by systemd
                 }
             }
@@ -234,16 +244,7 @@ pub fn main() -> ExitCode {
             check_config(&path.or(config).unwrap_or_else(|| DEFAULT_CONFIG.into()))
         }
         Command::Setup(options) => crate::setup::main(&options),
-        Command::HashPin { pin } => match crate::web::hash_pin(&pin) {
-            Ok(hash) => {
-                println!("{hash}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("lanecall hash-pin: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        Command::HashPin { pin } => hash_pin(pin),
         Command::Unlock { config } => unlock(&config),
         Command::Monitor { config } => monitor(&config),
         Command::Say {
@@ -306,8 +307,45 @@ fn block_on<T, E: std::fmt::Display>(
             ExitCode::FAILURE
         })?;
     rt.block_on(task).map_err(|e| {
-        tracing::error!("{e}");
-        eprintln!("{who}: {e}");
+        fatal(who, e);
         ExitCode::FAILURE
     })
+}
+
+/// A fatal error, said once after `who`: in the log once one is set up
+/// ([`init_logs`]: stderr, or the journal under systemd, which also takes
+/// stderr), on stderr otherwise.
+fn fatal(who: &str, e: impl std::fmt::Display) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::error!("{who}: {e}");
+    } else {
+        eprintln!("{who}: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo_at(listen: &str) -> Result<SocketAddr, String> {
+        match Cli::try_parse_from(["lanecall", "demo", "--listen", listen]) {
+            Ok(Cli {
+                command: Command::Demo { listen, .. },
+            }) => Ok(listen),
+            Ok(_) => unreachable!("parsed as another command"),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn demo_listen_takes_a_port_alone_and_localhost_and_names_an_example_otherwise() {
+        assert_eq!(demo_at("8081"), Ok("127.0.0.1:8081".parse().unwrap()));
+        assert_eq!(
+            demo_at("localhost:8082"),
+            Ok("127.0.0.1:8082".parse().unwrap())
+        );
+        assert_eq!(demo_at("0.0.0.0:8083"), Ok("0.0.0.0:8083".parse().unwrap()));
+        let e = demo_at("tablet").unwrap_err();
+        assert!(e.contains("such as 127.0.0.1:8080"), "{e}");
+    }
 }
