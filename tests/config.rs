@@ -497,7 +497,7 @@ fn bad_listen_address() {
         "[web]",
         "[web]\nlisten = \"0.0.0.0:80800\"",
         "web.listen",
-        "\"0.0.0.0:80800\" is not an address like 0.0.0.0:8080",
+        "\"0.0.0.0:80800\" is not an address: write an address and port such as 0.0.0.0:8080 (0.0.0.0 listens on every network, 127.0.0.1 on this machine only), localhost:8080 or a port alone (8080)",
     );
 }
 
@@ -697,7 +697,7 @@ fn problems_name_their_line_and_column() {
     let error = parse(&text).unwrap_err().to_string();
     assert!(
         error.contains(&format!(
-            "\n  web.listen: \"nowhere\" is not an address like 0.0.0.0:8080 (line {}, column 3)",
+            "\n  web.listen: \"nowhere\" is not an address: write an address and port such as 0.0.0.0:8080 (0.0.0.0 listens on every network, 127.0.0.1 on this machine only), localhost:8080 or a port alone (8080) (line {}, column 3)",
             line_of("nowhere")
         )),
         "{error}"

@@ -185,14 +185,14 @@ fn address(
     default: &str,
     out: &mut Vec<Problem>,
 ) -> Option<SocketAddr> {
-    let value = value.unwrap_or_else(|| default.to_owned());
-    match value.parse() {
+    let default: SocketAddr = default.parse().ok()?;
+    let Some(value) = value else {
+        return Some(default);
+    };
+    match crate::config::listen_address(&value, default) {
         Ok(a) => Some(a),
-        Err(_) => {
-            out.push(Problem::new(
-                key,
-                format!("{value:?} is not an address like {default}"),
-            ));
+        Err(e) => {
+            out.push(Problem::new(key, e));
             None
         }
     }

@@ -40,6 +40,7 @@
 mod check;
 mod defaults;
 pub(crate) mod keys;
+mod listen;
 mod load;
 mod problem;
 mod raw;
@@ -53,6 +54,7 @@ pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
 };
 pub(crate) use keys::keys;
+pub use listen::listen_address;
 pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};

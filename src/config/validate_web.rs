@@ -21,13 +21,11 @@ const MAX_EVENT_CHARS: usize = 120;
 impl RawWeb {
     pub(super) fn validate(self, c: &mut Check) -> Option<WebConfig> {
         let listen = self.listen.as_deref().unwrap_or(DEFAULT_LISTEN);
-        let listen = match listen.parse::<SocketAddr>() {
+        let default: SocketAddr = DEFAULT_LISTEN.parse().ok()?;
+        let listen = match super::listen_address(listen, default) {
             Ok(addr) => Some(addr),
-            Err(_) => {
-                c.push(
-                    "web.listen",
-                    format!("{listen:?} is not an address like 0.0.0.0:8080"),
-                );
+            Err(e) => {
+                c.push("web.listen", e);
                 None
             }
         };
