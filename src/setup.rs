@@ -139,21 +139,27 @@ impl<R: BufRead> Prompt<R> {
         if !self.terminal {
             return self.ask(question);
         }
-        let stdin = io::stdin();
-        let fd = std::os::fd::AsFd::as_fd(&stdin);
-        let saved = rustix::termios::tcgetattr(fd).ok();
-        if let Some(saved) = &saved {
-            let mut quiet = saved.clone();
-            quiet.local_modes -= rustix::termios::LocalModes::ECHO;
-            quiet.local_modes |= rustix::termios::LocalModes::ECHONL;
-            let _ = rustix::termios::tcsetattr(fd, rustix::termios::OptionalActions::Flush, &quiet);
-        }
-        let answer = self.ask(question);
-        if let Some(saved) = &saved {
-            let _ = rustix::termios::tcsetattr(fd, rustix::termios::OptionalActions::Now, saved);
-        }
-        answer
+        without_echo(|| self.ask(question))
     }
+}
+
+/// Runs `read` with the terminal on stdin not echoing what is typed (its
+/// line end still echoed); as it was afterwards.
+pub fn without_echo<T>(read: impl FnOnce() -> T) -> T {
+    let stdin = io::stdin();
+    let fd = std::os::fd::AsFd::as_fd(&stdin);
+    let saved = rustix::termios::tcgetattr(fd).ok();
+    if let Some(saved) = &saved {
+        let mut quiet = saved.clone();
+        quiet.local_modes -= rustix::termios::LocalModes::ECHO;
+        quiet.local_modes |= rustix::termios::LocalModes::ECHONL;
+        let _ = rustix::termios::tcsetattr(fd, rustix::termios::OptionalActions::Flush, &quiet);
+    }
+    let answer = read();
+    if let Some(saved) = &saved {
+        let _ = rustix::termios::tcsetattr(fd, rustix::termios::OptionalActions::Now, saved);
+    }
+    answer
 }
 
 /// Asks until `check` takes an answer (a person), or once (a script): the

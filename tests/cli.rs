@@ -366,6 +366,63 @@ fn monitor_says_the_port_is_missing_and_fails() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+// ----- hash-pin -----------------------------------------------------------------
+
+#[test]
+fn hash_pin_reads_the_pin_from_stdin_when_not_given() {
+    use std::io::Write;
+    let hash_of = |input: &[u8]| {
+        let mut child = Command::new(BIN)
+            .arg("hash-pin")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = hash_of(b"482913\n");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Only the hash on stdout (no prompt: stdin is no terminal), and one
+    // the PIN opens.
+    let hash = text(&out.stdout);
+    assert_eq!(hash.lines().count(), 1, "{hash}");
+    assert!(lanecall::web::verify_pin("482913", hash.trim()), "{hash}");
+    assert!(!lanecall::web::verify_pin("482914", hash.trim()));
+    let out = hash_of(b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no PIN given"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = hash_of(b"12ab56\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+}
+
+// ----- run, centre ---------------------------------------------------------------
+
+#[test]
+fn run_and_centre_say_a_config_they_cannot_read_once_and_exit_78() {
+    let dir = scratch("missing-config");
+    let file = dir.join("lanecall.toml");
+    for command in ["run", "centre"] {
+        let out = lanecall(&[command, "--config", file.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(78), "{command}: {stderr}");
+        let wanted = format!("lanecall {command}: cannot read {}", file.display());
+        assert_eq!(stderr.matches(&wanted).count(), 1, "{command}: {stderr}");
+        assert_eq!(
+            stderr.matches("cannot read").count(),
+            1,
+            "{command}: {stderr}"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
 // ----- replay -------------------------------------------------------------------
 
 const NOISY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/logs/noisy_serial.jsonl");
