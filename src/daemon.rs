@@ -47,6 +47,18 @@ pub enum DaemonError {
     CentreStart(String),
 }
 
+impl DaemonError {
+    /// Whether the config asks what this machine cannot do, so that no
+    /// restart can help: GPIO on a machine that is not a Pi or whose GPIO
+    /// the service may not open, HTTPS files that cannot be used.
+    pub fn is_config(&self) -> bool {
+        matches!(
+            self,
+            DaemonError::Gpio(GpioError::NotAPi(_) | GpioError::Open(_)) | DaemonError::Tls(_)
+        )
+    }
+}
+
 /// How the daemon runs beyond its config.
 #[derive(Clone, Debug, Default)]
 pub struct ServeOptions {

@@ -423,6 +423,34 @@ fn run_and_centre_say_a_config_they_cannot_read_once_and_exit_78() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn run_with_gpio_on_a_machine_that_is_not_a_pi_exits_78_for_no_restart() {
+    let on_a_pi =
+        fs::read_to_string("/proc/device-tree/model").is_ok_and(|m| m.contains("Raspberry Pi"));
+    if on_a_pi {
+        // Its GPIO opens: nothing to refuse.
+        return;
+    }
+    // The shipped example (GPIO on the Pi's header) with a real PIN hash.
+    let dir = scratch("not-a-pi");
+    let example = lanecall::config::Config::load(Path::new(EXAMPLE)).unwrap();
+    assert_eq!(example.gpio.backend, lanecall::config::GpioBackend::Rpi);
+    let placeholder = example.web.judge_pin_hash.unwrap();
+    let real = lanecall::web::hash_pin("482913").unwrap();
+    let file = dir.join("lanecall.toml");
+    let shipped = fs::read_to_string(EXAMPLE).unwrap();
+    fs::write(&file, shipped.replace(&placeholder, &real)).unwrap();
+    let out = lanecall(&["run", "--config", file.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert_eq!(
+        stderr.matches("this machine is not a Raspberry Pi").count(),
+        1,
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
 // ----- replay -------------------------------------------------------------------
 
 const NOISY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/logs/noisy_serial.jsonl");

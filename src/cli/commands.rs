@@ -109,6 +109,17 @@ pub(super) fn backup(dir: &Path, config: &Path, journal_dir: Option<PathBuf>) ->
     }
 }
 
+/// The exit code of a daemon that could not start or stopped: 78 when only
+/// another config (or machine) can make it start, so that systemd does
+/// not try again (`RestartPreventExitStatus=78`); 1 otherwise.
+fn daemon_exit(e: &crate::daemon::DaemonError) -> ExitCode {
+    if e.is_config() {
+        ExitCode::from(super::exit::EX_CONFIG)
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 /// Runs the daemon until it is stopped; returns its exit code.
 pub(super) fn live(config: Config, options: ServeOptions) -> ExitCode {
     let demo = options.demo.is_some();
@@ -128,7 +139,7 @@ pub(super) fn live(config: Config, options: ServeOptions) -> ExitCode {
             println!("Journal:  {}", started.journal.display());
         }
     });
-    match block_on("lanecall", daemon) {
+    match block_on("lanecall", daemon, daemon_exit) {
         Ok(replay) => {
             if demo {
                 print!("{}", render_sheet(&replay));
@@ -235,7 +246,7 @@ pub(super) fn centre_demo(demo: CentreDemo) -> ExitCode {
             );
         }
     });
-    let result = block_on("lanecall", daemon);
+    let result = block_on("lanecall", daemon, daemon_exit);
     result.map_or_else(|code| code, |()| ExitCode::SUCCESS)
 }
 
@@ -297,7 +308,8 @@ pub(super) fn monitor(path: &std::path::Path) -> ExitCode {
         .then(|| (config.gpio.inputs.clone(), config.gpio.outputs.clone()));
     eprintln!("Every input as the lane would journal it; Ctrl-C stops.");
     let monitor = crate::sensors::monitor(link, switches, gpio, io::stdout());
-    block_on("lanecall monitor", monitor).map_or_else(|code| code, |()| ExitCode::SUCCESS)
+    block_on("lanecall monitor", monitor, |_| ExitCode::FAILURE)
+        .map_or_else(|code| code, |()| ExitCode::SUCCESS)
 }
 
 pub(super) fn say(

@@ -293,10 +293,11 @@ fn init_logs() {
 }
 
 /// Runs `task` on the runtime until it ends; its error, or the runtime's,
-/// is logged and said on stderr after `who`.
+/// is said after `who` ([`fatal`]) and ends in `exit`'s code for it.
 fn block_on<T, E: std::fmt::Display>(
     who: &str,
     task: impl Future<Output = Result<T, E>>,
+    exit: impl FnOnce(&E) -> ExitCode,
 ) -> Result<T, ExitCode> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -307,8 +308,9 @@ fn block_on<T, E: std::fmt::Display>(
             ExitCode::FAILURE
         })?;
     rt.block_on(task).map_err(|e| {
+        let code = exit(&e);
         fatal(who, e);
-        ExitCode::FAILURE
+        code
     })
 }
 
