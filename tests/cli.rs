@@ -451,6 +451,35 @@ fn run_with_gpio_on_a_machine_that_is_not_a_pi_exits_78_for_no_restart() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+// ----- unlock -------------------------------------------------------------------
+
+#[test]
+fn unlock_with_a_config_no_daemon_has_run_names_the_missing_state_dir() {
+    let dir = scratch("unlock");
+    let file = config(&dir, "127.0.0.1:8080", "/dev/ttyUSB0");
+    let state_dir = dir.join("never-made");
+    let text_of_file = fs::read_to_string(&file).unwrap();
+    let moved = text_of_file.replace(
+        &format!("state_dir = {dir:?}"),
+        &format!("state_dir = {state_dir:?}"),
+    );
+    assert_ne!(moved, text_of_file);
+    fs::write(&file, moved).unwrap();
+    let out = lanecall(&["unlock", "--config", file.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{} (state_dir in {}) does not exist",
+            state_dir.display(),
+            file.display()
+        )) && stderr.contains("--config")
+            && !stderr.contains("daemon's user or root"),
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
 // ----- replay -------------------------------------------------------------------
 
 const NOISY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/logs/noisy_serial.jsonl");

@@ -262,10 +262,17 @@ pub(super) fn unlock(config: &Path) -> ExitCode {
     };
     let file = state_dir.join(UNLOCK_FILE);
     if let Err(e) = std::fs::write(&file, b"") {
-        eprintln!(
-            "lanecall unlock: cannot write {}: {e} (run it as the daemon's user or root)",
-            file.display()
-        );
+        let fix = match e.kind() {
+            io::ErrorKind::NotFound if !state_dir.is_dir() => format!(
+                " ({} (state_dir in {}) does not exist: no daemon has run with this config; \
+                 name the config the running one uses with --config)",
+                state_dir.display(),
+                config.display()
+            ),
+            io::ErrorKind::PermissionDenied => " (run it as the daemon's user or root)".to_owned(),
+            _ => String::new(),
+        };
+        eprintln!("lanecall unlock: cannot write {}: {e}{fix}", file.display());
         return ExitCode::FAILURE;
     }
     // The daemon looks for the file once a second and removes it when the
