@@ -105,6 +105,19 @@ pub async fn serve(
         .then(|| config.switches.as_ref().map(crate::sensors::switches::open))
         .flatten()
         .transpose()?;
+    // The panel's port and HTTPS files before the journal: a port taken or
+    // a file missing leaves no journal behind.
+    let tls = match &config.web.tls {
+        Some(files) => Some(web::server::tls_acceptor(files)?),
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::bind(config.web.listen)
+        .await
+        .map_err(|source| DaemonError::Listen {
+            addr: config.web.listen,
+            source,
+        })?;
+    let listen = listener.local_addr().unwrap_or(config.web.listen);
     let settings = RunnerSettings {
         state_dir: config.state_dir.clone(),
         lane: config.lane,
@@ -143,17 +156,6 @@ pub async fn serve(
         .spawn(move || core.run(rx))
         .map_err(DaemonError::Thread)?;
 
-    let tls = match &config.web.tls {
-        Some(files) => Some(web::server::tls_acceptor(files)?),
-        None => None,
-    };
-    let listener = tokio::net::TcpListener::bind(config.web.listen)
-        .await
-        .map_err(|source| DaemonError::Listen {
-            addr: config.web.listen,
-            source,
-        })?;
-    let listen = listener.local_addr().unwrap_or(config.web.listen);
     let api = web::router(ApiState {
         inputs: tx.clone(),
         lane: snapshot,

@@ -451,6 +451,40 @@ fn run_with_gpio_on_a_machine_that_is_not_a_pi_exits_78_for_no_restart() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn run_on_a_port_already_taken_fails_before_writing_a_journal() {
+    let dir = scratch("port-taken");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let file = config(&dir, &addr, "/dev/ttyUSB0");
+    let out = lanecall(&["run", "--config", file.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on {addr}")),
+        "{stderr}"
+    );
+    fn files(dir: &Path) -> Vec<PathBuf> {
+        fs::read_dir(dir)
+            .unwrap()
+            .flat_map(|e| {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    files(&path)
+                } else {
+                    vec![path]
+                }
+            })
+            .collect()
+    }
+    let journals: Vec<PathBuf> = files(&dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert!(journals.is_empty(), "{journals:?}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
 // ----- unlock -------------------------------------------------------------------
 
 #[test]
