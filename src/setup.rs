@@ -289,11 +289,12 @@ pub fn set_value(text: &str, table: &str, key: &str, value: &str) -> String {
     doc.to_string()
 }
 
-/// The pinsetter's serial port: `--port`, or asked from the ports found.
+/// The pinsetter's serial port: `--port`, or asked from the ports found;
+/// Enter keeps `configured` (the existing config's), plugged in or not.
 fn ask_port<R: BufRead>(
     options: &Options,
     prompt: &mut Prompt<R>,
-    text: &str,
+    configured: Option<PathBuf>,
 ) -> Result<PathBuf, String> {
     Ok(match &options.port {
         Some(port) => {
@@ -315,9 +316,8 @@ fn ask_port<R: BufRead>(
                     }
                 }
             }
-            let was = current(text, "pinsetter", "port")
-                .and_then(|v| v.as_str().map(PathBuf::from))
-                .filter(|p| p.exists())
+            let was = configured
+                .clone()
                 .or_else(|| (found.len() == 1).then(|| found[0].clone()));
             let question = match &was {
                 Some(p) => format!(
@@ -337,6 +337,14 @@ fn ask_port<R: BufRead>(
                         _ if answer.is_empty() && was.is_some() => was.clone().unwrap_or_default(),
                         _ => PathBuf::from(&answer),
                     };
+                    if Some(&port) == configured.as_ref() && !port.exists() {
+                        println!(
+                            "pinsetter.port: {} is not there now: kept as configured; the lane \
+                             opens it once the adapter is plugged in",
+                            port.display()
+                        );
+                        return Ok(port);
+                    }
                     // A person is asked before a missing name is kept.
                     match port_ok(&port, !prompt.terminal) {
                         Err(e) if prompt.terminal && port.starts_with(BY_ID) => {
@@ -429,7 +437,11 @@ pub fn setup<R: BufRead>(options: &Options, prompt: &mut Prompt<R>) -> Result<()
              check each string with `lanecall monitor`."
         );
     } else {
-        let port = ask_port(options, prompt, &text)?;
+        let configured = old
+            .as_deref()
+            .and_then(|old| current(old, "pinsetter", "port"))
+            .and_then(|v| v.as_str().map(PathBuf::from));
+        let port = ask_port(options, prompt, configured)?;
         text = set_value(
             &text,
             "pinsetter",

@@ -144,6 +144,46 @@ fn setup_writes_the_answers_into_the_example_keeping_its_comments() {
 }
 
 #[test]
+fn setup_run_again_keeps_every_value_on_enter_even_an_unplugged_port() {
+    let dir = scratch("again");
+    let port = dir.join("ttyUSB-gone");
+    fs::write(&port, "").unwrap();
+    let config = dir.join("lanecall.toml");
+    let first = setup(
+        &["--config", config.to_str().unwrap(), "--no-start"],
+        &format!("7\n{}\n48291357\n48291357\nen\n", port.display()),
+        None,
+    );
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let before = fs::read_to_string(&config).unwrap();
+    // The adapter unplugged: Enter to every question keeps what is there.
+    fs::remove_file(&port).unwrap();
+    let again = setup(
+        &["--config", config.to_str().unwrap(), "--no-start"],
+        "\n\n\n\n",
+        None,
+    );
+    let stdout = text(&again.stdout);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}\n{stdout}",
+        text(&again.stderr)
+    );
+    assert!(
+        stdout.contains(&format!(
+            "Pinsetter port (a number above or a path) [{}]",
+            port.display()
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Lane number [7]"), "{stdout}");
+    assert!(stdout.contains("kept as configured"), "{stdout}");
+    assert_eq!(fs::read_to_string(&config).unwrap(), before);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_pin_switch_lane_is_not_asked_for_a_serial_port() {
     let dir = scratch("switches");
     let config = dir.join("lanecall.toml");
