@@ -45,6 +45,18 @@ fn config(dir: &Path, listen: &str, port: &str) -> PathBuf {
     path
 }
 
+/// The shipped example, written into `dir` with a real PIN's hash in
+/// place of its placeholder.
+fn example_with_a_pin(dir: &Path) -> PathBuf {
+    let real = lanecall::web::hash_pin("482913").unwrap();
+    let example = lanecall::config::Config::load(Path::new(EXAMPLE)).unwrap();
+    let placeholder = example.web.judge_pin_hash.unwrap();
+    let file = dir.join("lanecall.toml");
+    let shipped = fs::read_to_string(EXAMPLE).unwrap();
+    fs::write(&file, shipped.replace(&placeholder, &real)).unwrap();
+    file
+}
+
 // ----- help -------------------------------------------------------------------
 
 /// The entries of the `Arguments:` and `Options:` sections of a help text,
@@ -180,17 +192,12 @@ fn check_config_refuses_the_shipped_placeholder_pin_with_no_environment() {
     // With a real hash in its place, the same file passes, still without
     // PATH, and the effective config is printed.
     let dir = scratch("example");
-    let real = lanecall::web::hash_pin("482913").unwrap();
-    let mut example = lanecall::config::Config::load(Path::new(EXAMPLE)).unwrap();
-    let placeholder = example.web.judge_pin_hash.take().unwrap();
-    let file = dir.join("lanecall.toml");
-    fs::write(
-        &file,
-        fs::read_to_string(EXAMPLE)
-            .unwrap()
-            .replace(&placeholder, &real),
-    )
-    .unwrap();
+    let file = example_with_a_pin(&dir);
+    let real = lanecall::config::Config::load(&file)
+        .unwrap()
+        .web
+        .judge_pin_hash
+        .unwrap();
     let out = Command::new(BIN)
         .env_clear()
         .arg("check-config")
@@ -431,15 +438,11 @@ fn run_with_gpio_on_a_machine_that_is_not_a_pi_exits_78_for_no_restart() {
         // Its GPIO opens: nothing to refuse.
         return;
     }
-    // The shipped example (GPIO on the Pi's header) with a real PIN hash.
+    // The shipped example: GPIO on the Pi's header.
     let dir = scratch("not-a-pi");
-    let example = lanecall::config::Config::load(Path::new(EXAMPLE)).unwrap();
+    let file = example_with_a_pin(&dir);
+    let example = lanecall::config::Config::load(&file).unwrap();
     assert_eq!(example.gpio.backend, lanecall::config::GpioBackend::Rpi);
-    let placeholder = example.web.judge_pin_hash.unwrap();
-    let real = lanecall::web::hash_pin("482913").unwrap();
-    let file = dir.join("lanecall.toml");
-    let shipped = fs::read_to_string(EXAMPLE).unwrap();
-    fs::write(&file, shipped.replace(&placeholder, &real)).unwrap();
     let out = lanecall(&["run", "--config", file.to_str().unwrap()]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(78), "{stderr}");
