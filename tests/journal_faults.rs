@@ -265,14 +265,14 @@ fn a_card_gone_read_only_holds_the_lane_and_a_restart_shows_the_last_sheet() {
     });
     assert_eq!(game(&held), game(&last), "nothing scored while it fails");
 
-    // A second start on the read-only card says which directory.
+    // Stopped, and started again on the read-only card: it says which
+    // directory.
+    assert!(lane.daemon.stop().success());
     let said = refused_start(&lane.config);
     assert!(
         said.contains(&*state.to_string_lossy()) && said.contains("Read-only"),
         "{said}"
     );
-
-    assert!(lane.daemon.stop().success());
     drop(mount);
     // The technician repairs the card and starts the lane again.
     repair_ext4(&image);
