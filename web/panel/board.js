@@ -102,7 +102,7 @@ function totalCell(b, i, game) {
   return h('td', { class: 'total' },
     h('div', { class: 'tot', 'data-testid': 'board-total-' + i, text: s }),
     hd && s !== '' ? h('div', { class: 'hd' }, h('span', { class: 'vh', text: t('withHdcp') + ': ' }),
-      h('span', { 'data-testid': 'board-hd-' + i, text: '+' + hd + ' = ' + (Number(s) + hd) })) : null);
+      h('span', { class: 'n', 'data-testid': 'board-hd-' + i, text: '+' + hd + ' = ' + (Number(s) + hd) })) : null);
 }
 
 function grid(lane) {
@@ -183,24 +183,29 @@ function fit() {
   fitNumbers();
 }
 
-// Every running total, game total and handicap line inside its cell:
-// board.css sizes them for three digits; should the screen's font draw
-// digits wider, the type of that kind is made smaller until the widest
-// one fits (the totals never run into the next cell).
-const NUMBERS = [['--cum-scale', '.grid .cum'], ['--tot-scale', '.grid .tot'], ['--hd-scale', '.grid .hd']];
+// Every running total, game total and handicap line inside its cell with
+// a margin on each side: board.css sizes them for three digits; should the
+// screen's font draw digits wider, the type of that kind is made smaller
+// until the widest one fits (totals never run into the next cell's).
+const NUMBERS = [['--cum-scale', '.grid .cum'], ['--tot-scale', '.grid .tot'], ['--hd-scale', '.grid .hd .n']];
+const ROOM = 0.88; // of the cell's width
 
 function fitNumbers() {
   const root = document.documentElement;
+  const range = document.createRange();
   for (const [v, sel] of NUMBERS) {
     root.style.removeProperty(v);
     let scale = 1;
     for (let i = 0; i < 4; i++) {
       let worst = 1;
       for (const el of document.querySelectorAll(sel)) {
-        if (el.scrollWidth > el.clientWidth) worst = Math.min(worst, el.clientWidth / el.scrollWidth);
+        range.selectNodeContents(el);
+        const wide = range.getBoundingClientRect().width;
+        const room = el.closest('td').clientWidth * ROOM;
+        if (wide > room) worst = Math.min(worst, room / wide);
       }
       if (worst >= 1) break;
-      scale *= worst * 0.97;
+      scale *= worst * 0.98;
       root.style.setProperty(v, scale.toFixed(3));
     }
   }
