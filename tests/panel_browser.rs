@@ -65,12 +65,14 @@ fn a_judge_runs_the_lane_from_the_panel_in_a_real_browser() {
 
 /// A wrong deck, a dead ball, a new blindfold check and the day's second
 /// block, as the judge sees them (`tests/browser/judge.mjs`): the banner
-/// names the pin the pinsetter did not set as soon as it reports the deck,
-/// the ball bowled at it is starred on the sheet and is gone after the
-/// judge declares it dead; the card of a B1 bowler whose check a judge
-/// calls into question says a new check is awaited (and the status, since
-/// the lane waits for it) until the new check; after the first block ends
-/// the next one is "Block 2".
+/// names the pins the pinsetter set and did not set as soon as it reports
+/// the deck, as pins ("set: pin 10", never a bare "10"), in both
+/// languages; the ball bowled at it is starred on the sheet, the legend one
+/// tap on `?` away says what the star, the dashed box and the circle mean,
+/// and the ball is gone after the judge declares it dead; the card of a B1
+/// bowler whose check a judge calls into question says a new check is
+/// awaited (and the status, since the lane waits for it) until the new
+/// check; after the first block ends the next one is "Block 2".
 #[test]
 fn a_judge_handles_a_wrong_deck_a_recheck_and_the_second_block() {
     run_with_pinsetter("judge.mjs", "judge");
@@ -214,8 +216,10 @@ fn run_without_pinsetter(args: &[&str], tag: &str, edit: impl FnOnce(String) -> 
 /// pins standing are what `GET /api/lane` holds; at 1920×1080 and
 /// 1280×800 nothing scrolls and every row is on the screen; the text is
 /// at least 7:1 against its background in both themes; a hold, a dropped
-/// stream and a blindfold adjustment are shown as banners; the page weighs
-/// less than 150 KB.
+/// stream and a blindfold adjustment are shown as banners; with games of
+/// 200 and more every running total is inside its cell at both sizes in
+/// both themes and a handicap shows as "+12 = 312"; "Legend" explains the
+/// marks as the board draws them; the page weighs less than 150 KB.
 #[test]
 fn the_scoreboard_shows_the_lane_in_large_type() {
     run_with_pinsetter("board.mjs", "board");
@@ -225,8 +229,9 @@ fn the_scoreboard_shows_the_lane_in_large_type() {
 /// pick from; after the bowler's own ball the live region says the lane's
 /// callout for it in the bowler's language, after another bowler's ball
 /// nothing; "My score" says the score of the lane's sheet; a reload keeps
-/// the bowler and says nothing old; nothing scrolls sideways at 320 px and
-/// 400 % zoom; the page weighs less than 150 KB.
+/// the bowler and says nothing old; `?lang=en` and the language switch set
+/// the page's language, kept in the URL; nothing scrolls sideways at 320 px
+/// and 400 % zoom; the page weighs less than 150 KB.
 #[test]
 fn a_bowler_follows_their_own_balls_on_a_phone() {
     run_with_pinsetter("me.mjs", "me");
@@ -239,7 +244,8 @@ fn a_bowler_follows_their_own_balls_on_a_phone() {
 /// lane's, team totals are the sums of the lane's; the pin pad asks first
 /// while the pinsetter sends; the tabs have addresses, survive a reload
 /// and follow Back; a penalty is confirmed on screen and undone (the lane
-/// has it withdrawn); the printed sheet; the page's weight.
+/// has it withdrawn); the printed sheet with its marks' legend; the page's
+/// weight.
 #[test]
 fn the_lane_view_shows_every_bowler_at_once() {
     run_with_pinsetter("lane.mjs", "lane");

@@ -34,6 +34,35 @@ function expected(lane) {
   };
 }
 
+// A finished game from its balls' pinfalls, frame by frame, with its
+// marks and running totals as the lane scores them (replay-output.md).
+function gameOf(num, frames) {
+  const rolls = frames.flat();
+  let at = 0;
+  let cum = 0;
+  const marks = (balls) => {
+    let s = '';
+    let left = 10;
+    for (const p of balls) {
+      s += left === 10 && p === 10 ? 'X' : p === left ? '/' : p === 0 ? '-' : String(p);
+      left = p === left ? 10 : left - p;
+    }
+    return s;
+  };
+  const out = frames.map((balls, k) => {
+    const strike = balls[0] === 10;
+    const spare = !strike && balls[0] + balls[1] === 10;
+    cum += k === 9 ? balls.reduce((a, b) => a + b, 0)
+      : strike ? 10 + rolls[at + 1] + rolls[at + 2] : spare ? 10 + rolls[at + 2] : balls[0] + balls[1];
+    at += balls.length;
+    return {
+      frame: k + 1, marks: marks(balls), cumulative: cum,
+      balls: balls.map((p) => ({ pinfall: p, standing: [], foul: false, split: false, wrong_deck: null })),
+    };
+  });
+  return { game: num, frames: out, total: cum, complete: true };
+}
+
 function shownOnBoard() {
   const q = (sel, root = document) => root.querySelector(`[data-testid="${sel}"]`);
   const rows = [...document.querySelectorAll('[data-testid^="board-row-"]')].map((r, i) => [
@@ -216,4 +245,118 @@ await run(async ({ page, api, shot, step, lane, until }) => {
   await fits(1280, 800, 4);
   await contrastAtLeast7('the blindfold banner', ['[data-testid="board-blindfold"]']);
   await shot('board-blindfold-1280x800');
+
+  step('games of 200 and more, two bowlers with a handicap: every total inside its cell, the handicap line shown');
+  const X = [10];
+  const games = [
+    [X, X, X, X, X, X, X, X, X, [10, 10, 10]], // 300
+    [[9, 1], X, [9, 1], X, [9, 1], X, [9, 1], X, [9, 1], [10, 9, 1]], // 200
+    [X, X, X, [8, 2], X, X, [9, 1], X, X, [10, 10, 8]],
+    [[8, 1], X, [7, 3], X, X, [9, 1], X, X, [8, 2], [10, 8, 1]],
+  ].map((frames) => gameOf(1, frames));
+  // Marks the legend explains: Gleb's split in frame 3, Varvara's ball at
+  // a wrong deck in frame 4, and Gleb's last ball still in play.
+  games[3].frames[2].balls[0].split = true;
+  games[2].frames[3].balls[0].wrong_deck = { expected: ALL, set: [1, 2, 3, 4, 6, 7, 8, 9, 10], missing: [5], extra: [] };
+  const handicaps = [12, 40, 0, 0];
+  const names = order(served).map((b) => b.name);
+  const big = {
+    ...served,
+    up: null,
+    in_play: { bowler: names[3], game: 1, frame: 10, ball: 3 },
+    blindfolds: [],
+    bowlers: served.bowlers.map((b) => {
+      const k = names.indexOf(b.name);
+      return k < 0 ? b : { ...b, handicap: handicaps[k], games: [games[k]] };
+    }),
+  };
+  same('the games\' totals', games.map((g) => g.total), [300, 200, 255, 205]);
+  await page.evaluate((l) => window.laneEvents.dispatchEvent(new MessageEvent('lane', { data: JSON.stringify(l) })), big);
+  await page.waitForSelector(id('board-hd-0'));
+  // Every running total, game total and handicap line: its text's width
+  // against its cell's, with a margin of 4 % of the cell on each side (two
+  // totals side by side never read as one number), and nothing scrolled
+  // inside it. (The handicap line's text is what is seen: "+12 = 312".)
+  const numbersOutside = () => page.evaluate(() => [...document.querySelectorAll('.grid .cum, .grid .tot, [data-testid^="board-hd-"]')]
+    .filter((el) => el.textContent).flatMap((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const text = range.getBoundingClientRect();
+      const cell = el.closest('td').getBoundingClientRect();
+      const box = el.closest('.cum, .tot, .hd');
+      const gap = cell.width * 0.04;
+      const wide = text.width > cell.width || text.left < cell.left + gap || text.right > cell.right - gap
+        || box.scrollWidth > box.clientWidth;
+      return wide ? [`${el.textContent}: text ${text.width.toFixed(1)} px [${text.left.toFixed(1)}, ${text.right.toFixed(1)}], `
+        + `cell ${cell.width.toFixed(1)} px [${cell.left.toFixed(1)}, ${cell.right.toFixed(1)}], scroll ${box.scrollWidth} > ${box.clientWidth}`] : [];
+    }));
+  for (const theme of ['dark', 'light']) {
+    if ((await page.evaluate(() => document.documentElement.classList.contains('light'))) !== (theme === 'light')) {
+      await page.click(id('board-theme'));
+    }
+    for (const [w, hgt] of [[1920, 1080], [1280, 800]]) {
+      const m = await fits(w, hgt, 4);
+      same(`the board of the 200+ games at ${w}x${hgt}, ${theme}`, (await page.evaluate(shownOnBoard)).rows, expected(big).rows);
+      same(`totals wider than their cells at ${w}x${hgt}, ${theme}`, await numbersOutside(), []);
+      same(`the handicap lines at ${w}x${hgt}, ${theme}`, await page.evaluate(() => [0, 1, 2, 3].map((i) => {
+        const el = document.querySelector(`[data-testid="board-hd-${i}"]`);
+        return el && el.checkVisibility() ? el.textContent : null;
+      })), ['+12 = 312', '+40 = 240', null, null]);
+      await contrastAtLeast7(`the 200+ games at ${w}x${hgt}, ${theme}`, ['[data-testid="board-total-0"]', '[data-testid="board-hd-0"]',
+        '[data-testid="board-cum-2-9"]', '[data-testid="board-marks-2-4"] .wrong-deck']);
+      console.error(`200+ at ${w}x${hgt}, ${theme}: totals ${m.cumPx}px`);
+      await page.screenshot({ path: join(shots, `board-200-${w}x${hgt}-${theme}.png`) });
+    }
+  }
+
+  step('one tap on "Legend": the star, the red dashed box and the circle, drawn as on the board');
+  same('the legend before a tap', await page.locator(id('board-legend')).isVisible(), false);
+  await page.click(id('board-legend-btn'));
+  await page.waitForSelector(id('board-legend'), { state: 'visible' });
+  same('the button says it is open', await page.getAttribute(id('board-legend-btn'), 'aria-expanded'), 'true');
+  // How a ball is drawn: its symbol with the star, its outline, its circle
+  // and its colour.
+  const drawn = (el) => {
+    const s = getComputedStyle(el);
+    const sym = el.querySelector('.sym');
+    return [el.textContent + getComputedStyle(sym, '::after').content.replace(/^none$|"/g, ''), s.outlineStyle, getComputedStyle(sym).borderRadius, s.color];
+  };
+  const legendShows = () => page.evaluate((f) => {
+    const draw = new Function(`return ${f}`)();
+    return ['mkWrongDeck', 'mkInPlay', 'mkSplit'].map((k) => {
+      const li = document.querySelector(`[data-testid="board-legend-${k}"]`);
+      return [...draw(li.querySelector('.ball')), li.querySelector('.legend-text').textContent];
+    });
+  }, drawn.toString());
+  const onBoard = await page.evaluate((f) => {
+    const draw = new Function(`return ${f}`)();
+    const q = (s) => document.querySelector(s);
+    return [draw(q('[data-testid="board-marks-2-4"] .ball')), draw(q('[data-testid="board-marks-3-10"] .ball:nth-child(3)')),
+      draw(q('[data-testid="board-marks-3-3"] .ball'))];
+  }, drawn.toString());
+  const legendNow = await legendShows();
+  same('the board\'s own marks', onBoard.map((m) => m.slice(0, 3)), [['8*', 'none', '0px'], ['1', 'dashed', '0px'], ['7', 'none', '50%']]);
+  same('the legend\'s marks, drawn as the board draws them', legendNow.map((m) => m.slice(1, 4)), onBoard.map((m) => m.slice(1, 4)));
+  same('the legend\'s words', legendNow.map((m) => [m[0], m[4]]), [
+    ['-*', 'звёздочка: бросок при неверной расстановке; судья принимает его или объявляет недействительным'],
+    ['9', 'красная пунктирная рамка: мяч ещё в игре, фол на этот бросок ещё могут объявить'],
+    ['7', 'в кружке: сплит'],
+  ]);
+  const legendBox = await page.evaluate(() => {
+    const r = document.querySelector('[data-testid="board-legend"]').getBoundingClientRect();
+    return r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+  });
+  same('the legend on the 1280x800 screen', legendBox, true);
+  await contrastAtLeast7('the legend', ['[data-testid="board-legend-mkSplit"] .legend-text', '[data-testid="board-legend-close"]']);
+  await shot('board-legend-1280x800');
+  await page.click(id('board-lang'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="board-legend-mkSplit"] .legend-text')?.textContent === 'circled: a split');
+  same('the legend\'s words in English', (await legendShows()).map((m) => m[4]), [
+    'star: bowled at a wrong deck; the judge accepts it or declares it dead',
+    'red dashed box: the ball is still in play, a foul may still be called on it',
+    'circled: a split',
+  ]);
+  same('the button in English', await page.locator(id('board-legend-btn')).textContent(), 'Legend');
+  await page.click(id('board-legend-close'));
+  await page.waitForSelector(id('board-legend'), { state: 'hidden' });
 });

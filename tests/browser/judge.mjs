@@ -72,12 +72,26 @@ await run(async ({ page, shot, step, lane, until }) => {
   same('/api/lane blindfolds after the new check',
     (await lane()).blindfolds.map((b) => [b.bowler, b.ok, b.recheck]), [['Anna K.', true, false]]);
 
-  step('the pinsetter sets a deck without pin 5 for frame 1: the banner names it');
+  step('the pinsetter sets pin 10 alone for frame 1: the banner says "pin 10", not a count of pins');
   await page.click(id('tab-lane'));
-  await pinsetter('READY', '1111011111');
+  await pinsetter('READY', '0000000001');
   await page.waitForSelector(id('deck-alert'), { state: 'visible' });
+  await shows('deck-alert', 'НЕВЕРНАЯ РАССТАНОВКА для Anna K. (фрейм 1, бросок 1)');
+  same('the deck banner\'s pins', await page.locator('#deck-alert-pins').innerText(), 'должны стоять: все 10 кеглей · стоят: кегля 10'
+    + ' · не хватает: кегли 1, 2, 3, 4, 5, 6, 7, 8, 9. Судья: попросите пинсеттер переставить или доставить кегли. Часы медленной игры стоят.');
+  await page.click(id('lang-toggle'));
+  await shows('deck-alert', 'WRONG DECK for Anna K. (frame 1, ball 1)');
+  same('the deck banner\'s pins in English', await page.locator('#deck-alert-pins').innerText(), 'expected: all ten pins · set: pin 10'
+    + ' · missing: pins 1, 2, 3, 4, 5, 6, 7, 8, 9. Judge: have the pinsetter re-rack or respot. The slow-bowling clock waits.');
+  await page.click(id('lang-toggle'));
+  await shot('judge-02-pin-10-alone');
+
+  step('the pinsetter sets a deck without pin 5 for frame 1: the banner names it');
+  await pinsetter('READY', '1111011111');
+  await showsAt('#deck-alert-pins', 'не хватает: кегля 5.');
   const deck = await text('deck-alert');
-  if (!deck.includes('НЕВЕРНАЯ РАССТАНОВКА для Anna K. (фрейм 1, бросок 1)') || !deck.includes('не хватает: 5')) {
+  if (!deck.includes('НЕВЕРНАЯ РАССТАНОВКА для Anna K. (фрейм 1, бросок 1)')
+    || !deck.includes('должны стоять: все 10 кеглей · стоят: кегли 1, 2, 3, 4, 6, 7, 8, 9, 10 · не хватает: кегля 5.')) {
     throw new Error(`the deck banner says: ${deck}`);
   }
   const wrong = (await lane()).wrong_deck;
@@ -98,6 +112,45 @@ await run(async ({ page, shot, step, lane, until }) => {
   const bowled = (await lane()).bowlers[0].games[0].frames[0].balls[0];
   same('/api/lane ball at the wrong deck', [bowled.pinfall, bowled.wrong_deck.missing], [9, [5]]);
   await shot('judge-03-ball-starred');
+
+  step('one tap on ? opens the legend: the star, the red dashed box and the circle, drawn as on the sheet');
+  same('the legend before a tap', await page.locator(id('legend')).isVisible(), false);
+  await page.click(id('legend-toggle'));
+  await page.waitForSelector(id('legend'), { state: 'visible' });
+  same('the button says the legend is open', await page.getAttribute(id('legend-toggle'), 'aria-expanded'), 'true');
+  // Each mark: its sample's symbol, how it is drawn, and the words.
+  const legend = () => page.evaluate(() => ['mkWrongDeck', 'mkInPlay', 'mkSplit'].map((k) => {
+    const li = document.querySelector(`[data-testid="legend-${k}"]`);
+    const ball = li.querySelector('.legend-mark .ball');
+    const sym = ball.querySelector('.sym');
+    const s = getComputedStyle(ball);
+    return [ball.textContent, s.outlineStyle, getComputedStyle(sym).borderRadius, s.color, li.querySelector('.legend-text').textContent];
+  }));
+  const starred = await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid="ball-0-1-1-1"]')).color);
+  const marks = await legend();
+  same('the legend\'s marks', marks.map((m) => m.slice(0, 3)), [['-*', 'none', '0px'], ['9', 'dashed', '0px'], ['7', 'none', '50%']]);
+  same('the star drawn in the sheet\'s colour', marks[0][3], starred);
+  same('the legend\'s words', marks.map((m) => m[4]), [
+    'звёздочка: бросок при неверной расстановке; судья принимает его или объявляет недействительным',
+    'красная пунктирная рамка: мяч ещё в игре, фол на этот бросок ещё могут объявить',
+    'в кружке: сплит',
+  ]);
+  await shot('judge-03-legend');
+  await page.click(id('lang-toggle'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="legend-mkSplit"]')?.textContent.includes('circled: a split'));
+  same('the legend\'s words in English', (await legend()).map((m) => m[4]), [
+    'star: bowled at a wrong deck; the judge accepts it or declares it dead',
+    'red dashed box: the ball is still in play, a foul may still be called on it',
+    'circled: a split',
+  ]);
+  await page.click(id('lang-toggle'));
+  await page.click(id('legend-close'));
+  await page.waitForSelector(id('legend'), { state: 'hidden' });
+  same('focus back on the button', await page.evaluate(() => document.activeElement.id), 'legend-toggle');
+  await page.click(id('legend-toggle'));
+  await page.waitForSelector(id('legend'), { state: 'visible' });
+  await page.keyboard.press('Escape');
+  await page.waitForSelector(id('legend'), { state: 'hidden' });
 
   step('the judge declares it dead: it is gone from the sheet and the lane');
   await page.click(id('tab-judge'));

@@ -333,6 +333,18 @@ await run(async ({ page, api, step, lane, until }) => {
     if (!sheet.includes(want)) throw new Error(`the printed sheet lacks ${want}:\n${sheet}`);
   }
   same('signature lines', (sheet.match(/Подпись/g) || []).length, 3);
+  // Paper has no tap: the marks it draws are explained under it, drawn
+  // as it draws them (the ball in play and the ball up are not on paper).
+  same('the printed legend', await page.evaluate(() => [...document.querySelectorAll('[data-testid="print-legend-list"] li')]
+    .map((li) => [li.querySelector('.legend-mark').textContent, li.querySelector('.legend-mark .ball').className, li.querySelector('.legend-text').textContent])), [
+    ['X', 'ball mark', 'страйк: все 10 кеглей сбиты первым броском фрейма'],
+    ['/', 'ball mark', 'спэр: вторым броском сбиты все оставшиеся кегли'],
+    ['-', 'ball', 'ни одной кегли не сбито'],
+    ['7', 'ball', 'число: столько кеглей сбито'],
+    ['F', 'ball foul', 'фол: заступ за линию фола, кегли не засчитаны'],
+    ['-*', 'ball wrong-deck', 'звёздочка: бросок при неверной расстановке; судья принимает его или объявляет недействительным'],
+    ['7', 'ball split', 'в кружке: сплит'],
+  ]);
   const hidden = await page.evaluate(() => ['top', 'main'].map((x) => getComputedStyle(document.getElementById(x)).display));
   same('nothing but the sheet in print', hidden, ['none', 'none']);
   await page.screenshot({ path: join(shots, 'lane-print.png'), fullPage: true });

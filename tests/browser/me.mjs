@@ -181,9 +181,37 @@ await run(async ({ page, api, shot, step, lane, until }) => {
   same('every change of the live region', await page.evaluate(() => window.changes), ['страйк', '', spare]);
 
   step('the text is at least 7:1 against its background');
-  const got = await contrasts(page, ['body', '[data-testid="me-live"]', '#turn', '#live-hint', '[data-testid="me-score-btn"]', '[data-testid="me-not-me"]', '[data-testid="me-lane"]']);
+  const got = await contrasts(page, ['body', '[data-testid="me-live"]', '#turn', '#live-hint', '[data-testid="me-score-btn"]', '[data-testid="me-not-me"]', '[data-testid="me-lane"]', '[data-testid="me-lang"]']);
   const low = got.filter(([, r]) => r === null || r < 7);
   if (low.length) throw new Error(`contrast below 7:1: ${JSON.stringify(low)}`);
+
+  step('?lang=en: Boris (the lane\'s Russian) reads the page in English; a tap on the switch, Russian, kept in the URL');
+  const words = () => page.evaluate(() => [document.documentElement.lang,
+    ...['lang-toggle', 'last-h', 'score-btn', 'not-me'].map((x) => document.getElementById(x)?.textContent)]);
+  await page.goto(new URL('me?lang=en#Boris', url).href);
+  await says('me-name', 'Boris');
+  await page.waitForFunction(() => document.getElementById('turn').textContent);
+  same('the page from ?lang=en', await words(), ['en', 'Русский', 'Your last ball', 'My score', 'Not me']);
+  same('the switch names its language', await page.getAttribute(id('me-lang'), 'lang'), 'ru');
+  await page.click(id('me-score-btn'));
+  // His strike waits for its bonus balls: nothing settled yet.
+  same('Boris\'s settled frames', order(await lane()).find((b) => b.name === 'Boris').games[0].frames.filter((f) => f.cumulative !== null), []);
+  await says('me-score', 'No frame scored yet');
+  await page.click(id('me-lang'));
+  await page.waitForFunction(() => document.documentElement.lang === 'ru');
+  same('the page after a tap on the switch', await words(), ['ru', 'English', 'Ваш последний бросок', 'Мой счёт', 'Это не я']);
+  same('what the score region says after the switch', await text('me-score'), '');
+  same('the URL after the switch', [new URL(page.url()).searchParams.get('lang'), new URL(page.url()).hash], ['ru', '#Boris']);
+  await page.reload();
+  await says('me-name', 'Boris');
+  same('the page after a reload', await words(), ['ru', 'English', 'Ваш последний бросок', 'Мой счёт', 'Это не я']);
+  await page.goto(new URL('me?lang=ru#Anna%20K.', url).href);
+  await says('me-name', 'Anna K.');
+  same('Anna K. (English) with ?lang=ru', await words(), ['ru', 'English', 'Ваш последний бросок', 'Мой счёт', 'Это не я']);
+  await page.click(id('me-not-me'));
+  await page.waitForSelector(id('me-pick-1'));
+  same('the list keeps the language', [await page.locator('h1:visible').allTextContents(), new URL(page.url()).search], [['Кто вы?'], '?lang=ru']);
+  await noSideScroll(page, 'the list with the switch');
 
   step('at 320 px and 400 % zoom with large text nothing scrolls sideways');
   const phone = await page.context().browser().newContext({ viewport: { width: 320, height: 640 }, deviceScaleFactor: 4 });

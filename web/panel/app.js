@@ -12,7 +12,8 @@ import { store, load, calloutText } from './dom.js';
 import { renderLane, openPad } from './lane.js';
 import { renderLineup, renderBlindfolds } from './order.js';
 import { renderJudge, renderHistory, loadHistory, conductText, errorTotal } from './judge.js';
-import { renderDialog, closeDialog, submitDialog, setAll, setFoul, trapFocus, latestPrint } from './sheet.js';
+import { renderDialog, closeDialog, submitDialog, setAll, setFoul, trapFocus, latestPrint, legendBall } from './sheet.js';
+import { legendPanel, wireLegend } from './legend.js';
 
 const TABS = ['lane', 'order', 'blindfolds', 'judge', 'history'];
 const RENDER = { lane: renderLane, order: renderLineup, blindfolds: renderBlindfolds, judge: renderJudge, history: renderHistory };
@@ -145,8 +146,8 @@ function renderBanners(lane) {
   if (w) {
     setText($('deck-alert-text'), t('deckWrong', w.bowler, w.frame, w.ball));
     const parts = [t('deckExpected', pinsText(w.expected)), t('deckSet', pinsText(w.set))];
-    if (w.missing.length) parts.push(t('deckMissing', w.missing.join(', ')));
-    if (w.extra.length) parts.push(t('deckExtra', w.extra.join(', ')));
+    if (w.missing.length) parts.push(t('deckMissing', pinsText(w.missing)));
+    if (w.extra.length) parts.push(t('deckExtra', pinsText(w.extra)));
     setText($('deck-alert-pins'), parts.join(' · ') + '. ' + t('deckAsk'));
   } else if (lastWrong) {
     const d = lastWrong.wrong_deck;
@@ -253,6 +254,7 @@ function applyLang() {
   for (const el of document.querySelectorAll('[data-i18n-aria]')) el.setAttribute('aria-label', t(el.dataset.i18nAria));
   const lt = $('lang-toggle');
   lt.setAttribute('lang', lang() === 'ru' ? 'en' : 'ru');
+  replace($('legend'), legendPanel(legendBall, ''));
   applyTheme();
 }
 
@@ -300,6 +302,7 @@ function init() {
   $('pins-all-down').addEventListener('click', () => setAll(false));
   $('correct-foul').addEventListener('change', (e) => setFoul(e.target.checked));
   document.addEventListener('keydown', trapFocus);
+  wireLegend($('legend-toggle'), $('legend'));
   // Printed from the browser's menu: the lane's current block.
   window.addEventListener('beforeprint', () => { if (!S.printing) latestPrint(); });
   renderAuth();

@@ -2,8 +2,9 @@
 // large type, the bowler and ball up, the pins standing and the lane's
 // holds, for a TV or a second tablet. Read-only; live from /api/events.
 
-import { setLang, lang } from './i18n.js';
+import { setLang, lang, t } from './i18n.js';
 import { pt } from './phone-words.js';
+import { legendPanel, wireLegend } from './legend.js';
 import {
   $, h, replace, setText, param, store, load, known, follow,
   currentOrder, blockInfo, gameNow, standingNow, pinDiagram,
@@ -25,6 +26,13 @@ function applyLang() {
   b.setAttribute('lang', lang() === 'ru' ? 'en' : 'ru');
   b.setAttribute('aria-label', pt('langSwitchLabel'));
   $('theme-toggle').textContent = light() ? pt('themeDark') : pt('themeLight');
+  const lg = $('legend-toggle');
+  lg.textContent = t('legendBtn');
+  lg.setAttribute('aria-label', t('legendBtnLabel'));
+  if ($('legend').lang !== lang()) {
+    replace($('legend'), legendPanel(ballBox, 'board-'));
+    $('legend').lang = lang();
+  }
   $('scores-h').textContent = pt('scores');
   $('now-h').textContent = pt('up');
 }
@@ -42,16 +50,27 @@ function setParam(k, v) {
 
 // ----- the score grid ------------------------------------------------------
 
+// A ball's box (the legend draws its samples with it too): `kind` its
+// classes (a split circled, a ball at a wrong deck starred, the ball in
+// play boxed, the ball up filled), `mark` its symbol.
+function ballBox(kind, mark) {
+  return h('span', { class: 'ball' + (kind ? ' ' + kind : '') }, mark ? h('span', { class: 'sym', text: mark }) : null);
+}
+
 function frameCell(lane, b, i, game, f, isUp) {
   const fr = game && (game.frames || []).find((x) => x.frame === f);
   const upHere = isUp && lane.up.frame === f;
   const marks = (fr && fr.marks) || '';
+  const ip = lane.in_play;
   const slots = [];
   const n = fr || upHere ? (f === 10 ? 3 : 2) : 0;
   for (let k = 1; k <= n; k++) {
     const m = marks[k - 1] || '';
-    const next = upHere && lane.up.ball === k;
-    slots.push(h('span', { class: 'ball' + (next ? ' next' : ''), text: m }));
+    const ball = fr && (fr.balls || [])[k - 1];
+    const inPlay = !!(ball && ip && ip.bowler === b.name && ip.game === game.game && ip.frame === f && ip.ball === k);
+    const kind = [upHere && lane.up.ball === k ? 'next' : '', ball && ball.split ? 'split' : '',
+      ball && ball.wrong_deck ? 'wrong-deck' : '', inPlay ? 'in-play' : ''].filter(Boolean).join(' ');
+    slots.push(ballBox(kind, m));
   }
   const cum = fr && fr.cumulative !== null && fr.cumulative !== undefined ? String(fr.cumulative) : '';
   return h('td', { class: 'frame' + (upHere ? ' up' : ''), 'data-testid': 'board-frame-' + i + '-' + f },
@@ -72,7 +91,18 @@ function bowlerRows(lane, b, i, gnum) {
       isUp ? h('span', { class: 'badge', text: ' ' + pt('upLabel') }) : null)),
     h('tr', { class: 'frames' },
       FRAMES.map((f) => frameCell(lane, b, i, game, f, isUp)),
-      h('td', { class: 'total', 'data-testid': 'board-total-' + i, text: settledTotal(game) })));
+      totalCell(b, i, game)));
+}
+
+// The game's total as far as it is settled and, for a bowler with a
+// handicap, the line the panel shows under it: "+12 = 194".
+function totalCell(b, i, game) {
+  const s = settledTotal(game);
+  const hd = b.handicap || 0;
+  return h('td', { class: 'total' },
+    h('div', { class: 'tot', 'data-testid': 'board-total-' + i, text: s }),
+    hd && s !== '' ? h('div', { class: 'hd' }, h('span', { class: 'vh', text: t('withHdcp') + ': ' }),
+      h('span', { class: 'n', 'data-testid': 'board-hd-' + i, text: '+' + hd + ' = ' + (Number(s) + hd) })) : null);
 }
 
 function grid(lane) {
@@ -150,6 +180,35 @@ function fit() {
     size *= 0.94;
     root.style.fontSize = size.toFixed(2) + 'px';
   }
+  fitNumbers();
+}
+
+// Every running total, game total and handicap line inside its cell with
+// a margin on each side: board.css sizes them for three digits; should the
+// screen's font draw digits wider, the type of that kind is made smaller
+// until the widest one fits (totals never run into the next cell's).
+const NUMBERS = [['--cum-scale', '.grid .cum'], ['--tot-scale', '.grid .tot'], ['--hd-scale', '.grid .hd .n']];
+const ROOM = 0.88; // of the cell's width
+
+function fitNumbers() {
+  const root = document.documentElement;
+  const range = document.createRange();
+  for (const [v, sel] of NUMBERS) {
+    root.style.removeProperty(v);
+    let scale = 1;
+    for (let i = 0; i < 4; i++) {
+      let worst = 1;
+      for (const el of document.querySelectorAll(sel)) {
+        range.selectNodeContents(el);
+        const wide = range.getBoundingClientRect().width;
+        const room = el.closest('td').clientWidth * ROOM;
+        if (wide > room) worst = Math.min(worst, room / wide);
+      }
+      if (worst >= 1) break;
+      scale *= worst * 0.98;
+      root.style.setProperty(v, scale.toFixed(3));
+    }
+  }
 }
 
 function init() {
@@ -166,6 +225,7 @@ function init() {
     setParam('theme', now);
     render();
   });
+  wireLegend($('legend-toggle'), $('legend'));
   window.addEventListener('resize', fit);
   render();
   follow((lane) => { S.lane = lane; render(); }, (c) => {

@@ -44,9 +44,13 @@ export function fmtDate(s, dateOnly) {
   return d.toLocaleString(lang() === 'ru' ? 'ru-RU' : 'en-GB', o);
 }
 
-// A list of pins as people say it: "all ten", or 7-10.
+// A list of pins as people say it, never a bare number that could be read
+// as a count: "all ten pins", "pin 10", "pins 7, 10", "no pins".
 export function pinsText(list) {
-  return list && list.length === 10 ? t('fullRack') : (list || []).join('-') || '—';
+  const l = list || [];
+  if (l.length === 10) return t('fullRack');
+  if (!l.length) return t('pinsNone');
+  return t(l.length === 1 ? 'pinOne' : 'pinsMany', l.join(', '));
 }
 
 

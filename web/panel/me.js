@@ -11,6 +11,7 @@ import { $, h, replace, setText, param, store, load, known, follow, currentOrder
 const KEY = 'lanecall.me';
 
 const S = {
+  lang: known(param('lang')), // chosen in the URL or on the page; else the bowler's, else the lane's
   lane: null,
   conn: 'wait', // wait | ok | down
   me: null,     // the bowler's name
@@ -116,8 +117,12 @@ function scoreText() {
 
 function applyLang() {
   const b = entryOf(S.lane, S.me);
-  setLang(known(b && b.lang) || known(S.lane && S.lane.speaker_language) || 'ru');
+  setLang(S.lang || known(b && b.lang) || known(S.lane && S.lane.speaker_language) || 'ru');
   document.documentElement.lang = lang();
+  const lt = $('lang-toggle');
+  setText(lt, pt('langSwitch'));
+  lt.setAttribute('lang', lang() === 'ru' ? 'en' : 'ru');
+  lt.setAttribute('aria-label', pt('langSwitchLabel'));
   const words = { 'pick-h': 'whoAreYou', 'pick-help': 'pickHelp', 'last-h': 'lastBall', 'live-hint': 'liveHint', 'score-btn': 'myScore', 'not-me': 'notMe' };
   for (const [id, w] of Object.entries(words)) setText($(id), pt(w));
 }
@@ -160,6 +165,16 @@ function init() {
   window.addEventListener('popstate', () => become(fromUrl()));
   $('score-btn').addEventListener('click', () => { if (S.lane && S.me) say($('score'), scoreText()); });
   $('not-me').addEventListener('click', () => choose(null));
+  // The language chosen on the page, kept in the URL (a reload keeps it):
+  // what was said before is in the other language.
+  $('lang-toggle').addEventListener('click', () => {
+    S.lang = lang() === 'ru' ? 'en' : 'ru';
+    const u = new URL(location.href);
+    u.searchParams.set('lang', S.lang);
+    history.replaceState(null, '', u);
+    for (const id of ['live', 'score']) hush($(id));
+    render();
+  });
   render();
   follow(setLane, (c) => {
     if (S.conn === c) return;

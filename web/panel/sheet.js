@@ -3,12 +3,20 @@
 // dialog that corrects a recorded ball.
 
 import { t } from './i18n.js';
+import { legendList } from './legend.js';
 import {
   $, h, tid, sorted, replace, act, isJudge, S, PIN_ROWS, ALL_PINS,
   blocksOf, blockInfo, settled, seriesOf, teams, latestBlock, fmtDate,
 } from './core.js';
 
 const vh = (text) => h('span', { class: 'vh', text });
+
+// A ball as frameCell draws it, for the legend (legend.js): `kind` its
+// classes, `mark` its symbol (starred at a wrong deck).
+export function legendBall(kind, mark) {
+  return h('span', { class: 'balls' }, h('span', { class: 'ball' + (kind ? ' ' + kind : '') },
+    h('span', { class: 'sym', text: mark + (kind === 'wrong-deck' ? '*' : '') })));
+}
 
 function ballWhat(ball, mark) {
   const parts = [];
@@ -203,6 +211,7 @@ function printSheet(lane, block, when) {
       info.games ? t('gamesN', info.games) : null].filter(Boolean).join(' · ') }),
     sheetFor(lane, block, false, 'print-'),
     teamTable(lane, block, blockGames(lane, block), 'print-'),
+    h('div', { class: 'plegend', 'data-testid': 'print-legend' }, h('p', { class: 'plegend-h', text: t('legendTitle') }), legendList(legendBall, 'print-', true)),
     h('div', { class: 'signs' }, sign(t('judge')), sign(t('judge')), sign(t('headJudge'))));
 }
 
