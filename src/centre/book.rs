@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::feed::Feed;
 use super::{MAX_LANE_NUMBER, MAX_LANES};
-use crate::journal::store::journal_seq;
+use crate::journal::names::journal_seq;
 use crate::wall_clock::{rfc3339, unix_now};
 
 /// The mirror's counts for one lane (`mirror` in `GET /api/lanes`).

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::lines::{Line, Lines, read_lines};
-use crate::journal::store::journal_seq;
+use crate::journal::names::journal_seq;
 
 /// Journals being resent at once; an ask for another is refused.
 pub const MAX_RESENDS: usize = 16;

@@ -2,6 +2,7 @@
 //! re-exported here: the header, the lines, the reader and the writer);
 //! around it, what keeps it on this machine:
 //!
+//! - [`names`]: a journal file's name, made and read.
 //! - [`store`]: the lane's journal files on disk; a line made durable
 //!   before the lane sees its input, the newest file found and continued
 //!   after a restart.
@@ -16,5 +17,6 @@ pub use lanecall_core::journal::*;
 
 pub mod backup;
 pub mod mirror;
+pub mod names;
 pub mod slot;
 pub mod store;

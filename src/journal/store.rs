@@ -10,11 +10,11 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::names::{file_name, journal_name, journal_seq};
 use crate::atomic::sync_dir;
 use crate::journal::{self, Checked, Header, HeaderError, Reader};
 use crate::lane::{Event, Millis, Stamped};
 use crate::replay::Replay;
-use crate::wall_clock::rfc3339;
 
 /// The folder of journals under the state directory.
 pub struct Store {
@@ -38,30 +38,6 @@ fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
         path: path.to_owned(),
         source,
     }
-}
-
-/// Where a journal stands among a lane's journals, from its file name
-/// alone (`lane7-20261129T100000Z-000012.jsonl`, or with `.damaged` and
-/// more after it): its sequence number, the last part of the name, when
-/// that has at least [`SEQ_DIGITS`] digits. Names from before sequence
-/// numbers (`…-01`, a count within one second) are 0: older than any
-/// numbered journal. The wall-clock stamp in the middle never decides.
-pub fn journal_seq(name: &str) -> u64 {
-    let stem = name.split('.').next().unwrap_or(name);
-    match stem.rsplit('-').next() {
-        Some(n) if n.len() >= SEQ_DIGITS && n.bytes().all(|b| b.is_ascii_digit()) => {
-            n.parse().unwrap_or(0)
-        }
-        _ => 0,
-    }
-}
-
-/// Digits of a journal's sequence number in its name.
-const SEQ_DIGITS: usize = 6;
-
-/// The name of a journal file's own directory entry, as text.
-fn file_name(path: &Path) -> &str {
-    path.file_name().and_then(|n| n.to_str()).unwrap_or("")
 }
 
 impl Store {
@@ -158,12 +134,7 @@ impl Store {
     pub fn create(&self, header: &Header, now: u64) -> Result<JournalFile, StoreError> {
         let seq = self.next_seq()?;
         let header = header.clone().with_seq(seq);
-        let stamp = rfc3339(now).replace([':', '-'], "");
-        let path = self.dir.join(format!(
-            "lane{}-{stamp}-{seq:0width$}.jsonl",
-            self.lane,
-            width = SEQ_DIGITS
-        ));
+        let path = self.dir.join(journal_name(self.lane, now, seq));
         let mut file = OpenOptions::new()
             .create_new(true)
             .read(true)
@@ -457,6 +428,7 @@ pub fn whole_len(file: &File, len: u64) -> io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wall_clock::rfc3339;
     use crate::lane::{Rules, Sensor};
 
     fn temp_dir(name: &str) -> PathBuf {

@@ -20,7 +20,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::journal::store::journal_seq;
+use crate::journal::names::journal_seq;
 use crate::journal::{self, HeaderError};
 use crate::replay::{EntryView, Replay, bowler_entries};
 

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::{Mirror, QUIET, RESEND_AGAIN, valid_file_name};
 use crate::centre::book::{Book, LaneBook};
-use crate::journal::store::journal_seq;
+use crate::journal::names::journal_seq;
 
 /// How many times a lane without a state is asked for what follows after
 /// it says `online` (its state, skipped by a flooded broker, comes again

@@ -63,7 +63,7 @@ use tokio::sync::mpsc;
 use super::book::{Book, MirrorFailure, MirrorStats};
 use super::feed::Feed;
 use super::{MAX_FILES, MAX_LANE_NUMBER};
-use crate::journal::store::journal_seq;
+use crate::journal::names::journal_seq;
 use crate::wall_clock::{rfc3339, unix_now};
 
 /// Lines held after gaps, per lane.

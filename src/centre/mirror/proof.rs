@@ -3,7 +3,7 @@
 
 use super::{JournalLine, valid_file_name};
 use crate::centre::MAX_JOURNAL_MESSAGE;
-use crate::journal::store::journal_seq;
+use crate::journal::names::journal_seq;
 
 /// A journal topic's payload checked, and its line proved to be lane
 /// `lane`'s (docs/centre.md, "What the mirror writes"): JSON of the right
