@@ -198,6 +198,15 @@ await run(async ({ page, api, step, lane, until }) => {
     same(`${team}'s game total`, await row.locator('.tg').textContent(), String(members.reduce((a, b) => a + b.games[0].total, 0)));
     same(`${team}'s series`, await row.locator('.ts').textContent(), String(members.reduce((a, b) => a + b.series, 0)));
   }
+  step('a team\'s series with handicap adds its members\' own, as every export gives them');
+  const settledAny = (b) => b.games.some((g) => g.frames.some((f) => f.cumulative !== null));
+  for (const team of ['Kazan', 'Ufa']) {
+    const members = l.bowlers.filter((b) => b.team === team && settledAny(b));
+    if (!members.some((b) => b.handicap)) continue;
+    const shown = await page.locator(id(`team-${team}`)).locator('td').last().locator('.hd').textContent();
+    const want = members.reduce((a, b) => a + b.series_with_handicap, 0);
+    if (!shown.endsWith(' ' + want)) throw new Error(`${team}'s series with handicap: ${shown}, the lane's ${want}`);
+  }
 
   step('every bowler\'s current frame and the ball up are in sight without scrolling');
   for (const [w, h] of [[1280, 800], [800, 1280]]) {

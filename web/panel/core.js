@@ -225,17 +225,13 @@ export function settled(game) {
   return s;
 }
 
-// A bowler's series, and with handicap: the games with a settled frame.
+// A bowler's series, and with handicap, as the lane reports them (its
+// `series` and `series_with_handicap`: the handicap once for every game
+// begun, as the replay and every export count it); null before any frame
+// of theirs settles.
 export function seriesOf(b) {
-  let series = 0, withH = 0, any = false;
-  for (const g of b.games || []) {
-    const s = settled(g);
-    if (s === null) continue;
-    any = true;
-    series += s;
-    withH += s + (b.handicap || 0);
-  }
-  return any ? { series, withH } : null;
+  if (!(b.games || []).some((g) => settled(g) !== null)) return null;
+  return { series: b.series, withH: b.series_with_handicap };
 }
 
 // The teams of block `block`'s lane order with two bowlers or more: each
