@@ -2152,6 +2152,33 @@ fn a_blindfold_check_between_blocks_of_a_bowler_not_on_the_lineup_counts_for_her
     assert_eq!(refusals(&fx), [Refusal::UnknownBowler("Nobody".to_owned())]);
 }
 
+/// A journal written before checks between blocks were taken replays as
+/// it was bowled: the action refused, the block started on the old check.
+#[test]
+fn a_journal_without_checks_between_blocks_refuses_them_as_it_did() {
+    let rules = Rules {
+        blindfolds_between_blocks: false,
+        ..Rules::default()
+    };
+    let mut s = Sim::start(rules, &[("Anna", Class::B1)], 1);
+    s.ok(1_000, Action::EndBlock);
+    let fx = s.judge(
+        2_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: false,
+        },
+    );
+    assert_eq!(refusals(&fx), [Refusal::UnknownBowler("Anna".to_owned())]);
+    s.ok(
+        3_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Anna", Class::B1)],
+        },
+    );
+    s.ok(4_000, Action::StartBlock { games: 1 });
+}
+
 /// The same between journals: the day's checks a new journal starts with
 /// can be failed before the bowler is on its lineup.
 #[test]

@@ -154,7 +154,7 @@ impl Lane {
             }
             Some(_) => {}
             // Only a B1 bowler's blindfold is ever kept.
-            None if kept.is_some() => {}
+            None if kept.is_some() && self.rules.blindfolds_between_blocks => {}
             None => return Err(Refusal::UnknownBowler(name.to_owned())),
         }
         let i = match kept {

@@ -66,6 +66,13 @@ pub struct Rules {
     /// next delivery, and replays so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foul_window_ms: Option<u64>,
+    /// Whether a judge's blindfold action for a bowler not on the lane now
+    /// is taken when the lane keeps that bowler's blindfold for the day
+    /// (rules.md, "Checks between blocks"). Not a setting: always on in a
+    /// new journal; a header without it was written when such an action
+    /// was refused, and replays so.
+    #[serde(default)]
+    pub blindfolds_between_blocks: bool,
 }
 
 /// `speaker_extras` of a journal header that does not carry it: lanecall
@@ -87,6 +94,7 @@ impl Default for Rules {
             min_cycle_ms: MIN_CYCLE_MS,
             speaker_extras: false,
             foul_window_ms: Some(FOUL_WINDOW_MS),
+            blindfolds_between_blocks: true,
         }
     }
 }
