@@ -349,7 +349,11 @@ fn a_judge_correction_for_the_ball_awaiting_its_pin_report_records_it() {
     );
     assert_eq!(said(&fx), [words(&["10", "right_side"])]);
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
-    assert_eq!(s.lane.poll_deadline(), None, "no alarm is due any more");
+    assert_eq!(
+        s.lane.poll_deadline(),
+        Some(24_000),
+        "no alarm is due any more, only the end of the ball's foul window"
+    );
 
     // The game goes on from the judge's entry: ball 2 at the 10.
     s.ready(22_000, pins(&[10]));
@@ -759,6 +763,155 @@ fn a_long_break_after_ready_is_orientation_for_the_next_ball_not_a_foul() {
     assert_eq!(outputs(&fx), []);
 }
 
+// ----- the foul window: until the lane is ready for the next ball ------------
+
+fn fouls_called(s: &Sim) -> usize {
+    s.lane.conduct().iter().filter(|c| is_foul(c)).count()
+}
+
+/// The rules of a journal written before `foul_window_ms`: a foul could
+/// be called until the next READY or the next delivery.
+fn window_of_old() -> Rules {
+    Rules {
+        foul_window_ms: None,
+        ..Rules::default()
+    }
+}
+
+/// A string pinsetter that leaves the standing pins sets no deck between a
+/// frame's balls: once the deck after the first ball settled, the lane is
+/// ready for the second, and a B1 bowler walking to the line to find it is
+/// orienting, not fouling the first ball.
+#[test]
+fn on_a_string_pinsetter_the_settled_deck_the_next_ball_is_rolled_at_ends_the_foul_window() {
+    let mut s = string_lane();
+    s.ball(6_000);
+    s.sensor(7_500, deck(DeckAfter::Ball, &[7, 10]));
+    assert_eq!(s.lane.in_play(), None, "the lane is ready for ball 2");
+    // She orients over the line, and steps back.
+    s.beam(9_000, true);
+    let fx = s.beam(10_000, false);
+    assert_eq!((conducts(&fx), said(&fx)), (vec![], vec![]));
+    assert_eq!(s.marks(0, 0), ["8"]);
+    // Ball 2 crosses the line at 14 s: the orientation was before it.
+    s.beam(14_000, true);
+    s.beam(14_030, false);
+    s.ball(16_000);
+    let fx = s.sensor(17_500, deck(DeckAfter::Ball, &[]));
+    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(s.marks(0, 0), ["8/"]);
+    assert_eq!(fouls_called(&s), 0);
+    assert_eq!(outputs(&fx), []);
+}
+
+/// After a frame's last ball the machine must set a new rack: the ball is
+/// in play until that deck is set, at most `foul_window_ms` after the pin
+/// report.
+#[test]
+fn on_a_string_pinsetter_a_foul_before_the_next_deck_is_set_is_still_called() {
+    let mut s = string_lane();
+    s.ball(6_000);
+    s.sensor(7_500, deck(DeckAfter::Ball, &[7, 10]));
+    s.ball(16_000);
+    s.sensor(17_500, deck(DeckAfter::Ball, &[10]));
+    assert_eq!(s.marks(0, 0), ["81"]);
+    assert!(s.lane.in_play().is_some(), "no full rack set yet");
+    s.beam(18_500, true);
+    let fx = s.beam(19_200, false);
+    assert_eq!(said(&fx), [words(&["foul"])]);
+    assert_eq!(s.marks(0, 0), ["8F"]);
+    assert_eq!(fouls_called(&s), 1);
+}
+
+/// The same lane under a journal written before the foul window: replayed
+/// as it was, the orientation after the settled deck fouls the first ball.
+#[test]
+fn a_journal_without_the_foul_window_keeps_the_window_it_was_bowled_with() {
+    let mut s = Sim::start(window_of_old(), &[("Anna", Class::B1)], 1);
+    s.sensor(
+        1_000,
+        deck(DeckAfter::Set, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    );
+    s.ball(6_000);
+    s.sensor(7_500, deck(DeckAfter::Ball, &[7, 10]));
+    assert!(s.lane.in_play().is_some());
+    s.beam(9_000, true);
+    s.beam(10_000, false);
+    assert_eq!(s.marks(0, 0), ["F"]);
+    assert_eq!(fouls_called(&s), 1);
+    // And a serial pinsetter's slow READY: the window runs until it.
+    let mut s = Sim::start(window_of_old(), &[("Anna", Class::B1)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    assert_eq!(s.lane.poll_deadline(), None);
+    s.beam(12_000, true);
+    s.beam(13_000, false);
+    assert_eq!(fouls_called(&s), 1);
+}
+
+/// A serial pinsetter whose READY is slow: the ball stops being in play
+/// `foul_window_ms` (3 s) after its pin report, and the bowler orienting
+/// after that, before the READY, is not fouling it.
+#[test]
+fn on_a_serial_pinsetter_a_slow_ready_ends_the_foul_window_foul_window_ms_after_the_pin_report() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    assert!(s.lane.in_play().is_some());
+    assert_eq!(s.lane.poll_deadline(), Some(8_500), "the report at 5.5 s");
+    let fx = s.tick(8_500);
+    assert_eq!(conducts(&fx), []);
+    assert_eq!(s.lane.in_play(), None);
+    // She walks to the line to find it; the pinsetter's READY comes only
+    // while she is there.
+    s.beam(9_000, true);
+    s.ready(9_500, pins(&[7]));
+    let fx = s.beam(10_000, false);
+    assert_eq!((conducts(&fx), said(&fx)), (vec![], vec![]));
+    assert_eq!(s.marks(0, 0), ["9"]);
+    s.beam(14_000, true);
+    s.beam(14_030, false);
+    let fx = s.delivery(16_000, PinSet::EMPTY);
+    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(s.marks(0, 0), ["9/"]);
+    assert_eq!(fouls_called(&s), 0);
+}
+
+/// A break that starts while the ball is in play is a foul on it, even
+/// when it is told from a ball's passing only after the window closed.
+#[test]
+fn a_break_that_starts_inside_the_foul_window_is_a_foul_on_the_ball() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    // 50 ms before the window closes at 8.5 s; a person from 8.551 s.
+    s.beam(8_450, true);
+    let fx = s.tick(8_600);
+    assert_eq!(said(&fx), [words(&["foul"])]);
+    assert_eq!(conducts(&fx)[0].t, 8_551);
+    s.beam(9_000, false);
+    assert_eq!(s.marks(0, 0), ["F"]);
+    assert_eq!(s.lane.in_play(), None);
+    // A READY before the window's time closes it, the same way.
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    s.beam(6_950, true);
+    s.ready(7_000, pins(&[7]));
+    let fx = s.tick(7_100);
+    assert_eq!(said(&fx), [words(&["foul"])]);
+    s.beam(7_500, false);
+    // And one that starts after the READY is orientation.
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.ready(1_000, PinSet::FULL);
+    s.delivery(5_000, pins(&[7]));
+    s.ready(7_000, pins(&[7]));
+    s.beam(7_010, true);
+    let fx = s.beam(7_500, false);
+    assert_eq!(said(&fx), Vec::<Vec<String>>::new());
+    assert_eq!(fouls_called(&s), 0);
+}
+
 #[test]
 fn the_foul_lamp_goes_off_foul_lamp_ms_after_it_went_on() {
     let rules = Rules {
@@ -781,6 +934,9 @@ fn the_foul_lamp_goes_off_foul_lamp_ms_after_it_went_on() {
         outputs(&s.tick(8_101)),
         [out(8_101, Output::FoulLamp, Switch::Off)]
     );
+    // Then only the ball's foul window, 3 s after its pin report.
+    assert_eq!(s.lane.poll_deadline(), Some(8_500));
+    assert_eq!(outputs(&s.tick(8_500)), []);
     assert_eq!(s.lane.poll_deadline(), None);
 }
 
@@ -1061,6 +1217,7 @@ fn rail_buttons_repeat_the_last_callout_and_read_the_score() {
 
     s.bowl(1_000, pins(&[7, 10]));
     let first = *s.lane.last_callout().expect("said");
+    s.tick(11_000);
     let fx = s.button(11_000, "repeat");
     assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
     let Some(Effect::Callout(again)) = fx.first() else {
@@ -1209,6 +1366,7 @@ fn substitutes_come_in_between_games_only_and_the_order_is_locked_during_a_block
     assert_eq!(fx, [Effect::Refused(Refusal::BlockOpen(1))]);
 
     s.bowl(1_000, pins(&[7]));
+    s.tick(11_000);
     let fx = s.judge(11_000, sub());
     assert_eq!(
         fx,
@@ -1317,7 +1475,8 @@ fn a_correction_that_would_move_later_balls_to_other_frames_is_refused() {
     assert_eq!(s.marks(0, 0), ["9/"]);
 
     // Making the first ball a strike would push the second into frame 2.
-    let before = s.snapshot_after_time(30_000);
+    s.tick(30_000);
+    let before = s.snapshot();
     let fx = s.judge(30_000, correct("Anna", 1, 1, PinSet::EMPTY));
     assert_eq!(
         fx,
@@ -1903,6 +2062,155 @@ fn a_blindfold_check_holds_for_the_next_block_of_the_day() {
     s.ok(6_000, Action::StartBlock { games: 1 });
     assert_eq!(s.lane.open_block().map(|b| b.number), Some(3));
     assert!(!s.lane.held());
+}
+
+/// Between blocks a judge checks a B1 bowler who is not on the lane now
+/// (the block ended, or the next lineup is another's): the lane keeps her
+/// blindfold for the day, so the check counts, and her next block starts
+/// on it.
+#[test]
+fn a_blindfold_check_between_blocks_of_a_bowler_not_on_the_lineup_counts_for_her_next_block() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
+    s.ok(1_000, Action::EndBlock);
+    // The blindfold failed a judge's check after the block.
+    let fx = s.ok(
+        2_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: false,
+        },
+    );
+    assert!(matches!(
+        &conducts(&fx)[..],
+        [Conduct {
+            kind: ConductKind::Blindfold {
+                issue: "failed_check",
+                ..
+            },
+            ..
+        }]
+    ));
+    assert!(s.lane.day().blindfolds.is_empty(), "no check holds for her");
+    let anna = || Action::Lineup {
+        bowlers: vec![bowler("Anna", Class::B1)],
+    };
+    s.ok(3_000, anna());
+    let fx = s.judge(4_000, Action::StartBlock { games: 1 });
+    assert_eq!(
+        refusals(&fx),
+        [Refusal::BlindfoldsUnchecked(vec!["Anna".to_owned()])]
+    );
+    s.ok(
+        5_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: true,
+        },
+    );
+    s.ok(6_000, Action::StartBlock { games: 1 });
+    s.ok(7_000, Action::EndBlock);
+
+    // A judge asks for a new check while the next lineup is Boris's.
+    s.ok(
+        8_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Boris", Class::B3)],
+        },
+    );
+    s.ok(
+        9_000,
+        Action::BlindfoldRecheck {
+            bowler: "Anna".to_owned(),
+        },
+    );
+    s.ok(10_000, Action::StartBlock { games: 1 });
+    s.ok(11_000, Action::EndBlock);
+    s.ok(12_000, anna());
+    let fx = s.judge(13_000, Action::StartBlock { games: 1 });
+    assert_eq!(
+        refusals(&fx),
+        [Refusal::BlindfoldsUnchecked(vec!["Anna".to_owned()])]
+    );
+    s.ok(
+        14_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: true,
+        },
+    );
+    s.ok(15_000, Action::StartBlock { games: 1 });
+    assert_eq!(s.lane.open_block().map(|b| b.number), Some(4));
+
+    // A bowler the lane has no blindfold for is still no one it knows.
+    let fx = s.judge(
+        16_000,
+        Action::BlindfoldCheck {
+            bowler: "Nobody".to_owned(),
+            ok: false,
+        },
+    );
+    assert_eq!(refusals(&fx), [Refusal::UnknownBowler("Nobody".to_owned())]);
+}
+
+/// A journal written before checks between blocks were taken replays as
+/// it was bowled: the action refused, the block started on the old check.
+#[test]
+fn a_journal_without_checks_between_blocks_refuses_them_as_it_did() {
+    let rules = Rules {
+        blindfolds_between_blocks: false,
+        ..Rules::default()
+    };
+    let mut s = Sim::start(rules, &[("Anna", Class::B1)], 1);
+    s.ok(1_000, Action::EndBlock);
+    let fx = s.judge(
+        2_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: false,
+        },
+    );
+    assert_eq!(refusals(&fx), [Refusal::UnknownBowler("Anna".to_owned())]);
+    s.ok(
+        3_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Anna", Class::B1)],
+        },
+    );
+    s.ok(4_000, Action::StartBlock { games: 1 });
+}
+
+/// The same between journals: the day's checks a new journal starts with
+/// can be failed before the bowler is on its lineup.
+#[test]
+fn a_day_check_from_an_earlier_journal_can_be_failed_before_the_bowler_is_on_a_lineup() {
+    let day = lanecall::lane::Day {
+        blocks: 1,
+        blindfolds: vec![lanecall::lane::DayCheck {
+            bowler: "Anna".to_owned(),
+            t: 100,
+            by: Some(JUDGE.to_owned()),
+        }],
+    };
+    let mut s = Sim::new(Rules::default());
+    s.lane.begin_day(&day);
+    s.ok(
+        1_000,
+        Action::BlindfoldCheck {
+            bowler: "Anna".to_owned(),
+            ok: false,
+        },
+    );
+    s.ok(
+        2_000,
+        Action::Lineup {
+            bowlers: vec![bowler("Anna", Class::B1)],
+        },
+    );
+    let fx = s.judge(3_000, Action::StartBlock { games: 1 });
+    assert_eq!(
+        refusals(&fx),
+        [Refusal::BlindfoldsUnchecked(vec!["Anna".to_owned()])]
+    );
 }
 
 // ----- after the last game, and blocks through the day -------------------------

@@ -417,6 +417,7 @@ keys! {
         foul_lamp_ms: Option<i64> => Kind::Int, default Rules::default().foul_lamp_ms;
         foul_mode: Option<String> => Kind::Str, default DEFAULT_FOUL_MODE;
         min_cycle_ms: Option<i64> => Kind::Int, default Rules::default().min_cycle_ms;
+        foul_window_ms: Option<i64> => Kind::Int, default crate::lane::rules::FOUL_WINDOW_MS;
     }
 }
 

@@ -600,7 +600,8 @@ impl RawRules {
     pub(super) fn validate(self, c: &mut Check) -> Option<Rules> {
         let mut rules = Rules::default();
         let mut ok = true;
-        let fields: [(&str, Option<i64>, &mut u64); 7] = [
+        let mut foul_window_ms = rules.foul_window_ms.unwrap_or_default();
+        let fields: [(&str, Option<i64>, &mut u64); 8] = [
             (
                 "ball_break_max_ms",
                 self.ball_break_max_ms,
@@ -628,6 +629,7 @@ impl RawRules {
             ),
             ("foul_lamp_ms", self.foul_lamp_ms, &mut rules.foul_lamp_ms),
             ("min_cycle_ms", self.min_cycle_ms, &mut rules.min_cycle_ms),
+            ("foul_window_ms", self.foul_window_ms, &mut foul_window_ms),
         ];
         for (name, value, field) in fields {
             let Some(value) = value else { continue };
@@ -642,6 +644,7 @@ impl RawRules {
                 }
             }
         }
+        rules.foul_window_ms = Some(foul_window_ms);
         match c.choice(
             "rules.foul_mode",
             self.foul_mode.as_deref(),

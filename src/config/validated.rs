@@ -528,6 +528,9 @@ impl Config {
         };
         line(format!("foul_mode = {}", toml_str(foul_mode)));
         line(format!("min_cycle_ms = {}", r.min_cycle_ms));
+        if let Some(ms) = r.foul_window_ms {
+            line(format!("foul_window_ms = {ms}"));
+        }
 
         if let Some(c) = &self.centre {
             line(String::new());

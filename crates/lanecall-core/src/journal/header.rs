@@ -159,9 +159,12 @@ mod tests {
         .unwrap();
         assert_eq!(h.lane, 7);
         // Written before `speaker_extras` existed, when "split" and the
-        // score were always said.
+        // score were always said, and before `foul_window_ms` and
+        // `blindfolds_between_blocks`.
         let before = Rules {
             speaker_extras: true,
+            foul_window_ms: None,
+            blindfolds_between_blocks: false,
             ..Rules::default()
         };
         assert_eq!(h.rules, before);

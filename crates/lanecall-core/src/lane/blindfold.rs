@@ -142,14 +142,22 @@ impl Lane {
         bowler.class != Class::B1 || self.any_blindfold(&bowler.name, |b| b.ok_at(release))
     }
 
+    /// The blindfold of the B1 bowler named `name`: one on the lane now
+    /// (the open block's order, or the lineup waiting to start), or one the
+    /// lane keeps the day's blindfold for, who may be checked between
+    /// blocks and before they are on a lineup again (rules.md).
     pub(super) fn blindfold_mut(&mut self, name: &str) -> Result<&mut Blindfold, Refusal> {
-        let bowler = self
-            .current_bowler(name)
-            .ok_or_else(|| Refusal::UnknownBowler(name.to_owned()))?;
-        if bowler.class != Class::B1 {
-            return Err(Refusal::NotB1(name.to_owned(), bowler.class.as_str()));
+        let kept = self.blindfolds.iter().position(|b| b.bowler == name);
+        match self.current_bowler(name) {
+            Some(bowler) if bowler.class != Class::B1 => {
+                return Err(Refusal::NotB1(name.to_owned(), bowler.class.as_str()));
+            }
+            Some(_) => {}
+            // Only a B1 bowler's blindfold is ever kept.
+            None if kept.is_some() && self.rules.blindfolds_between_blocks => {}
+            None => return Err(Refusal::UnknownBowler(name.to_owned())),
         }
-        let i = match self.blindfolds.iter().position(|b| b.bowler == name) {
+        let i = match kept {
             Some(i) => i,
             None => {
                 if self.blindfolds.len() >= MAX_BLINDFOLDS

@@ -285,6 +285,13 @@ impl Lane {
             .map_err(Refusal::for_deck)?
         {
             self.pin_report(t, standing, out)?;
+            // The deck settled, and the next ball is rolled at it as it
+            // stands: the lane is ready for that ball (rules.md, "The foul
+            // window"), whether or not the machine sets it again.
+            let next = self.up().map_or(self.practice_at.before, |up| up.at.before);
+            if self.rules.foul_window_ms.is_some() && next == standing {
+                self.close_window(t);
+            }
         }
         Ok(())
     }
@@ -300,7 +307,11 @@ impl Lane {
         self.ready_deck = Some(deck);
         self.awaiting_ready = false;
         self.fault = None;
-        self.window = None;
+        if self.rules.foul_window_ms.is_some() {
+            self.close_window(t);
+        } else {
+            self.window = None;
+        }
         self.start_clock(t, false);
     }
 
@@ -472,7 +483,7 @@ impl Lane {
             self.output(t, Output::PinsetterReset, Switch::Pulse, out);
         }
         self.say(t, bowler, &scored, false, out);
-        self.window = Some(target);
+        self.open_window(t, target);
     }
 
     /// The foul beam is broken: a ball passing, or a person once the break

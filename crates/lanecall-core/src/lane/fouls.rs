@@ -34,6 +34,28 @@ impl Lane {
         Some((entry, e.game_number(game), at.frame, at.ball))
     }
 
+    /// The last ball is in play from its pin report: a foul can be called
+    /// on it until the lane is ready for the next ball, and at most
+    /// `foul_window_ms` after the report.
+    pub(super) fn open_window(&mut self, t: Millis, target: BallRef) {
+        self.window = Some(target);
+        self.window_due = self.rules.foul_window_ms.map(|ms| t.saturating_add(ms));
+    }
+
+    /// The lane is ready for the next ball at `t` (rules.md, "The foul
+    /// window"): the last ball is no longer in play. A person's break that
+    /// began by `t` and is not yet told from a ball's passing keeps it in
+    /// play until it is: the bowler was on the line before the window
+    /// closed.
+    pub(super) fn close_window(&mut self, t: Millis) {
+        match (self.beam.broken_since, self.beam.person_due) {
+            (Some(since), Some(due)) if since <= t && self.window.is_some() => {
+                self.window_due = Some(due);
+            }
+            _ => self.window = None,
+        }
+    }
+
     pub(super) fn call_foul_in_flight(&mut self, t: Millis, out: &mut Vec<Effect>) {
         if self.flight.foul_at.is_some() {
             return;

@@ -64,7 +64,7 @@ use fouls::BallRef;
 use holds::SlowClock;
 pub use holds::{Hold, Pause};
 pub use refusal::Refusal;
-pub use rules::{FoulMode, Rules};
+pub use rules::{FOUL_WINDOW_MS, FoulMode, Rules};
 use scoring::{Position, ScoredBall};
 pub use turns::{Block, Day, DayCheck, Entry, Up};
 use withdraw::Asked;
@@ -181,6 +181,9 @@ pub struct Lane {
     flight: Flight,
     /// The last recorded ball, while a foul can still be called on it.
     window: Option<BallRef>,
+    /// When that window closes if the lane is not ready sooner (the rule
+    /// `foul_window_ms`); read only while there is a window.
+    window_due: Option<Millis>,
     practice: Vec<PracticeBall>,
     practice_at: Position,
     hold: Option<Hold>,
@@ -221,6 +224,7 @@ impl Lane {
             beam: Beam::default(),
             flight: Flight::default(),
             window: None,
+            window_due: None,
             practice: Vec::new(),
             practice_at: Position::START,
             hold: None,
@@ -261,6 +265,7 @@ impl Lane {
             self.flight.report_due,
             self.slow_due(),
             self.lamp_off_due,
+            self.window.and(self.window_due),
         ]
         .into_iter()
         .flatten()
@@ -318,6 +323,9 @@ impl Lane {
             } else if self.lamp_off_due == Some(due) {
                 self.lamp_off_due = None;
                 self.output(due, Output::FoulLamp, Switch::Off, out);
+            } else if self.window.and(self.window_due) == Some(due) {
+                self.window_due = None;
+                self.close_window(due);
             }
             out.push(Effect::Changed);
         }

@@ -21,6 +21,14 @@ pub enum FoulMode {
 /// refuses a real ball.
 pub const MIN_CYCLE_MS: u64 = 3000;
 
+/// The longest a foul can still be called on a ball after its pin report
+/// when the lane is not ready for the next ball sooner (rules.md, "The
+/// foul window"). The report comes once the pins have settled, seconds
+/// after the release; 3 s more covers the bowler's follow-through and a
+/// step after it, and ends before a bowler has her ball back from the
+/// return to orient for the next one.
+pub const FOUL_WINDOW_MS: u64 = 3000;
+
 /// rules.md and journal.md, with their defaults. Fields the lane does not
 /// know are ignored, so a newer journal still replays.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,6 +58,21 @@ pub struct Rules {
     /// replays with them on.
     #[serde(default = "said_before_the_setting")]
     pub speaker_extras: bool,
+    /// When a ball stops being in play (rules.md, "The foul window"): at
+    /// the pinsetter's READY, at a string pinsetter's settled deck that the
+    /// next ball is rolled at, or this long after the ball's pin report,
+    /// whichever comes first. `None`, a journal header without it, was
+    /// written when a foul could be called until the next READY or the
+    /// next delivery, and replays so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foul_window_ms: Option<u64>,
+    /// Whether a judge's blindfold action for a bowler not on the lane now
+    /// is taken when the lane keeps that bowler's blindfold for the day
+    /// (rules.md, "Checks between blocks"). Not a setting: always on in a
+    /// new journal; a header without it was written when such an action
+    /// was refused, and replays so.
+    #[serde(default)]
+    pub blindfolds_between_blocks: bool,
 }
 
 /// `speaker_extras` of a journal header that does not carry it: lanecall
@@ -70,6 +93,8 @@ impl Default for Rules {
             foul_mode: FoulMode::Score,
             min_cycle_ms: MIN_CYCLE_MS,
             speaker_extras: false,
+            foul_window_ms: Some(FOUL_WINDOW_MS),
+            blindfolds_between_blocks: true,
         }
     }
 }
@@ -111,6 +136,7 @@ impl Rules {
                 "slow_bowling_limit_s",
                 self.slow_bowling_limit_s.saturating_mul(1000),
             ),
+            ("foul_window_ms", self.foul_window_ms.unwrap_or(0)),
         ] {
             if value > DAY_MS {
                 out.push(format!("{key} is longer than a day"));
