@@ -330,15 +330,11 @@ impl LaneRunner {
                     self.publish();
                 }
             }
-            // While the journal fails the lane stands still: no deadline
-            // runs ahead of the readings still waiting for it.
-            // Following a script, none runs past its next input either.
-            let deadline = self
-                .replay
-                .lane()
-                .poll_deadline()
-                .filter(|_| self.failure.is_none())
-                .filter(|&d| self.script.is_none_or(|next| d <= next));
+            let deadline = runnable(
+                self.replay.lane().poll_deadline(),
+                self.failure.is_some(),
+                self.script,
+            );
             let wake = deadline
                 .map(|d| self.clock.instant(d) + GRACE)
                 .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT))
@@ -632,6 +628,16 @@ impl LaneRunner {
     }
 }
 
+/// The lane's next deadline, if its thread may run it when it comes due.
+/// While the journal fails the lane stands still: no deadline runs ahead
+/// of the readings still waiting for it. Following a script, none runs
+/// past the script's next input (`script`) either.
+fn runnable(deadline: Option<Millis>, failing: bool, script: Option<Millis>) -> Option<Millis> {
+    deadline
+        .filter(|_| !failing)
+        .filter(|&d| script.is_none_or(|next| d <= next))
+}
+
 /// A kind of repeated log line ([`crate::replay::kind`]) in the plural, for
 /// its summary.
 fn plural(kind: &str) -> &'static str {
@@ -639,5 +645,23 @@ fn plural(kind: &str) -> &'static str {
         crate::replay::kind::SERIAL => "bad serial lines",
         crate::replay::kind::SERIAL_GAP => "pinsetter sequence gaps",
         _ => "refused inputs",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadline_runs_unless_the_journal_fails_or_the_script_has_not_reached_it() {
+        // A live lane: by the clock alone.
+        assert_eq!(runnable(Some(1100), false, None), Some(1100));
+        assert_eq!(runnable(None, false, None), None);
+        assert_eq!(runnable(Some(1100), true, None), None);
+        // A script whose next input is at 1050: a deadline at 1100 waits
+        // for it, however late it comes; one up to 1050 runs.
+        assert_eq!(runnable(Some(1100), false, Some(1050)), None);
+        assert_eq!(runnable(Some(1050), false, Some(1050)), Some(1050));
+        assert_eq!(runnable(Some(1000), true, Some(1050)), None);
     }
 }
