@@ -65,7 +65,8 @@ impl DaemonError {
 pub struct ServeOptions {
     /// Play the simulator instead of listening to a pinsetter: the demo.
     pub demo: Option<DemoOptions>,
-    /// Stop by itself after this long.
+    /// Stop by itself after this long; the demo, once its script has
+    /// played this long at its speed.
     pub stop_after: Option<Duration>,
 }
 

@@ -373,7 +373,10 @@ mod tests {
         let stamp = monotonic_now().expect("CLOCK_MONOTONIC");
         let handled = Instant::now();
         let at = edge_instant(stamp, handled, monotonic_now());
-        assert!(before <= at && at <= handled, "{before:?} {at:?} {handled:?}");
+        assert!(
+            before <= at && at <= handled,
+            "{before:?} {at:?} {handled:?}"
+        );
     }
 
     #[test]
