@@ -18,6 +18,7 @@ use tokio::sync::{oneshot, watch};
 
 use crate::config::{Config, GpioBackend};
 use crate::journal::store::StoreError;
+use crate::lane::Millis;
 use crate::lane_thread::{HEARTBEAT, LaneRunner, RunnerSettings};
 use crate::ports::OutputSink;
 use crate::replay::Replay;
@@ -64,7 +65,8 @@ impl DaemonError {
 pub struct ServeOptions {
     /// Play the simulator instead of listening to a pinsetter: the demo.
     pub demo: Option<DemoOptions>,
-    /// Stop by itself after this long.
+    /// Stop by itself after this long; the demo, once its script has
+    /// played this long at its speed.
     pub stop_after: Option<Duration>,
 }
 
@@ -149,6 +151,8 @@ pub async fn serve(
         None => None,
     };
     let clock = core.clock();
+    // The demo's lane time follows its script, from where the lane stands.
+    let script = demo.as_ref().map(|d| (d, core.follow_script()));
     let heartbeat = core.heartbeat();
     let journal = core.journal_path().to_owned();
     let lane_thread = std::thread::Builder::new()
@@ -190,17 +194,27 @@ pub async fn serve(
         let _ = web_stopped.await;
     }));
 
-    let source = match &demo {
-        Some(d) => {
-            let start = clock.t(Instant::now());
-            tokio::spawn(crate::demo::play(
-                clock,
-                start,
-                config.lane,
-                d.seed,
-                tx.clone(),
-            ))
-        }
+    // The demo stops when its script has played `stop_after` (at its
+    // speed), however late a busy machine plays it: the same seed, the same
+    // journal.
+    let (stop_after, script_end) = match script {
+        Some((d, start)) => (
+            None,
+            options
+                .stop_after
+                .map(|after| start + (after.as_secs_f64() * 1000.0 * d.speed) as Millis),
+        ),
+        None => (options.stop_after, None),
+    };
+    let mut source = match script {
+        Some((d, start)) => tokio::spawn(crate::demo::play(
+            clock,
+            start,
+            script_end,
+            config.lane,
+            d.seed,
+            tx.clone(),
+        )),
         None if let Some(switches) = switches => switches.spawn(tx.clone(), None),
         None => {
             let (link_state, _) = watch::channel(false);
@@ -224,7 +238,8 @@ pub async fn serve(
     // The lane's thread ends only when told to: if it ends on its own (a
     // bug), the daemon must not go on serving a lane nobody scores.
     let lane_ended = tokio::select! {
-        () = wait_for_stop(options.stop_after, term) => None,
+        () = wait_for_stop(stop_after, term) => None,
+        _ = &mut source, if script_end.is_some() => None,
         joined = &mut lane_done => Some(joined),
     };
     tracing::info!("stopping");

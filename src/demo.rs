@@ -1,39 +1,98 @@
 //! The demo lane: the simulator played in real time (scaled by `speed`)
 //! into the same channel the sensors and the panel use, so the journal, the
 //! core, the API and the speaker see a lane like any other.
+//!
+//! Its lane time follows the script, not the moment an input arrives: each
+//! input goes with the lane time it was scheduled at and the time of the
+//! script's next one ([`Input::Script`]), and the lane runs its deadlines
+//! up to that and no further
+//! ([`LaneRunner::follow_script`](crate::lane_thread::LaneRunner::follow_script)).
+//! A machine too busy to play the script on time plays it late, never
+//! differently: the same seed gives the same journal.
 
 use crate::lane::{Event, Millis};
-use crate::ports::{Clock, Input, InputSender, Reading};
+use crate::ports::{Clock, Input, InputSender};
 use crate::sim::Scenario;
 
+/// The pause between two blocks of the script, as on a real lane.
+const BETWEEN_BLOCKS: Millis = 60_000;
+
 /// Plays blocks of the demo scenario of lane `lane`
-/// ([`Scenario::demo_on_lane`]), one after another with new seeds, until
-/// the lane's thread is gone. `start` is the lane time the first event is
-/// played at (the journal may already hold earlier lines).
-pub async fn play(clock: Clock, start: Millis, lane: u32, first_seed: u64, inputs: InputSender) {
-    let mut offset = start;
-    for seed in first_seed.. {
-        let mut last = offset;
-        for e in Scenario::demo_on_lane(lane, seed).run() {
-            let t = offset + e.t;
-            last = t;
-            let at = clock.instant(t);
-            tokio::time::sleep_until(at.into()).await;
-            let input = match e.event {
-                Event::Sensor(sensor) => Input::Reading(Reading { at, sensor }),
-                Event::Panel(panel) => Input::Action { panel, reply: None },
-            };
-            if inputs.send(input).await.is_err() {
-                return;
-            }
+/// ([`Scenario::demo_on_lane`]), one after another with new seeds, from
+/// lane time `start` (where the lane's time stands: the journal may
+/// already hold earlier lines), each input when `clock` reaches its time.
+/// With `until`, the script ends at that lane time and this returns once
+/// the lane has been sent it; otherwise it plays until the lane's thread
+/// is gone.
+pub async fn play(
+    clock: Clock,
+    start: Millis,
+    until: Option<Millis>,
+    lane: u32,
+    first_seed: u64,
+    inputs: InputSender,
+) {
+    let end = until.unwrap_or(Millis::MAX);
+    let mut script = script(lane, first_seed, start)
+        .take_while(|&(t, _)| t < end)
+        .peekable();
+    while let Some((t, event)) = script.next() {
+        let next = script.peek().map_or(end, |&(next, _)| next);
+        if !send_at(&clock, &inputs, t, Some(event), next).await {
+            return;
         }
-        // A pause between blocks, as on a real lane.
-        offset = last + 60_000;
     }
+    if let Some(end) = until {
+        send_at(&clock, &inputs, end, None, end).await;
+    }
+}
+
+/// Sends one input of the script when the clock reaches `t`; false once
+/// the lane's thread is gone.
+async fn send_at(
+    clock: &Clock,
+    inputs: &InputSender,
+    t: Millis,
+    event: Option<Event>,
+    next: Millis,
+) -> bool {
+    tokio::time::sleep_until(clock.instant(t).into()).await;
+    inputs.send(Input::Script { t, event, next }).await.is_ok()
+}
+
+/// The script: the demo's blocks one after another from lane time `start`,
+/// each event at its lane time, in time order.
+fn script(lane: u32, first_seed: u64, start: Millis) -> impl Iterator<Item = (Millis, Event)> {
+    let mut offset = start;
+    (first_seed..).flat_map(move |seed| {
+        let events: Vec<_> = Scenario::demo_on_lane(lane, seed).run().collect();
+        let base = offset;
+        offset = base + events.last().map_or(0, |e| e.t) + BETWEEN_BLOCKS;
+        events.into_iter().map(move |e| (base + e.t, e.event))
+    })
 }
 
 /// Lane time as h:mm:ss (the demo says where it stopped).
 pub fn clock(ms: u64) -> String {
     let s = ms / 1000;
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_is_in_time_order_with_a_pause_between_blocks() {
+        let first: Vec<_> = Scenario::demo_on_lane(7, 3).run().collect();
+        let last = first.last().expect("a block has events").t;
+        let script: Vec<_> = script(7, 3, 5_000).take(first.len() + 1).collect();
+        assert_eq!(script[0].0, 5_000 + first[0].t);
+        assert!(script.windows(2).all(|w| w[0].0 <= w[1].0));
+        let second: Vec<_> = Scenario::demo_on_lane(7, 4).run().collect();
+        assert_eq!(
+            script[first.len()].0,
+            5_000 + last + BETWEEN_BLOCKS + second[0].t
+        );
+    }
 }

@@ -3,7 +3,8 @@
 //! printed.
 
 use std::fs;
-use std::process::Command;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 
 use lanecall::replay::{Replay, render_sheet};
 
@@ -92,4 +93,116 @@ fn the_demo_runs_headless_and_its_journal_replays_to_the_same_lane() {
             .all(|e| e.message.starts_with("serial line"))
     );
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// Processes that spin on the CPU until dropped.
+struct Hogs(Vec<Child>);
+
+impl Hogs {
+    fn start(n: usize) -> Hogs {
+        Hogs(
+            (0..n)
+                .map(|_| {
+                    Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .expect("sh runs")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for hog in &mut self.0 {
+            let _ = hog.kill();
+            let _ = hog.wait();
+        }
+    }
+}
+
+/// A demo's journals, oldest first, as one text: every event line byte for
+/// byte; the header without the wall-clock time it was written at (and so
+/// without its seal).
+fn journals(dir: &Path) -> String {
+    let mut files: Vec<_> = fs::read_dir(dir.join("journal"))
+        .expect("the demo made its journal folder")
+        .map(|e| e.unwrap().path())
+        .collect();
+    // lane7-<stamp>-<seq>.jsonl: by seq.
+    files.sort_by_key(|p| p.to_string_lossy().rsplit('-').next().map(str::to_owned));
+    let mut all = String::new();
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap();
+        let (header, events) = text.split_once('\n').expect("a header line");
+        let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
+        let header = header.as_object_mut().unwrap();
+        assert!(header.remove("started_at").is_some(), "{header:?}");
+        header.remove("c");
+        all += &format!("{}\n{events}", serde_json::Value::Object(header.clone()));
+    }
+    all
+}
+
+/// Same seed, same journal: the demo's lane time follows its script, so a
+/// machine too busy to play it on time (here two processes spin on the
+/// CPU while three demos run) plays it late, never differently.
+#[test]
+fn the_same_seed_gives_the_same_journal_on_a_busy_machine() {
+    let base = std::env::temp_dir().join(format!("lanecall-demo-same-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&base);
+    let hogs = Hogs::start(2);
+    let runs: Vec<_> = (0..3)
+        .map(|k| {
+            let dir = base.join(format!("run{k}"));
+            let child = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+                .args(["demo", "--seed", "7", "--speed", "20", "--for", "25"])
+                .args(["--listen", "127.0.0.1:0", "--state-dir"])
+                .arg(&dir)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("lanecall demo runs");
+            (dir, child)
+        })
+        .collect();
+    let runs: Vec<_> = runs
+        .into_iter()
+        .map(|(dir, child)| {
+            let out = child.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(out.status.success(), "exit {:?}\n{stdout}", out.status);
+            let stopped = stdout
+                .lines()
+                .find(|l| l.starts_with("Stopped at lane time"))
+                .map(str::to_owned)
+                .expect("the demo says when it stopped");
+            (journals(&dir), stopped)
+        })
+        .collect();
+    drop(hogs);
+
+    let (first, stopped) = &runs[0];
+    for (k, (journal, at)) in runs.iter().enumerate().skip(1) {
+        if journal != first {
+            let line = journal
+                .lines()
+                .zip(first.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "run {k}'s journal differs from run 0's at line {}:\n{}\n{}",
+                line + 1,
+                journal.lines().nth(line).unwrap_or("(none)"),
+                first.lines().nth(line).unwrap_or("(none)")
+            );
+        }
+        assert_eq!(at, stopped, "run {k}");
+    }
+    let balls = first.matches(r#""ev":"ball""#).count();
+    assert!(balls >= 6, "{balls} balls in 500 s of lane time:\n{first}");
+    // 25 s at 20 times: 500 s of lane time, to the millisecond.
+    assert_eq!(stopped, "Stopped at lane time 0:08:20 (500000 ms).");
+    let _ = fs::remove_dir_all(&base);
 }

@@ -69,7 +69,8 @@ pub enum Command {
         /// How many times faster than real life.
         #[arg(long, default_value_t = 1.0)]
         speed: f64,
-        /// Stop by itself after this many seconds.
+        /// Stop by itself once it has played this many seconds (at --speed:
+        /// lane time follows the demo's script, however busy the machine).
         #[arg(long = "for", value_name = "SECONDS")]
         duration: Option<f64>,
         /// Where the journal goes (default: a new folder under the system's temp dir).
@@ -83,7 +84,7 @@ pub enum Command {
         /// The judge PIN for the panel (6 to 12 digits).
         #[arg(long, default_value = "123456")]
         judge_pin: String,
-        /// Same seed, same bowling.
+        /// Same seed, same bowling, same journal.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// A centre: this many lanes (1 to 128), the centre and its MQTT

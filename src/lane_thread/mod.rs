@@ -115,6 +115,9 @@ pub struct LaneRunner {
     inputs_published: (u64, u64),
     /// Repeated bad inputs are logged once per kind per window.
     log_limit: LogLimiter,
+    /// Following a script (the demo, [`LaneRunner::follow_script`]): the
+    /// lane time before which the script sends nothing more.
+    script: Option<Millis>,
 }
 
 impl LaneRunner {
@@ -209,6 +212,7 @@ impl LaneRunner {
             inputs: Arc::default(),
             inputs_published: (0, 0),
             log_limit: LogLimiter::new(crate::log_limit::WINDOW),
+            script: None,
         };
         core.publish();
         Ok((core, rx))
@@ -251,6 +255,18 @@ impl LaneRunner {
 
     pub fn clock(&self) -> Clock {
         self.clock
+    }
+
+    /// Makes the lane's time follow a script (the demo's, sent as
+    /// [`Input::Script`]) rather than the clock alone: a deadline runs by
+    /// the clock only up to the script's next input, so a reading late in
+    /// the channel on a busy machine never finds a deadline run past it,
+    /// and the same script gives the same journal. Returns the lane time
+    /// the script starts at.
+    pub fn follow_script(&mut self) -> Millis {
+        let start = self.replay.last_t().max(self.replay.lane().now());
+        self.script = Some(start);
+        start
     }
 
     /// Adds a sink told of the journal's lines as they become durable; it
@@ -314,13 +330,11 @@ impl LaneRunner {
                     self.publish();
                 }
             }
-            // While the journal fails the lane stands still: no deadline
-            // runs ahead of the readings still waiting for it.
-            let deadline = self
-                .replay
-                .lane()
-                .poll_deadline()
-                .filter(|_| self.failure.is_none());
+            let deadline = runnable(
+                self.replay.lane().poll_deadline(),
+                self.failure.is_some(),
+                self.script,
+            );
             let wake = deadline
                 .map(|d| self.clock.instant(d) + GRACE)
                 .map_or(now + HEARTBEAT, |at| at.min(now + HEARTBEAT))
@@ -340,6 +354,7 @@ impl LaneRunner {
                     let t = self.clock.t(Instant::now());
                     self.apply(t, Event::Panel(panel), reply);
                 }
+                Ok(Input::Script { t, event, next }) => self.script_input(t, event, next),
                 Ok(Input::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     // Tick to the deadline itself, not to now: a reading
@@ -375,6 +390,22 @@ impl LaneRunner {
         }
         tracing::info!("the lane's thread stopped");
         self.replay
+    }
+
+    /// An input of the script the lane follows, at the script's time `t`;
+    /// with no event, the script's time alone: the deadlines up to it run.
+    fn script_input(&mut self, t: Millis, event: Option<Event>, next: Millis) {
+        if let Some(script) = &mut self.script {
+            *script = next.max(t);
+        }
+        match event {
+            Some(event) => self.apply(t, event, None),
+            None if self.failure.is_none() && self.script.is_some() => {
+                self.replay.tick(t);
+                self.effects(false);
+            }
+            None => {}
+        }
     }
 
     /// Journals one input, then applies it; an input that cannot be
@@ -597,6 +628,16 @@ impl LaneRunner {
     }
 }
 
+/// The lane's next deadline, if its thread may run it when it comes due.
+/// While the journal fails the lane stands still: no deadline runs ahead
+/// of the readings still waiting for it. Following a script, none runs
+/// past the script's next input (`script`) either.
+fn runnable(deadline: Option<Millis>, failing: bool, script: Option<Millis>) -> Option<Millis> {
+    deadline
+        .filter(|_| !failing)
+        .filter(|&d| script.is_none_or(|next| d <= next))
+}
+
 /// A kind of repeated log line ([`crate::replay::kind`]) in the plural, for
 /// its summary.
 fn plural(kind: &str) -> &'static str {
@@ -604,5 +645,23 @@ fn plural(kind: &str) -> &'static str {
         crate::replay::kind::SERIAL => "bad serial lines",
         crate::replay::kind::SERIAL_GAP => "pinsetter sequence gaps",
         _ => "refused inputs",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadline_runs_unless_the_journal_fails_or_the_script_has_not_reached_it() {
+        // A live lane: by the clock alone.
+        assert_eq!(runnable(Some(1100), false, None), Some(1100));
+        assert_eq!(runnable(None, false, None), None);
+        assert_eq!(runnable(Some(1100), true, None), None);
+        // A script whose next input is at 1050: a deadline at 1100 waits
+        // for it, however late it comes; one up to 1050 runs.
+        assert_eq!(runnable(Some(1100), false, Some(1050)), None);
+        assert_eq!(runnable(Some(1050), false, Some(1050)), Some(1050));
+        assert_eq!(runnable(Some(1000), true, Some(1050)), None);
     }
 }

@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use crate::lane::{Bowler, Callout, Conduct, Millis, Output, Panel, Refusal, Sensor, Switch};
+use crate::lane::{
+    Bowler, Callout, Conduct, Event, Millis, Output, Panel, Refusal, Sensor, Switch,
+};
 
 pub use inputs::InputSender;
 
@@ -62,6 +64,18 @@ pub enum Input {
     Action {
         panel: Panel,
         reply: Option<Reply>,
+    },
+    /// The demo's script ([`crate::demo`]): an input stamped with its own
+    /// lane time `t` (or, with no `event`, only the script's time), and
+    /// the lane time of the script's next input, before which it sends
+    /// nothing. A lane that follows a script
+    /// ([`LaneRunner::follow_script`](crate::lane_thread::LaneRunner::follow_script))
+    /// runs its deadlines up to `next` and never past it, so its lane time
+    /// is the script's however late the inputs arrive.
+    Script {
+        t: Millis,
+        event: Option<Event>,
+        next: Millis,
     },
     /// Stop after what is queued.
     Shutdown,

@@ -5,7 +5,8 @@
 //!
 //! Inputs use the kernel's edge detection with its debounce
 //! (`set_async_interrupt`); rppal calls our callback on its own thread, and
-//! the callback only maps the edge to a [`Sensor`] and sends it on the
+//! the callback only maps the edge to a [`Sensor`], stamps it with the
+//! kernel's time of the edge ([`edge_instant`]) and sends it on the
 //! lane's bounded channel ([`crate::ports::inputs`]): a foul-beam break is shed
 //! (and counted) when the channel is full; its clear, the ball detector,
 //! channel sensors and buttons wait for room, on rppal's thread, never the
@@ -68,6 +69,34 @@ pub fn input_event(role: &InputRole, active_high: bool, level_high: bool) -> Opt
         InputRole::ChannelRight => Some(Sensor::Channel { side: Side::Right }),
         InputRole::Button(name) => Some(Sensor::Button { name: name.clone() }),
     }
+}
+
+/// The oldest a kernel's stamp of an edge is believed: an edge waits in
+/// the kernel's buffer only while the lane's channel is full, for far less.
+const MAX_EDGE_AGE: Duration = Duration::from_secs(10);
+
+/// The instant of an edge the kernel stamped at `stamp` (rppal's
+/// `Event::timestamp`: CLOCK_MONOTONIC, the clock of `Instant` on Linux),
+/// from `now` and `monotonic_now`, that clock read at the same moment: `now`
+/// less the edge's age. A stamp that is odd (after `monotonic_now`, or
+/// older than [`MAX_EDGE_AGE`]: another clock than the one read) or a
+/// clock that could not be read gives `now`, the time the edge is handled.
+pub fn edge_instant(stamp: Duration, now: Instant, monotonic_now: Option<Duration>) -> Instant {
+    monotonic_now
+        .and_then(|clock| clock.checked_sub(stamp))
+        .filter(|&age| age <= MAX_EDGE_AGE)
+        .and_then(|age| now.checked_sub(age))
+        .unwrap_or(now)
+}
+
+/// CLOCK_MONOTONIC now, the clock of the kernel's edge stamps.
+fn monotonic_now() -> Option<Duration> {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    let secs = u64::try_from(now.tv_sec).ok()?;
+    let nanos = u32::try_from(now.tv_nsec)
+        .ok()
+        .filter(|&n| n < 1_000_000_000)?;
+    Some(Duration::new(secs, nanos))
 }
 
 /// The pin level (high?) that switches an output on or off.
@@ -274,10 +303,8 @@ pub fn start_rpi(
         let role = s.role.clone();
         let active_high = s.active_high;
         let tx = tx.clone();
-        // rppal's event timestamp is kernel time since boot, which std
-        // cannot turn into an `Instant`; with kernel debounce the event is
-        // delivered when the debounced edge is stamped, so the time of the
-        // callback is as good.
+        // Each edge is stamped with the kernel's time of it (after its
+        // debounce), not the callback's: the callback's thread may run late.
         pin.set_async_interrupt(Trigger::Both, debounce, move |event: gpio::Event| {
             let level_high = match event.trigger {
                 Trigger::RisingEdge => true,
@@ -286,10 +313,8 @@ pub fn start_rpi(
             };
             if let Some(sensor) = input_event(&role, active_high, level_high) {
                 let beam = matches!(sensor, Sensor::FoulBeam { .. });
-                let input = Input::Reading(Reading {
-                    at: Instant::now(),
-                    sensor,
-                });
+                let at = edge_instant(event.timestamp, Instant::now(), monotonic_now());
+                let input = Input::Reading(Reading { at, sensor });
                 // The daemon gone means we are shutting down: nothing to do.
                 let _ = if beam {
                     tx.send_beam(input)
@@ -313,6 +338,46 @@ pub fn start_rpi(
 mod tests {
     use super::*;
     use crate::config::BcmPin;
+
+    #[test]
+    fn an_edge_is_stamped_at_the_kernels_time_of_it() {
+        let now = Instant::now() + Duration::from_secs(60);
+        let clock = Duration::from_secs(5000);
+        let ms = Duration::from_millis;
+        assert_eq!(edge_instant(clock - ms(3), now, Some(clock)), now - ms(3));
+        assert_eq!(edge_instant(clock, now, Some(clock)), now);
+        assert_eq!(
+            edge_instant(clock - MAX_EDGE_AGE, now, Some(clock)),
+            now - MAX_EDGE_AGE
+        );
+    }
+
+    #[test]
+    fn an_odd_kernel_stamp_gives_the_time_the_edge_is_handled() {
+        let now = Instant::now();
+        let clock = Duration::from_secs(5000);
+        // After the clock read with it (another clock: the wall's).
+        let wall = Duration::from_secs(1_780_000_000);
+        assert_eq!(edge_instant(wall, now, Some(clock)), now);
+        // Older than believed, or no stamp at all.
+        let old = clock - MAX_EDGE_AGE - Duration::from_nanos(1);
+        assert_eq!(edge_instant(old, now, Some(clock)), now);
+        assert_eq!(edge_instant(Duration::ZERO, now, Some(clock)), now);
+        // The clock could not be read.
+        assert_eq!(edge_instant(clock, now, None), now);
+    }
+
+    #[test]
+    fn the_kernels_clock_is_the_clock_of_instants() {
+        let before = Instant::now();
+        let stamp = monotonic_now().expect("CLOCK_MONOTONIC");
+        let handled = Instant::now();
+        let at = edge_instant(stamp, handled, monotonic_now());
+        assert!(
+            before <= at && at <= handled,
+            "{before:?} {at:?} {handled:?}"
+        );
+    }
 
     #[test]
     fn foul_beam_reports_both_edges() {
