@@ -8,7 +8,7 @@ use crate::wall_clock::rfc3339;
 /// Digits of a journal's sequence number in its name.
 const SEQ_DIGITS: usize = 6;
 
-/// The name of lane `lane`'s journal number `seq`, started at `now` (ms
+/// The name of lane `lane`'s journal number `seq`, started at `now` (seconds
 /// since the Unix epoch, by the wall clock: for people only).
 pub fn journal_name(lane: u32, now: u64, seq: u64) -> String {
     let stamp = rfc3339(now).replace([':', '-'], "");
@@ -42,7 +42,7 @@ mod tests {
 
     #[test]
     fn a_name_gives_back_its_sequence_number_and_old_names_are_older() {
-        let name = journal_name(7, 1_764_410_400_000, 12);
+        let name = journal_name(7, 1_764_410_400, 12);
         assert_eq!(name, "lane7-20251129T100000Z-000012.jsonl");
         assert_eq!(journal_seq(&name), 12);
         assert_eq!(journal_seq(&format!("{name}.damaged-2")), 12);
