@@ -95,6 +95,53 @@ fn the_demo_runs_headless_and_its_journal_replays_to_the_same_lane() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn the_demos_end_names_every_journal_and_prints_each_blocks_sheet() {
+    let dir = std::env::temp_dir().join(format!("lanecall-demo-blocks-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    // 6,000 s of lane time: the first block (about 85 min) and the next.
+    let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+        .args([
+            "demo",
+            "--speed",
+            "1000",
+            "--for",
+            "6",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .arg("--state-dir")
+        .arg(&dir)
+        .output()
+        .expect("lanecall demo runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "exit {:?}\n{stdout}", out.status);
+    let mut journals: Vec<_> = fs::read_dir(dir.join("journal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    journals.sort();
+    assert!(journals.len() >= 2, "{journals:?}");
+    // Each journal named, the earlier blocks' sheets as their journals
+    // replay (the last block's is the lane's own, at the end).
+    let end = &stdout;
+    for (i, journal) in journals.iter().enumerate() {
+        let named = format!("Journal:  {}", journal.display());
+        assert!(end.contains(&named), "{named}\n{end}");
+        if i + 1 < journals.len() {
+            let replay = Replay::from_reader(fs::read(journal).unwrap().as_slice()).unwrap();
+            assert!(
+                end.contains(&format!("{named}\n{}", render_sheet(&replay))),
+                "block {} of {}:\n{end}",
+                i + 1,
+                journals.len()
+            );
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
 /// Processes that spin on the CPU until dropped.
 struct Hogs(Vec<Child>);
 

@@ -120,10 +120,45 @@ fn daemon_exit(e: &crate::daemon::DaemonError) -> ExitCode {
     }
 }
 
+/// The demo's blocks before its last, each with its journal and sheet, read
+/// back from the journals the demo wrote from `first` on (the last block's
+/// sheet is the lane's own).
+fn print_earlier_blocks(journal_dir: &Path, first: Option<&Path>) {
+    use crate::journal::names::{file_name, journal_seq};
+    let Some(first) = first else {
+        return;
+    };
+    let from = journal_seq(file_name(first));
+    let mut journals: Vec<PathBuf> = std::fs::read_dir(journal_dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    journals.retain(|p| {
+        p.extension().is_some_and(|x| x == "jsonl") && journal_seq(file_name(p)) >= from
+    });
+    journals.sort_by_key(|p| journal_seq(file_name(p)));
+    let last = journals.pop();
+    for journal in &journals {
+        match super::replay::replay_file(journal) {
+            Ok(replay) => print!(
+                "\nJournal:  {}\n{}",
+                journal.display(),
+                render_sheet(&replay)
+            ),
+            Err(e) => eprintln!("lanecall demo: {}: {e}", journal.display()),
+        }
+    }
+    if let Some(last) = last {
+        println!("\nJournal:  {}", last.display());
+    }
+}
+
 /// Runs the daemon until it is stopped; returns its exit code.
 pub(super) fn live(config: Config, options: ServeOptions) -> ExitCode {
     let demo = options.demo.is_some();
+    let journal_dir = config.journal_dir();
+    let mut first_journal = None;
     let daemon = serve(config, options, |started| {
+        first_journal = Some(started.journal.clone());
         if demo {
             println!("Panel:    http://{}/", started.listen);
             let port = started.listen.port();
@@ -142,6 +177,7 @@ pub(super) fn live(config: Config, options: ServeOptions) -> ExitCode {
     match block_on("lanecall", daemon, daemon_exit) {
         Ok(replay) => {
             if demo {
+                print_earlier_blocks(&journal_dir, first_journal.as_deref());
                 print!("{}", render_sheet(&replay));
                 // With the journal, this time gives the same lane again: the
                 // timers that ran after the last input ran up to it.

@@ -428,8 +428,8 @@ pub fn whole_len(file: &File, len: u64) -> io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wall_clock::rfc3339;
     use crate::lane::{Rules, Sensor};
+    use crate::wall_clock::rfc3339;
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir =
