@@ -431,6 +431,32 @@ fn run_and_centre_say_a_config_they_cannot_read_once_and_exit_78() {
 }
 
 #[test]
+fn a_centre_that_cannot_start_says_why_once() {
+    let dir = scratch("centre-port");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap();
+    let file = dir.join("centre.toml");
+    fs::write(
+        &file,
+        format!(
+            "site = \"cup\"\nstate_dir = {dir:?}\nbroker = \"mqtt://127.0.0.1:1\"\n\
+             [web]\nlisten = \"{addr}\"\njudge_pin_hash = {:?}\n",
+            lanecall::web::hash_pin("482913").unwrap()
+        ),
+    )
+    .unwrap();
+    let out = lanecall(&["centre", "--config", file.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.matches("Address already in use").count(),
+        1,
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn run_with_gpio_on_a_machine_that_is_not_a_pi_exits_78_for_no_restart() {
     let on_a_pi =
         fs::read_to_string("/proc/device-tree/model").is_ok_and(|m| m.contains("Raspberry Pi"));

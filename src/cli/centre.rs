@@ -58,7 +58,7 @@ pub(super) fn main(path: &std::path::Path) -> std::process::ExitCode {
     let config = match crate::centre::config::CentreConfig::load(path) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("lanecall centre: {e}");
+            super::fatal("lanecall centre", e);
             return ExitCode::from(super::exit::EX_CONFIG);
         }
     };
@@ -69,7 +69,7 @@ pub(super) fn main(path: &std::path::Path) -> std::process::ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("lanecall centre: {e}");
+            super::fatal("lanecall centre", e);
             return ExitCode::FAILURE;
         }
     };
@@ -77,8 +77,7 @@ pub(super) fn main(path: &std::path::Path) -> std::process::ExitCode {
         let centre = match crate::centre::start(config).await {
             Ok(c) => c,
             Err(e) => {
-                tracing::error!("{e}");
-                eprintln!("lanecall centre: {e}");
+                super::fatal("lanecall centre", e);
                 return ExitCode::FAILURE;
             }
         };
@@ -87,7 +86,7 @@ pub(super) fn main(path: &std::path::Path) -> std::process::ExitCode {
         let mut term = match signal(SignalKind::terminate()) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("lanecall centre: {e}");
+                super::fatal("lanecall centre", e);
                 return ExitCode::FAILURE;
             }
         };
