@@ -121,21 +121,20 @@ fn daemon_exit(e: &crate::daemon::DaemonError) -> ExitCode {
 }
 
 /// The demo's blocks before its last, each with its journal and sheet, read
-/// back from the journals the demo wrote from `first` on (the last block's
-/// sheet is the lane's own).
-fn print_earlier_blocks(journal_dir: &Path, first: Option<&Path>) {
+/// back from the lane's journals (the store's list) from `first` on (the
+/// last block's sheet is the lane's own).
+fn print_earlier_blocks(state_dir: &Path, lane: u32, first: &Path) {
     use crate::journal::names::{file_name, journal_seq};
-    let Some(first) = first else {
-        return;
+    let listed = crate::journal::store::Store::open(state_dir, lane).and_then(|store| store.list());
+    let mut journals = match listed {
+        Ok(journals) => journals,
+        Err(e) => {
+            eprintln!("lanecall demo: {e}");
+            return;
+        }
     };
     let from = journal_seq(file_name(first));
-    let mut journals: Vec<PathBuf> = std::fs::read_dir(journal_dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    journals.retain(|p| {
-        p.extension().is_some_and(|x| x == "jsonl") && journal_seq(file_name(p)) >= from
-    });
-    journals.sort_by_key(|p| journal_seq(file_name(p)));
+    journals.retain(|p| journal_seq(file_name(p)) >= from);
     let last = journals.pop();
     for journal in &journals {
         match super::replay::replay_file(journal) {
@@ -155,11 +154,11 @@ fn print_earlier_blocks(journal_dir: &Path, first: Option<&Path>) {
 /// Runs the daemon until it is stopped; returns its exit code.
 pub(super) fn live(config: Config, options: ServeOptions) -> ExitCode {
     let demo = options.demo.is_some();
-    let journal_dir = config.journal_dir();
+    let (state_dir, lane) = (config.state_dir.clone(), config.lane);
     let mut first_journal = None;
     let daemon = serve(config, options, |started| {
-        first_journal = Some(started.journal.clone());
         if demo {
+            first_journal = Some(started.journal.clone());
             println!("Panel:    http://{}/", started.listen);
             let port = started.listen.port();
             if started.listen.ip().is_loopback() {
@@ -177,7 +176,9 @@ pub(super) fn live(config: Config, options: ServeOptions) -> ExitCode {
     match block_on("lanecall", daemon, daemon_exit) {
         Ok(replay) => {
             if demo {
-                print_earlier_blocks(&journal_dir, first_journal.as_deref());
+                if let Some(first) = &first_journal {
+                    print_earlier_blocks(&state_dir, lane, first);
+                }
                 print!("{}", render_sheet(&replay));
                 // With the journal, this time gives the same lane again: the
                 // timers that ran after the last input ran up to it.
