@@ -95,7 +95,7 @@
 // The pure core, its own crate (crates/lanecall-core), under the paths it
 // always had: `crate::lane::Lane`, `lanecall::journal::Reader`, …
 // The journal's format is the core's too, under [`journal`] with its files.
-pub use lanecall_core::{lane, pins, pinsetter, replay, sim};
+pub use lanecall_core::{lane, pins, pinsetter, replay, sim, wall};
 
 pub mod atomic;
 pub mod centre;

@@ -5,11 +5,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
+use lanecall_core::wall::WallTime;
 
-/// The stamp of any second past RFC 3339's four-digit years.
-const LAST: &str = "9999-12-31T23:59:59Z";
+pub use lanecall_core::wall::rfc3339;
 
 /// Seconds since 1970 now, from the wall clock (only for file names and
 /// the header's `started_at`; lane time never comes from it). A clock set
@@ -20,15 +18,21 @@ pub fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// `2026-11-29T14:00:00Z` for seconds since 1970 (UTC, proleptic
-/// Gregorian). A second past the year 9999 is written as the last second
-/// of 9999.
-pub fn rfc3339(secs: u64) -> String {
-    i64::try_from(secs)
-        .ok()
-        .and_then(|s| OffsetDateTime::from_unix_timestamp(s).ok())
-        .and_then(|t| t.format(&Rfc3339).ok())
-        .unwrap_or_else(|| LAST.to_owned())
+/// The wall clock now, to the millisecond (a journal line's `wall`).
+pub fn wall_now() -> WallTime {
+    let ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    WallTime(i64::try_from(ms).unwrap_or(i64::MAX))
+}
+
+/// The system's time zone now (`/etc/localtime`, or `TZ`): its name, if
+/// it has one, and its offset from UTC in seconds. UTC when it cannot be
+/// read.
+pub fn zone_now() -> serde_json::Value {
+    let tz = jiff::tz::TimeZone::system();
+    let offset = tz.to_offset(jiff::Timestamp::now());
+    serde_json::json!({"name": tz.iana_name(), "offset_s": offset.seconds()})
 }
 
 #[cfg(test)]
@@ -60,17 +64,6 @@ mod tests {
 
     /// 9999-12-31T23:59:59Z.
     const LAST_SECOND: u64 = 253_402_300_799;
-
-    #[test]
-    fn dates_are_rfc3339_utc() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_795_960_800), "2026-11-29T14:00:00Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339(4_107_542_399), "2100-02-28T23:59:59Z");
-        assert_eq!(rfc3339(LAST_SECOND), LAST);
-        assert_eq!(rfc3339(LAST_SECOND + 1), LAST);
-        assert_eq!(rfc3339(u64::MAX), LAST);
-    }
 
     proptest! {
         #[test]

@@ -340,3 +340,69 @@ fn the_next_blocks_journal_inherits_the_link_state_across_a_crash() {
     drop(daemon);
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Milliseconds since 1970 now, by the test's wall clock.
+fn wall_ms() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    i64::try_from(since.as_millis()).unwrap()
+}
+
+/// Lane time goes on from the journal's last `t` at a restart while the
+/// wall clock does not wait: the journal gives the wall-clock time on its
+/// first line and again on the first line after the restart, so the
+/// panel's times of day stay true. Each `wall` is the wall clock of the
+/// moment its line was written.
+#[test]
+fn the_journal_gives_the_wall_clock_again_after_a_restart() {
+    const PIN: &str = "135792";
+    let dir = std::env::temp_dir().join(format!("lanecall-crash-wall-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let (_pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let port = slave.name().expect("the slave's name");
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let http = support::free_port();
+    let config = support::write_config(&dir, 3, &port, http, &hash);
+    let hold = |on: bool| serde_json::json!({"ev": "hold", "on": on});
+
+    let mut windows = Vec::new();
+    for on in [true, false] {
+        let before = wall_ms();
+        let mut daemon = support::Daemon::start(&config, http);
+        daemon.login(PIN);
+        assert_eq!(daemon.action(hold(on)).0, 200);
+        windows.push((before, wall_ms()));
+        if !on {
+            // The lane's report has the journal's two points.
+            let lane = daemon.lane();
+            let points = lane["wall_clock"].as_array().unwrap();
+            assert_eq!(points.len(), 2, "{lane:#}");
+        }
+        daemon.stop();
+    }
+    let files = journals(&dir);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = fs::read_to_string(&files[0]).unwrap();
+    let walls: Vec<(u64, i64)> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let wall = lanecall::wall::WallTime::parse(v.get("wall")?.as_str()?).unwrap();
+            Some((v["t"].as_u64().unwrap(), wall.0))
+        })
+        .collect();
+    assert_eq!(walls.len(), 2, "one `wall` a start:\n{text}");
+    let first_line: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    assert!(first_line.get("wall").is_some(), "{first_line}");
+    for ((_, wall), (before, after)) in walls.iter().zip(&windows) {
+        assert!(
+            (before - 1..=after + 1).contains(wall),
+            "wall {wall} outside its run's {before}..{after}"
+        );
+    }
+    drop(slave);
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -170,8 +170,9 @@ impl Drop for Hogs {
 }
 
 /// A demo's journals, oldest first, as one text: every event line byte for
-/// byte; the header without the wall-clock time it was written at (and so
-/// without its seal).
+/// byte; the header, and a line that gives the wall-clock time (`wall`),
+/// without the wall-clock time it was written at (and so without its
+/// seal).
 fn journals(dir: &Path) -> String {
     let mut files: Vec<_> = fs::read_dir(dir.join("journal"))
         .expect("the demo made its journal folder")
@@ -187,7 +188,17 @@ fn journals(dir: &Path) -> String {
         let header = header.as_object_mut().unwrap();
         assert!(header.remove("started_at").is_some(), "{header:?}");
         header.remove("c");
-        all += &format!("{}\n{events}", serde_json::Value::Object(header.clone()));
+        all += &format!("{}\n", serde_json::Value::Object(header.clone()));
+        for line in events.lines() {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let v = v.as_object_mut().unwrap();
+            if v.remove("wall").is_some() {
+                v.remove("c");
+                all += &format!("{}\n", serde_json::Value::Object(v.clone()));
+            } else {
+                all += &format!("{line}\n");
+            }
+        }
     }
     all
 }

@@ -114,6 +114,8 @@ fn run_with_pinsetter(script: &str, tag: &str) {
             .args(["run", "--config"])
             .arg(&config)
             .env("RUST_LOG", "warn")
+            // Times of day in a zone that is not the browser's (UTC+12).
+            .env("TZ", "Asia/Kamchatka")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()

@@ -15,6 +15,7 @@ use crate::atomic::sync_dir;
 use crate::journal::{self, Checked, Header, HeaderError, Reader};
 use crate::lane::{Event, Millis, Stamped};
 use crate::replay::Replay;
+use crate::wall::WallTime;
 
 /// The folder of journals under the state directory.
 pub struct Store {
@@ -326,8 +327,14 @@ impl JournalFile {
     /// append if the cut fails too), so a line is never glued onto a
     /// half-written one.
     pub fn append(&mut self, e: &Stamped<Event>) -> io::Result<u64> {
+        self.append_at(e, None)
+    }
+
+    /// [`JournalFile::append`], the line giving the wall-clock time of its
+    /// `t` when there is one (journal.md, "Wall-clock time").
+    pub fn append_at(&mut self, e: &Stamped<Event>, wall: Option<WallTime>) -> io::Result<u64> {
         self.roll_back()?;
-        let mut line = journal::sealed_event_line(e, self.next_n);
+        let mut line = journal::sealed_line_at(e, self.next_n, wall);
         line.push('\n');
         self.dirty = true;
         self.file.write_all(line.as_bytes())?;

@@ -13,6 +13,7 @@
 //! systemd's notifications is the wiring's ([`crate::daemon`]).
 
 mod failure;
+mod wall;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ use crate::ports::{
     CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Reply,
 };
 use crate::replay::Replay;
+use crate::wall::WallTime;
 use crate::wall_clock::{rfc3339, unix_now};
 use failure::Failure;
 
@@ -118,6 +120,9 @@ pub struct LaneRunner {
     /// Following a script (the demo, [`LaneRunner::follow_script`]): the
     /// lane time before which the script sends nothing more.
     script: Option<Millis>,
+    /// A line of this run gave the wall-clock time (`wall`).
+    wall_given: bool,
+    zone: wall::Zone,
 }
 
 impl LaneRunner {
@@ -213,6 +218,8 @@ impl LaneRunner {
             inputs_published: (0, 0),
             log_limit: LogLimiter::new(crate::log_limit::WINDOW),
             script: None,
+            wall_given: false,
+            zone: Default::default(),
         };
         core.publish();
         Ok((core, rx))
@@ -436,7 +443,11 @@ impl LaneRunner {
     /// Journals an input and, once it is durable, applies it and sends its
     /// effects; returns the lane's refusal, if any.
     fn journal_and_apply(&mut self, e: &Stamped<Event>) -> io::Result<Option<Refusal>> {
-        let line = self.journal_input(e)?;
+        let (line, wall) = self.journal_input(e)?;
+        self.wall_given = true;
+        if let Some(wall) = wall {
+            self.replay.read_wall(e.t, wall);
+        }
         for sink in &mut self.journal_sinks {
             sink.written(self.journal.path(), self.journal.len());
         }
@@ -452,8 +463,9 @@ impl LaneRunner {
     /// had (a `serial_link` reading at the lineup's time), when it had one:
     /// the port stays open across blocks and reports no change, and the
     /// new journal, replayed alone or recovered after a restart, must not
-    /// show a working link as never connected.
-    fn journal_input(&mut self, e: &Stamped<Event>) -> io::Result<u64> {
+    /// show a working link as never connected. The wall-clock time a line
+    /// gave is returned with it, to read before the line is applied.
+    fn journal_input(&mut self, e: &Stamped<Event>) -> io::Result<(u64, Option<WallTime>)> {
         let lane = self.replay.lane();
         let link_up = lane.link_up();
         let next_block = matches!(
@@ -465,8 +477,10 @@ impl LaneRunner {
         ) && !lane.blocks().is_empty()
             && lane.open_block().is_none();
         if !next_block {
-            return self.journal.append(e);
+            let wall = self.wall_for(e.t, false);
+            return Ok((self.journal.append_at(e, wall)?, wall));
         }
+        let wall = self.wall_for(e.t, true);
         let now = unix_now();
         let day = Self::same_day(&self.replay, &self.settings, now);
         let header = Self::header(&self.settings, now).with_day(day);
@@ -478,20 +492,27 @@ impl LaneRunner {
             t: e.t,
             event: Event::Sensor(Sensor::SerialLink { up }),
         });
+        // The new journal's first line gives the wall-clock time.
         let appended = match &inherited {
-            Some(link) => file.append(link).map(Some),
+            Some(link) => file.append_at(link, wall).map(Some),
             None => Ok(None),
         }
-        .and_then(|link_line| Ok((link_line, file.append(e)?)));
+        .and_then(|link_line| {
+            let wall = if link_line.is_some() { None } else { wall };
+            Ok((link_line, file.append_at(e, wall)?))
+        });
         match appended {
             Ok((link_line, line)) => {
                 tracing::info!(journal = %file.path().display(), "started a new journal for the next block");
                 self.journal = file;
                 self.replay = Replay::new(&header);
+                if let Some(wall) = wall {
+                    self.replay.read_wall(e.t, wall);
+                }
                 if let (Some(n), Some(link)) = (link_line, &inherited) {
                     self.replay.apply(n, link);
                 }
-                Ok(line)
+                Ok((line, None))
             }
             Err(err) => {
                 // A journal with only its header would be taken as the
@@ -606,6 +627,7 @@ impl LaneRunner {
             serde_json::json!(self.settings.language),
         ));
         extra.push(("journal", self.journal_status()));
+        extra.push(("time_zone", self.zone.now()));
         self.inputs_published = self.inputs_counts();
         let (shed_serial, shed_beam) = self.inputs_published;
         extra.push((

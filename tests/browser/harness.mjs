@@ -9,6 +9,25 @@ export const [url, pin, shots] = process.argv.slice(2);
 
 export const id = (name) => `[data-testid="${name}"]`;
 
+// Lane time `t` as the time of day on the lane, HH:MM:SS, worked out here
+// from the report's `wall_clock` and `time_zone` (the test's own
+// arithmetic, not the panel's).
+export function timeOfDay(lane, t) {
+  return onLane(lane, t).slice(11, 19);
+}
+
+// The date on the lane at lane time `t`, DD.MM.YYYY, as `timeOfDay`.
+export function dateOnLane(lane, t) {
+  const [y, m, d] = onLane(lane, t).slice(0, 10).split('-');
+  return `${d}.${m}.${y}`;
+}
+
+function onLane(lane, t) {
+  const points = lane.wall_clock;
+  const p = [...points].reverse().find((q) => q.t <= t) || points[0];
+  return new Date(Date.parse(p.wall) + (t - p.t) + lane.time_zone.offset_s * 1000).toISOString();
+}
+
 export function same(what, got, want) {
   const g = JSON.stringify(got);
   const w = JSON.stringify(want);

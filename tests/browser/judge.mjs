@@ -4,7 +4,7 @@
 // day's second block. Asks the test harness for pinsetter lines by printing
 // `READY <mask>` or `PINS <mask>` and waits for `sent` on stdin. Exits
 // non-zero on the first failed step.
-import { url, pin, id, same, pinsetter, run } from './harness.mjs';
+import { url, pin, id, same, pinsetter, run, timeOfDay } from './harness.mjs';
 
 await run(async ({ page, shot, step, lane, until }) => {
   const text = (name) => page.locator(id(name)).innerText();
@@ -33,6 +33,14 @@ await run(async ({ page, shot, step, lane, until }) => {
   await page.click(id('tab-blindfolds'));
   await page.click(id('blindfold-ok-0'));
   await until('the blindfold check on the server', async () => (await lane()).blindfolds.some((b) => b.ok));
+  // Times of day on the lane: the daemon runs with TZ=Asia/Kamchatka
+  // (UTC+12, never the browser's zone), its journal gives the wall clock.
+  const checked = await lane();
+  same('the lane\'s time zone', checked.time_zone.offset_s, 12 * 3600);
+  const drift = Math.abs(Date.parse(checked.wall_clock.at(-1).wall) - Date.now());
+  if (!(drift < 120000)) throw new Error(`the lane's wall clock is ${drift} ms off: ${JSON.stringify(checked.wall_clock)}`);
+  const check = checked.blindfolds.find((b) => b.ok);
+  await shows('blindfold-row-0', `✓ в порядке, ${timeOfDay(checked, check.checked_at)}, Judge Orlova`);
   await page.click(id('tab-order'));
   await page.fill(id('start-games'), '1');
   await page.click(id('start-block'));
@@ -169,7 +177,7 @@ await run(async ({ page, shot, step, lane, until }) => {
   same('/api/lane dead_ball entries', dead.map((c) => [c.bowler, c.frame, c.ball, c.deck, c.by]),
     [['Anna K.', 1, 1, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'Judge Orlova']]);
   await page.click(id('tab-judge'));
-  await shows('conduct-list', 'Недействительный бросок');
+  await shows('conduct-list', `${timeOfDay(after, dead[0].t)} · Anna K. · Недействительный бросок`);
   await shot('judge-04-dead-ball');
 
   step('the block ends and the next one starts: Block 2');

@@ -11,7 +11,7 @@
 // records a ball in one tap plus the pins still standing, the pins down
 // before it cannot be tapped, and a ball recorded by hand is undone.
 import { join } from 'node:path';
-import { url, pin, shots, id, same, pinsetter, run } from './harness.mjs';
+import { url, pin, shots, id, same, pinsetter, run, dateOnLane } from './harness.mjs';
 
 const padMode = process.argv[5] === 'pad';
 const NAMES = ['Anna Kuznetsova', 'Boris Tikhonov', 'Clara Matveeva', 'Dmitri Romanov'];
@@ -338,7 +338,9 @@ await run(async ({ page, api, step, lane, until }) => {
   await page.emulateMedia({ media: 'print' });
   const sheet = await page.locator(id('print-sheet')).innerText();
   const session = await (await page.request.get(api('/api/session'))).json();
-  for (const want of [session.event || 'Протокол', 'Дорожка 5', 'Блок 1', ...NAMES, 'Kazan', 'Ufa', 'Серия', 'Гандикап 12', 'Главный судья дорожки']) {
+  const bowled = await lane();
+  const on = `Дата игры: ${dateOnLane(bowled, bowled.blocks[0].started_at)}`;
+  for (const want of [session.event || 'Протокол', on, 'Дорожка 5', 'Блок 1', ...NAMES, 'Kazan', 'Ufa', 'Серия', 'Гандикап 12', 'Главный судья дорожки']) {
     if (!sheet.includes(want)) throw new Error(`the printed sheet lacks ${want}:\n${sheet}`);
   }
   same('signature lines', (sheet.match(/Подпись/g) || []).length, 3);

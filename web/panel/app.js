@@ -5,7 +5,7 @@
 
 import { t, setLang, lang } from './i18n.js';
 import {
-  $, h, tid, S, api, replace, setText, announce, clearError, showError, renderToast, renderError, pinsText, fmtDate,
+  $, h, tid, S, api, replace, setText, announce, clearError, showError, renderToast, renderError, pinsText, fmtDate, clockAt,
   checkSecurity, blindfoldHeld, pendingSlow,
 } from './core.js';
 import { store, load, calloutText } from './dom.js';
@@ -72,7 +72,7 @@ function announceChanges(prev, lane) {
       for (const e of said) announce(t('newError', e.message));
       if (fresh > said.length) announce(t('moreErrors', fresh - said.length));
     }
-    for (const c of (lane.conduct || []).slice(seen.conduct)) announce(conductText(c));
+    for (const c of (lane.conduct || []).slice(seen.conduct)) announce(conductText(c, lane));
   }
   seen = counts;
 }
@@ -94,7 +94,7 @@ function renderStatus() {
     const ps = lane.pinsetter || {};
     items.push(pill('status-link', t(ps.link === 'up' ? 'linkUp' : ps.link === 'down' ? 'linkDown' : 'linkNone'), ps.link === 'up' ? 'good' : ps.link === 'down' ? 'bad' : 'warn'));
     if (ps.fault) items.push(pill('status-fault', t('fault', ps.fault), 'bad'));
-    if (lane.hold) items.push(pill('status-hold', t('holdOn', lane.hold.by, lane.hold.reason), 'bad'));
+    if (lane.hold) items.push(pill('status-hold', t('holdOn', lane.hold.by, lane.hold.reason, clockAt(lane, lane.hold.since)), 'bad'));
     // A bowler the lane waits for at the blindfold: being adjusted, or a
     // new check asked for.
     const bf = blindfoldHeld(lane);

@@ -35,6 +35,47 @@ export function mmss(ms) {
   return Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
 }
 
+// The wall-clock time (ms since 1970) of lane time `t`, from the lane's
+// `wall_clock` (replay-output.md): its latest point at or before `t`, the
+// first for a time before every point; null when the journal gives none.
+export function wallAt(lane, t) {
+  const points = (lane && lane.wall_clock) || [];
+  if (t === null || t === undefined || !points.length) return null;
+  let p = points[0];
+  for (const q of points) if (q.t <= t) p = q;
+  const ms = Date.parse(p.wall);
+  return isNaN(ms) ? null : ms + (t - p.t);
+}
+
+// `ms` moved to the lane's time zone (the system's, `time_zone` in
+// /api/lane; a past journal's report has none: the live lane's), read
+// back with the UTC getters.
+function onLane(lane, ms) {
+  const z = (lane && lane.time_zone) || (S.lane && S.lane.time_zone);
+  const off = z && typeof z.offset_s === 'number' ? z.offset_s * 1000 : -new Date(ms).getTimezoneOffset() * 60000;
+  return new Date(ms + off);
+}
+
+const two = (n) => String(n).padStart(2, '0');
+
+// Lane time `t` as the time of day on the lane, HH:MM:SS; as lane time
+// (m:ss) when the journal gives no wall clock.
+export function clockAt(lane, t) {
+  const ms = wallAt(lane, t);
+  if (ms === null) return mmss(t);
+  const d = onLane(lane, ms);
+  return two(d.getUTCHours()) + ':' + two(d.getUTCMinutes()) + ':' + two(d.getUTCSeconds());
+}
+
+// The date on the lane at lane time `t` (DD.MM.YYYY), or '' without a
+// wall clock.
+export function dateAt(lane, t) {
+  const ms = wallAt(lane, t);
+  if (ms === null) return '';
+  const d = onLane(lane, ms);
+  return two(d.getUTCDate()) + '.' + two(d.getUTCMonth() + 1) + '.' + d.getUTCFullYear();
+}
+
 export function fmtDate(s, dateOnly) {
   if (!s) return '';
   const d = new Date(s);

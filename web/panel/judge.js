@@ -3,13 +3,13 @@
 
 import { t } from './i18n.js';
 import {
-  $, h, tid, or, replace, act, api, showError, isJudge, S, mmss, fmtDate, pinsText,
+  $, h, tid, or, replace, act, api, showError, isJudge, S, clockAt, fmtDate, pinsText,
   currentOrder, latestBlock, pendingSlow, givePenalty, hold,
 } from './core.js';
 import { blockLabel, blockPicker, sheetFor, printNow } from './sheet.js';
 
-export function conductText(c) {
-  const parts = [mmss(c.t), c.bowler, t('k_' + c.kind) + (c.level ? ' (' + t('lvl_' + c.level) + ')' : '')];
+export function conductText(c, lane) {
+  const parts = [clockAt(lane, c.t), c.bowler, t('k_' + c.kind) + (c.level ? ' (' + t('lvl_' + c.level) + ')' : '')];
   if (c.seconds !== undefined && c.seconds !== null) parts.push(t('secs', c.seconds));
   if (c.game && c.frame && c.ball) parts.push(t('gfb', c.game, c.frame, c.ball));
   if (c.issue) parts.push(t('issue_' + c.issue));
@@ -37,7 +37,7 @@ function conductSection(lane, idp) {
     list.length ? h('ul', { class: 'clist', 'data-testid': idp + 'conduct-list' }, list.map((c, i) => h('li', {
       class: 'c-' + c.kind + (c.withdrawn ? ' withdrawn' : '') + (c.level === 'penalty' ? ' penalty' : ''),
     },
-    h('span', { text: conductText(c) }),
+    h('span', { text: conductText(c, lane) }),
     live && pendingSlow(c) ? h('button', { type: 'button', ...tid('confirm-penalty-' + i), onclick: () => givePenalty(c.bowler, 'slow bowling'), text: t('confirmPenalty') }) : null,
     live && c.kind === 'no_pin_report' && i === lastIndex(list, 'no_pin_report') && lane.up ? h('button', { type: 'button', class: 'primary', ...tid('enter-pins-' + i), onclick: () => S.hooks.padFor(), text: t('enterPins') }) : null))) :
       h('p', { text: t('noConduct') }));
@@ -85,13 +85,13 @@ export function renderJudge() {
     h('div', { class: 'boxes' },
       h('section', { class: 'box', 'aria-labelledby': 'hold-h' },
         h('h3', { id: 'hold-h', text: held ? t('resumeLane') : t('holdLane') }),
-        held ? h('p', { class: 'alarm', text: t('holdOn', held.by, held.reason) }) : field('hold-reason', t('reason'), text('hold-reason')),
+        held ? h('p', { class: 'alarm', text: t('holdOn', held.by, held.reason, clockAt(lane, held.since)) }) : field('hold-reason', t('reason'), text('hold-reason')),
         h('button', { type: 'button', class: held ? 'good' : 'danger', ...tid('hold-toggle'), text: held ? t('resumeLane') : t('holdLane'), onclick: () => {
           hold(!held, !held && $('hold-reason').value.trim());
         } })),
       h('section', { class: 'box', 'aria-labelledby': 'slow-h' },
         h('h3', { id: 'slow-h', text: t('slowPending') }),
-        pending.length ? h('ul', { class: 'clist' }, pending.map(({ c, i }) => h('li', {}, h('span', { text: conductText(c) }),
+        pending.length ? h('ul', { class: 'clist' }, pending.map(({ c, i }) => h('li', {}, h('span', { text: conductText(c, lane) }),
           h('button', { type: 'button', ...tid('conduct-confirm-' + i), text: t('confirmPenalty'), onclick: () => givePenalty(c.bowler, 'slow bowling') })))) : h('p', { text: t('noneNow') })),
       h('section', { class: 'box', 'aria-labelledby': 'ill-h' },
         h('h3', { id: 'ill-h', text: t('illegal') }),

@@ -4,7 +4,7 @@
 import { t, LANGS } from './i18n.js';
 import {
   $, h, tid, replace, drawModel, act, api, showError, announce, isJudge, S,
-  currentOrder, openBlock, blockInfo, latestBlock, blindfold, mmss,
+  currentOrder, openBlock, blockInfo, latestBlock, blindfold, clockAt,
 } from './core.js';
 
 const CLASSES = ['B1', 'B2', 'B3'];
@@ -213,7 +213,7 @@ export function renderBlindfolds() {
       const passing = checked && rec.ok && !rec.recheck && !rec.adjusting;
       return h('li', { class: 'box bf' + (rec && (rec.adjusting || rec.recheck) ? ' held' : '') + (checked && !rec.ok ? ' failed' : ''), ...tid('blindfold-row-' + li) },
         h('h3', { text: b.name }),
-        h('p', {}, t('lastCheck') + ': ', h('strong', { text: checked ? t('checkedAt', mmss(rec.checked_at), rec.by, rec.ok) : t('never') })),
+        h('p', {}, t('lastCheck') + ': ', h('strong', { text: checked ? t('checkedAt', clockAt(lane, rec.checked_at), rec.by, rec.ok) : t('never') })),
         rec && rec.adjusting ? h('p', { class: 'alarm', ...tid('blindfold-adjusting-' + li), text: t('heldFor', b.name) }) : null,
         rec && rec.recheck ? h('p', { class: 'alarm', ...tid('blindfold-recheck-awaited-' + li), text: t('bfRecheckAwaited', b.name) }) : null,
         !(checked && rec.ok) ? h('p', { class: 'alarm', ...tid('blindfold-needed-' + li), text: t('bfNeeded', b.name) }) : null,

@@ -6,7 +6,7 @@ import { t } from './i18n.js';
 import { legendList } from './legend.js';
 import {
   $, h, tid, sorted, replace, act, isJudge, S, PIN_ROWS, ALL_PINS,
-  blocksOf, blockInfo, settled, seriesOf, teams, latestBlock, fmtDate,
+  blocksOf, blockInfo, settled, seriesOf, teams, latestBlock, fmtDate, dateAt,
 } from './core.js';
 
 const vh = (text) => h('span', { class: 'vh', text });
@@ -199,16 +199,17 @@ export function teamTable(lane, block, games, idp) {
       cell('ts', [x.series, x.seriesH], x.hd)))));
 }
 
-// The printed sheet of `lane`'s block `block` (`when`: its date): the
-// event, the lane, every bowler's games, the teams and the judges'
-// signatures. Drawn into #print-sheet, which only print shows.
+// The printed sheet of `lane`'s block `block`: the event, the date it was
+// bowled (by the lane's wall clock; `when`, the journal's start, for a
+// journal that gives none), the lane, every bowler's games, the teams,
+// the judges' signatures and when it was printed. Drawn into #print-sheet, which only print shows.
 function printSheet(lane, block, when) {
   const info = blockInfo(lane, block) || {};
   const sign = (who) => h('p', { class: 'sign' }, who + ': ', h('span', { class: 'line' }), ' ' + t('signature') + ': ', h('span', { class: 'line' }));
   replace($('print-sheet'),
     h('h1', { 'data-testid': 'print-title', text: S.event || t('sheetTitle') }),
-    h('p', { class: 'pmeta', text: [fmtDate(when, true), t('titleLane', lane.lane), block ? t('blockN', block) : null,
-      info.games ? t('gamesN', info.games) : null].filter(Boolean).join(' · ') }),
+    h('p', { class: 'pmeta', 'data-testid': 'print-meta', text: [t('bowledOn', dateAt(lane, info.started_at) || fmtDate(when, true)), t('titleLane', lane.lane), block ? t('blockN', block) : null,
+      info.games ? t('gamesN', info.games) : null, t('printedOn', fmtDate(new Date()))].filter(Boolean).join(' · ') }),
     sheetFor(lane, block, false, 'print-'),
     teamTable(lane, block, blockGames(lane, block), 'print-'),
     h('div', { class: 'plegend', 'data-testid': 'print-legend' }, h('p', { class: 'plegend-h', text: t('legendTitle') }), legendList(legendBall, 'print-', true)),

@@ -21,8 +21,10 @@
 //!   `lanecall replay` prints it (replay-output.md).
 //! - [`sim`] simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
+//! - [`wall`] is wall-clock time as the journal writes it, and the wall
+//!   time of a lane time (read from the journal, never from a clock).
 //!
-//! The modules use each other one way: `pins` at the bottom; `pinsetter`
+//! The modules use each other one way: `pins` and `wall` at the bottom; `pinsetter`
 //! uses `pins`; `lane` uses both; `journal` the lane's types; `replay` the
 //! journal and the lane; `sim` all but `replay`. `tests/layout.rs` checks
 //! that there is no circle, and that this crate depends on nothing that does
@@ -36,3 +38,4 @@ pub mod pins;
 pub mod pinsetter;
 pub mod replay;
 pub mod sim;
+pub mod wall;

@@ -8,12 +8,15 @@ use std::io::{self, BufRead};
 use super::parse::parse_input;
 use super::{Header, HeaderError, Line, LineError, Reader, unseal};
 use crate::lane::{Event, Millis, Panel, Sensor, Stamped};
+use crate::wall::WallTime;
 
 /// One line's worth of what a journal says, checked, in line order.
 #[derive(Debug)]
 pub enum Item {
     /// An input to apply, from this line.
-    Event(u64, Stamped<Input>),
+    /// An input to apply, from this line, and the wall-clock time of its
+    /// `t` when the line gives one (`wall`).
+    Event(u64, Stamped<Input>, Option<WallTime>),
     /// A line that is not applied, and why.
     Error(u64, LineError),
     /// Something to know that loses no input (a torn last line, a gap in
@@ -104,7 +107,7 @@ pub struct Checked<R> {
     /// The physical line and `n` of the last sealed line taken.
     last_sealed: (u64, u64),
     /// An event waiting for the next one to confirm its time.
-    pending: Option<(u64, Stamped<Input>)>,
+    pending: Option<(u64, Stamped<Input>, Option<WallTime>)>,
     /// Items read after `pending`, given out after it.
     held: VecDeque<Item>,
     ready: VecDeque<Item>,
@@ -118,7 +121,10 @@ fn check_line(
     last_sealed: &mut (u64, u64),
     line: u64,
     text: &str,
-) -> (Result<Stamped<Input>, LineError>, Option<Item>) {
+) -> (
+    Result<(Stamped<Input>, Option<WallTime>), LineError>,
+    Option<Item>,
+) {
     let mut gap = None;
     if version >= 2 {
         let n = match unseal(text) {
@@ -183,7 +189,7 @@ impl<R: BufRead> Checked<R> {
     /// time was the damaged one): a follower that must match it reads the
     /// file again.
     pub fn flush(&mut self) -> Option<Millis> {
-        let t = self.pending.as_ref().map(|(_, p)| p.t);
+        let t = self.pending.as_ref().map(|(_, p, _)| p.t);
         self.release();
         t
     }
@@ -214,7 +220,7 @@ impl<R: BufRead> Checked<R> {
                 Some(Line::Whole(n, Ok(text))) => {
                     let (parsed, gap) = check_line(self.version, &mut self.last_sealed, n, text);
                     match parsed {
-                        Ok(e) => (Item::Event(n, e), gap),
+                        Ok((e, wall)) => (Item::Event(n, e, wall), gap),
                         Err(e) => (Item::Error(n, e), gap),
                     }
                 }
@@ -223,8 +229,8 @@ impl<R: BufRead> Checked<R> {
                 self.push(gap);
             }
             match item {
-                Item::Event(n, e) => {
-                    if let Some(out) = self.event(n, e) {
+                Item::Event(n, e, wall) => {
+                    if let Some(out) = self.event(n, e, wall) {
                         return Ok(Some(out));
                     }
                 }
@@ -246,9 +252,9 @@ impl<R: BufRead> Checked<R> {
 
     /// Gives out the waiting event and what was read after it.
     fn release(&mut self) {
-        if let Some((n, e)) = self.pending.take() {
+        if let Some((n, e, wall)) = self.pending.take() {
             self.last_t = e.t;
-            self.ready.push_back(Item::Event(n, e));
+            self.ready.push_back(Item::Event(n, e, wall));
         }
         self.ready.extend(self.held.drain(..));
     }
@@ -256,10 +262,10 @@ impl<R: BufRead> Checked<R> {
     /// Takes the event of line `line`. When it confirms the waiting event
     /// and nothing else is queued (most lines), returns the waiting one to
     /// give out at once instead of queueing it.
-    fn event(&mut self, line: u64, e: Stamped<Input>) -> Option<Item> {
-        let Some(p_t) = self.pending.as_ref().map(|(_, p)| p.t) else {
+    fn event(&mut self, line: u64, e: Stamped<Input>, wall: Option<WallTime>) -> Option<Item> {
+        let Some(p_t) = self.pending.as_ref().map(|(_, p, _)| p.t) else {
             if e.t >= self.last_t {
-                self.pending = Some((line, e));
+                self.pending = Some((line, e, wall));
             } else {
                 let previous = self.last_t;
                 self.ready.push_back(Item::Error(
@@ -271,21 +277,21 @@ impl<R: BufRead> Checked<R> {
         };
         if e.t >= p_t {
             if self.ready.is_empty() && self.held.is_empty() {
-                let (p_line, p) = self.pending.replace((line, e))?;
+                let (p_line, p, p_wall) = self.pending.replace((line, e, wall))?;
                 self.last_t = p.t;
-                return Some(Item::Event(p_line, p));
+                return Some(Item::Event(p_line, p, p_wall));
             }
             self.release();
-            self.pending = Some((line, e));
+            self.pending = Some((line, e, wall));
         } else if e.t >= self.last_t {
             // The waiting line is ahead of both its neighbours: its time is
             // the damaged one.
-            if let Some((p_line, p)) = self.pending.take() {
+            if let Some((p_line, p, _)) = self.pending.take() {
                 let error = LineError::TimeAhead { t: p.t, next: e.t };
                 self.ready.push_back(Item::Error(p_line, error));
             }
             self.ready.extend(self.held.drain(..));
-            self.pending = Some((line, e));
+            self.pending = Some((line, e, wall));
         } else {
             let error = LineError::TimeBackwards {
                 t: e.t,

@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::seal::seal;
 use crate::lane::{Action, Bowler, Event, Pin, PinSet, Sensor, Stamped, Verbosity};
+use crate::wall::WallTime;
 
 /// A bowler as a lineup names them (the journal's and the panel's form).
 pub fn bowler_json(b: &Bowler) -> Value {
@@ -161,6 +162,17 @@ pub fn event_line(e: &Stamped<Event>) -> String {
 /// `\n`.
 pub fn sealed_event_line(e: &Stamped<Event>, n: u64) -> String {
     seal(&event_line(e), n)
+}
+
+/// [`sealed_event_line`] with the wall-clock time of its `t` (`wall`,
+/// after the event's own fields), when there is one.
+pub fn sealed_line_at(e: &Stamped<Event>, n: u64, wall: Option<WallTime>) -> String {
+    let mut line = event_line(e);
+    if let Some(wall) = wall {
+        line.pop();
+        line += &format!(",\"wall\":\"{wall}\"}}");
+    }
+    seal(&line, n)
 }
 
 #[cfg(test)]

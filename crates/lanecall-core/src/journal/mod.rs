@@ -24,7 +24,7 @@ mod seal;
 mod writer;
 
 pub use checked::{Checked, Input, Item, ShortLine};
-pub use encode::{bowler_json, event_line, sealed_event_line};
+pub use encode::{bowler_json, event_line, sealed_event_line, sealed_line_at};
 pub use header::{Header, HeaderError};
 pub use parse::{parse_event, parse_panel_action};
 pub use reader::{Line, Reader};

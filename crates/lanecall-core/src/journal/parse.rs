@@ -12,6 +12,7 @@ use crate::lane::{
     Action, Bowler, Class, DeckAfter, DeckFault, Event, Language, LaterBall, Millis, Panel, Pin,
     PinSet, Sensor, Side, Stamped, Verbosity, Voice, Withdrawable,
 };
+use crate::wall::WallTime;
 
 /// The fields every event line has.
 #[derive(Deserialize)]
@@ -19,6 +20,10 @@ struct Head<'a> {
     t: Millis,
     #[serde(borrow)]
     ev: Cow<'a, str>,
+    /// The wall-clock time of `t` (journal.md, "Wall-clock time"); a
+    /// value that is not one is ignored, as an unknown field is.
+    #[serde(borrow, default)]
+    wall: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -93,28 +98,32 @@ pub fn parse_panel_action(raw: &[u8], by: &str) -> Result<Action, String> {
 
 /// Parses one event line (without its `\n`).
 pub fn parse_event(line: &str) -> Result<Stamped<Event>, LineError> {
-    parse_input(line).map(|e| Stamped {
+    parse_input(line).map(|(e, _)| Stamped {
         t: e.t,
         event: e.event.into(),
     })
 }
 
-/// [`parse_event`], its event as a journal's [`Input`].
-pub(super) fn parse_input(line: &str) -> Result<Stamped<Input>, LineError> {
+/// [`parse_event`], its event as a journal's [`Input`], and the line's
+/// wall-clock time of its `t`, if it gives one.
+pub(super) fn parse_input(line: &str) -> Result<(Stamped<Input>, Option<WallTime>), LineError> {
     if line.trim().is_empty() {
         return Err(LineError::Empty);
     }
     if let Some(e) = parse_sensor_fast(line) {
-        return Ok(e);
+        return Ok((e, None));
     }
-    parse_event_slow(line).map(|e| Stamped {
-        t: e.t,
-        event: e.event.into(),
+    parse_event_slow(line).map(|(e, wall)| {
+        let e = Stamped {
+            t: e.t,
+            event: e.event.into(),
+        };
+        (e, wall)
     })
 }
 
-/// [`parse_event`] without the one-pass reading of sensor lines.
-fn parse_event_slow(line: &str) -> Result<Stamped<Event>, LineError> {
+/// [`parse_input`] without the one-pass reading of sensor lines.
+fn parse_event_slow(line: &str) -> Result<(Stamped<Event>, Option<WallTime>), LineError> {
     let head: Head = serde_json::from_str(line).map_err(|e| LineError::Json(e.to_string()))?;
     let ev = head.ev.as_ref();
     #[derive(Deserialize)]
@@ -239,7 +248,8 @@ fn parse_event_slow(line: &str) -> Result<Stamped<Event>, LineError> {
             }))
         }
     }?;
-    Ok(Stamped { t: head.t, event })
+    let wall = head.wall.as_deref().and_then(WallTime::parse);
+    Ok((Stamped { t: head.t, event }, wall))
 }
 
 /// The fields of a flat JSON object with only string and whole-number
@@ -306,7 +316,8 @@ fn scan_flat(line: &str) -> Option<Flat<'_>> {
                     "line" => &mut f.line,
                     "name" => &mut f.name,
                     "side" => &mut f.side,
-                    "t" => return None,
+                    // Rare (journal.md, "Wall-clock time"): serde reads it.
+                    "t" | "wall" => return None,
                     _ => &mut None,
                 };
                 if slot.replace(v).is_some() {
@@ -654,7 +665,7 @@ mod tests {
             match parse_sensor_fast(line) {
                 Some(fast) => {
                     assert!(serde.is_some(), "fast path took bad JSON: {line}");
-                    let mut slow = parse_event_slow(line);
+                    let mut slow = parse_event_slow(line).map(|(e, _)| e);
                     let fast = Stamped {
                         t: fast.t,
                         event: Event::from(fast.event),

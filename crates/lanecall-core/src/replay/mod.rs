@@ -27,6 +27,7 @@ use std::io::BufRead;
 
 use crate::journal::{Checked, Header, HeaderError, Input, Item, LineError, Reader};
 use crate::lane::{Callout, Effect, Event, Lane, Millis, OutputChange, Refusal, Stamped};
+use crate::wall::{WallClock, WallTime};
 
 /// A lane fed from a journal, with what it did.
 pub struct Replay {
@@ -34,6 +35,10 @@ pub struct Replay {
     /// The header's wall-clock start, for people and for the day's
     /// journals.
     started_at: Option<String>,
+    /// The wall-clock time of lane times (journal.md, "Wall-clock time").
+    wall: WallClock,
+    /// `started_at` read as a wall time.
+    started_wall: Option<WallTime>,
     last_t: Millis,
     events: u64,
     callouts: Vec<Callout>,
@@ -54,6 +59,8 @@ impl Replay {
         Replay {
             lane,
             started_at: header.started_at.clone(),
+            wall: WallClock::default(),
+            started_wall: header.started_at.as_deref().and_then(WallTime::parse),
             last_t: 0,
             events: 0,
             callouts: Vec::new(),
@@ -70,6 +77,17 @@ impl Replay {
     /// The journal header's `started_at`.
     pub fn started_at(&self) -> Option<&str> {
         self.started_at.as_deref()
+    }
+    /// The wall clock of the lane's times, as far as the journal tells.
+    pub fn wall_clock(&self) -> &WallClock {
+        &self.wall
+    }
+    /// Lane time `t` was wall time `wall` (a journal line's `wall`, read
+    /// before the line is applied).
+    pub fn read_wall(&mut self, t: Millis, wall: WallTime) {
+        if t >= self.last_t {
+            self.wall.read(t, wall);
+        }
     }
     /// The errors listed: the first and the latest [`ISSUES_KEPT`].
     /// Empty only when there was none.
@@ -164,6 +182,13 @@ impl Replay {
         }
         self.last_t = t;
         self.events += 1;
+        if self.wall.is_empty() {
+            // A journal written before lines gave their wall-clock time:
+            // its header's `started_at` is its first line's.
+            if let Some(w) = self.started_wall {
+                self.wall.read(t, w);
+            }
+        }
         self.effects.clear();
         handle(&mut self.lane, t, &mut self.effects);
         self.record(line);
@@ -222,16 +247,21 @@ impl Replay {
     /// Applies one checked item of a journal.
     pub fn feed(&mut self, item: Item) -> &[Effect] {
         match item {
-            Item::Event(n, Stamped { t, event }) => match event {
-                Input::Serial(line) => self.apply_serial(n, t, line.as_str()),
-                event => {
-                    let e = Stamped {
-                        t,
-                        event: Event::from(event),
-                    };
-                    self.apply(n, &e)
+            Item::Event(n, Stamped { t, event }, wall) => {
+                if let Some(wall) = wall {
+                    self.read_wall(t, wall);
                 }
-            },
+                match event {
+                    Input::Serial(line) => self.apply_serial(n, t, line.as_str()),
+                    event => {
+                        let e = Stamped {
+                            t,
+                            event: Event::from(event),
+                        };
+                        self.apply(n, &e)
+                    }
+                }
+            }
             Item::Error(n, e) => self.reject(n, e),
             Item::Warning(line, message) => {
                 self.warnings.push(kind::JOURNAL, Issue { line, message });
@@ -256,6 +286,79 @@ impl Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A journal of a few lines written with `wall` at the lines `walls`
+    /// names (line index, wall time), and the same journal without any.
+    fn journals_with_walls(walls: &[(usize, WallTime)]) -> (String, String) {
+        let header = Header::new(
+            2,
+            Some("2026-11-29T14:00:00Z".into()),
+            crate::lane::Rules::default(),
+        );
+        use crate::pinsetter::{Body, Message, format_line};
+        let seven_ten = crate::pins::PinSet::from_mask("0000001001").unwrap();
+        let full = crate::pins::PinSet::FULL;
+        let bodies = [
+            Body::Ready(full),
+            Body::Pins(seven_ten),
+            Body::Ready(seven_ten),
+        ];
+        let (mut with, mut without) = (header.to_line() + "\n", header.to_line() + "\n");
+        for (i, body) in bodies.into_iter().enumerate() {
+            let line = format_line(&Message { seq: i as u8, body });
+            let e = Stamped {
+                t: 1000 + 60_000 * i as u64,
+                event: Event::Sensor(crate::lane::Sensor::Serial { line }),
+            };
+            let wall = walls.iter().find(|w| w.0 == i).map(|w| w.1);
+            with += &(crate::journal::sealed_line_at(&e, i as u64 + 2, wall) + "\n");
+            without += &(crate::journal::sealed_event_line(&e, i as u64 + 2) + "\n");
+        }
+        (with, without)
+    }
+
+    #[test]
+    fn the_wall_clock_is_read_from_the_lines_and_changes_no_ruling() {
+        let restart = WallTime::parse("2026-11-29T15:30:00.500Z").unwrap();
+        let first = WallTime::parse("2026-11-29T14:00:01.000Z").unwrap();
+        let (with, without) = journals_with_walls(&[(0, first), (2, restart)]);
+        let a = Replay::from_reader(with.as_bytes()).unwrap();
+        let b = Replay::from_reader(without.as_bytes()).unwrap();
+        assert_eq!(a.events(), 3);
+        assert_eq!(
+            a.wall_clock().points(),
+            &[(1000, first), (121_000, restart)]
+        );
+        assert_eq!(
+            a.wall_clock().at(61_000).map(|w| w.to_string()).as_deref(),
+            Some("2026-11-29T14:01:01.000Z")
+        );
+        // Without `wall`, the header's `started_at` is the first line's.
+        assert_eq!(
+            b.wall_clock().points(),
+            &[(1000, WallTime::parse("2026-11-29T14:00:00Z").unwrap())]
+        );
+        let mut ra = serde_json::to_value(a.report()).unwrap();
+        let mut rb = serde_json::to_value(b.report()).unwrap();
+        assert_eq!(
+            ra["wall_clock"][1],
+            serde_json::json!({"t": 121_000, "wall": "2026-11-29T15:30:00.500Z"})
+        );
+        ra.as_object_mut().unwrap().remove("wall_clock");
+        rb.as_object_mut().unwrap().remove("wall_clock");
+        assert_eq!(ra, rb, "the wall clock changed a ruling");
+        // The fast writer writes the same report.
+        let mut fast = Vec::new();
+        let report = a.report();
+        report
+            .write_json(&mut fast, || report.callouts_json())
+            .unwrap();
+        let fast: serde_json::Value = serde_json::from_slice(&fast).unwrap();
+        assert_eq!(
+            fast["wall_clock"],
+            serde_json::to_value(a.report()).unwrap()["wall_clock"]
+        );
+    }
 
     #[test]
     fn a_replay_of_many_bad_lines_lists_200_and_counts_them_all() {

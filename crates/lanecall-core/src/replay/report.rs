@@ -211,12 +211,28 @@ impl Report<'_> {
                 })
             }),
         )?;
+        m.serialize_field(
+            "wall_clock",
+            &SeqOf(|| {
+                r.wall.points().iter().map(|&(t, wall)| WallJson {
+                    t,
+                    wall: wall.to_string(),
+                })
+            }),
+        )?;
         m.serialize_field("events", &r.events)?;
         for (key, value) in extra.iter() {
             m.serialize_field(key, value)?;
         }
         Ok(())
     }
+}
+
+/// A point of the wall clock: lane time `t` was wall time `wall`.
+#[derive(Serialize)]
+struct WallJson {
+    t: Millis,
+    wall: String,
 }
 
 /// Entries as the sheet lists them: block by block, each place in the lane

@@ -1,0 +1,185 @@
+//! Wall-clock time as the journal writes it, and the wall clock of a
+//! lane's time. The core never reads a clock: a wall time comes from a
+//! journal line (`wall`, journal.md) or the header's `started_at`.
+//!
+//! Lane time `t` is one monotonic clock for the lane's day: it does not
+//! follow the wall clock across a restart (it goes on from the journal's
+//! last `t`) nor when the wall clock is stepped. [`WallClock`] keeps the
+//! points where the two were read together and gives the wall time of any
+//! lane time from the latest point at or before it.
+
+use std::fmt;
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use crate::lane::Millis;
+
+/// A moment by the wall clock: milliseconds since 1970-01-01 UTC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct WallTime(pub i64);
+
+/// 9999-12-31T23:59:59.999Z, the last moment RFC 3339's years can write.
+const LAST_MS: i64 = 253_402_300_799_999;
+
+impl WallTime {
+    /// An RFC 3339 time (`2026-11-29T14:00:00Z`, `…T14:00:07.250Z`, an
+    /// offset in place of `Z`), to the millisecond; `None` for anything
+    /// else.
+    pub fn parse(text: &str) -> Option<WallTime> {
+        let t = OffsetDateTime::parse(text, &Rfc3339).ok()?;
+        let ms = t.unix_timestamp_nanos().div_euclid(1_000_000);
+        i64::try_from(ms).ok().map(WallTime)
+    }
+
+    fn utc(self) -> OffsetDateTime {
+        let ms = self.0.clamp(0, LAST_MS);
+        // In range: 0 to the last moment of 9999.
+        OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+    }
+}
+
+/// `2026-11-29T14:00:07.250Z`: UTC, always three digits of milliseconds.
+/// A time before 1970 is written as 1970's first, one past 9999 as its
+/// last.
+impl fmt::Display for WallTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.utc();
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.millisecond()
+        )
+    }
+}
+
+/// `2026-11-29T14:00:00Z` for seconds since 1970 (UTC, whole seconds: the
+/// journal header's `started_at`, file names, notices). A second past the
+/// year 9999 is written as the last second of 9999.
+pub fn rfc3339(secs: u64) -> String {
+    let ms = i64::try_from(secs)
+        .ok()
+        .and_then(|s| s.checked_mul(1000))
+        .unwrap_or(LAST_MS);
+    let t = WallTime(ms).utc();
+    t.replace_millisecond(0)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_else(|| "9999-12-31T23:59:59Z".to_owned())
+}
+
+/// How many points a [`WallClock`] keeps: a lane's day has a few restarts
+/// and clock steps; past this the oldest point is forgotten (its lane
+/// times then read by the next one).
+pub const MAX_POINTS: usize = 64;
+
+/// Lane time to wall time, from the points where both were read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WallClock {
+    /// `(t, wall)`, `t` ascending.
+    points: Vec<(Millis, WallTime)>,
+}
+
+impl WallClock {
+    /// Lane time `t` was wall time `wall`. A point at a `t` below the last
+    /// one's is ignored (lane time never goes back); at the same `t` it
+    /// replaces it.
+    pub fn read(&mut self, t: Millis, wall: WallTime) {
+        match self.points.last_mut() {
+            Some(last) if t < last.0 => return,
+            Some(last) if t == last.0 => {
+                last.1 = wall;
+                return;
+            }
+            _ => {}
+        }
+        if self.points.len() == MAX_POINTS {
+            self.points.remove(0);
+        }
+        self.points.push((t, wall));
+    }
+
+    /// The wall time of lane time `t`: from the latest point at or before
+    /// it (the first point for a `t` before every point); `None` with no
+    /// point.
+    pub fn at(&self, t: Millis) -> Option<WallTime> {
+        let i = self.points.partition_point(|p| p.0 <= t);
+        let (pt, wall) = *self.points.get(i.saturating_sub(1))?;
+        let ms = i64::try_from(t).unwrap_or(i64::MAX) - i64::try_from(pt).unwrap_or(i64::MAX);
+        Some(WallTime(wall.0.saturating_add(ms)))
+    }
+
+    pub fn points(&self) -> &[(Millis, WallTime)] {
+        &self.points
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wall_times_are_written_and_read_to_the_millisecond() {
+        let t = WallTime(1_795_960_807_250);
+        assert_eq!(t.to_string(), "2026-11-29T14:00:07.250Z");
+        assert_eq!(WallTime::parse(&t.to_string()), Some(t));
+        assert_eq!(
+            WallTime::parse("2026-11-29T14:00:00Z"),
+            Some(WallTime(1_795_960_800_000))
+        );
+        assert_eq!(
+            WallTime::parse("2026-11-29T17:00:00+03:00"),
+            Some(WallTime(1_795_960_800_000))
+        );
+        for bad in ["", "14:00", "2026-11-29", "2026-13-01T00:00:00Z", "now"] {
+            assert_eq!(WallTime::parse(bad), None, "{bad}");
+        }
+        assert_eq!(WallTime(-5).to_string(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(WallTime(i64::MAX).to_string(), "9999-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn seconds_are_rfc3339_utc() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_795_960_800), "2026-11-29T14:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(253_402_300_799), "9999-12-31T23:59:59Z");
+        assert_eq!(rfc3339(u64::MAX), "9999-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn a_lane_time_reads_the_latest_point_before_it() {
+        let mut c = WallClock::default();
+        assert_eq!(c.at(5), None);
+        c.read(1000, WallTime(10_000));
+        // A restart: lane time went on from 61 000 while 10 minutes passed.
+        c.read(61_000, WallTime(670_000));
+        assert_eq!(c.at(0), Some(WallTime(9_000)));
+        assert_eq!(c.at(60_999), Some(WallTime(69_999)));
+        assert_eq!(c.at(61_000), Some(WallTime(670_000)));
+        assert_eq!(c.at(62_500), Some(WallTime(671_500)));
+        // Never back; the same `t` corrects its point.
+        c.read(60_000, WallTime(0));
+        c.read(61_000, WallTime(680_000));
+        assert_eq!(
+            c.points(),
+            &[(1000, WallTime(10_000)), (61_000, WallTime(680_000))]
+        );
+        for k in 0..MAX_POINTS as u64 {
+            c.read(100_000 + k, WallTime(0));
+        }
+        assert_eq!(c.points().len(), MAX_POINTS);
+        assert_eq!(c.points()[0].0, 100_000);
+    }
+}
