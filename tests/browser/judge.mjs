@@ -198,4 +198,23 @@ await run(async ({ page, shot, step, lane, until }) => {
   await page.click(id('tab-order'));
   await showsAt('#h-order', 'Block 2');
   await shot('judge-05-block-2');
+
+  step('between blocks, a check of a bowler not on the next lineup');
+  await page.click(id('end-block'));
+  await page.waitForSelector(id('start-block'));
+  await page.fill(id('lineup-name-0'), 'Boris T.');
+  await page.selectOption(id('lineup-class-0'), 'B3');
+  await page.click(id('lineup-save'));
+  await until('the next lineup on the server', async () => (await lane()).bowlers.some((b) => b.name === 'Boris T.'));
+  await page.click(id('tab-blindfolds'));
+  await shows('blindfolds-day', 'Checked today, not on the lane now');
+  await shows('blindfold-day-row-0', 'Anna K.');
+  same('no adjusting off the lane', await page.locator(id('blindfold-day-adjust-0')).count(), 0);
+  await page.click(id('blindfold-day-fail-0'));
+  await until('the failed check on the server', async () => (await lane()).blindfolds.some((b) => b.bowler === 'Anna K.' && !b.ok));
+  await shows('blindfold-day-row-0', '✗ failed');
+  same('no error shown', await page.locator(id('error')).isVisible(), false);
+  await page.click(id('blindfold-day-ok-0'));
+  await until('the new check on the server', async () => (await lane()).blindfolds.some((b) => b.bowler === 'Anna K.' && b.ok));
+  await shot('judge-06-day-checks');
 });

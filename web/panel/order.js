@@ -200,30 +200,43 @@ export function renderBlindfolds() {
   const lane = S.lane;
   if (!lane) { replace(el, h('p', { text: t('loading') })); return; }
   const b1 = currentOrder(lane).map((x, i) => ({ ...x, li: i })).filter((x) => x.b.class === 'B1');
-  const judge = isJudge();
-  const btn = (cls, id, label, name, onclick) => h('button', { type: 'button', class: cls, ...tid(id), text: label, 'aria-label': label + ' — ' + name, onclick });
+  const onLane = new Set(currentOrder(lane).map((x) => x.b.name));
+  // The day's checks of bowlers not on the lane now (between blocks, the
+  // next block's bowlers before its lineup): a judge may still check them
+  // again, fail or call a check into question (rules.md, "Checks between
+  // blocks").
+  const day = (lane.blindfolds || []).filter((x) => !onLane.has(x.bowler));
   replace(el,
     h('h2', { id: 'h-blindfolds', text: t('blindfolds') }),
-    judge ? null : h('p', { class: 'note', text: t('readOnly') }),
-    b1.length ? h('ul', { class: 'cards' }, b1.map(({ b, li }) => {
-      const rec = (lane.blindfolds || []).find((x) => x.bowler === b.name);
-      const checked = rec && rec.checked_at !== null && rec.checked_at !== undefined;
-      // A passing check a judge may call into question: it stops counting
-      // until a new check.
-      const passing = checked && rec.ok && !rec.recheck && !rec.adjusting;
-      return h('li', { class: 'box bf' + (rec && (rec.adjusting || rec.recheck) ? ' held' : '') + (checked && !rec.ok ? ' failed' : ''), ...tid('blindfold-row-' + li) },
-        h('h3', { text: b.name }),
-        h('p', {}, t('lastCheck') + ': ', h('strong', { text: checked ? t('checkedAt', clockAt(lane, rec.checked_at), rec.by, rec.ok) : t('never') })),
-        rec && rec.adjusting ? h('p', { class: 'alarm', ...tid('blindfold-adjusting-' + li), text: t('heldFor', b.name) }) : null,
-        rec && rec.recheck ? h('p', { class: 'alarm', ...tid('blindfold-recheck-awaited-' + li), text: t('bfRecheckAwaited', b.name) }) : null,
-        !(checked && rec.ok) ? h('p', { class: 'alarm', ...tid('blindfold-needed-' + li), text: t('bfNeeded', b.name) }) : null,
-        judge ? h('div', { class: 'row' },
-          btn('good', 'blindfold-ok-' + li, t('bfOk'), b.name, () => blindfold('blindfold_check', b.name, true)),
-          btn('danger', 'blindfold-fail-' + li, t('bfFail'), b.name, () => blindfold('blindfold_check', b.name, false)),
-          btn('', 'blindfold-adjust-' + li, t('bfAdjust'), b.name, () => blindfold('blindfold_adjust', b.name)),
-          passing ? btn('', 'blindfold-recheck-' + li, t('bfRecheck'), b.name, () => {
-            if (window.confirm(t('bfRecheckAsk', b.name))) blindfold('blindfold_recheck', b.name);
-          }) : null) : null);
-    })) : h('p', { text: t('noB1') }));
+    isJudge() ? null : h('p', { class: 'note', text: t('readOnly') }),
+    b1.length ? h('ul', { class: 'cards' }, b1.map(({ b, li }) => blindfoldCard(lane, b.name, 'blindfold-', li, true))) : h('p', { text: t('noB1') }),
+    day.length ? h('section', { 'aria-labelledby': 'h-blindfolds-day', ...tid('blindfolds-day') },
+      h('h3', { id: 'h-blindfolds-day', text: t('bfDay') }),
+      h('ul', { class: 'cards' }, day.map((x, k) => blindfoldCard(lane, x.bowler, 'blindfold-day-', k, false)))) : null);
+}
+
+// A B1 bowler's blindfold card: the last check, what the lane waits for,
+// and a judge's buttons (`adjust`: the bowler is on the lane and may ask
+// to adjust it).
+function blindfoldCard(lane, name, idp, k, adjust) {
+  const rec = (lane.blindfolds || []).find((x) => x.bowler === name);
+  const checked = rec && rec.checked_at !== null && rec.checked_at !== undefined;
+  // A passing check a judge may call into question: it stops counting
+  // until a new check.
+  const passing = checked && rec.ok && !rec.recheck && !rec.adjusting;
+  const btn = (cls, id, label, onclick) => h('button', { type: 'button', class: cls, ...tid(idp + id + '-' + k), text: label, 'aria-label': label + ' — ' + name, onclick });
+  return h('li', { class: 'box bf' + (rec && (rec.adjusting || rec.recheck) ? ' held' : '') + (checked && !rec.ok ? ' failed' : ''), ...tid(idp + 'row-' + k) },
+    h('h3', { text: name }),
+    h('p', {}, t('lastCheck') + ': ', h('strong', { text: checked ? t('checkedAt', clockAt(lane, rec.checked_at), rec.by, rec.ok) : t('never') })),
+    rec && rec.adjusting ? h('p', { class: 'alarm', ...tid(idp + 'adjusting-' + k), text: t('heldFor', name) }) : null,
+    rec && rec.recheck ? h('p', { class: 'alarm', ...tid(idp + 'recheck-awaited-' + k), text: t('bfRecheckAwaited', name) }) : null,
+    !(checked && rec.ok) ? h('p', { class: 'alarm', ...tid(idp + 'needed-' + k), text: t('bfNeeded', name) }) : null,
+    isJudge() ? h('div', { class: 'row' },
+      btn('good', 'ok', t('bfOk'), () => blindfold('blindfold_check', name, true)),
+      btn('danger', 'fail', t('bfFail'), () => blindfold('blindfold_check', name, false)),
+      adjust ? btn('', 'adjust', t('bfAdjust'), () => blindfold('blindfold_adjust', name)) : null,
+      passing ? btn('', 'recheck', t('bfRecheck'), () => {
+        if (window.confirm(t('bfRecheckAsk', name))) blindfold('blindfold_recheck', name);
+      }) : null) : null);
 }
 
