@@ -217,4 +217,25 @@ await run(async ({ page, shot, step, lane, until }) => {
   await page.click(id('blindfold-day-ok-0'));
   await until('the new check on the server', async () => (await lane()).blindfolds.some((b) => b.bowler === 'Anna K.' && b.ok));
   await shot('judge-06-day-checks');
+
+  step('mid-game, the series with handicap counts every game begun, as the lane and its exports do');
+  await page.click(id('tab-order'));
+  await page.fill(id('lineup-handicap-0'), '15');
+  await page.click(id('lineup-save'));
+  await until('the handicap on the server', async () => (await lane()).bowlers.some((b) => b.name === 'Boris T.' && b.handicap === 15));
+  await page.fill(id('start-games'), '2');
+  await page.click(id('start-block'));
+  await page.waitForSelector(id('lineup-locked'));
+  for (let ball = 0; ball < 12; ball++) await pinsetter('BALL', '0000000000');
+  const boris = async () => (await lane()).bowlers.find((b) => b.name === 'Boris T.');
+  await until('game 1 bowled', async () => (await boris()).games[0]?.complete === true);
+  // Game 2 begun, no frame of it settled: 7-10 stand after ball 1.
+  await pinsetter('BALL', '0000001001');
+  await until('game 2 begun', async () => (await boris()).games.length === 2);
+  same('the lane\'s series with handicap', [(await boris()).series, (await boris()).series_with_handicap], [300, 330]);
+  await page.click(id('tab-lane'));
+  await page.click(id('block-view'));
+  await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === '330', id('series-hdcp-0'));
+  same('the series on the card', await text('series-0'), '300');
+  await shot('judge-07-series-mid-game');
 });
