@@ -114,6 +114,9 @@ pub struct Checked<R> {
     done: bool,
 }
 
+/// A line's event and the wall-clock time of its `t`, if it gives one.
+type Read = (Stamped<Input>, Option<WallTime>);
+
 /// Checks line `line`'s seal (format 2: checksum, then a number above
 /// the last one) and parses it; a gap in the numbers is a warning.
 fn check_line(
@@ -121,10 +124,7 @@ fn check_line(
     last_sealed: &mut (u64, u64),
     line: u64,
     text: &str,
-) -> (
-    Result<(Stamped<Input>, Option<WallTime>), LineError>,
-    Option<Item>,
-) {
+) -> (Result<Read, LineError>, Option<Item>) {
     let mut gap = None;
     if version >= 2 {
         let n = match unseal(text) {
