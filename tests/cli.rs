@@ -164,6 +164,69 @@ fn the_help_reader_sees_an_option_without_help() {
 
 // ----- check-config -------------------------------------------------------------
 
+/// `config/centre.toml` is a centre's config, every key documented:
+/// `check-config` tells it from a lane's, refuses only its placeholder PIN
+/// as shipped, and with a real PIN and a programme says what the centre
+/// will use; a typo in a key is named with the nearest one.
+#[test]
+fn check_config_reads_the_shipped_centre_config_as_a_centres() {
+    const CENTRE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/centre.toml");
+    const PROGRAMME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/programme/example.toml");
+    let out = lanecall(&["check-config", "--config", CENTRE]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let line = fs::read_to_string(CENTRE)
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("judge_pin_hash = "))
+        .unwrap()
+        + 1;
+    assert!(
+        stderr.contains("web.judge_pin_hash: it is the example's placeholder, which no PIN opens")
+            && stderr.contains(&format!("(line {line})")),
+        "{stderr}"
+    );
+    // That alone: nothing of a lane's config is asked for.
+    let problems = stderr.lines().filter(|l| !l.starts_with("warning:"));
+    assert_eq!(problems.count(), 1, "{stderr}");
+
+    let dir = scratch("centre");
+    let shipped = fs::read_to_string(CENTRE).unwrap();
+    let placeholder = shipped
+        .lines()
+        .find_map(|l| l.strip_prefix("judge_pin_hash = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .unwrap();
+    let real = lanecall::web::hash_pin("482913").unwrap();
+    let file = dir.join("centre.toml");
+    let ours = shipped.replace(placeholder, &real).replace(
+        "# programme = \"/etc/lanecall/programme.toml\"",
+        &format!("programme = \"{PROGRAMME}\""),
+    );
+    fs::write(&file, &ours).unwrap();
+    let out = lanecall(&["check-config", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for want in [
+        "a centre's config: site \"minsk-2026\"",
+        "broker: the embedded one on 0.0.0.0:1883",
+        "lanes: 1, 2, 3, 4, 5, 6",
+        "6 entries",
+    ] {
+        assert!(stdout.contains(want), "{want}: {stdout}");
+    }
+
+    fs::write(&file, ours.replace("embedded_listen", "embeded_listen")).unwrap();
+    let out = lanecall(&["check-config", file.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("did you mean `embedded_listen`?"),
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn check_config_refuses_the_shipped_placeholder_pin_with_no_environment() {
     // As `env -i lanecall check-config --config config/lanecall.toml`: no

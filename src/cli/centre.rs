@@ -98,3 +98,87 @@ pub(super) fn main(path: &std::path::Path) -> std::process::ExitCode {
         ExitCode::SUCCESS
     })
 }
+
+/// `lanecall check-config` of a centre's config: exit 1 with every problem
+/// of the file and of the programme it names, and a PIN hash left as the
+/// example's placeholder; else what the centre will use.
+pub(super) fn check_config(path: &std::path::Path) -> std::process::ExitCode {
+    use crate::centre::config::{Broker, CentreConfig};
+    use std::process::ExitCode;
+    let config = match CentreConfig::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(w) = crate::config::mode_warning(path) {
+        eprintln!("warning: {w}");
+    }
+    let mut failed = false;
+    if crate::config::is_placeholder_hash(&config.judge_pin_hash) {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("judge_pin_hash"))
+            .map_or(String::new(), |n| format!(" (line {})", n + 1));
+        eprintln!(
+            "{}: web.judge_pin_hash: it is the example's placeholder, which no PIN opens: run \
+             `lanecall hash-pin` with the chief judge's PIN (6 to 12 digits) and paste the line \
+             it prints here{line}",
+            path.display()
+        );
+        failed = true;
+    }
+    let programme = match config
+        .programme
+        .as_deref()
+        .map(crate::centre::programme::Programme::load)
+    {
+        Some(Err(e)) => {
+            eprintln!("{e}");
+            failed = true;
+            None
+        }
+        Some(Ok(p)) => Some(p),
+        None => None,
+    };
+    if failed {
+        return ExitCode::FAILURE;
+    }
+    println!("a centre's config: site \"{}\"", config.site);
+    println!("state_dir: {}", config.state_dir.display());
+    println!("web.listen: {}", config.web_listen);
+    match &config.broker {
+        Broker::Embedded { listen } => {
+            let logins = config
+                .passwords
+                .as_ref()
+                .map_or("none: anyone may log in".to_owned(), |p| {
+                    p.display().to_string()
+                });
+            println!("broker: the embedded one on {listen} (logins: {logins})");
+        }
+        Broker::External { url, .. } => println!("broker: {url}"),
+    }
+    match crate::centre::named_lanes(&config, programme.as_ref()) {
+        Some(lanes) => {
+            let lanes: Vec<String> = lanes.iter().map(u32::to_string).collect();
+            println!("lanes: {}", lanes.join(", "));
+        }
+        None => println!("lanes: those the embedded broker's logins name"),
+    }
+    match (&config.programme, &programme) {
+        (Some(path), Some(p)) => println!(
+            "programme: {}: \"{}\", {} entries, {} events, {} blocks, {} finals",
+            path.display(),
+            p.title,
+            p.entries.len(),
+            p.events.len(),
+            p.blocks.len(),
+            p.finals.len()
+        ),
+        _ => println!("programme: none (no standings)"),
+    }
+    ExitCode::SUCCESS
+}

@@ -18,6 +18,9 @@ use crate::sim::Scenario;
 /// tell (a placeholder PIN hash, a port this process may not bind); else
 /// the effective config.
 pub(super) fn check_config(path: &Path) -> ExitCode {
+    if is_centre_config(path) {
+        return super::centre::check_config(path);
+    }
     let config = match Config::load(path) {
         Ok(c) => c,
         Err(e) => {
@@ -42,6 +45,16 @@ pub(super) fn check_config(path: &Path) -> ExitCode {
         eprintln!("  {p}");
     }
     ExitCode::FAILURE
+}
+
+/// A centre's config (`site` at the top, where a lane's config has
+/// `lane`), as `check-config` tells them apart.
+fn is_centre_config(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("site") && !t.contains_key("lane"))
 }
 
 pub(super) fn simulate(seed: u64, games: u8, blocks: u32) -> ExitCode {
