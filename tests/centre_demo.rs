@@ -30,6 +30,8 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
         .expect("lanecall demo runs");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut centre = None;
+    let mut pages = Vec::new();
+    let mut pin = None;
     let mut lanes = BTreeMap::new();
     while lanes.len() < 3 {
         let line = lines
@@ -40,8 +42,16 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
             let hostport = url.trim_start_matches("http://").split('/').next().unwrap();
             hostport.rsplit(':').next().unwrap().parse().unwrap()
         };
-        if let Some(url) = line.strip_prefix("Centre: ") {
-            centre = Some(port(url));
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .map(str::to_owned);
+        if let Some(p) = line.strip_prefix("Chief judge PIN (the centre and every lane): ") {
+            pin = Some(p.to_owned());
+        } else if line.starts_with("Centre:") {
+            centre = url.as_deref().map(port);
+        } else if line.starts_with("TV:") || line.starts_with("Results:") {
+            pages.extend(url);
         } else if let Some(rest) = line.strip_prefix("Lane ") {
             let (n, url) = rest.split_once(": ").unwrap();
             lanes.insert(
@@ -51,6 +61,19 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
         }
     }
     let centre = centre.expect("the demo prints `Centre: <url>`");
+    assert_eq!(pin.as_deref(), Some("123456"), "the demo prints the PIN");
+    // Every page it names answers.
+    assert_eq!(pages.len(), 2, "{pages:?}");
+    for url in &pages {
+        let path = url
+            .splitn(4, '/')
+            .nth(3)
+            .map_or("/".to_owned(), |p| format!("/{p}"));
+        let r = support::http::Http::new(centre)
+            .request("GET", &path, &[], b"")
+            .expect("answered");
+        assert_eq!(r.status, 200, "{url}");
+    }
 
     // Every lane online at the centre.
     eventually("every lane online at the centre", || {

@@ -248,14 +248,15 @@ pub(super) fn demo(
             eprintln!("lanecall demo: --lanes takes 1 to 128 lanes, not {lanes}");
             return ExitCode::from(super::exit::EX_INPUT);
         }
-        return centre_demo(CentreDemo {
+        let demo = CentreDemo {
             lanes,
             state_dir,
             listen,
             judge_pin_hash: hash,
             demo: DemoOptions { speed, seed },
             stop_after,
-        });
+        };
+        return centre_demo(demo, judge_pin);
     }
     println!(
         "lanecall demo: a simulated lane 7 with three bowlers (B1, B2, B3), {speed}x real time."
@@ -278,16 +279,18 @@ Judge PIN: {judge_pin}"
     live(config, options)
 }
 
-/// `lanecall demo --lanes N`: prints the centre's page and every lane's
-/// panel, runs until stopped.
-pub(super) fn centre_demo(demo: CentreDemo) -> ExitCode {
+/// `lanecall demo --lanes N`: prints the PIN, each page a director opens
+/// and every lane's panel, runs until stopped.
+pub(super) fn centre_demo(demo: CentreDemo, judge_pin: &str) -> ExitCode {
     let (lanes, speed) = (demo.lanes, demo.demo.speed);
     let daemon = serve_centre_demo(demo, |centre, started| {
         println!(
             "lanecall demo: a centre with {lanes} simulated lanes, three bowlers each, {speed}x real time."
         );
-        println!("Centre: http://{centre}/");
-        println!("TV:     http://{centre}/tv");
+        println!("Chief judge PIN (the centre and every lane): {judge_pin}");
+        println!("Centre:    http://{centre}/   the lanes, standings, blocks and results");
+        println!("TV:        http://{centre}/tv   for the hall's screens");
+        println!("Results:   http://{centre}/results.txt   (also .csv, .json)");
         for (lane, s) in started {
             println!(
                 "Lane {lane}: http://{}/  journal {}",
