@@ -528,6 +528,34 @@ mod tests {
     }
 
     #[test]
+    fn named_judges_each_have_a_name_and_a_pin_hash() {
+        let judge = |name: &str, hash: &str| {
+            format!("[[web.judges]]\nname = {name:?}\npin_hash = {hash:?}\n")
+        };
+        let text = |judges: &str| {
+            format!(
+                "site = \"c\"\nstate_dir = \"/c\"\nbroker = \"mqtt://c\"\n[web]\njudge_pin_hash = \"{}\"\n{judges}",
+                hash()
+            )
+        };
+        let good = judge(" Pavel Sokolov ", &hash());
+        let c = CentreConfig::parse(&text(&good), Path::new("c.toml")).unwrap();
+        assert_eq!(c.judges.len(), 1);
+        assert_eq!(c.judges[0].name, "Pavel Sokolov");
+        let bad = good.clone() + &judge("Pavel Sokolov", "x") + "[[web.judges]]\nname = \"\"\n";
+        let e = CentreConfig::parse(&text(&bad), Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("web.judges[2].name: \"Pavel Sokolov\" is named twice"),
+            "{e}"
+        );
+        assert!(e.contains("web.judges[2].pin_hash: "), "{e}");
+        assert!(e.contains("web.judges[3].name: the name is empty"), "{e}");
+        assert!(e.contains("web.judges[3].pin_hash: is missing"), "{e}");
+    }
+
+    #[test]
     fn lanes_are_a_list_or_ranges() {
         let base = format!(
             "site = \"c\"\nstate_dir = \"/c\"\nbroker = \"mqtt://c\"\n[web]\njudge_pin_hash = \"{}\"\n",

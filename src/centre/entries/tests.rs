@@ -17,7 +17,11 @@ fn folder(name: &str) -> (PathBuf, PathBuf) {
 }
 
 fn names(e: &Entries) -> Vec<String> {
-    e.programme().entries.iter().map(|e| e.name.clone()).collect()
+    e.programme()
+        .entries
+        .iter()
+        .map(|e| e.name.clone())
+        .collect()
 }
 
 fn issues(text: &[u8]) -> Vec<String> {
@@ -40,7 +44,10 @@ fn a_good_file_is_read_with_every_column() {
         (a.name.as_str(), a.class, a.sex, a.team.as_deref()),
         ("Anna Kuznetsova", Class::B1, Sex::F, Some("Moscow"))
     );
-    assert_eq!((s.class, s.sex, s.handicap, s.team.as_deref()), (Class::B2, Sex::M, 8, None));
+    assert_eq!(
+        (s.class, s.sex, s.handicap, s.team.as_deref()),
+        (Class::B2, Sex::M, 8, None)
+    );
     assert!(s.withdrawn && !a.withdrawn);
     assert_eq!(p.rows, [2, 3]);
 }
@@ -87,12 +94,22 @@ fn every_problem_is_named_by_its_row_and_column() {
         ]
     );
     let e = issues(b"name,class,sex,regoin\nA,B1,F,X\n");
-    assert!(e[0].starts_with("row 1, column 4: \"regoin\" is not a column"), "{e:?}");
-    assert!(e.iter().any(|m| m.starts_with("row 1, region: there is no column")), "{e:?}");
+    assert!(
+        e[0].starts_with("row 1, column 4: \"regoin\" is not a column"),
+        "{e:?}"
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("row 1, region: there is no column")),
+        "{e:?}"
+    );
     let e = issues(b"name,class,sex,region\n\"Anna,B1,F,X\n");
     assert_eq!(e, ["row 2, column 1: a quote opened here is never closed"]);
     let e = issues(b"name,class,sex,region\nAn\"na,B1,F,X\n");
-    assert!(e[0].starts_with("row 2, column 1: a quote inside a value"), "{e:?}");
+    assert!(
+        e[0].starts_with("row 2, column 1: a quote inside a value"),
+        "{e:?}"
+    );
     let e = issues(b"name,class,sex,region\nA,B1,F,X\nB,B1,F,\xff\n");
     assert_eq!(e, ["row 3: not UTF-8 text: save the file as \"CSV UTF-8\""]);
     assert!(issues(b"")[0].contains("the file is empty"));
@@ -111,7 +128,11 @@ fn an_import_with_one_bad_row_changes_nothing() {
     csv += "New Bowler,B3,M,Tver,,400,\r\nYulia Frolova,B2,F,Tula,,,\r\n";
     let parsed = parse(csv.as_bytes()).unwrap();
     let r = e
-        .apply(Change::Import(parsed.entries.clone()), &BTreeSet::new(), "Irina Orlova")
+        .apply(
+            Change::Import(parsed.entries.clone()),
+            &BTreeSet::new(),
+            "Irina Orlova",
+        )
         .unwrap_err();
     let placed: Vec<String> = r
         .problems
@@ -165,7 +186,12 @@ fn changes_are_kept_and_recorded_with_who_made_them() {
     let by: Vec<(String, String)> = log
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .map(|v| (v["change"].as_str().unwrap().into(), v["by"].as_str().unwrap().into()))
+        .map(|v| {
+            (
+                v["change"].as_str().unwrap().into(),
+                v["by"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     let by: Vec<(&str, &str)> = by.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     assert_eq!(
@@ -189,14 +215,22 @@ fn an_entry_in_use_is_withdrawn_not_deleted() {
     let delete = |n: &str| Change::Delete { name: n.into() };
     let r = e.apply(delete("Ivan Petrov"), &nobody, "x").unwrap_err();
     assert_eq!(r.status, 409);
-    assert!(r.text().contains("is on lane 2 of block \"S1\""), "{}", r.text());
+    assert!(
+        r.text().contains("is on lane 2 of block \"S1\""),
+        "{}",
+        r.text()
+    );
     // A B2 bowler: a B1 one would need another round robin game.
     let mut new = e.programme().entries[4].clone();
     new.name = "Guest".into();
     e.apply(Change::Add(new), &nobody, "x").unwrap();
     let bowled: BTreeSet<String> = ["Guest".to_owned()].into();
     let r = e.apply(delete("Guest"), &bowled, "x").unwrap_err();
-    assert!(r.text().contains("\"Guest\" has bowled: withdraw"), "{}", r.text());
+    assert!(
+        r.text().contains("\"Guest\" has bowled: withdraw"),
+        "{}",
+        r.text()
+    );
     e.apply(delete("Guest"), &nobody, "x").unwrap();
     assert!(e.programme().entry("Guest").is_none());
     let r = e.apply(delete("Nobody"), &nobody, "x").unwrap_err();
