@@ -221,3 +221,47 @@ fn an_import_with_an_error_changes_nothing_and_a_good_one_replaces_the_entries()
     assert_eq!(after["changes"][0]["added"], json!(["Nina Guseva"]));
     assert_eq!(after["changes"][0]["by"], SECRETARY);
 }
+
+/// `tests/browser/entries.mjs` in headless Chromium, as tests/centre.rs
+/// runs the page's other script: skipped when node, chromium or `npm ci`
+/// in tests/browser are missing, except under CI.
+#[test]
+fn entries_are_imported_and_edited_on_the_page_in_a_real_browser() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if support::require_tool("node", "nodejs").is_none()
+        || support::require_tool("chromium", "chromium").is_none()
+        || support::require(
+            Some(root.join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
+            "playwright-core in tests/browser",
+            "npm ci in tests/browser",
+        )
+        .is_none()
+    {
+        return;
+    }
+    let dir = temp_dir("browser");
+    let web = free_port();
+    let mut c = Centre::start(&config(&dir, web), web);
+    let shots = root.join("target/panel-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let status = std::process::Command::new("node")
+        .arg(root.join("tests/browser/entries.mjs"))
+        .arg(format!("http://127.0.0.1:{web}/"))
+        .arg(SECRETARY_PIN)
+        .arg(&shots)
+        .current_dir(root.join("tests/browser"))
+        .status()
+        .expect("node runs");
+    assert!(
+        status.success(),
+        "tests/browser/entries.mjs failed (see above)"
+    );
+    // What the page did is on the centre's disk.
+    let kept = std::fs::read_to_string(dir.join("state/entries.toml")).unwrap();
+    assert!(kept.contains("name = \"Nina Guseva\""), "{kept}");
+    assert!(kept.contains("handicap = 15"), "{kept}");
+    assert_eq!(
+        entry(&c.get("/api/entries"), "Nina Guseva").unwrap()["handicap"],
+        15
+    );
+}
