@@ -90,7 +90,7 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    fn new(status: u16, m: impl Into<String>) -> Refusal {
+    pub fn new(status: u16, m: impl Into<String>) -> Refusal {
         Refusal {
             status,
             problems: vec![Issue::message(m)],

@@ -94,10 +94,10 @@ fn change(s: &Shared, entries: &std::sync::Mutex<Entries>, change: Change, by: &
 }
 
 /// The entry in `v["entry"]`; `withdrawn` when the object does not say.
-fn entry_of(v: &Value, withdrawn: bool) -> Result<Entry, Response> {
+fn entry_of(v: &Value, withdrawn: bool) -> Result<Entry, Refusal> {
     let Some(obj) = v.get("entry").and_then(Value::as_object) else {
-        return Err(error(
-            StatusCode::BAD_REQUEST,
+        return Err(Refusal::new(
+            400,
             "an entry is {\"entry\":{\"name\":\"…\",\"class\":\"B1\",\"sex\":\"F\",\"region\":\"…\",\"team\":\"…\",\"handicap\":0}}",
         ));
     };
@@ -118,10 +118,10 @@ fn entry_of(v: &Value, withdrawn: bool) -> Result<Entry, Response> {
                 ..Issue::default()
             })
             .collect();
-        refused(&Refusal {
+        Refusal {
             status: 400,
             problems,
-        })
+        }
     })?;
     if obj.get("withdrawn").is_none() {
         entry.withdrawn = withdrawn;
@@ -129,11 +129,11 @@ fn entry_of(v: &Value, withdrawn: bool) -> Result<Entry, Response> {
     Ok(entry)
 }
 
-fn name_of(v: &Value) -> Result<String, Response> {
+fn name_of(v: &Value) -> Result<String, Refusal> {
     v.get("name")
         .and_then(Value::as_str)
         .map(str::to_owned)
-        .ok_or_else(|| error(StatusCode::BAD_REQUEST, "name the entry: {\"name\":\"…\"}"))
+        .ok_or_else(|| Refusal::new(400, "name the entry: {\"name\":\"…\"}"))
 }
 
 /// The judge, the body and the entries, or the answer refusing them.
@@ -154,7 +154,7 @@ pub(super) async fn add(State(s): State<Shared>, headers: HeaderMap, body: Bytes
     let (by, v, entries) = begin!(s, headers, body);
     match entry_of(&v, false) {
         Ok(entry) => change(&s, &entries, Change::Add(entry), &by),
-        Err(res) => res,
+        Err(r) => refused(&r),
     }
 }
 
@@ -162,7 +162,7 @@ pub(super) async fn edit(State(s): State<Shared>, headers: HeaderMap, body: Byte
     let (by, v, entries) = begin!(s, headers, body);
     let name = match name_of(&v) {
         Ok(n) => n,
-        Err(res) => return res,
+        Err(r) => return refused(&r),
     };
     let was = lock(&entries)
         .programme()
@@ -170,7 +170,7 @@ pub(super) async fn edit(State(s): State<Shared>, headers: HeaderMap, body: Byte
         .is_some_and(|e| e.withdrawn);
     match entry_of(&v, was) {
         Ok(entry) => change(&s, &entries, Change::Edit { name, entry }, &by),
-        Err(res) => res,
+        Err(r) => refused(&r),
     }
 }
 
@@ -178,7 +178,7 @@ pub(super) async fn withdraw(State(s): State<Shared>, headers: HeaderMap, body: 
     let (by, v, entries) = begin!(s, headers, body);
     let name = match name_of(&v) {
         Ok(n) => n,
-        Err(res) => return res,
+        Err(r) => return refused(&r),
     };
     let withdrawn = v.get("withdrawn").and_then(Value::as_bool).unwrap_or(true);
     change(&s, &entries, Change::Withdraw { name, withdrawn }, &by)
@@ -188,7 +188,7 @@ pub(super) async fn delete(State(s): State<Shared>, headers: HeaderMap, body: By
     let (by, v, entries) = begin!(s, headers, body);
     match name_of(&v) {
         Ok(name) => change(&s, &entries, Change::Delete { name }, &by),
-        Err(res) => res,
+        Err(r) => refused(&r),
     }
 }
 
