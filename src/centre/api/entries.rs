@@ -3,6 +3,7 @@
 //! needs a judge logged in and is recorded under their name.
 
 use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -80,17 +81,34 @@ fn bowled(s: &Shared) -> BTreeSet<String> {
         .collect()
 }
 
-/// Makes `change` as `by`; the entries after it, or why not.
-fn change(s: &Shared, entries: &std::sync::Mutex<Entries>, change: Change, by: &str) -> Response {
-    let bowled = bowled(s);
-    let mut e = lock(entries);
-    match e.apply(change, &bowled, by) {
-        Ok(()) => {
-            tracing::info!(by, revision = e.revision, "the entries changed");
-            json_response(e.json())
-        }
+/// Makes `change` as `by` (on a thread that may wait for the disk): the
+/// entries after it, or why not.
+async fn change(s: &Shared, entries: Arc<Mutex<Entries>>, change: Change, by: &str) -> Response {
+    match apply(s, entries, change, by).await {
+        Ok(v) => json_response(v),
         Err(r) => refused(&r),
     }
+}
+
+/// Makes `change` as `by` on a thread that may wait for the disk.
+async fn apply(
+    s: &Shared,
+    entries: Arc<Mutex<Entries>>,
+    change: Change,
+    by: &str,
+) -> Result<Value, Refusal> {
+    let (s, by) = (s.clone(), by.to_owned());
+    let made = tokio::task::spawn_blocking(move || {
+        let bowled = bowled(&s);
+        let mut e = lock(&entries);
+        let made = e.apply(change, &bowled, &by);
+        if made.is_ok() {
+            tracing::info!(by, revision = e.revision, "the entries changed");
+        }
+        made.map(|()| e.json())
+    })
+    .await;
+    made.unwrap_or_else(|e| Err(Refusal::new(500, e.to_string())))
 }
 
 /// The entry in `v["entry"]`; `withdrawn` when the object does not say.
@@ -153,7 +171,7 @@ macro_rules! begin {
 pub(super) async fn add(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
     let (by, v, entries) = begin!(s, headers, body);
     match entry_of(&v, false) {
-        Ok(entry) => change(&s, &entries, Change::Add(entry), &by),
+        Ok(entry) => change(&s, entries, Change::Add(entry), &by).await,
         Err(r) => refused(&r),
     }
 }
@@ -169,7 +187,7 @@ pub(super) async fn edit(State(s): State<Shared>, headers: HeaderMap, body: Byte
         .entry(&name)
         .is_some_and(|e| e.withdrawn);
     match entry_of(&v, was) {
-        Ok(entry) => change(&s, &entries, Change::Edit { name, entry }, &by),
+        Ok(entry) => change(&s, entries, Change::Edit { name, entry }, &by).await,
         Err(r) => refused(&r),
     }
 }
@@ -181,13 +199,13 @@ pub(super) async fn withdraw(State(s): State<Shared>, headers: HeaderMap, body: 
         Err(r) => return refused(&r),
     };
     let withdrawn = v.get("withdrawn").and_then(Value::as_bool).unwrap_or(true);
-    change(&s, &entries, Change::Withdraw { name, withdrawn }, &by)
+    change(&s, entries, Change::Withdraw { name, withdrawn }, &by).await
 }
 
 pub(super) async fn delete(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
     let (by, v, entries) = begin!(s, headers, body);
     match name_of(&v) {
-        Ok(name) => change(&s, &entries, Change::Delete { name }, &by),
+        Ok(name) => change(&s, entries, Change::Delete { name }, &by).await,
         Err(r) => refused(&r),
     }
 }
@@ -219,14 +237,10 @@ pub(super) async fn import(State(s): State<Shared>, headers: HeaderMap, body: By
             });
         }
     };
-    let bowled = bowled(&s);
-    let mut e = lock(&entries);
     let list = parsed.entries.clone();
-    match e.apply(Change::Import(list), &bowled, &by) {
-        Ok(()) => {
-            tracing::info!(by, revision = e.revision, "entries imported");
-            json_response(e.json())
-        }
+    match apply(&s, entries, Change::Import(list), &by).await {
+        Ok(v) => json_response(v),
+        // Each problem at its row and column.
         Err(r) => refused(&Refusal {
             status: r.status,
             problems: r.problems.into_iter().map(|i| parsed.place(i)).collect(),
