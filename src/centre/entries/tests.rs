@@ -248,3 +248,31 @@ fn a_file_left_from_another_programme_is_refused() {
     let e = Entries::load(&programme, &state).err().unwrap().to_string();
     assert!(e.contains("written for the programme \"Last year\""), "{e}");
 }
+
+#[test]
+fn at_most_a_thousand_entries() {
+    let (programme, state) = folder("limit");
+    let mut e = Entries::load(&programme, &state).unwrap();
+    let mut list = e.programme().entries.clone();
+    let template = list[4].clone();
+    for i in list.len()..=MAX_ENTRIES {
+        let mut b = template.clone();
+        b.name = format!("Bowler {i}");
+        list.push(b);
+    }
+    assert_eq!(list.len(), MAX_ENTRIES + 1);
+    let r = e
+        .apply(Change::Import(list.clone()), &BTreeSet::new(), "x")
+        .unwrap_err();
+    assert_eq!(r.text(), "1001 entries: at most 1000");
+    list.pop();
+    e.apply(Change::Import(list), &BTreeSet::new(), "x")
+        .unwrap();
+    let mut one_more = template;
+    one_more.name = "One more".into();
+    let r = e
+        .apply(Change::Add(one_more), &BTreeSet::new(), "x")
+        .unwrap_err();
+    assert!(r.text().contains("no more fit"), "{}", r.text());
+    assert_eq!(e.programme().entries.len(), MAX_ENTRIES);
+}
