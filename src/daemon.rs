@@ -308,6 +308,7 @@ pub async fn serve_centre_demo(
         state_dir: demo.state_dir.join("centre"),
         web_listen: demo.listen,
         judge_pin_hash: demo.judge_pin_hash.clone(),
+        judges: Vec::new(),
         broker: crate::centre::config::Broker::Embedded { listen: broker },
         username: None,
         password_file: None,

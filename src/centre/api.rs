@@ -15,6 +15,10 @@
 //!   `GET /results.txt`, `/results.csv`, `/results.json`: the results
 //!   protocol. A push may name only its `block`: the lanes' bowlers then
 //!   come from the programme.
+//! - `GET /api/entries`, `GET /entries.csv`; `POST /api/entries/add`,
+//!   `/edit`, `/withdraw`, `/delete` and `/import` (a CSV file): the
+//!   entries (`entries.rs`, docs/programme.md); a change needs a judge
+//!   logged in.
 //! - `GET /`, `GET /tv`, `GET /centre/{file}`: the page (web/centre/).
 
 use std::convert::Infallible;
@@ -32,8 +36,11 @@ use serde_json::{Value, json};
 use tower::ServiceExt as _;
 use tower_http::limit::RequestBodyLimitLayer;
 
+mod entries;
+
 use super::book::Book;
 use super::commands::Commands;
+use super::entries::Entries;
 use super::programme::Programme;
 use super::standings::{Standings, protocol_csv, protocol_text, standings};
 use super::{MAX_LANE_NUMBER, MAX_LANES};
@@ -45,7 +52,8 @@ pub const MAX_BODY: usize = 64 * 1024;
 #[derive(Clone)]
 struct Shared {
     book: Arc<Mutex<Book>>,
-    programme: Option<Arc<Programme>>,
+    /// The programme and its entries, which the page may change.
+    entries: Option<Arc<Mutex<Entries>>>,
     commands: Arc<Commands>,
     site: Arc<str>,
     /// The lane's login routes, which the centre's login goes through.
@@ -55,8 +63,23 @@ struct Shared {
     standings: Arc<Mutex<Option<Computed>>>,
 }
 
-/// Standings and the book's `journals_changed` they were computed at.
-type Computed = (u64, Arc<Standings>);
+/// Standings and the book's `journals_changed` and the entries' revision
+/// they were computed at.
+type Computed = ((u64, u64), Arc<Standings>);
+
+impl Shared {
+    /// The programme now, with its entries as last changed.
+    fn programme(&self) -> Option<Arc<Programme>> {
+        Some(lock(self.entries.as_ref()?).programme())
+    }
+    fn revision(&self) -> u64 {
+        self.entries.as_ref().map_or(0, |e| lock(e).revision)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The page's files.
 #[derive(rust_embed::Embed)]
@@ -66,7 +89,7 @@ struct Page;
 /// The centre's routes.
 pub fn router(
     book: Arc<Mutex<Book>>,
-    programme: Option<Arc<Programme>>,
+    entries: Option<Arc<Mutex<Entries>>>,
     commands: Arc<Commands>,
     site: &str,
     auth: AuthSettings,
@@ -90,12 +113,16 @@ pub fn router(
     });
     let shared = Shared {
         book,
-        programme,
+        entries,
         commands,
         site: site.into(),
         login: login.clone(),
         standings: Arc::default(),
     };
+    let import = Router::new()
+        .route("/api/entries/import", post(entries::import))
+        .with_state(shared.clone())
+        .layer(RequestBodyLimitLayer::new(entries::MAX_IMPORT_BODY));
     Router::new()
         .route("/api/lanes", get(lanes))
         .route("/api/centre", get(centre))
@@ -107,6 +134,12 @@ pub fn router(
         .route("/results.txt", get(results_text))
         .route("/results.csv", get(results_csv))
         .route("/results.json", get(results_json))
+        .route("/api/entries", get(entries::list))
+        .route("/entries.csv", get(entries::export))
+        .route("/api/entries/add", post(entries::add))
+        .route("/api/entries/edit", post(entries::edit))
+        .route("/api/entries/withdraw", post(entries::withdraw))
+        .route("/api/entries/delete", post(entries::delete))
         .route_service("/api/login", login.clone())
         .route_service("/api/logout", login.clone())
         .route_service("/api/session", login)
@@ -119,6 +152,7 @@ pub fn router(
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such route") })
         .with_state(shared)
         .layer(RequestBodyLimitLayer::new(MAX_BODY))
+        .merge(import)
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
@@ -169,17 +203,19 @@ async fn lanes(State(s): State<Shared>) -> Response {
 /// The standings now, from every mirrored journal.
 fn current(s: &Shared) -> Arc<Standings> {
     let mut last = s.standings.lock().unwrap_or_else(PoisonError::into_inner);
+    let programme = s.programme();
+    let revision = s.revision();
     let (changed, games) = {
         let book = s.book.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((at, standings)) = &*last
-            && *at == book.journals_changed
+            && *at == (book.journals_changed, revision)
         {
             return Arc::clone(standings);
         }
-        let games = super::results::games(&book, s.programme.as_deref());
-        (book.journals_changed, games)
+        let games = super::results::games(&book, programme.as_deref());
+        ((book.journals_changed, revision), games)
     };
-    let now = Arc::new(standings(s.programme.as_deref(), &games));
+    let now = Arc::new(standings(programme.as_deref(), &games));
     *last = Some((changed, Arc::clone(&now)));
     now
 }
@@ -189,7 +225,7 @@ async fn standings_json(State(s): State<Shared>) -> Response {
 }
 
 async fn programme_blocks(State(s): State<Shared>) -> Response {
-    match &s.programme {
+    match &s.programme() {
         Some(p) => json_response(super::results::programme_json(p)),
         None => error(
             StatusCode::NOT_FOUND,
@@ -216,7 +252,7 @@ fn download(s: &Shared, ext: &str, kind: &'static str, body: String) -> Response
 }
 
 async fn results_text(State(s): State<Shared>) -> Response {
-    let text = protocol_text(s.programme.as_deref(), &current(&s));
+    let text = protocol_text(s.programme().as_deref(), &current(&s));
     download(&s, "txt", "text/plain; charset=utf-8", text)
 }
 
@@ -300,7 +336,8 @@ async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
         return error(StatusCode::BAD_REQUEST, "block: 1 to 64 characters");
     }
     let from_programme;
-    let lanes = match (v.get("lanes"), &s.programme, &block) {
+    let programme = s.programme();
+    let lanes = match (v.get("lanes"), &programme, &block) {
         (Some(lanes), ..) => lanes.as_object(),
         (None, Some(p), Some(block)) => match p.lineups(block) {
             Ok(lineups) => {
@@ -341,6 +378,12 @@ async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
             return error(
                 StatusCode::BAD_REQUEST,
                 format!("lanes.{key}: a list of bowlers"),
+            );
+        }
+        if let Some(name) = entries::withdrawn_in(programme.as_deref(), bowlers) {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("lanes.{key}: {name:?} is withdrawn from the competition"),
             );
         }
         // The lane checks the bowlers itself, as its own lineup action.

@@ -38,8 +38,20 @@ keys! {
     pub(crate) struct RawWeb in WEB {
         listen: Option<String> => Kind::Str, default DEFAULT_WEB_LISTEN;
         judge_pin_hash: Option<String> => Kind::Str;
+        judges: Vec<RawJudge> => Kind::Tables(JUDGE);
     }
 }
+
+keys! {
+    /// `[[web.judges]]`: a judge or secretary with a PIN of their own.
+    pub(crate) struct RawJudge in JUDGE {
+        name: Option<String> => Kind::Str;
+        pin_hash: Option<String> => Kind::Str;
+    }
+}
+
+/// `[[web.judges]]` at most (each login checks every judge's PIN).
+pub const MAX_JUDGES: usize = 8;
 
 /// The broker the centre talks to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,8 +72,12 @@ pub struct CentreConfig {
     pub site: String,
     pub state_dir: PathBuf,
     pub web_listen: SocketAddr,
-    /// The chief judge's PIN (argon2 PHC string, `lanecall hash-pin`).
+    /// The chief judge's PIN (argon2 PHC string, `lanecall hash-pin`):
+    /// shared, a login with it acts under the name typed.
     pub judge_pin_hash: String,
+    /// Judges and secretaries with a PIN of their own (`[[web.judges]]`):
+    /// a login with one acts under its name.
+    pub judges: Vec<crate::config::JudgeConfig>,
     pub broker: Broker,
     /// The centre's own MQTT login.
     pub username: Option<String>,
@@ -247,6 +263,7 @@ impl Raw {
                 }
             },
         };
+        let judges = check_judges(self.web.judges, out);
         let ca_file = self.ca_file;
         let broker = match self.broker {
             Some(url) => match BrokerUrl::parse(&url) {
@@ -353,6 +370,7 @@ impl Raw {
             state_dir: state_dir?,
             web_listen: web_listen?,
             judge_pin_hash: judge_pin_hash?,
+            judges,
             broker: broker?,
             username: self.username,
             password_file,
@@ -362,6 +380,62 @@ impl Raw {
             programme,
         })
     }
+}
+
+/// `[[web.judges]]`: each a name (as a lane's judge's name is checked)
+/// and a PIN hash, no name twice.
+fn check_judges(raw: Vec<RawJudge>, out: &mut Vec<Problem>) -> Vec<crate::config::JudgeConfig> {
+    if raw.len() > MAX_JUDGES {
+        out.push(Problem::new(
+            "web.judges",
+            format!(
+                "{} judges: at most {MAX_JUDGES} (each login checks every judge's PIN)",
+                raw.len()
+            ),
+        ));
+        return Vec::new();
+    }
+    let mut judges: Vec<crate::config::JudgeConfig> = Vec::new();
+    for (i, j) in raw.into_iter().enumerate() {
+        let key = |k: &str| format!("web.judges[{}].{k}", i + 1);
+        let name = j.name.map(|n| n.trim().to_owned());
+        match &name {
+            None => out.push(Problem::new(
+                key("name"),
+                "is missing: the judge's name as the records write it",
+            )),
+            Some(n) => {
+                if let Err(m) = crate::ports::valid_name(n) {
+                    out.push(Problem::new(key("name"), m));
+                } else if judges.iter().any(|j| j.name == *n) {
+                    out.push(Problem::new(key("name"), format!("{n:?} is named twice")));
+                }
+            }
+        }
+        let hash = match j.pin_hash {
+            None => {
+                out.push(Problem::new(
+                    key("pin_hash"),
+                    "is missing: the judge's PIN hash: run `lanecall hash-pin PIN` and paste its output",
+                ));
+                None
+            }
+            Some(h) => match crate::web::check_pin_hash(&h) {
+                Ok(()) => Some(h),
+                Err(e) => {
+                    out.push(Problem::new(
+                        key("pin_hash"),
+                        format!("{e}: run `lanecall hash-pin PIN` and paste its output"),
+                    ));
+                    None
+                }
+            },
+        };
+        if let (Some(name), Some(pin_hash)) = (name, hash) {
+            judges.push(crate::config::JudgeConfig { name, pin_hash });
+        }
+    }
+    judges
 }
 
 #[cfg(test)]
@@ -451,6 +525,34 @@ mod tests {
             e.contains("allow_anonymous: is only for the embedded broker"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn named_judges_each_have_a_name_and_a_pin_hash() {
+        let judge = |name: &str, hash: &str| {
+            format!("[[web.judges]]\nname = {name:?}\npin_hash = {hash:?}\n")
+        };
+        let text = |judges: &str| {
+            format!(
+                "site = \"c\"\nstate_dir = \"/c\"\nbroker = \"mqtt://c\"\n[web]\njudge_pin_hash = \"{}\"\n{judges}",
+                hash()
+            )
+        };
+        let good = judge(" Pavel Sokolov ", &hash());
+        let c = CentreConfig::parse(&text(&good), Path::new("c.toml")).unwrap();
+        assert_eq!(c.judges.len(), 1);
+        assert_eq!(c.judges[0].name, "Pavel Sokolov");
+        let bad = good.clone() + &judge("Pavel Sokolov", "x") + "[[web.judges]]\nname = \"\"\n";
+        let e = CentreConfig::parse(&text(&bad), Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("web.judges[2].name: \"Pavel Sokolov\" is named twice"),
+            "{e}"
+        );
+        assert!(e.contains("web.judges[2].pin_hash: "), "{e}");
+        assert!(e.contains("web.judges[3].name: the name is empty"), "{e}");
+        assert!(e.contains("web.judges[3].pin_hash: is missing"), "{e}");
     }
 
     #[test]

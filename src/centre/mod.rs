@@ -19,6 +19,7 @@ pub mod book;
 pub mod broker;
 pub mod commands;
 pub mod config;
+pub mod entries;
 pub mod feed;
 pub mod link;
 pub mod mirror;
@@ -136,12 +137,15 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
             (url, rumqttc::Transport::Tcp)
         }
     };
-    let programme = match &config.programme {
-        Some(path) => Some(Arc::new(
-            programme::Programme::load(path).map_err(|e| e.to_string())?,
-        )),
+    let entries = match &config.programme {
+        Some(path) => Some(Arc::new(Mutex::new(
+            entries::Entries::load(path, &config.state_dir).map_err(|e| e.to_string())?,
+        ))),
         None => None,
     };
+    let programme = entries
+        .as_ref()
+        .map(|e| e.lock().unwrap_or_else(PoisonError::into_inner).programme());
     book.lock().unwrap_or_else(PoisonError::into_inner).admit =
         admitted(&config, programme.as_deref(), login_lanes);
     let password = match &config.password_file {
@@ -190,10 +194,11 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         .map_err(|e| format!("cannot listen on {}: {e}", config.web_listen))?;
     let web = listener.local_addr().map_err(|e| e.to_string())?;
     let mut auth = crate::web::AuthSettings::with_pin_hash(config.judge_pin_hash.clone());
+    auth.judges = config.judges.clone();
     auth.state_dir = Some(config.state_dir.clone());
     let app = api::router(
         Arc::clone(&book),
-        programme,
+        entries,
         Arc::clone(&commands),
         &config.site,
         auth,

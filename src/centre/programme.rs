@@ -28,6 +28,8 @@ pub enum LineupError {
     UnknownBlock(String),
     #[error("block {0:?} has no lane assignments yet")]
     NoLanes(String),
+    #[error("every bowler of block {0:?} is withdrawn")]
+    AllWithdrawn(String),
     /// Only for a programme built by hand: a checked one names only its
     /// entries.
     #[error("{0:?} is not an entry of the programme")]
@@ -89,6 +91,10 @@ pub struct Entry {
     pub team: Option<String>,
     /// Pins added per game (0 when not given).
     pub handicap: i32,
+    /// Withdrawn from the competition: kept in the entries, the standings
+    /// and the protocol, left out of every lineup.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub withdrawn: bool,
 }
 
 /// A team of a doubles, trios or teams event.
@@ -215,6 +221,43 @@ impl Programme {
         }
     }
 
+    /// The programme of `text` (the programme file, already checked on its
+    /// own) with its `[[entry]]` tables replaced by `entries` (the
+    /// centre's entries file, `entries.rs`), checked as one file: every
+    /// problem by its key (`entry[3].handicap`), named in `path`, with no
+    /// line or column (the text checked is made here, not written).
+    pub fn with_entries(
+        text: &str,
+        entries: Vec<toml::Value>,
+        path: &Path,
+    ) -> Result<Programme, ProgrammeError> {
+        let mut table: toml::Table =
+            text.parse()
+                .map_err(|e: toml::de::Error| ProgrammeError::Syntax {
+                    path: path.to_owned(),
+                    message: e.to_string(),
+                })?;
+        table.insert("entry".into(), toml::Value::Array(entries));
+        let merged = toml::to_string(&table).map_err(|e| ProgrammeError::Syntax {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        Programme::parse(&merged, path).map_err(|e| match e {
+            ProgrammeError::Invalid { path, problems } => ProgrammeError::Invalid {
+                path,
+                problems: problems
+                    .into_iter()
+                    .map(|p| crate::config::Problem { at: None, ..p })
+                    .collect(),
+            },
+            ProgrammeError::Syntax { path, message } => ProgrammeError::Syntax {
+                path,
+                message: message.lines().last().unwrap_or_default().to_owned(),
+            },
+            other => other,
+        })
+    }
+
     pub fn entry(&self, name: &str) -> Option<&Entry> {
         self.entries.iter().find(|e| e.name == name)
     }
@@ -278,7 +321,8 @@ impl Programme {
     /// What the centre sends each lane for `block`: by lane number, the
     /// bowlers in lane order. In a team event a bowler's team is the
     /// event's team; the handicap is the entry's, plus a woman's pins in a
-    /// combined category in singles.
+    /// combined category in singles. A withdrawn entry is left out, and a
+    /// lane left with no bowler.
     pub fn lineups(&self, block: &str) -> Result<Vec<(u32, Vec<Bowler>)>, LineupError> {
         let b = self
             .block(block)
@@ -309,9 +353,20 @@ impl Programme {
                 voice: Voice::default(),
             })
         };
-        b.lanes
-            .iter()
-            .map(|(lane, names)| Ok((*lane, names.iter().map(bowler).collect::<Result<_, _>>()?)))
-            .collect()
+        let mut out = Vec::new();
+        for (lane, names) in &b.lanes {
+            let bowlers: Vec<Bowler> = names
+                .iter()
+                .filter(|n| self.entry(n).is_none_or(|e| !e.withdrawn))
+                .map(bowler)
+                .collect::<Result<_, _>>()?;
+            if !bowlers.is_empty() {
+                out.push((*lane, bowlers));
+            }
+        }
+        if out.is_empty() {
+            return Err(LineupError::AllWithdrawn(block.to_owned()));
+        }
+        Ok(out)
     }
 }

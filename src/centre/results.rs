@@ -4,7 +4,8 @@
 //!
 //! A journal is one block of one lane (a lane starts a new journal for each
 //! block). It is placed in the programme's block whose assignment for that
-//! lane names bowlers who are all on the journal's sheet, the first such
+//! lane names bowlers who are all on the journal's sheet (a withdrawn
+//! entry aside: the centre leaves it out of the lineup), the first such
 //! block not yet taken by an earlier journal of that lane. So a lane that
 //! bowls the same bowlers in S1, S2 and S3 fills them in that order, and the
 //! placing depends on the journals alone: a restarted centre places them
@@ -42,7 +43,8 @@ pub fn games(book: &Book, programme: Option<&Programme>) -> Vec<BowledGame> {
 }
 
 /// The first block not yet `taken` whose bowlers on `lane` are all among
-/// `names`.
+/// `names`; a withdrawn entry is not looked for (the centre left it out of
+/// the lineup it pushed).
 fn place<'p>(
     p: &'p Programme,
     lane: u32,
@@ -55,9 +57,11 @@ fn place<'p>(
     let block = p.blocks.iter().find(|b| {
         !taken.contains(b.id.as_str())
             && b.lanes.iter().any(|(l, bowlers)| {
-                *l == lane
-                    && !bowlers.is_empty()
-                    && bowlers.iter().all(|n| names.contains(n.as_str()))
+                let mut sent = bowlers
+                    .iter()
+                    .filter(|n| p.entry(n).is_none_or(|e| !e.withdrawn))
+                    .peekable();
+                *l == lane && sent.peek().is_some() && sent.all(|n| names.contains(n.as_str()))
             })
     })?;
     taken.insert(&block.id);
@@ -221,6 +225,35 @@ lanes = { 6 = ["Dmitri Orlov", "Yulia Petrova"] }
         let games = games(&book, Some(&p));
         assert!(!games.is_empty());
         assert!(games.iter().all(|g| g.block.is_none()), "{games:?}");
+    }
+
+    #[test]
+    fn a_withdrawn_bowler_left_out_of_the_lineup_does_not_unplace_the_journal() {
+        let third =
+            "[[entry]]\nname = \"Gone Bowler\"\nclass = \"B2\"\nsex = \"M\"\nregion = \"Kazan\"\n";
+        let text = PROGRAMME
+            .replace("[[event]]", &format!("{third}\n[[event]]"))
+            .replace(
+                "6 = [\"Dmitri Orlov\", \"Yulia Petrova\"] }\n\n[[block]]",
+                "6 = [\"Dmitri Orlov\", \"Yulia Petrova\", \"Gone Bowler\"] }\n\n[[block]]",
+            );
+        let s1 = |withdrawn: bool| {
+            let text = if withdrawn {
+                text.replace(
+                    "name = \"Gone Bowler\"",
+                    "name = \"Gone Bowler\"\nwithdrawn = true",
+                )
+            } else {
+                text.clone()
+            };
+            let p = Programme::parse(&text, std::path::Path::new("p.toml")).unwrap();
+            let games = games(&book("slow_bowling_hold", "neighbour_busy"), Some(&p));
+            placed(&games)[0].1.clone()
+        };
+        // Not withdrawn: the journal lacks a bowler of S1's lane 6, so it
+        // is not S1's (it takes S2, the next block that fits).
+        assert_eq!(s1(false), Some("S2".to_owned()));
+        assert_eq!(s1(true), Some("S1".to_owned()));
     }
 
     #[test]

@@ -22,7 +22,7 @@ await run(async ({ page, shot, step, api, until }) => {
   await page.click('#tab-block');
   await page.fill('input[type=password]', pin);
   await page.getByRole('button', { name: 'Войти' }).click();
-  await page.getByText('Главный судья: chief judge').waitFor();
+  await page.getByText('Судья: chief judge').waitFor();
   const block = page.locator(id('block-S1'));
   await block.getByText('Дорожка 7: Anna Kuznetsova, Boris Tikhonov, Vera Matveeva, Gleb Romanov').waitFor();
   await block.getByRole('button', { name: 'Отправить составы блока S1' }).click();

@@ -2,19 +2,22 @@
 // block control and the results. It polls the centre's API every second.
 import { t, setLang, getLang } from './i18n.js';
 import { h, api, flags, bowlers, categoryTitle } from './common.js';
+import * as entries from './entries.js';
 
 const $ = (id) => document.getElementById(id);
+const VIEWS = ['lanes', 'standings', 'block', 'entries', 'results'];
 const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, programme: null, protocol: '', ok: true };
 
 function labels() {
   document.documentElement.lang = getLang();
   $('title').textContent = t('title');
-  for (const v of ['lanes', 'standings', 'block', 'results']) $('tab-' + v).textContent = t('tab' + v[0].toUpperCase() + v.slice(1));
+  for (const v of VIEWS) $('tab-' + v).textContent = t('tab' + v[0].toUpperCase() + v.slice(1));
   $('tab-tv').textContent = t('tabTv');
   $('lang').textContent = t('lang');
   $('block-label').textContent = t('blockLabel');
   $('lineups-label').textContent = t('lineupsLabel');
   $('push').textContent = t('push');
+  entries.labels();
 }
 
 function laneCard(l) {
@@ -55,12 +58,17 @@ function renderResults() {
     S.protocol ? h('pre', { class: 'protocol', text: S.protocol }) : h('p', { text: t('noResults') }));
 }
 
+// A withdrawn bowler's name, marked: the centre leaves them out of pushes.
+function mark(name) {
+  return entries.withdrawnNames().has(name) ? name + ' (' + t('withdrawnShort') + ')' : name;
+}
+
 // With a programme: each block's lanes and one button that pushes them.
 function renderBlocks() {
   const p = S.programme;
   $('blocks').replaceChildren(...(p ? p.blocks.map((b) => h('section', { class: 'block', 'data-testid': 'block-' + b.id },
     h('h3', { text: t('blockTitle', b.id, b.event, b.games) }),
-    h('ul', {}, Object.entries(b.lanes).map(([lane, names]) => h('li', { text: t('lane', lane) + ': ' + names.join(', ') }))),
+    h('ul', {}, Object.entries(b.lanes).map(([lane, names]) => h('li', { text: t('lane', lane) + ': ' + names.map(mark).join(', ') }))),
     S.judge ? h('button', { type: 'button', text: t('pushBlock', b.id), onclick: async () => {
       const r = await api('/api/push', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ block: b.id }) });
       $('push-error').textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
@@ -70,6 +78,7 @@ function renderBlocks() {
 
 function renderLogin() {
   const box = $('login');
+  entries.setJudge(S.judge);
   if (S.judge) {
     box.replaceChildren(h('p', { text: t('judge', S.judge) }),
       h('button', { type: 'button', text: t('logout'), onclick: async () => { await api('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }); S.judge = null; renderLogin(); } }));
@@ -78,10 +87,13 @@ function renderLogin() {
   }
   $('push-form').hidden = true;
   const pin = h('input', { type: 'password', inputmode: 'numeric', autocomplete: 'off', 'aria-label': t('pin') });
+  // A judge with a PIN of their own is named by it; with the shared PIN
+  // the name typed is the one recorded ('chief judge' when none).
+  const name = h('input', { type: 'text', autocomplete: 'off', maxlength: '60', 'aria-label': t('loginName') });
   const err = h('p', { class: 'alarm', role: 'alert' });
-  box.replaceChildren(h('label', {}, t('pin') + ' ', pin),
+  box.replaceChildren(h('label', {}, t('pin') + ' ', pin), h('label', {}, t('loginName') + ' ', name),
     h('button', { type: 'button', text: t('login'), onclick: async () => {
-      const r = await api('/api/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ pin: pin.value, name: 'chief judge' }) });
+      const r = await api('/api/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ pin: pin.value, name: name.value.trim() || 'chief judge' }) });
       if (r.status === 200) { S.judge = r.body.name; renderLogin(); } else err.textContent = (r.body && r.body.error) || String(r.status);
     } }), err);
 }
@@ -107,7 +119,8 @@ function render() {
   link.textContent = !S.ok ? t('pageDown') : c && c.connected ? t('brokerUp')
     : t('brokerDown') + (c && c.broker_error ? ' — ' + c.broker_error : '');
   link.className = 'pill ' + (S.ok && c && c.connected ? 'good' : 'bad');
-  for (const v of ['lanes', 'standings', 'block', 'results']) $('view-' + v).hidden = S.view !== v;
+  for (const v of VIEWS) $('view-' + v).hidden = S.view !== v;
+  $('login').hidden = S.view !== 'block' && S.view !== 'entries';
   renderAlarms();
   renderLanes();
   renderStandings();
@@ -123,6 +136,7 @@ async function poll() {
     S.centre = centre.body;
     S.pushes = pushes.body || [];
     S.standings = standings.status === 200 ? standings.body : null;
+    if (S.view === 'entries') await entries.refresh();
     if (S.view === 'results') {
       const r = await fetch('/results.txt', { cache: 'no-store' });
       S.protocol = r.ok ? await r.text() : '';
@@ -134,7 +148,15 @@ async function poll() {
 
 document.addEventListener('DOMContentLoaded', async () => {
   labels();
-  for (const b of document.querySelectorAll('nav [data-view]')) b.addEventListener('click', () => { S.view = b.dataset.view; render(); });
+  for (const b of document.querySelectorAll('nav [data-view]')) {
+    b.addEventListener('click', async () => {
+      S.view = b.dataset.view;
+      if (S.view === 'entries') await entries.refresh();
+      render();
+    });
+  }
+  // A change to the entries changes the blocks' marks and the standings.
+  entries.init(() => poll());
   $('lang').addEventListener('click', () => { setLang(getLang() === 'ru' ? 'en' : 'ru'); labels(); renderLogin(); render(); });
   $('push-form').addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -144,6 +166,7 @@ document.addEventListener('DOMContentLoaded', async () => {
     $('push-error').textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
     poll();
   });
+  await entries.refresh();
   const prog = await api('/api/programme');
   S.programme = prog.status === 200 ? prog.body : null;
   const s = await api('/api/session');

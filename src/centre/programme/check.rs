@@ -42,6 +42,8 @@ struct RawEntry {
     region: String,
     team: Option<Spanned<String>>,
     handicap: Option<Spanned<i64>>,
+    #[serde(default)]
+    withdrawn: bool,
 }
 
 #[derive(Deserialize)]
@@ -153,6 +155,7 @@ pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
             region: e.region.clone(),
             team: e.team.as_ref().map(|t| t.get_ref().clone()),
             handicap,
+            withdrawn: e.withdrawn,
         });
     }
     let known = |n: &str| entries.iter().any(|e| e.name == n);

@@ -1,0 +1,249 @@
+//! The entries' routes (docs/centre.md, "API"; docs/programme.md,
+//! "Entries on the centre's page"): reading them is open to all; a change
+//! needs a judge logged in and is recorded under their name.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::{Shared, error, json_response, judge, judged, lock};
+use crate::centre::entries::csv::{self, MAX_CSV};
+use crate::centre::entries::{Change, Entries, Issue, Refusal, entry_from};
+use crate::centre::programme::{Entry, Programme};
+
+/// The largest import request: the CSV file and room to say it is too
+/// large rather than be cut off.
+pub const MAX_IMPORT_BODY: usize = MAX_CSV + 64 * 1024;
+
+fn no_programme() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "no programme: the centre's config has no `programme`, and the entries are the programme's",
+    )
+}
+
+fn refused(r: &Refusal) -> Response {
+    let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);
+    let body = json!({ "error": r.text(), "problems": r.problems });
+    (status, axum::Json(body)).into_response()
+}
+
+/// The first name among `bowlers` (a push's lane) that is a withdrawn
+/// entry.
+pub(super) fn withdrawn_in(programme: Option<&Programme>, bowlers: &Value) -> Option<String> {
+    let p = programme?;
+    bowlers.as_array()?.iter().find_map(|b| {
+        let name = b.get("name")?.as_str()?;
+        p.entry(name)
+            .is_some_and(|e| e.withdrawn)
+            .then(|| name.to_owned())
+    })
+}
+
+pub(super) async fn list(State(s): State<Shared>) -> Response {
+    match &s.entries {
+        Some(e) => json_response(lock(e).json()),
+        None => no_programme(),
+    }
+}
+
+pub(super) async fn export(State(s): State<Shared>) -> Response {
+    let Some(p) = s.programme() else {
+        return no_programme();
+    };
+    let name = format!("entries-{}.csv", s.site);
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (header::CACHE_CONTROL, "no-cache".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        csv::write(&p.entries),
+    )
+        .into_response()
+}
+
+/// The names with games in the mirrored journals.
+fn bowled(s: &Shared) -> BTreeSet<String> {
+    let programme = s.programme();
+    let book = lock(&s.book);
+    crate::centre::results::games(&book, programme.as_deref())
+        .into_iter()
+        .map(|g| g.name)
+        .collect()
+}
+
+/// Makes `change` as `by` (on a thread that may wait for the disk): the
+/// entries after it, or why not.
+async fn change(s: &Shared, entries: Arc<Mutex<Entries>>, change: Change, by: &str) -> Response {
+    match apply(s, entries, change, by).await {
+        Ok(v) => json_response(v),
+        Err(r) => refused(&r),
+    }
+}
+
+/// Makes `change` as `by` on a thread that may wait for the disk.
+async fn apply(
+    s: &Shared,
+    entries: Arc<Mutex<Entries>>,
+    change: Change,
+    by: &str,
+) -> Result<Value, Refusal> {
+    let (s, by) = (s.clone(), by.to_owned());
+    let made = tokio::task::spawn_blocking(move || {
+        let bowled = bowled(&s);
+        let mut e = lock(&entries);
+        let made = e.apply(change, &bowled, &by);
+        if made.is_ok() {
+            tracing::info!(by, revision = e.revision, "the entries changed");
+        }
+        made.map(|()| e.json())
+    })
+    .await;
+    made.unwrap_or_else(|e| Err(Refusal::new(500, e.to_string())))
+}
+
+/// The entry in `v["entry"]`; `withdrawn` when the object does not say.
+fn entry_of(v: &Value, withdrawn: bool) -> Result<Entry, Refusal> {
+    let Some(obj) = v.get("entry").and_then(Value::as_object) else {
+        return Err(Refusal::new(
+            400,
+            "an entry is {\"entry\":{\"name\":\"…\",\"class\":\"B1\",\"sex\":\"F\",\"region\":\"…\",\"team\":\"…\",\"handicap\":0}}",
+        ));
+    };
+    let get = |k: &str| {
+        obj.get(k).map(|x| match x {
+            Value::String(t) => t.trim().to_owned(),
+            Value::Bool(true) => "yes".to_owned(),
+            Value::Bool(false) | Value::Null => String::new(),
+            other => other.to_string(),
+        })
+    };
+    let mut entry = entry_from(get).map_err(|bad| {
+        let problems = bad
+            .into_iter()
+            .map(|(field, message)| Issue {
+                field: Some(field.to_owned()),
+                message,
+                ..Issue::default()
+            })
+            .collect();
+        Refusal {
+            status: 400,
+            problems,
+        }
+    })?;
+    if obj.get("withdrawn").is_none() {
+        entry.withdrawn = withdrawn;
+    }
+    Ok(entry)
+}
+
+fn name_of(v: &Value) -> Result<String, Refusal> {
+    v.get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| Refusal::new(400, "name the entry: {\"name\":\"…\"}"))
+}
+
+/// The judge, the body and the entries, or the answer refusing them.
+macro_rules! begin {
+    ($s:expr, $headers:expr, $body:expr) => {{
+        let (by, v) = match judged(&$s, &$headers, &$body).await {
+            Ok(x) => x,
+            Err(res) => return res,
+        };
+        let Some(entries) = $s.entries.clone() else {
+            return no_programme();
+        };
+        (by, v, entries)
+    }};
+}
+
+pub(super) async fn add(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let (by, v, entries) = begin!(s, headers, body);
+    match entry_of(&v, false) {
+        Ok(entry) => change(&s, entries, Change::Add(entry), &by).await,
+        Err(r) => refused(&r),
+    }
+}
+
+pub(super) async fn edit(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let (by, v, entries) = begin!(s, headers, body);
+    let name = match name_of(&v) {
+        Ok(n) => n,
+        Err(r) => return refused(&r),
+    };
+    let was = lock(&entries)
+        .programme()
+        .entry(&name)
+        .is_some_and(|e| e.withdrawn);
+    match entry_of(&v, was) {
+        Ok(entry) => change(&s, entries, Change::Edit { name, entry }, &by).await,
+        Err(r) => refused(&r),
+    }
+}
+
+pub(super) async fn withdraw(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let (by, v, entries) = begin!(s, headers, body);
+    let name = match name_of(&v) {
+        Ok(n) => n,
+        Err(r) => return refused(&r),
+    };
+    let withdrawn = v.get("withdrawn").and_then(Value::as_bool).unwrap_or(true);
+    change(&s, entries, Change::Withdraw { name, withdrawn }, &by).await
+}
+
+pub(super) async fn delete(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let (by, v, entries) = begin!(s, headers, body);
+    match name_of(&v) {
+        Ok(name) => change(&s, entries, Change::Delete { name }, &by).await,
+        Err(r) => refused(&r),
+    }
+}
+
+/// `POST /api/entries/import`: a CSV file (`Content-Type: text/csv`) that
+/// replaces every entry, or changes nothing.
+pub(super) async fn import(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let csv_type = headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/csv"));
+    if !csv_type {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the CSV file as it is (Content-Type: text/csv)",
+        );
+    }
+    let Some(by) = judge(&s, &headers).await else {
+        return error(StatusCode::UNAUTHORIZED, "a judge must log in");
+    };
+    let Some(entries) = s.entries.clone() else {
+        return no_programme();
+    };
+    let parsed = match csv::parse(&body) {
+        Ok(p) => p,
+        Err(problems) => {
+            return refused(&Refusal {
+                status: 400,
+                problems,
+            });
+        }
+    };
+    let list = parsed.entries.clone();
+    match apply(&s, entries, Change::Import(list), &by).await {
+        Ok(v) => json_response(v),
+        // Each problem at its row and column.
+        Err(r) => refused(&Refusal {
+            status: r.status,
+            problems: r.problems.into_iter().map(|i| parsed.place(i)).collect(),
+        }),
+    }
+}

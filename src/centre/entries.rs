@@ -1,0 +1,532 @@
+//! The competition's entries as the centre's page changes them
+//! (docs/programme.md, "Entries on the centre's page").
+//!
+//! The programme file stays the chief judge's: the centre never writes
+//! it. Once an entry is changed from the page, the centre keeps every
+//! entry in `entries.toml` in its `state_dir` (the programme's `[[entry]]`
+//! tables, as the programme file writes them) and from then on reads its
+//! entries from there, the rest of the programme from the file. Each
+//! change is checked by the programme's own checks, written whole
+//! (atomically, synced) and recorded with who made it in
+//! `entries-changes.jsonl`.
+
+pub mod csv;
+
+use std::collections::{BTreeSet, VecDeque};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::programme::{Entry, Programme, ProgrammeError, Sex};
+use crate::lane::Class;
+use crate::wall_clock::{rfc3339, unix_now};
+
+/// Entries a competition has at most.
+pub const MAX_ENTRIES: usize = 1000;
+/// The centre's entries, in its `state_dir`.
+pub const FILE: &str = "entries.toml";
+/// The record of every change, one JSON object a line.
+pub const CHANGES: &str = "entries-changes.jsonl";
+/// Changes `GET /api/entries` shows, newest first.
+pub const SHOWN_CHANGES: usize = 100;
+
+/// One problem with a change: where it is (an entry by its number from 1,
+/// a CSV row and column, a field) and what is wrong.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl Issue {
+    pub fn message(m: impl Into<String>) -> Issue {
+        Issue {
+            message: m.into(),
+            ..Issue::default()
+        }
+    }
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut place = Vec::new();
+        if let Some(n) = self.entry {
+            place.push(format!("entry {n}"));
+        }
+        if let Some(r) = self.row {
+            place.push(format!("row {r}"));
+        }
+        match (self.column, &self.field) {
+            (Some(c), Some(n)) => place.push(format!("column {c} ({n})")),
+            (Some(c), None) => place.push(format!("column {c}")),
+            (None, Some(n)) => place.push(n.clone()),
+            (None, None) => {}
+        }
+        if place.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", place.join(", "), self.message)
+        }
+    }
+}
+
+/// Why a change was not made: nothing of it was.
+#[derive(Debug)]
+pub struct Refusal {
+    /// The HTTP status: 400 a bad entry, 404 no such entry, 409 a change
+    /// the competition so far forbids, 500 the disk.
+    pub status: u16,
+    pub problems: Vec<Issue>,
+}
+
+impl Refusal {
+    pub fn new(status: u16, m: impl Into<String>) -> Refusal {
+        Refusal {
+            status,
+            problems: vec![Issue::message(m)],
+        }
+    }
+    /// Every problem, one a line.
+    pub fn text(&self) -> String {
+        let lines: Vec<String> = self.problems.iter().map(Issue::to_string).collect();
+        lines.join("\n")
+    }
+}
+
+/// A change to the entries.
+#[derive(Debug)]
+pub enum Change {
+    Add(Entry),
+    /// The entry named `name` becomes `entry`.
+    Edit {
+        name: String,
+        entry: Entry,
+    },
+    Withdraw {
+        name: String,
+        withdrawn: bool,
+    },
+    Delete {
+        name: String,
+    },
+    /// Every entry replaced by these (a CSV import).
+    Import(Vec<Entry>),
+}
+
+/// An entry from its fields' text (`get` gives `None` for a column not
+/// there): every problem by its field.
+pub fn entry_from(
+    get: impl Fn(&str) -> Option<String>,
+) -> Result<Entry, Vec<(&'static str, String)>> {
+    let mut bad = Vec::new();
+    let name = get("name").unwrap_or_default();
+    let class = match get("class").unwrap_or_default().to_uppercase().as_str() {
+        "B1" => Some(Class::B1),
+        "B2" => Some(Class::B2),
+        "B3" => Some(Class::B3),
+        other => {
+            bad.push(("class", format!("{other:?} is not a class: B1, B2 or B3")));
+            None
+        }
+    };
+    let sex = match get("sex").unwrap_or_default().to_uppercase().as_str() {
+        "M" | "М" => Some(Sex::M),
+        "F" | "Ж" => Some(Sex::F),
+        other => {
+            bad.push(("sex", format!("{other:?} is not M or F")));
+            None
+        }
+    };
+    let region = get("region").unwrap_or_default();
+    let team = get("team").filter(|t| !t.is_empty());
+    let handicap = match get("handicap").filter(|h| !h.is_empty()) {
+        None => 0,
+        Some(h) => h.parse::<i32>().unwrap_or_else(|_| {
+            bad.push(("handicap", format!("{h:?} is not a whole number of pins")));
+            0
+        }),
+    };
+    let withdrawn = match get("withdrawn").unwrap_or_default().to_lowercase().as_str() {
+        "" | "no" | "0" | "false" | "нет" => false,
+        "yes" | "1" | "true" | "x" | "да" => true,
+        other => {
+            bad.push((
+                "withdrawn",
+                format!("{other:?}: write yes, or leave it empty"),
+            ));
+            false
+        }
+    };
+    match (class, sex) {
+        (Some(class), Some(sex)) if bad.is_empty() => Ok(Entry {
+            name,
+            class,
+            sex,
+            region,
+            team,
+            handicap,
+            withdrawn,
+        }),
+        _ => Err(bad),
+    }
+}
+
+/// An entry as the programme file writes it.
+pub fn entry_value(e: &Entry) -> toml::Value {
+    let mut t = toml::Table::new();
+    t.insert("name".into(), e.name.clone().into());
+    t.insert("class".into(), e.class.as_str().into());
+    t.insert("sex".into(), e.sex.as_str().into());
+    t.insert("region".into(), e.region.clone().into());
+    if let Some(team) = &e.team {
+        t.insert("team".into(), team.clone().into());
+    }
+    if e.handicap != 0 {
+        t.insert("handicap".into(), i64::from(e.handicap).into());
+    }
+    if e.withdrawn {
+        t.insert("withdrawn".into(), true.into());
+    }
+    toml::Value::Table(t)
+}
+
+/// `entries.toml` as read.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    /// The programme's `title` when written: a file left from another
+    /// competition is refused rather than taken.
+    programme_title: String,
+    #[serde(default)]
+    entry: Vec<toml::Value>,
+}
+
+/// The programme with the centre's entries, and their record.
+pub struct Entries {
+    /// The programme file's text.
+    text: String,
+    file: PathBuf,
+    log: PathBuf,
+    programme: Arc<Programme>,
+    /// Counts the changes made since the start.
+    pub revision: u64,
+    changes: VecDeque<Value>,
+}
+
+impl Entries {
+    /// Reads the programme file, and the centre's entries when it has
+    /// some.
+    pub fn load(path: &Path, state_dir: &Path) -> Result<Entries, ProgrammeError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ProgrammeError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut programme = Programme::parse(&text, path)?;
+        let file = state_dir.join(FILE);
+        let log = state_dir.join(CHANGES);
+        match std::fs::read_to_string(&file) {
+            Ok(own) => {
+                let f: File = toml::from_str(&own)
+                    .map_err(|e| crate::config::serde_error(&file, &own, &e))?;
+                let syntax = |message: String| ProgrammeError::Syntax {
+                    path: file.clone(),
+                    message,
+                };
+                if f.programme_title != programme.title {
+                    return Err(syntax(format!(
+                        "written for the programme {:?}, not {:?}: move it away to take the \
+                         programme file's entries, or write the title there if it was only \
+                         retitled",
+                        f.programme_title, programme.title
+                    )));
+                }
+                if f.entry.len() > MAX_ENTRIES {
+                    let n = f.entry.len();
+                    return Err(syntax(format!("{n} entries: at most {MAX_ENTRIES}")));
+                }
+                programme = Programme::with_entries(&text, f.entry, &file)?;
+                if programme.entries.len() > MAX_ENTRIES {
+                    tracing::warn!("more than {MAX_ENTRIES} entries");
+                }
+                tracing::info!(file = %file.display(), "the entries are the centre's own");
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(ProgrammeError::Read { path: file, source }),
+        }
+        let changes = read_tail(&log);
+        Ok(Entries {
+            text,
+            file,
+            log,
+            programme: Arc::new(programme),
+            revision: 0,
+            changes,
+        })
+    }
+
+    pub fn programme(&self) -> Arc<Programme> {
+        Arc::clone(&self.programme)
+    }
+
+    /// `GET /api/entries`.
+    pub fn json(&self) -> Value {
+        json!({
+            "entries": self.programme.entries,
+            "own": self.file.exists(),
+            "max": MAX_ENTRIES,
+            "changes": self.changes.iter().rev().collect::<Vec<_>>(),
+        })
+    }
+
+    /// Why `name`'s entry must stay as it is named: the blocks, teams,
+    /// finals or games that name it.
+    fn used(&self, name: &str, bowled: &BTreeSet<String>) -> Option<String> {
+        let p = &self.programme;
+        if bowled.contains(name) {
+            return Some(format!("{name:?} has bowled"));
+        }
+        for b in &p.blocks {
+            if let Some((lane, _)) = b.lanes.iter().find(|(_, l)| l.iter().any(|n| n == name)) {
+                return Some(format!("{name:?} is on lane {lane} of block {:?}", b.id));
+            }
+        }
+        for ev in &p.events {
+            if let Some(t) = ev
+                .teams
+                .iter()
+                .find(|t| t.members.iter().any(|n| n == name))
+            {
+                let m = format!("{name:?} is in team {:?} of event {:?}", t.name, ev.id);
+                return Some(m);
+            }
+        }
+        p.finals
+            .iter()
+            .any(|f| f.roll_off.iter().any(|n| n == name))
+            .then(|| format!("{name:?} won a roll-off in the finals"))
+    }
+
+    fn index(&self, name: &str) -> Result<usize, Refusal> {
+        self.programme
+            .entries
+            .iter()
+            .position(|e| e.name == name)
+            .ok_or_else(|| Refusal::new(404, format!("there is no entry {name:?}")))
+    }
+
+    /// Checks `change` and makes it: written to disk, recorded as made by
+    /// `by`, or refused with nothing changed. `bowled`: the names with
+    /// games in the mirrored journals.
+    pub fn apply(
+        &mut self,
+        change: Change,
+        bowled: &BTreeSet<String>,
+        by: &str,
+    ) -> Result<(), Refusal> {
+        let mut list = self.programme.entries.clone();
+        let mut record = json!({ "at": rfc3339(unix_now()), "by": by });
+        match change {
+            Change::Add(entry) => {
+                if list.len() >= MAX_ENTRIES {
+                    let m = format!("the competition has {MAX_ENTRIES} entries: no more fit");
+                    return Err(Refusal::new(400, m));
+                }
+                record["change"] = "add".into();
+                record["entry"] = json!(entry);
+                list.push(entry);
+            }
+            Change::Edit { name, entry } => {
+                let i = self.index(&name)?;
+                if entry.name != name
+                    && let Some(why) = self.used(&name, bowled)
+                {
+                    let m = format!("{why}: the name cannot change");
+                    return Err(Refusal::new(409, m));
+                }
+                record["change"] = "edit".into();
+                record["name"] = name.into();
+                record["entry"] = json!(entry);
+                list[i] = entry;
+            }
+            Change::Withdraw { name, withdrawn } => {
+                let i = self.index(&name)?;
+                list[i].withdrawn = withdrawn;
+                record["change"] = if withdrawn { "withdraw" } else { "reinstate" }.into();
+                record["name"] = name.into();
+            }
+            Change::Delete { name } => {
+                self.index(&name)?;
+                if let Some(why) = self.used(&name, bowled) {
+                    let m = format!("{why}: withdraw the entry instead of deleting it");
+                    return Err(Refusal::new(409, m));
+                }
+                list.retain(|e| e.name != name);
+                record["change"] = "delete".into();
+                record["name"] = name.into();
+            }
+            Change::Import(new) => {
+                if new.len() > MAX_ENTRIES {
+                    let m = format!("{} entries: at most {MAX_ENTRIES}", new.len());
+                    return Err(Refusal::new(400, m));
+                }
+                let kept: BTreeSet<&str> = new.iter().map(|e| e.name.as_str()).collect();
+                let lost: Vec<Issue> = list
+                    .iter()
+                    .filter(|e| !kept.contains(e.name.as_str()))
+                    .filter_map(|e| self.used(&e.name, bowled))
+                    .map(|why| {
+                        Issue::message(format!(
+                            "{why}: it cannot be left out (mark it withdrawn instead)"
+                        ))
+                    })
+                    .collect();
+                if !lost.is_empty() {
+                    return Err(Refusal {
+                        status: 409,
+                        problems: lost,
+                    });
+                }
+                let old: BTreeSet<&str> = list.iter().map(|e| e.name.as_str()).collect();
+                let added: Vec<&str> = kept.difference(&old).copied().collect();
+                let removed: Vec<&str> = old.difference(&kept).copied().collect();
+                record["change"] = "import".into();
+                record["entries"] = new.len().into();
+                record["added"] = json!(added);
+                record["removed"] = json!(removed);
+                list = new;
+            }
+        }
+        let values = list.iter().map(entry_value).collect::<Vec<_>>();
+        let programme =
+            Programme::with_entries(&self.text, values, &self.file).map_err(|e| refusal_of(&e))?;
+        self.save(&programme, &record)?;
+        self.programme = Arc::new(programme);
+        self.revision += 1;
+        if self.changes.len() >= SHOWN_CHANGES {
+            self.changes.pop_front();
+        }
+        self.changes.push_back(record);
+        Ok(())
+    }
+
+    /// Writes `entries.toml` whole, then records the change; if the record
+    /// cannot be written, the old file is put back.
+    fn save(&self, programme: &Programme, record: &Value) -> Result<(), Refusal> {
+        let disk = |e: std::io::Error| Refusal::new(500, format!("not saved: {e}"));
+        let old = std::fs::read(&self.file).ok();
+        let text = file_text(programme).map_err(|e| Refusal::new(500, e))?;
+        crate::atomic::atomic_write(&self.file, text.as_bytes(), None).map_err(disk)?;
+        if let Err(e) = append(&self.log, record) {
+            let back = match &old {
+                Some(bytes) => crate::atomic::atomic_write(&self.file, bytes, None),
+                None => std::fs::remove_file(&self.file),
+            };
+            if let Err(b) = back {
+                tracing::error!("the entries changed but their record did not: {b}");
+            }
+            return Err(disk(e));
+        }
+        Ok(())
+    }
+}
+
+/// The text of `entries.toml` for `programme`.
+fn file_text(programme: &Programme) -> Result<String, String> {
+    let mut t = toml::Table::new();
+    t.insert("programme_title".into(), programme.title.clone().into());
+    let list = programme.entries.iter().map(entry_value).collect();
+    t.insert("entry".into(), toml::Value::Array(list));
+    let body = toml::to_string(&t).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "# The competition's entries, written by `lanecall centre` at each change\n\
+         # from its page (docs/programme.md). The programme file's [[entry]]\n\
+         # tables are not read while this file is here.\n\n{body}"
+    ))
+}
+
+/// Appends one line to the record, synced.
+fn append(path: &Path, record: &Value) -> std::io::Result<()> {
+    let new = !path.exists();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    f.write_all(format!("{record}\n").as_bytes())?;
+    f.sync_data()?;
+    if new && let Some(dir) = path.parent() {
+        crate::atomic::sync_dir(dir)?;
+    }
+    Ok(())
+}
+
+/// The last [`SHOWN_CHANGES`] records, from at most the file's last
+/// 256 KiB.
+fn read_tail(path: &Path) -> VecDeque<Value> {
+    let mut out = VecDeque::new();
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return out;
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let from = len.saturating_sub(256 * 1024);
+    let mut bytes = Vec::new();
+    if f.seek(SeekFrom::Start(from)).is_err() || f.read_to_end(&mut bytes).is_err() {
+        return out;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines = text.lines();
+    if from > 0 {
+        lines.next();
+    }
+    for line in lines {
+        if let Ok(v) = serde_json::from_str::<Value>(line) {
+            if out.len() >= SHOWN_CHANGES {
+                out.pop_front();
+            }
+            out.push_back(v);
+        }
+    }
+    out
+}
+
+/// The programme's problems as a change's: `entry[3].handicap` is the
+/// third entry's `handicap`.
+fn refusal_of(e: &ProgrammeError) -> Refusal {
+    let problems = match e {
+        ProgrammeError::Invalid { problems, .. } => problems
+            .iter()
+            .map(|p| {
+                let placed = p.key.strip_prefix("entry[").and_then(|rest| {
+                    let (n, field) = rest.split_once("].")?;
+                    Some((n.parse::<usize>().ok()?, field.to_owned()))
+                });
+                match placed {
+                    Some((n, field)) => Issue {
+                        entry: Some(n),
+                        field: Some(field),
+                        message: p.message.clone(),
+                        ..Issue::default()
+                    },
+                    None => Issue::message(p.to_string()),
+                }
+            })
+            .collect(),
+        other => vec![Issue::message(other.to_string())],
+    };
+    Refusal {
+        status: 400,
+        problems,
+    }
+}
+
+#[cfg(test)]
+mod tests;

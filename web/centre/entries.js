@@ -1,0 +1,153 @@
+// The entries on the centre's page: the list, a form to add or edit a
+// bowler, withdraw, reinstate or delete one, and CSV import and export.
+// Reading is open to all; a change needs a judge logged in (the centre
+// records their name with it).
+import { t } from './i18n.js';
+import { h, api } from './common.js';
+
+const $ = (id) => document.getElementById(id);
+const MAX_CSV = 1 << 20;
+const E = { list: null, changes: [], editing: null, judge: null, onChange: () => {} };
+
+// The problems of a refused change, each by its row and column or field.
+function problems(r) {
+  const list = (r.body && r.body.problems) || [];
+  if (!list.length) return [(r.body && r.body.error) || String(r.status)];
+  return list.map((p) => {
+    const at = [];
+    if (p.row) at.push(t('row', p.row));
+    if (p.column) at.push(t('column', p.column));
+    if (p.field) at.push(t('field_' + p.field));
+    return (at.length ? at.join(', ') + ': ' : '') + p.message;
+  });
+}
+
+function say(lines, good) {
+  const box = $('entries-problems');
+  box.className = good ? 'pill good' : 'alarm';
+  box.replaceChildren(...lines.map((l) => h('li', { text: l })));
+}
+
+async function send(path, body) {
+  const r = await api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return done(r);
+}
+
+// After a change: the list the centre answered with, or its problems.
+function done(r) {
+  if (r.status === 200) {
+    E.list = r.body.entries;
+    E.changes = r.body.changes || [];
+    say([t('saved')], true);
+    render();
+    E.onChange();
+    return true;
+  }
+  say(problems(r), false);
+  return false;
+}
+
+function formEntry() {
+  return {
+    name: $('entry-name').value.trim(),
+    class: $('entry-class').value,
+    sex: $('entry-sex').value,
+    region: $('entry-region').value.trim(),
+    team: $('entry-team').value.trim(),
+    handicap: $('entry-handicap').value.trim(),
+  };
+}
+
+function fill(e) {
+  $('entry-name').value = e ? e.name : '';
+  $('entry-class').value = e ? e.class : 'B1';
+  $('entry-sex').value = e ? e.sex : 'M';
+  $('entry-region').value = e ? e.region : '';
+  $('entry-team').value = e ? e.team || '' : '';
+  $('entry-handicap').value = e ? String(e.handicap || 0) : '0';
+}
+
+function edit(e) {
+  E.editing = e ? e.name : null;
+  fill(e);
+  labels();
+  $('entry-name').focus();
+}
+
+function row(e) {
+  const actions = E.judge ? [
+    h('button', { type: 'button', text: t('edit'), 'aria-label': t('editWho', e.name), onclick: () => edit(e) }),
+    h('button', { type: 'button', text: e.withdrawn ? t('reinstate') : t('withdraw'),
+      'aria-label': (e.withdrawn ? t('reinstate') : t('withdraw')) + ': ' + e.name,
+      onclick: () => send('/api/entries/withdraw', { name: e.name, withdrawn: !e.withdrawn }) }),
+    h('button', { type: 'button', text: t('delete'), 'aria-label': t('delete') + ': ' + e.name,
+      onclick: () => { if (window.confirm(t('deleteWho', e.name))) send('/api/entries/delete', { name: e.name }); } }),
+  ] : [];
+  return h('tr', { class: e.withdrawn ? 'withdrawn' : null, 'data-testid': 'entry-' + e.name },
+    ...[e.name, e.class, e.sex, e.region, e.team || '', String(e.handicap || 0), e.withdrawn ? t('withdrawnMark') : '']
+      .map((x) => h('td', { text: x })),
+    h('td', {}, ...actions));
+}
+
+function render() {
+  const box = $('entries');
+  if (!box) return;
+  $('entry-form').hidden = !E.judge;
+  $('entries-import').hidden = !E.judge;
+  if (E.list === null) { box.replaceChildren(h('p', { text: t('noProgramme') })); return; }
+  const head = ['name', 'class', 'sex', 'region', 'team', 'handicap', 'status'].map((k) => h('th', { scope: 'col', text: t('field_' + k) }));
+  box.replaceChildren(h('table', {},
+    h('caption', { text: t('entriesCount', E.list.length) }),
+    h('thead', {}, h('tr', {}, ...head, h('th', { scope: 'col', text: t('actions') }))),
+    h('tbody', {}, E.list.map(row))));
+  $('entries-changes').replaceChildren(...E.changes.slice(0, 20).map((c) => h('li', {
+    text: c.at + ' · ' + c.by + ' · ' + t('change_' + c.change) + (c.name ? ': ' + c.name : c.entry ? ': ' + c.entry.name : c.entries !== undefined ? ': ' + c.entries : ''),
+  })));
+}
+
+export function labels() {
+  for (const k of ['name', 'class', 'sex', 'region', 'team', 'handicap']) $('entry-' + k + '-label').textContent = t('field_' + k);
+  $('entry-save').textContent = E.editing ? t('saveEntry', E.editing) : t('addEntry');
+  $('entry-cancel').textContent = t('cancel');
+  $('entry-cancel').hidden = !E.editing;
+  $('entries-file-label').textContent = t('csvFile');
+  $('entries-export').textContent = t('csvExport');
+  $('entries-changes-title').textContent = t('changes');
+  $('entries-csv-help').textContent = t('csvHelp');
+  render();
+}
+
+// Reads the entries again (on opening the view, and as the page polls it).
+export async function refresh() {
+  const r = await api('/api/entries');
+  if (r.status === 200) { E.list = r.body.entries; E.changes = r.body.changes || []; } else E.list = null;
+  render();
+  return E.list;
+}
+
+export function setJudge(judge) { E.judge = judge; render(); }
+
+export function withdrawnNames() {
+  return new Set((E.list || []).filter((e) => e.withdrawn).map((e) => e.name));
+}
+
+export function init(onChange) {
+  E.onChange = onChange;
+  $('entry-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const entry = formEntry();
+    const ok = E.editing ? await send('/api/entries/edit', { name: E.editing, entry }) : await send('/api/entries/add', { entry });
+    if (ok) edit(null);
+  });
+  $('entry-cancel').addEventListener('click', () => edit(null));
+  $('entries-file').addEventListener('change', async () => {
+    const file = $('entries-file').files[0];
+    if (!file) return;
+    if (file.size > MAX_CSV) { say([t('csvTooLarge', file.size)], false); return; }
+    const body = await file.arrayBuffer();
+    const r = await api('/api/entries/import', { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body });
+    $('entries-file').value = '';
+    done(r);
+  });
+  labels();
+}
