@@ -130,11 +130,12 @@ pub(super) fn check_config(path: &std::path::Path) -> std::process::ExitCode {
         );
         failed = true;
     }
-    let programme = match config
-        .programme
-        .as_deref()
-        .map(crate::centre::programme::Programme::load)
-    {
+    // As the centre reads it: with its own entries, once changed on its
+    // page (`state_dir/entries.toml`).
+    let load = |path: &std::path::Path| {
+        crate::centre::entries::Entries::load(path, &config.state_dir).map(|e| e.programme())
+    };
+    let programme = match config.programme.as_deref().map(load) {
         Some(Err(e)) => {
             eprintln!("{e}");
             failed = true;
@@ -161,7 +162,7 @@ pub(super) fn check_config(path: &std::path::Path) -> std::process::ExitCode {
         }
         Broker::External { url, .. } => println!("broker: {url}"),
     }
-    match crate::centre::named_lanes(&config, programme.as_ref()) {
+    match crate::centre::named_lanes(&config, programme.as_deref()) {
         Some(lanes) => {
             let lanes: Vec<String> = lanes.iter().map(u32::to_string).collect();
             println!("lanes: {}", lanes.join(", "));
