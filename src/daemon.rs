@@ -74,6 +74,10 @@ pub struct ServeOptions {
 pub struct DemoOptions {
     pub speed: f64,
     pub seed: u64,
+    /// A lane of a demo centre with a programme: it bowls the blocks the
+    /// centre pushes, each with its games here ([`crate::demo::follow_pushes`]),
+    /// not a script of its own.
+    pub pushed: Option<crate::demo::Games>,
 }
 
 /// What a running daemon tells the one who started it.
@@ -151,6 +155,7 @@ pub async fn serve(
         None => None,
     };
     let clock = core.clock();
+    let lane_state = snapshot.clone();
     // The demo's lane time follows its script, from where the lane stands.
     let script = demo.as_ref().map(|d| (d, core.follow_script()));
     let heartbeat = core.heartbeat();
@@ -198,15 +203,26 @@ pub async fn serve(
     // speed), however late a busy machine plays it: the same seed, the same
     // journal.
     let (stop_after, script_end) = match script {
-        Some((d, start)) => (
+        Some((d, start)) if d.pushed.is_none() => (
             None,
             options
                 .stop_after
                 .map(|after| start + (after.as_secs_f64() * 1000.0 * d.speed) as Millis),
         ),
-        None => (options.stop_after, None),
+        _ => (options.stop_after, None),
     };
     let mut source = match script {
+        Some((d, start)) if let Some(games) = &d.pushed => {
+            tokio::spawn(crate::demo::follow_pushes(
+                clock,
+                start,
+                config.lane,
+                d.seed,
+                games.clone(),
+                lane_state,
+                tx.clone(),
+            ))
+        }
         Some((d, start)) => tokio::spawn(crate::demo::play(
             clock,
             start,
@@ -276,6 +292,11 @@ pub struct CentreDemo {
     /// `k` (any free port when this one is 0).
     pub listen: SocketAddr,
     pub judge_pin_hash: String,
+    /// The PIN itself: the demo's director logs in with it.
+    pub judge_pin: String,
+    /// The competition's programme; `None`: the built-in one
+    /// ([`crate::demo::programme`]).
+    pub programme: Option<PathBuf>,
     pub demo: DemoOptions,
     pub stop_after: Option<Duration>,
 }
@@ -303,6 +324,12 @@ pub async fn serve_centre_demo(
             logins_dir.display()
         ))
     })?;
+    let programme = crate::demo::programme::DemoProgramme::prepare(
+        &logins_dir,
+        demo.lanes,
+        demo.programme.as_deref(),
+    )
+    .map_err(DaemonError::CentreStart)?;
     let centre = crate::centre::start(crate::centre::config::CentreConfig {
         site: "demo".into(),
         state_dir: demo.state_dir.join("centre"),
@@ -315,10 +342,11 @@ pub async fn serve_centre_demo(
         passwords: Some(logins.passwords.clone()),
         allow_anonymous: false,
         lanes: None,
-        programme: None,
+        programme: Some(programme.path.clone()),
     })
     .await
     .map_err(DaemonError::CentreStart)?;
+    let games = Some(programme.games.clone());
     let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut lanes = Vec::new();
     for k in 1..=demo.lanes {
@@ -356,6 +384,7 @@ pub async fn serve_centre_demo(
             demo: Some(DemoOptions {
                 speed: demo.demo.speed,
                 seed: demo.demo.seed.wrapping_add(u64::from(k)),
+                pushed: games.clone(),
             }),
             stop_after: demo.stop_after,
         };
@@ -378,6 +407,15 @@ pub async fn serve_centre_demo(
     started.sort_by_key(|(k, _)| *k);
     if started.len() == lanes.len() {
         on_start(centre.web, &started);
+        if let Some(block) = programme.first_block {
+            tokio::spawn(crate::demo::director::push_when_online(
+                centre.web,
+                centre.book.clone(),
+                lanes.len(),
+                demo.judge_pin.clone(),
+                block,
+            ));
+        }
     }
     let mut result = Ok(());
     for lane in lanes {

@@ -110,6 +110,26 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
         }
     });
 
+    // The built-in programme: its categories (a B1, a B2 and a B3 a lane,
+    // men and women combined), its first block pushed by the demo's
+    // director and every game placed in it.
+    let standings = get(centre, "/api/standings").expect("the standings");
+    let categories: Vec<(&str, bool)> = standings["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["id"].as_str().unwrap(), c["combined"] == true))
+        .collect();
+    assert_eq!(categories, [("B1", true), ("B2", true), ("B3", true)]);
+    assert_eq!(
+        standings["unplaced"],
+        serde_json::json!([]),
+        "{standings:#}"
+    );
+    let pushes = get(centre, "/api/pushes").expect("the pushes");
+    assert_eq!(pushes[0]["block"], "Q1", "{pushes:#}");
+    assert!(dir.join("centre/programme.toml").exists());
+
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     // Stopped: the centre holds every line of every lane's journal.

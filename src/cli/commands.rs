@@ -214,7 +214,7 @@ pub(super) fn demo(
     listen: SocketAddr,
     judge_pin: &str,
     seed: u64,
-    lanes: Option<u32>,
+    centre: Option<(u32, Option<PathBuf>)>,
 ) -> ExitCode {
     init_logs();
     if !(speed.is_finite() && speed > 0.0 && speed <= 1000.0) {
@@ -243,7 +243,7 @@ pub(super) fn demo(
             return ExitCode::from(super::exit::EX_INPUT);
         }
     };
-    if let Some(lanes) = lanes {
+    if let Some((lanes, programme)) = centre {
         if !(1..=128).contains(&lanes) {
             eprintln!("lanecall demo: --lanes takes 1 to 128 lanes, not {lanes}");
             return ExitCode::from(super::exit::EX_INPUT);
@@ -253,7 +253,13 @@ pub(super) fn demo(
             state_dir,
             listen,
             judge_pin_hash: hash,
-            demo: DemoOptions { speed, seed },
+            judge_pin: judge_pin.to_owned(),
+            programme,
+            demo: DemoOptions {
+                speed,
+                seed,
+                pushed: None,
+            },
             stop_after,
         };
         return centre_demo(demo, judge_pin);
@@ -273,7 +279,11 @@ Judge PIN: {judge_pin}"
     let mut config = Config::demo(state_dir, listen, hash);
     config.lane = 7;
     let options = ServeOptions {
-        demo: Some(DemoOptions { speed, seed }),
+        demo: Some(DemoOptions {
+            speed,
+            seed,
+            pushed: None,
+        }),
         stop_after,
     };
     live(config, options)
@@ -283,9 +293,17 @@ Judge PIN: {judge_pin}"
 /// and every lane's panel, runs until stopped.
 pub(super) fn centre_demo(demo: CentreDemo, judge_pin: &str) -> ExitCode {
     let (lanes, speed) = (demo.lanes, demo.demo.speed);
+    let programme = demo.programme.as_ref().map_or_else(
+        || "the built-in programme: categories, a trios event, the B1 finals".to_owned(),
+        |p| format!("the programme {}", p.display()),
+    );
     let daemon = serve_centre_demo(demo, |centre, started| {
         println!(
-            "lanecall demo: a centre with {lanes} simulated lanes, three bowlers each, {speed}x real time."
+            "lanecall demo: a centre with {lanes} simulated lanes, {speed}x real time, bowling"
+        );
+        println!(
+            "{programme}: each lane bowls the blocks the centre pushes to it (the first is pushed \
+             once every lane is online; push the next ones from the centre's page)."
         );
         println!("Chief judge PIN (the centre and every lane): {judge_pin}");
         println!("Centre:    http://{centre}/   the lanes, standings, blocks and results");

@@ -92,6 +92,12 @@ pub enum Command {
         /// panel is on the port k above it.
         #[arg(long)]
         lanes: Option<u32>,
+        /// With --lanes: the competition's programme (docs/programme.md);
+        /// default: a built-in one with categories, a trios event and the
+        /// B1 finals. The lanes bowl the blocks the centre pushes; its first
+        /// block is pushed once they are online.
+        #[arg(long, requires = "lanes", value_name = "FILE")]
+        programme: Option<PathBuf>,
     },
     /// Copy the journals to a folder (a USB stick): whole lines only, each
     /// file synced before it takes its name, the copies' checksums checked.
@@ -240,7 +246,11 @@ pub fn main() -> ExitCode {
             judge_pin,
             seed,
             lanes,
-        } => demo(speed, duration, state_dir, listen, &judge_pin, seed, lanes),
+            programme,
+        } => {
+            let centre = lanes.map(|n| (n, programme));
+            demo(speed, duration, state_dir, listen, &judge_pin, seed, centre)
+        }
         Command::CheckConfig { path, config } => {
             check_config(&path.or(config).unwrap_or_else(|| DEFAULT_CONFIG.into()))
         }

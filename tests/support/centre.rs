@@ -100,7 +100,9 @@ pub fn lane_series(ports: &BTreeMap<u32, u16>) -> Option<BTreeMap<String, (u32, 
             if b["games"].as_array()?.is_empty() {
                 continue;
             }
-            let series = b["series"].as_u64()?;
+            // With the handicap the centre sent: a woman's +10 in a
+            // combined category is in it, as in the standings' total.
+            let series = b["series_with_handicap"].as_u64()?;
             out.insert(b["name"].as_str()?.to_owned(), (lane, series));
         }
     }

@@ -98,34 +98,8 @@ impl Scenario {
         let mut s = Scenario::demo(seed);
         s.lane = lane;
         if lane != 7 {
-            // (name, a woman's name): her surname takes the feminine -a.
-            const FIRST: [(&str, bool); 12] = [
-                ("Alexei", false),
-                ("Daria", true),
-                ("Boris", false),
-                ("Elena", true),
-                ("Fyodor", false),
-                ("Galina", true),
-                ("Kirill", false),
-                ("Irina", true),
-                ("Maxim", false),
-                ("Lidia", true),
-                ("Pavel", false),
-                ("Nina", true),
-            ];
-            const LAST: [&str; 12] = [
-                "Belov", "Volkov", "Gromov", "Zaitsev", "Karpov", "Lebedev", "Morozov", "Nikitin",
-                "Orlov", "Sokolov", "Titov", "Frolov",
-            ];
             for (i, b) in s.bowlers.iter_mut().enumerate() {
-                // 144 names: unique on lanes 1 to 48, numbered past them.
-                let n = (lane as usize).wrapping_sub(1) * 3 + i;
-                let (first, woman) = FIRST[n % 12];
-                let last = LAST[(n / 12 + n) % 12];
-                b.name = format!("{first} {last}{}", if woman { "a" } else { "" });
-                if !(1..=48).contains(&lane) {
-                    b.name = format!("{} {lane}", b.name);
-                }
+                b.name = demo_name(lane, i).0;
                 b.team = None;
             }
         }
@@ -139,6 +113,39 @@ impl Scenario {
     pub fn run(self) -> Simulator {
         Simulator::new(self)
     }
+}
+
+/// The name of bowler `i` (0 to 2) of lane `lane` of a demo centre, and
+/// whether she is a woman: 144 names, unique on lanes 1 to 48, numbered
+/// past them.
+pub fn demo_name(lane: u32, i: usize) -> (String, bool) {
+    // (name, a woman's name): her surname takes the feminine -a.
+    const FIRST: [(&str, bool); 12] = [
+        ("Alexei", false),
+        ("Daria", true),
+        ("Boris", false),
+        ("Elena", true),
+        ("Fyodor", false),
+        ("Galina", true),
+        ("Kirill", false),
+        ("Irina", true),
+        ("Maxim", false),
+        ("Lidia", true),
+        ("Pavel", false),
+        ("Nina", true),
+    ];
+    const LAST: [&str; 12] = [
+        "Belov", "Volkov", "Gromov", "Zaitsev", "Karpov", "Lebedev", "Morozov", "Nikitin", "Orlov",
+        "Sokolov", "Titov", "Frolov",
+    ];
+    let n = (lane as usize).wrapping_sub(1) * 3 + i;
+    let (first, woman) = FIRST[n % 12];
+    let last = LAST[(n / 12 + n) % 12];
+    let mut name = format!("{first} {last}{}", if woman { "a" } else { "" });
+    if !(1..=48).contains(&lane) {
+        name = format!("{name} {lane}");
+    }
+    (name, woman)
 }
 
 /// The events of a scenario, in time order.

@@ -9,6 +9,17 @@
 //! ([`LaneRunner::follow_script`](crate::lane_thread::LaneRunner::follow_script)).
 //! A machine too busy to play the script on time plays it late, never
 //! differently: the same seed gives the same journal.
+//!
+//! A demo centre with a programme plays no lineups of its own: each lane
+//! bowls, as its script, the block the centre pushes to it
+//! ([`follow_pushes`], `robot.rs`); `programme.rs` is the demo's built-in
+//! programme.
+
+pub mod director;
+pub mod programme;
+mod robot;
+
+pub use robot::{Games, follow_pushes};
 
 use crate::lane::{Event, Millis};
 use crate::ports::{Clock, Input, InputSender};
