@@ -361,7 +361,7 @@ fn say_names_what_it_wrote_and_keeps_to_the_volume_range() {
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert!(
         stdout.starts_with(&format!(
-            "Wrote {}: n7 n10 split (3 clip(s), ",
+            "Wrote {}: n7, n10, split (3 word(s), ",
             full.display()
         )) && stdout.contains("ru, volume 1)"),
         "{stdout}"
@@ -378,7 +378,7 @@ fn say_names_what_it_wrote_and_keeps_to_the_volume_range() {
         "7",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains(": n7 (1 clip(s), "));
+    assert!(text(&out.stdout).contains(": n7 (1 word(s), "));
     let one = dir.join("one.wav");
     assert!(
         lanecall(&["say", "--out", one.to_str().unwrap(), "7"])

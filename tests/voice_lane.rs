@@ -105,7 +105,8 @@ fn with_extras(mut b: Bowler, extras: bool) -> Bowler {
     b
 }
 
-/// Names the clips the recorder holds: `ru:n7`, `en:strike`.
+/// Names the clips the recorder holds: `ru:n7`, `en:strike`; the silence
+/// between two words (`phrase::PAUSE`) is left out.
 fn names(played: &[Vec<i16>]) -> Vec<String> {
     let packs = [
         VoicePack::builtin(Language::Ru),
@@ -113,6 +114,7 @@ fn names(played: &[Vec<i16>]) -> Vec<String> {
     ];
     played
         .iter()
+        .filter(|samples| samples.iter().any(|&s| s != 0))
         .map(|samples| {
             packs
                 .iter()
@@ -270,7 +272,7 @@ fn a_bowler_hears_their_own_language_verbosity_and_extras() {
     let anna = phrase::callout(&score, Language::En, Verbosity::Pins);
     assert_eq!(
         anna,
-        ["frame", "n2", "n0"],
+        ["frame", phrase::PAUSE, "n2", phrase::PAUSE, "n0"],
         "frame 2, her strike not counted yet"
     );
     f.ball("0000001001"); // Anna: 7-10, a split

@@ -412,15 +412,18 @@ pub(super) fn say(
             return ExitCode::from(super::exit::EX_INPUT);
         }
     };
-    let (names, clips): (Vec<&str>, Vec<_>) = names
-        .into_iter()
-        .filter_map(|n| pack.get(n).map(|c| (n, c.clone())))
-        .unzip();
+    let clips = pack.sound(&names);
     let length: Duration = clips.iter().map(|c| c.duration() + CLIP_GAP).sum();
+    // The words as spoken, a pause between two words shown as `,`.
+    let spoken: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| *n == crate::speaker::phrase::PAUSE || pack.get(n).is_some())
+        .collect();
     let what = format!(
-        "{} ({} clip(s), {:.1} s, {lang}, volume {volume})",
-        names.join(" "),
-        clips.len(),
+        "{} ({} word(s), {:.2} s, {lang}, volume {volume})",
+        spoken.join(" ").replace(" ,", ","),
+        words.len(),
         length.saturating_sub(CLIP_GAP).as_secs_f64()
     );
     let result = match &out {

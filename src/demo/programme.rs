@@ -91,7 +91,11 @@ pub fn programme(lanes: u32) -> String {
     // (docs/programme.md, "Categories"); the step-ladder needs three.
     if (3..=12).contains(&lanes) {
         let seeds = lanes.min(8);
-        let rounds = if seeds.is_multiple_of(2) { seeds - 1 } else { seeds };
+        let rounds = if seeds.is_multiple_of(2) {
+            seeds - 1
+        } else {
+            seeds
+        };
         let _ = write!(
             t,
             "\n# The finals' lanes are set once the finalists are known.\n\

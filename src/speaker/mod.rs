@@ -75,10 +75,7 @@ impl Voice {
         let voice = bowler.map(|b| b.voice).unwrap_or_default();
         let language = voice.language.unwrap_or(self.language);
         let pack = self.pack(language);
-        phrase::callout(said, language, voice.verbosity)
-            .into_iter()
-            .filter_map(|name| pack.get(name).cloned())
-            .collect()
+        pack.sound(&phrase::callout(said, language, voice.verbosity))
     }
 
     pub fn state(&self) -> SpeakerState {
@@ -169,10 +166,7 @@ impl CalloutSink for Voice {
 /// The clips for words typed by a technician (`lanecall say 7 10 split`):
 /// numbers are read as numbers, anything else must be a clip's name.
 pub fn clips_for_words(words: &[String], pack: &VoicePack) -> Result<Vec<Clip>, String> {
-    Ok(clip_names_for_words(words, pack.language())?
-        .into_iter()
-        .filter_map(|n| pack.get(n).cloned())
-        .collect())
+    Ok(pack.sound(&clip_names_for_words(words, pack.language())?))
 }
 
 /// The names of the clips [`clips_for_words`] plays, in order, so `say`
@@ -183,6 +177,9 @@ pub fn clip_names_for_words(
 ) -> Result<Vec<&'static str>, String> {
     let mut names = Vec::new();
     for word in words {
+        if !names.is_empty() {
+            names.push(phrase::PAUSE);
+        }
         match word.parse::<u16>() {
             Ok(n) => names.extend(phrase::number(n, language)),
             Err(_) => match phrase::CLIPS.iter().find(|c| **c == word.as_str()) {

@@ -286,6 +286,30 @@ impl VoicePack {
         self.clips.get(clip)
     }
 
+    /// The clips of a callout's names ([`phrase::callout`]): a
+    /// [`phrase::PAUSE`] is silence, so that with the gap on each side of
+    /// it the words are [`phrase::WORD_PAUSE`] apart; a name the pack
+    /// lacks is left out.
+    pub fn sound(&self, names: &[&str]) -> Vec<Clip> {
+        let fill = phrase::WORD_PAUSE.saturating_sub(2 * super::player::CLIP_GAP);
+        let mut out: Vec<Clip> = Vec::with_capacity(names.len());
+        for &name in names {
+            if name == phrase::PAUSE {
+                // At the rate of the clip before it (none: nothing to part).
+                if let Some(rate) = out.last().map(|c| c.rate) {
+                    let frames = (fill.as_secs_f64() * f64::from(rate)).round() as usize;
+                    out.push(Clip {
+                        rate,
+                        samples: Cow::Owned(vec![0; frames]),
+                    });
+                }
+            } else if let Some(clip) = self.get(name) {
+                out.push(clip.clone());
+            }
+        }
+        out
+    }
+
     pub fn language(&self) -> Language {
         self.language
     }

@@ -69,6 +69,16 @@ pub const CLIPS: &[&str] = &[
     "standing_many",
 ];
 
+/// Between two words of a callout (two pins, a pin and "split"): not a
+/// clip but a pause ([`WORD_PAUSE`] of silence in all), so that "семь,
+/// десять" is never heard as "семьдесят" (seventy) nor "two, seven" as
+/// "twenty-seven". The clips of one word (a number read in parts) keep
+/// the short gap between them.
+pub const PAUSE: &str = ",";
+
+/// The silence between two words of a callout, at the least.
+pub const WORD_PAUSE: std::time::Duration = std::time::Duration::from_millis(260);
+
 const UNITS: [&str; 20] = [
     "n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9", "n10", "n11", "n12", "n13", "n14",
     "n15", "n16", "n17", "n18", "n19",
@@ -146,6 +156,9 @@ fn fixed(word: Word) -> Option<&'static str> {
 }
 
 fn push_word(word: Word, language: Language, clips: &mut Vec<&'static str>) {
+    if !clips.is_empty() {
+        clips.push(PAUSE);
+    }
     match word {
         Word::Pin(p) => clips.extend(number(u16::from(p.number()), language)),
         Word::Number(n) => clips.extend(number(n, language)),
@@ -195,7 +208,7 @@ fn short(words: &Words, language: Language) -> Vec<&'static str> {
         return clips;
     }
     if words.as_slice().contains(&Word::Correction) {
-        clips.push("correction");
+        clips.extend(["correction", PAUSE]);
     }
     match (language, standing) {
         (Language::Ru, 1) => clips.push("n1f"),
@@ -209,7 +222,7 @@ fn short(words: &Words, language: Language) -> Vec<&'static str> {
     });
     for &word in words.as_slice() {
         if matches!(word, Word::Split | Word::Channel(_)) {
-            clips.extend(fixed(word));
+            push_word(word, language, &mut clips);
         }
     }
     clips
