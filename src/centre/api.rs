@@ -15,7 +15,8 @@
 //!   `GET /results.txt`, `/results.csv`, `/results.json`: the results
 //!   protocol. A push may name only its `block`: the lanes' bowlers then
 //!   come from the programme.
-//! - `GET /`, `GET /tv`, `GET /centre/{file}`: the page (web/centre/).
+//! - `GET /`, `GET /tv`, `GET /protocol`, `GET /centre/{file}`: the page
+//!   (web/centre/); `/protocol` is the results protocol to print.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -112,6 +113,7 @@ pub fn router(
         .route_service("/api/session", login)
         .route("/", get(|| async { serve_file("index.html") }))
         .route("/tv", get(|| async { serve_file("tv.html") }))
+        .route("/protocol", get(|| async { serve_file("protocol.html") }))
         .route(
             "/centre/{*file}",
             get(|Path(f): Path<String>| async move { serve_file(&f) }),
