@@ -8,9 +8,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use lanecall::journal::{Header, parse_event};
 use lanecall::lane::{Event, Stamped};
+use rumqttc::{Client, MqttOptions, QoS};
+use serde_json::json;
 use support::centre::Centre;
 use support::{eventually, free_port, journal_of};
 
@@ -61,8 +64,8 @@ fn journal(lane: u32, seq: u64, first: &str, second: &str) -> String {
 
 /// A centre with the example programme whose mirror already holds
 /// [`JOURNALS`], and lanes 1 to [`LANES`] (empty folders for those with no
-/// journal: each is a lane the centre knows).
-fn centre(dir: &Path) -> Centre {
+/// journal: each is a lane the centre knows). Its MQTT port with it.
+fn centre(dir: &Path) -> (Centre, u16) {
     let state = dir.join("state");
     for lane in 1..=LANES {
         std::fs::create_dir_all(state.join("lanes").join(lane.to_string())).unwrap();
@@ -97,7 +100,41 @@ fn centre(dir: &Path) -> Centre {
             other => Err(format!("{other:?}")),
         }
     });
-    centre
+    (centre, mqtt)
+}
+
+/// Lane 1 says it is online and who is on it (as a lane publishes its
+/// state, docs/mqtt.md); the client stays connected until dropped.
+fn lane_one_online(centre: &mut Centre, mqtt: u16) -> Client {
+    let mut opts = MqttOptions::new(format!("tv-test-{}", std::process::id()), "127.0.0.1", mqtt);
+    opts.set_keep_alive(Duration::from_secs(5));
+    let (client, mut connection) = Client::new(opts, 16);
+    std::thread::spawn(move || for _ in connection.iter() {});
+    let state = json!({
+        "lane": 1,
+        "bowlers": [
+            { "name": "Anna Kuznetsova", "class": "B1", "games": [173], "series": 173 },
+            { "name": "Olga Smirnova", "class": "B1", "games": [150], "series": 150 },
+        ],
+        "up": { "bowler": "Olga Smirnova", "game": 2, "frame": 1, "ball": 1, "standing": [] },
+    });
+    for (kind, payload) in [
+        ("status", "online".to_owned()),
+        ("state", state.to_string()),
+    ] {
+        client
+            .publish(
+                format!("lanecall/cup/lane/1/{kind}"),
+                QoS::AtLeastOnce,
+                true,
+                payload,
+            )
+            .unwrap();
+    }
+    centre.wait_lane(1, "online, with its state", |l| {
+        l["online"] == true && l["state"]["lane"] == 1
+    });
+    client
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -120,7 +157,10 @@ fn browser(script: &str, centre: &Centre) {
         .current_dir(root().join("tests/browser"))
         .status()
         .expect("node runs");
-    assert!(status.success(), "tests/browser/{script} failed (see above)");
+    assert!(
+        status.success(),
+        "tests/browser/{script} failed (see above)"
+    );
 }
 
 /// Whether node, chromium and playwright-core are here (else skipped, as
@@ -146,9 +186,11 @@ fn the_protocol_prints_on_a4_and_the_tv_fits_a_1920_by_1080_screen() {
         return;
     }
     let dir = temp_dir("centre-protocol");
-    let centre = centre(&dir);
+    let (mut centre, mqtt) = centre(&dir);
     browser("protocol.mjs", &centre);
+    let lane = lane_one_online(&mut centre, mqtt);
     browser("tv.mjs", &centre);
+    drop(lane);
     centre.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -175,14 +175,15 @@ function render() {
     return;
   }
   const finals = Object.entries(s.finals || {});
-  $('doc').replaceChildren(
+  $('doc').replaceChildren(...[
     heading(),
     ...(s.categories || []).map(categorySection),
     ...(s.teams || []).map(teamSection),
     ...finals.map(([id, f]) => finalsSection(id, f)),
     (s.unplaced || []).length ? unplacedSection(s.unplaced) : null,
     signatures(),
-    h('p', { class: 'generated', text: t('generated', new Date().toLocaleString(getLang() === 'ru' ? 'ru-RU' : 'en-GB')) }));
+    h('p', { class: 'generated', text: t('generated', new Date().toLocaleString(getLang() === 'ru' ? 'ru-RU' : 'en-GB')) }),
+  ].filter(Boolean));
   document.body.dataset.ready = 'true';
 }
 

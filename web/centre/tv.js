@@ -18,11 +18,12 @@ const interval = params.has('interval') ? Math.max(0, Number(params.get('interva
 const S = { lanes: [], cats: [], title: '', page: Math.max(0, (Number(params.get('page')) || 1) - 1), grid: null };
 
 // Columns, rows and lines a card holds, from the screen's size: about
-// 480 px a column, two rows from 700 px high (4 × 2 at 1920×1080).
+// 600 px a column (a bowler's whole name in large type), two rows from
+// 700 px high (3 × 2 at 1920×1080).
 function geometry() {
   const w = window.innerWidth;
   const hgt = window.innerHeight;
-  const cols = Math.min(6, Math.max(1, Math.round(w / 480)));
+  const cols = Math.min(6, Math.max(1, Math.round(w / 600)));
   const rows = hgt >= 700 ? 2 : 1;
   // The board is 91% of the height less its gaps; a card's title takes
   // about 7.5% of the height and a line 4.4% (tv.css).
