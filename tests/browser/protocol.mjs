@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, url, shots, id, same } from './harness.mjs';
+import { pdfPages } from './pdftext.mjs';
 
 await run(async ({ page, shot, step, api }) => {
   const standings = await (await page.request.get(api('/api/standings'))).json();
@@ -62,6 +63,8 @@ await run(async ({ page, shot, step, api }) => {
   same('signatures', await page.locator(id('signatures')).locator('.sign').evaluateAll((s) => s.map((x) => [
     x.querySelector('.role').textContent, x.querySelector('.who').textContent])),
   [['Chief judge', 'Irina Orlova'], ['Chief secretary', 'Pavel Sokolov']]);
+  const text = await page.locator('#doc').innerText();
+  if (/\bnull\b|undefined|NaN/.test(text)) throw new Error('the protocol shows null, undefined or NaN');
   await shot('centre-protocol');
 
   step('printed: A4 pages, nothing wider than the page, no row split');
@@ -94,6 +97,16 @@ await run(async ({ page, shot, step, api }) => {
   if (pages < 1 || pages > 6) throw new Error(`the PDF has ${pages} pages (1 to 6 expected)`);
   const boxes = [...new Set((pdf.match(/\/MediaBox\s*\[[^\]]*\]/g) || []).map((b) => b.replace(/\s+/g, ' ')))];
   same('every page A4 (595 × 842 pt)', boxes.map((b) => b.match(/[\d.]+/g).slice(2).map((x) => Math.floor(Number(x)))), [[595, 842]]);
+  // What is printed on each page: its number of the pages in the corner,
+  // the heading on the first, every section, the signatures on the last.
+  const texts = pdfPages(printed);
+  same('pages with text', texts.length, pages);
+  same('page numbers', texts.map((x) => x.match(/^\d+ \/ \d+/)?.[0]), texts.map((_, i) => `${i + 1} / ${pages}`));
+  const missing = (page, wanted) => wanted.filter((w) => !page.includes(w));
+  same('the heading on page 1', missing(texts[0], ['Moscow Open, ten-pin bowling for the blind',
+    'Открытый чемпионат Москвы по боулингу, спорт слепых', 'RESULTS PROTOCOL', 'Dates: 28-30 November 2026']), []);
+  same('the sections printed', missing(texts.join(''), [...(await page.locator('section.result h2').allInnerTexts()), 'Round robin', 'Step-ladder']), []);
+  same('the signatures on the last page', missing(texts[pages - 1], ['Chief judge', 'Irina Orlova', 'Chief secretary', 'Pavel Sokolov']), []);
   console.error(`the protocol prints on ${pages} A4 page(s)`);
   await page.emulateMedia({ media: 'screen' });
   await page.setViewportSize({ width: 800, height: 1280 });
