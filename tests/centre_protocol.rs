@@ -182,11 +182,27 @@ fn have_browser() -> bool {
     ignore = "needs the embedded broker (the `broker` feature)"
 )]
 fn the_protocol_prints_on_a4_and_the_tv_fits_a_1920_by_1080_screen() {
+    let dir = temp_dir("centre-protocol");
+    let (mut centre, mqtt) = centre(&dir);
+    // The page, as the centre's other pages are served.
+    let page = centre.http.request("GET", "/protocol", &[], b"").unwrap();
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(page.header("content-security-policy").is_some());
+    assert!(String::from_utf8_lossy(&page.body).contains("/centre/protocol.js"));
+    // What it reads of the programme: the judges for the signature lines.
+    let programme = centre.get("/api/programme");
+    assert_eq!(
+        programme["judges"][1],
+        json!({ "role": "chief secretary", "name": "Pavel Sokolov" })
+    );
+    assert_eq!(programme["entries"][4]["handicap"], 8);
     if !have_browser() {
         return;
     }
-    let dir = temp_dir("centre-protocol");
-    let (mut centre, mqtt) = centre(&dir);
     browser("protocol.mjs", &centre);
     let lane = lane_one_online(&mut centre, mqtt);
     browser("tv.mjs", &centre);
