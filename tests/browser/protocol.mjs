@@ -120,6 +120,7 @@ await run(async ({ page, shot, step, api }) => {
     'Одиночный разряд · B1 мужчины и женщины', 'Одиночный разряд с гандикапом · B2 мужчины и женщины',
     'Парный разряд · doubles', 'Финал · B1 мужчины и женщины']);
   await page.locator(id('signatures')).getByText('Главный секретарь').waitFor();
+  await shot('centre-protocol-ru');
 
   step('the page\'s switch: English, and the address says so');
   await page.click('#lang');

@@ -158,6 +158,7 @@ function heading() {
     titles[1] ? h('p', { class: 'title-' + (titles[1] === p.title ? 'en' : 'ru'), text: titles[1] }) : null,
     h('p', { class: 'doc-kind', text: t('protocolDoc') }),
     h('p', { class: 'facts', text: t('datesLabel') + ': ' + p.dates + ' · ' + t('placeLabel') + ': ' + p.place }),
+    (p.judges || []).length ? h('p', { class: 'facts', text: t('judgesTitle') + ':' }) : null,
     (p.judges || []).length ? h('ul', { class: 'judges', 'aria-label': t('judgesTitle') },
       p.judges.map((j) => h('li', { text: j.role + ': ' + j.name }))) : null);
 }
