@@ -39,10 +39,11 @@ await run(async ({ page, shot, step, api }) => {
   await shot('centre-tv-1920');
 
   step('a poll that brings nothing new leaves the cards as they are');
-  await page.evaluate(() => { window.firstCard = document.querySelector('#board .tv-card h2'); });
-  for (let i = 0; i < 2; i++) await page.waitForResponse((r) => r.url().endsWith('/api/standings'));
-  // The poll's answer is handled once the next frame has been drawn.
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const polls = await page.evaluate(() => {
+    window.firstCard = document.querySelector('#board .tv-card h2');
+    return Number(document.body.dataset.polls);
+  });
+  await page.waitForFunction((n) => Number(document.body.dataset.polls) >= n + 2, polls, { timeout: 10_000 });
   same('the same title element after two polls', await page.evaluate(() => document.querySelector('#board .tv-card h2') === window.firstCard), true);
 
   step('the next page: other lanes');

@@ -111,6 +111,8 @@ async function poll() {
     $('status').textContent = t('pageDown');
   }
   render();
+  // How many polls the board has taken in (for a test to wait on).
+  document.body.dataset.polls = String(Number(document.body.dataset.polls || 0) + 1);
   document.body.dataset.ready = 'true';
 }
 
