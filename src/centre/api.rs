@@ -19,7 +19,8 @@
 //!   `/edit`, `/withdraw`, `/delete` and `/import` (a CSV file): the
 //!   entries (`entries.rs`, docs/programme.md); a change needs a judge
 //!   logged in.
-//! - `GET /`, `GET /tv`, `GET /centre/{file}`: the page (web/centre/).
+//! - `GET /`, `GET /tv`, `GET /protocol`, `GET /centre/{file}`: the page
+//!   (web/centre/); `/protocol` is the results protocol to print.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -145,6 +146,7 @@ pub fn router(
         .route_service("/api/session", login)
         .route("/", get(|| async { serve_file("index.html") }))
         .route("/tv", get(|| async { serve_file("tv.html") }))
+        .route("/protocol", get(|| async { serve_file("protocol.html") }))
         .route(
             "/centre/{*file}",
             get(|Path(f): Path<String>| async move { serve_file(&f) }),

@@ -68,7 +68,8 @@ fn place<'p>(
     Some(&block.id)
 }
 
-/// `GET /api/programme`: the title and each block with its lanes' bowlers.
+/// `GET /api/programme`: the title, dates, place and judges, the entries,
+/// the events and each block with its lanes' bowlers.
 pub fn programme_json(p: &Programme) -> Value {
     let blocks: Vec<Value> = p
         .blocks
@@ -88,7 +89,21 @@ pub fn programme_json(p: &Programme) -> Value {
             })
         })
         .collect();
-    json!({ "title": p.title, "title_ru": p.title_ru, "dates": p.dates, "place": p.place, "blocks": blocks })
+    let events: Vec<Value> = p
+        .events
+        .iter()
+        .map(|e| json!({ "id": e.id, "kind": e.kind, "teams": e.teams }))
+        .collect();
+    json!({
+        "title": p.title,
+        "title_ru": p.title_ru,
+        "dates": p.dates,
+        "place": p.place,
+        "judges": p.judges,
+        "entries": p.entries,
+        "events": events,
+        "blocks": blocks,
+    })
 }
 
 #[cfg(test)]
@@ -266,5 +281,15 @@ lanes = { 6 = ["Dmitri Orlov", "Yulia Petrova"] }
             json!(["Dmitri Orlov", "Yulia Petrova"])
         );
         assert_eq!(v["title"], "Two blocks on lane 6");
+        assert_eq!(
+            v["judges"],
+            json!([{ "role": "chief judge", "name": "Irina Orlova" }])
+        );
+        assert_eq!(v["entries"][1]["name"], "Yulia Petrova");
+        assert_eq!(v["entries"][1]["handicap"], 0);
+        assert_eq!(
+            v["events"],
+            json!([{ "id": "singles", "kind": "singles", "teams": [] }])
+        );
     }
 }

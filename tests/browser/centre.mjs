@@ -67,6 +67,7 @@ await run(async ({ page, shot, step, api, until }) => {
   await page.locator(id('alarm-conflict-7')).getByText('ALARM: conflicting journal lines on lane 7', { exact: false }).waitFor();
 
   step('the TV');
+  await page.setViewportSize({ width: 1920, height: 1080 });
   await page.goto(new URL('/tv', url).href);
   await page.getByText('Lane 7').waitFor();
   await page.getByText('Orlov — 0').waitFor();

@@ -53,7 +53,8 @@ function renderStandings() {
 }
 
 function renderResults() {
-  const links = ['txt', 'csv', 'json'].map((ext) => h('a', { href: '/results.' + ext, download: '', text: t('download', ext.toUpperCase()) }));
+  const links = [h('a', { href: '/protocol?lang=' + getLang(), target: '_blank', text: t('protocolLink') }),
+    ...['txt', 'csv', 'json'].map((ext) => h('a', { href: '/results.' + ext, download: '', title: t('download', ext.toUpperCase()), text: ext.toUpperCase() }))];
   $('results').replaceChildren(h('p', { class: 'links' }, ...links),
     S.protocol ? h('pre', { class: 'protocol', text: S.protocol }) : h('p', { text: t('noResults') }));
 }

@@ -1,24 +1,131 @@
-// The scoreboard for a TV: every lane's bowlers and series in large type,
-// after the standings when there are some. Polls every two seconds.
-import { t, getLang } from './i18n.js';
+// The scoreboard for a TV (1920×1080 and the like): the standings of each
+// category, then every lane's bowlers and series, as cards in a grid that
+// fills the screen and is never scrolled. When there are more cards than
+// fit, it pages by itself every 10 s ("1/3" in the corner). Polls the data
+// every two seconds and touches only the cards that changed.
+//
+// `?lang=ru|en`; `?page=N` starts on page N; `?interval=MS` pages every MS
+// milliseconds (0: only when told, by `window.tvNext()` or the right arrow
+// key).
+import { t, getLang, setLang, LANGS } from './i18n.js';
 import { h, api, bowlers, categoryTitle } from './common.js';
 
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+if (LANGS.includes(params.get('lang')) && params.get('lang') !== getLang()) setLang(params.get('lang'));
+const interval = params.has('interval') ? Math.max(0, Number(params.get('interval')) || 0) : 10_000;
+
+const S = { lanes: [], cats: [], title: '', page: Math.max(0, (Number(params.get('page')) || 1) - 1), grid: null };
+
+// Columns, rows and lines a card holds, from the screen's size: about
+// 600 px a column (a bowler's whole name in large type), two rows from
+// 700 px high (3 × 2 at 1920×1080).
+function geometry() {
+  const w = window.innerWidth;
+  const hgt = window.innerHeight;
+  const cols = Math.min(6, Math.max(1, Math.round(w / 600)));
+  const rows = hgt >= 700 ? 2 : 1;
+  // The board is 91% of the height less its gaps; a card's title takes
+  // about 7.5% of the height and a line 4.4% (tv.css).
+  const card = (hgt * 0.91 - hgt * 0.012 * (rows + 1)) / rows;
+  const lines = Math.max(2, Math.floor((card - hgt * 0.075) / (hgt * 0.044)));
+  return { cols, rows, lines };
+}
+
+// Every card: each category's ranking in pieces of `lines`, then each lane.
+function cards(lines) {
+  const out = [];
+  for (const c of S.cats) {
+    const entries = c.entries || [];
+    for (let from = 0; from < Math.max(1, entries.length); from += lines) {
+      const part = entries.slice(from, from + lines);
+      const range = entries.length > lines ? ' · ' + (from + 1) + '–' + (from + part.length) : '';
+      out.push({ kind: 'standing', id: 'category-' + c.id + '-' + (from + 1), title: categoryTitle(c, getLang()) + range,
+        lines: part.map((e) => ({ rank: e.rank + '.', who: e.name, pins: e.total })) });
+    }
+  }
+  for (const l of S.lanes) {
+    const up = l.state && l.state.up && l.state.up.bowler;
+    out.push({ kind: 'lane', id: 'lane-' + l.lane, off: !l.online, title: t('lane', l.lane),
+      lines: bowlers(l.state).slice(0, lines).map((b) => ({ who: b.name, pins: b.series, up: b.name === up })) });
+  }
+  return out;
+}
+
+function cardBody(c) {
+  return [h('h2', { text: c.title }),
+    h('ol', {}, c.lines.map((x) => h('li', { class: x.up ? 'up' : null },
+      x.rank ? h('span', { class: 'rank', text: x.rank }) : null,
+      h('span', { class: 'who', text: x.who }), h('span', { class: 'sep', text: ' — ' }),
+      h('span', { class: 'pins', text: String(x.pins) }))))];
+}
+
+function render() {
+  const g = geometry();
+  const board = $('board');
+  const per = g.cols * g.rows;
+  if (!S.grid || S.grid.cols !== g.cols || S.grid.rows !== g.rows || S.grid.lines !== g.lines) {
+    S.grid = g;
+    board.style.setProperty('--cols', g.cols);
+    board.style.setProperty('--rows', g.rows);
+    board.replaceChildren(...Array.from({ length: per }, () => h('article', { class: 'tv-card empty' })));
+  }
+  const all = cards(g.lines);
+  const pages = Math.max(1, Math.ceil(all.length / per));
+  S.page %= pages;
+  const shown = all.slice(S.page * per, S.page * per + per);
+  [...board.children].forEach((cell, i) => {
+    const c = shown[i];
+    const key = c ? JSON.stringify(c) : '';
+    if (cell.dataset.key === key) return;
+    cell.dataset.key = key;
+    cell.className = 'tv-card' + (!c ? ' empty' : ' ' + c.kind + (c.off ? ' off' : ''));
+    if (c) cell.dataset.testid = c.id; else delete cell.dataset.testid;
+    cell.replaceChildren(...(c ? cardBody(c) : []));
+  });
+  $('page').textContent = pages > 1 ? t('tvPage', S.page + 1, pages) : '';
+  board.dataset.page = String(S.page + 1);
+  board.dataset.pages = String(pages);
+}
+
+// The next page (the first after the last); its number.
+function next() {
+  S.page += 1;
+  render();
+  return S.page + 1;
+}
+window.tvNext = next;
+
+function labels() {
+  document.documentElement.lang = getLang();
+  $('title').textContent = S.title || t('title');
+}
+
 async function poll() {
-  const board = document.getElementById('board');
-  document.getElementById('title').textContent = t('title');
   try {
     const [lanes, standings] = await Promise.all([api('/api/lanes'), api('/api/standings')]);
-    const cats = (standings.status === 200 && standings.body && standings.body.categories) || [];
-    // The standings first (each category's top ten), then every lane.
-    board.replaceChildren(
-      ...cats.map((c) => h('section', {}, h('h2', { text: categoryTitle(c, getLang()) }),
-        h('ol', {}, (c.entries || []).slice(0, 10).map((e) => h('li', { text: e.name + ' — ' + e.total }))))),
-      ...(lanes.body || []).map((l) => h('section', { class: l.online ? '' : 'off' },
-        h('h2', { text: t('lane', l.lane) }),
-        h('ol', {}, bowlers(l.state).map((b) => h('li', { text: b.name + ' — ' + b.series }))))));
+    S.lanes = lanes.body || [];
+    S.cats = (standings.status === 200 && standings.body && standings.body.categories) || [];
+    $('status').textContent = '';
   } catch (_) {
-    board.replaceChildren(h('p', { text: t('pageDown') }));
+    $('status').textContent = t('pageDown');
   }
+  render();
+  // How many polls the board has taken in (for a test to wait on).
+  document.body.dataset.polls = String(Number(document.body.dataset.polls || 0) + 1);
+  document.body.dataset.ready = 'true';
 }
-poll();
-setInterval(poll, 2000);
+
+async function start() {
+  try {
+    const p = await api('/api/programme');
+    if (p.status === 200 && p.body) S.title = (getLang() === 'ru' && p.body.title_ru) || p.body.title || '';
+  } catch (_) { /* the centre's own title */ }
+  labels();
+  await poll();
+  setInterval(poll, 2000);
+  if (interval > 0) setInterval(next, interval);
+  window.addEventListener('resize', render);
+  document.addEventListener('keydown', (e) => { if (e.key === 'ArrowRight') next(); });
+}
+start();

@@ -1,0 +1,76 @@
+// The TV (/tv) on a 1920×1080 screen with 20 lanes and two categories:
+// lane 1 online with two bowlers, the others silent: never taller or
+// wider than the screen, 3 × 2 cards paged ("1/4") by
+// `window.tvNext()`, by `?page=N` and by itself every `?interval` ms, the
+// cards not rebuilt when a poll brings nothing new, `?lang=`.
+// Arguments: URL PIN SCREENSHOT_DIR.
+import { run, url, id, same } from './harness.mjs';
+
+await run(async ({ page, shot, step, api }) => {
+  const standings = await (await page.request.get(api('/api/standings'))).json();
+  const open = async (query) => {
+    await page.goto(new URL('/tv?' + query, url).href);
+    await page.locator('body[data-ready="true"]').waitFor({ state: 'attached' });
+  };
+  const shown = () => page.locator('#board .tv-card:not(.empty)').evaluateAll((cs) => cs.map((c) => c.dataset.testid));
+  const fits = () => page.evaluate(() => {
+    const d = document.documentElement;
+    const out = [...document.querySelectorAll('.tv-card')].filter((c) => c.getBoundingClientRect().bottom > innerHeight);
+    return [d.scrollHeight, d.scrollWidth, document.body.scrollHeight, out.length];
+  });
+
+  step('page 1 of 4 in English, within 1920×1080');
+  await open('lang=en&interval=0');
+  same('the page indicator', await page.locator(id('tv-page')).innerText(), '1/4');
+  same('the title', await page.locator('#title').innerText(), 'Moscow Open, ten-pin bowling for the blind');
+  same('page 1', await shown(), ['category-B1-1', 'category-B2-1', 'lane-1', 'lane-2', 'lane-3', 'lane-4']);
+  same('heights, widths, cards below the screen', await fits(), [1080, 1920, 1080, 0]);
+  const b1 = page.locator(id('category-B1-1'));
+  same('B1 on the TV', [await b1.locator('h2').innerText(), ...(await b1.locator('li').evaluateAll((ls) => ls.map((l) => l.textContent)))],
+    ['B1 men and women', ...standings.categories[0].entries.map((e) => `${e.rank}.${e.name} — ${e.total}`)]);
+  await page.locator(id('lane-4')).getByText('Lane 4').waitFor();
+  // Lane 1 is online, Olga up: its bowlers and series (the lane's state).
+  const one = page.locator(id('lane-1'));
+  same('lane 1', [await one.getAttribute('class'), await one.locator('li').evaluateAll((ls) => ls.map((l) => [l.textContent, l.className]))],
+    ['tv-card lane', [['Anna Kuznetsova — 173', ''], ['Olga Smirnova — 150', 'up']]]);
+  same('lane 2, offline', await page.locator(id('lane-2')).getAttribute('class'), 'tv-card lane off');
+  const size = await page.locator(id('lane-1')).locator('h2').evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+  if (size < 40) throw new Error(`a card's title is ${size}px: not large type`);
+  await shot('centre-tv-1920');
+
+  step('a poll that brings nothing new leaves the cards as they are');
+  const polls = await page.evaluate(() => {
+    window.firstCard = document.querySelector('#board .tv-card h2');
+    return Number(document.body.dataset.polls);
+  });
+  await page.waitForFunction((n) => Number(document.body.dataset.polls) >= n + 2, polls, { timeout: 10_000 });
+  same('the same title element after two polls', await page.evaluate(() => document.querySelector('#board .tv-card h2') === window.firstCard), true);
+
+  step('the next page: other lanes');
+  same('tvNext', await page.evaluate(() => window.tvNext()), 2);
+  same('the page indicator', await page.locator(id('tv-page')).innerText(), '2/4');
+  same('page 2', await shown(), ['lane-5', 'lane-6', 'lane-7', 'lane-8', 'lane-9', 'lane-10']);
+  same('heights, widths, cards below the screen', await fits(), [1080, 1920, 1080, 0]);
+  await page.evaluate(() => window.tvNext());
+  same('page 3', await shown(), ['lane-11', 'lane-12', 'lane-13', 'lane-14', 'lane-15', 'lane-16']);
+  same('tvNext', await page.evaluate(() => window.tvNext()), 4);
+  same('page 4', await shown(), ['lane-17', 'lane-18', 'lane-19', 'lane-20']);
+  same('after the last, the first', await page.evaluate(() => window.tvNext()), 1);
+
+  step('?page=4 starts on page 4');
+  await open('lang=en&interval=0&page=4');
+  same('the page indicator', await page.locator(id('tv-page')).innerText(), '4/4');
+  same('page 4', await shown(), ['lane-17', 'lane-18', 'lane-19', 'lane-20']);
+
+  step('it pages by itself');
+  await open('lang=en&interval=200');
+  await page.locator(id('tv-page')).getByText('2/4').waitFor();
+  await page.locator(id('tv-page')).getByText('3/4').waitFor();
+
+  step('?lang=ru: Russian');
+  await open('lang=ru&interval=0');
+  same('the title', await page.locator('#title').innerText(), 'Открытый чемпионат Москвы по боулингу, спорт слепых');
+  same('titles', await page.locator('#board .tv-card h2').allInnerTexts(), ['B1 мужчины и женщины', 'B2 мужчины и женщины',
+    'Дорожка 1', 'Дорожка 2', 'Дорожка 3', 'Дорожка 4']);
+  same('heights, widths, cards below the screen', await fits(), [1080, 1920, 1080, 0]);
+}, { contextOptions: { viewport: { width: 1920, height: 1080 } } });

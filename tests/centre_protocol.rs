@@ -1,0 +1,212 @@
+//! The centre's results protocol printed on A4 and its TV at 1920×1080, in
+//! headless Chromium (tests/browser/protocol.mjs and tv.mjs), with the
+//! example programme (tests/programme/example.toml) and journals already
+//! in the centre's mirror: blocks S1, S2 and D1 bowled (one game each), as
+//! a centre started again finds them.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use lanecall::journal::{Header, parse_event};
+use lanecall::lane::{Event, Stamped};
+use rumqttc::{Client, MqttOptions, QoS};
+use serde_json::json;
+use support::centre::Centre;
+use support::{eventually, free_port, journal_of};
+
+const PIN: &str = "246810";
+
+/// Lane, journal seq and the two bowlers: each journal is
+/// tests/logs/slow_bowling_hold.jsonl (Dmitri Orlov 173, then Yulia
+/// Petrova) with its two bowlers renamed, so the centre places it in the
+/// programme's block that puts them on that lane.
+const JOURNALS: [(u32, u64, &str, &str); 8] = [
+    (1, 1, "Anna Kuznetsova", "Olga Smirnova"),
+    (2, 1, "Ivan Petrov", "Dmitri Orlov"),
+    (3, 1, "Sergei Volkov", "Yulia Frolova"),
+    (2, 2, "Anna Kuznetsova", "Olga Smirnova"),
+    (3, 2, "Ivan Petrov", "Dmitri Orlov"),
+    (4, 1, "Sergei Volkov", "Yulia Frolova"),
+    (5, 1, "Anna Kuznetsova", "Ivan Petrov"),
+    (6, 1, "Olga Smirnova", "Dmitri Orlov"),
+];
+
+/// The lanes the centre takes: more than a TV page holds.
+const LANES: u32 = 20;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// slow_bowling_hold.jsonl as lane `lane`'s journal `seq`, its bowlers
+/// `first` and `second`, sealed as the lane writes it.
+fn journal(lane: u32, seq: u64, first: &str, second: &str) -> String {
+    let path = root().join("tests/logs/slow_bowling_hold.jsonl");
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("Dmitri Orlov", first)
+        .replace("Yulia Petrova", second);
+    let mut lines = text.lines();
+    let header = Header::parse(lines.next().unwrap()).unwrap();
+    let header = Header {
+        lane,
+        ..header.with_seq(seq)
+    };
+    let events: Vec<Stamped<Event>> = lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| parse_event(l).unwrap())
+        .collect();
+    journal_of(&header, &events)
+}
+
+/// A centre with the example programme whose mirror already holds
+/// [`JOURNALS`], and lanes 1 to [`LANES`] (empty folders for those with no
+/// journal: each is a lane the centre knows). Its MQTT port with it.
+fn centre(dir: &Path) -> (Centre, u16) {
+    let state = dir.join("state");
+    for lane in 1..=LANES {
+        std::fs::create_dir_all(state.join("lanes").join(lane.to_string())).unwrap();
+    }
+    for (lane, seq, first, second) in JOURNALS {
+        let name = format!("lane{lane}-2026112{}T100000Z-{seq:06}.jsonl", 7 + seq);
+        let file = state.join("lanes").join(lane.to_string()).join(name);
+        std::fs::write(file, journal(lane, seq, first, second)).unwrap();
+    }
+    let (web, mqtt) = (free_port(), free_port());
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let programme = root().join("tests/programme/example.toml");
+    let config = dir.join("centre.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "site = \"cup\"\nstate_dir = {state:?}\nembedded_listen = \"127.0.0.1:{mqtt}\"\n\
+             allow_anonymous = true\nlanes = \"1-{LANES}\"\nprogramme = {programme:?}\n\
+             [web]\nlisten = \"127.0.0.1:{web}\"\njudge_pin_hash = {hash:?}\n"
+        ),
+    )
+    .unwrap();
+    let mut centre = Centre::start(&config, web);
+    // Every journal read back: Dmitri's 173 in S1 and in S2.
+    eventually("the mirror's journals in the standings", || {
+        let s = centre.get("/api/standings");
+        let dmitri = s["categories"][0]["entries"]
+            .as_array()
+            .and_then(|e| e.iter().find(|x| x["name"] == "Dmitri Orlov").cloned());
+        match dmitri {
+            Some(d) if d["games"].as_array().is_some_and(|g| g.len() == 2) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+    (centre, mqtt)
+}
+
+/// Lane 1 says it is online and who is on it (as a lane publishes its
+/// state, docs/mqtt.md); the client stays connected until dropped.
+fn lane_one_online(centre: &mut Centre, mqtt: u16) -> Client {
+    let mut opts = MqttOptions::new(format!("tv-test-{}", std::process::id()), "127.0.0.1", mqtt);
+    opts.set_keep_alive(Duration::from_secs(5));
+    let (client, mut connection) = Client::new(opts, 16);
+    std::thread::spawn(move || for _ in connection.iter() {});
+    let state = json!({
+        "lane": 1,
+        "bowlers": [
+            { "name": "Anna Kuznetsova", "class": "B1", "games": [173], "series": 173 },
+            { "name": "Olga Smirnova", "class": "B1", "games": [150], "series": 150 },
+        ],
+        "up": { "bowler": "Olga Smirnova", "game": 2, "frame": 1, "ball": 1, "standing": [] },
+    });
+    for (kind, payload) in [
+        ("status", "online".to_owned()),
+        ("state", state.to_string()),
+    ] {
+        client
+            .publish(
+                format!("lanecall/cup/lane/1/{kind}"),
+                QoS::AtLeastOnce,
+                true,
+                payload,
+            )
+            .unwrap();
+    }
+    centre.wait_lane(1, "online, with its state", |l| {
+        l["online"] == true && l["state"]["lane"] == 1
+    });
+    client
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanecall-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs tests/browser/`script` against the centre; its steps say what
+/// failed.
+fn browser(script: &str, centre: &Centre) {
+    let shots = root().join("target/panel-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let status = Command::new("node")
+        .arg(root().join("tests/browser").join(script))
+        .arg(format!("http://127.0.0.1:{}/", centre.web))
+        .arg(PIN)
+        .arg(&shots)
+        .current_dir(root().join("tests/browser"))
+        .status()
+        .expect("node runs");
+    assert!(
+        status.success(),
+        "tests/browser/{script} failed (see above)"
+    );
+}
+
+/// Whether node, chromium and playwright-core are here (else skipped, as
+/// tests/panel_browser.rs says).
+fn have_browser() -> bool {
+    support::require_tool("node", "nodejs").is_some()
+        && support::require_tool("chromium", "chromium").is_some()
+        && support::require(
+            Some(root().join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
+            "playwright-core in tests/browser",
+            "npm ci in tests/browser",
+        )
+        .is_some()
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn the_protocol_prints_on_a4_and_the_tv_fits_a_1920_by_1080_screen() {
+    let dir = temp_dir("centre-protocol");
+    let (mut centre, mqtt) = centre(&dir);
+    // The page, as the centre's other pages are served.
+    let page = centre.http.request("GET", "/protocol", &[], b"").unwrap();
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(page.header("content-security-policy").is_some());
+    assert!(String::from_utf8_lossy(&page.body).contains("/centre/protocol.js"));
+    // What it reads of the programme: the judges for the signature lines.
+    let programme = centre.get("/api/programme");
+    assert_eq!(
+        programme["judges"][1],
+        json!({ "role": "chief secretary", "name": "Pavel Sokolov" })
+    );
+    assert_eq!(programme["entries"][4]["handicap"], 8);
+    if !have_browser() {
+        return;
+    }
+    browser("protocol.mjs", &centre);
+    let lane = lane_one_online(&mut centre, mqtt);
+    browser("tv.mjs", &centre);
+    drop(lane);
+    centre.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
