@@ -50,7 +50,10 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
             pin = Some(p.to_owned());
         } else if line.starts_with("Centre:") {
             centre = url.as_deref().map(port);
-        } else if line.starts_with("TV:") || line.starts_with("Results:") {
+        } else if ["TV:", "Protocol:", "Results:"]
+            .iter()
+            .any(|p| line.starts_with(p))
+        {
             pages.extend(url);
         } else if let Some(rest) = line.strip_prefix("Lane ") {
             let (n, url) = rest.split_once(": ").unwrap();
@@ -63,7 +66,7 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
     let centre = centre.expect("the demo prints `Centre: <url>`");
     assert_eq!(pin.as_deref(), Some("123456"), "the demo prints the PIN");
     // Every page it names answers.
-    assert_eq!(pages.len(), 2, "{pages:?}");
+    assert_eq!(pages.len(), 3, "{pages:?}");
     for url in &pages {
         let path = url
             .splitn(4, '/')

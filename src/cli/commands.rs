@@ -308,6 +308,7 @@ pub(super) fn centre_demo(demo: CentreDemo, judge_pin: &str) -> ExitCode {
         println!("Chief judge PIN (the centre and every lane): {judge_pin}");
         println!("Centre:    http://{centre}/   the lanes, standings, blocks and results");
         println!("TV:        http://{centre}/tv   for the hall's screens");
+        println!("Protocol:  http://{centre}/protocol   the results protocol, to print on A4");
         println!("Results:   http://{centre}/results.txt   (also .csv, .json)");
         for (lane, s) in started {
             println!(
