@@ -295,6 +295,38 @@ fn a_bowler_hears_their_own_language_verbosity_and_extras() {
     nothing_more(&f.played, 7, "Vera's strike was not said");
 }
 
+/// Two bowlers, two call styles, the same leave: one hears every
+/// standing pin, the other only the pin hidden behind another (the 8
+/// behind the 2), and the count when none is hidden.
+#[test]
+fn two_call_styles_call_the_same_leave_differently() {
+    let mut f = Fixture::new(vec![
+        bowler("Anna", Verbosity::Pins, None),
+        bowler("Boris", Verbosity::Hidden, None),
+    ]);
+    f.ball("0100000101"); // Anna: 2, 8 and 10 stand
+    f.ball("0000000000"); // Anna: spare
+    f.ball("0100000101"); // Boris: 2, 8 and 10 stand
+    f.ball("0000000000"); // Boris: spare
+    f.ball("0000001001"); // Anna: 7-10
+    f.ball("0000000000"); // Anna: spare
+    f.ball("0000001001"); // Boris: 7-10, nothing hidden
+    let played = f.played(7);
+    let said: Vec<Vec<String>> = played.iter().map(|p| names(p)).collect();
+    assert_eq!(
+        said,
+        [
+            vec!["ru:n2", "ru:n8", "ru:n10"],
+            vec!["ru:spare"],
+            vec!["ru:n8"],
+            vec!["ru:spare"],
+            vec!["ru:n7", "ru:n10"],
+            vec!["ru:spare"],
+            vec!["ru:n2f", "ru:standing_few"],
+        ]
+    );
+}
+
 #[test]
 fn every_callout_the_core_can_make_has_its_clips_in_both_packs() {
     for language in [Language::Ru, Language::En] {

@@ -174,6 +174,9 @@ fn push_word(word: Word, language: Language, clips: &mut Vec<&'static str>) {
 ///   "кегля стоит / кегли стоят / кеглей стоят" ("pin(s) standing"), then
 ///   `split` (when the core's words have it: the extras are on) and the
 ///   channel; the side is not said.
+/// - [`Verbosity::Hidden`]: as `Pins`, but of the standing pins only
+///   those hidden behind another standing pin; with none hidden, as
+///   `Short`.
 /// - [`Verbosity::Off`]: nothing after a ball; the score on request (which
 ///   the lane gives only with the extras on) is always read.
 ///
@@ -184,6 +187,7 @@ pub fn callout(said: &Said, language: Language, verbosity: Verbosity) -> Vec<&'s
     match (said, verbosity) {
         (Said::Ball(_), Verbosity::Off) => Vec::new(),
         (Said::Ball(_), Verbosity::Short) => short(&words, language),
+        (Said::Ball(_), Verbosity::Hidden) => hidden(&words, language),
         _ => {
             let mut clips = Vec::with_capacity(words.as_slice().len() + 4);
             for &word in words.as_slice() {
@@ -192,6 +196,47 @@ pub fn callout(said: &Said, language: Language, verbosity: Verbosity) -> Vec<&'s
             clips
         }
     }
+}
+
+/// The pins a bowler cannot tell from the others: each standing pin
+/// right behind another standing pin (the 5 behind the 1, the 8 behind
+/// the 2, the 9 behind the 3), then the side and the channel as the core
+/// says them; with none hidden, [`short`].
+fn hidden(words: &Words, language: Language) -> Vec<&'static str> {
+    const BEHIND: [(u8, u8); 3] = [(1, 5), (2, 8), (3, 9)];
+    let standing: Vec<u8> = words
+        .as_slice()
+        .iter()
+        .filter_map(|w| match w {
+            Word::Pin(p) => Some(p.number()),
+            _ => None,
+        })
+        .collect();
+    let hidden: Vec<Word> = words
+        .as_slice()
+        .iter()
+        .copied()
+        .filter(|w| match w {
+            Word::Pin(p) => BEHIND
+                .iter()
+                .any(|&(front, back)| p.number() == back && standing.contains(&front)),
+            _ => false,
+        })
+        .collect();
+    if hidden.is_empty() {
+        return short(words, language);
+    }
+    let mut clips = Vec::with_capacity(8);
+    for &word in words.as_slice() {
+        let said = match word {
+            Word::Pin(_) => hidden.contains(&word),
+            _ => true,
+        };
+        if said {
+            push_word(word, language, &mut clips);
+        }
+    }
+    clips
 }
 
 fn short(words: &Words, language: Language) -> Vec<&'static str> {

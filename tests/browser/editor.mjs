@@ -89,9 +89,11 @@ await run(async ({ page, api, shot, step, lane, until }) => {
   step('the class is chosen, Dmitri moves up, the lineup is saved');
   await page.selectOption(id('lineup-class-2'), 'B1');
   await page.click(id('lineup-up-2'));
+  // Dmitri wants only the pins hidden behind others called.
+  await page.selectOption(id('lineup-voice-1'), 'hidden');
   const before = await shown();
   same('after ↑ on the new bowler', before, [
-    ['Boris', 'B3', 'en', 'pins'], ['Dmitri', 'B1', 'en', 'pins'], ['Anna', 'B1', 'ru', 'pins']]);
+    ['Boris', 'B3', 'en', 'pins'], ['Dmitri', 'B1', 'en', 'hidden'], ['Anna', 'B1', 'ru', 'pins']]);
   await page.click(id('lineup-save'));
   await page.waitForFunction(async () => {
     const l = await (await fetch('/api/lane')).json();
@@ -100,7 +102,7 @@ await run(async ({ page, api, shot, step, lane, until }) => {
   await page.waitForFunction(() => document.getElementById('lineup-state')?.textContent === 'Состав сохранён');
   const { order } = await serverOrder();
   same('the server\'s lineup', order.map((b) => [b.name, b.class, b.lang, b.voice]), [
-    ['Boris', 'B3', null, 'pins'], ['Dmitri', 'B1', 'en', 'pins'], ['Anna', 'B1', 'ru', 'pins']]);
+    ['Boris', 'B3', null, 'pins'], ['Dmitri', 'B1', 'en', 'hidden'], ['Anna', 'B1', 'ru', 'pins']]);
   same('the form after saving is the server\'s lineup', await shown(),
     order.map((b) => [b.name, b.class, b.lang || 'en', b.voice]));
   const legends = await page.locator('#panel-order fieldset legend').allInnerTexts();
@@ -178,7 +180,7 @@ await run(async ({ page, api, shot, step, lane, until }) => {
   await page.click(id('end-block'));
   await page.waitForSelector(id('lineup-name-2'));
   same('the editor after the block', await shown(), [
-    ['Elena', 'B1', 'en', 'pins'], ['Dmitri', 'B1', 'en', 'pins'], ['Anna', 'B1', 'ru', 'pins']]);
+    ['Elena', 'B1', 'en', 'pins'], ['Dmitri', 'B1', 'en', 'hidden'], ['Anna', 'B1', 'ru', 'pins']]);
   await page.click(id('lineup-save'));
   await page.waitForFunction(async (before) => {
     const l = await (await fetch('/api/lane')).json();

@@ -8,7 +8,7 @@ import {
 } from './core.js';
 
 const CLASSES = ['B1', 'B2', 'B3'];
-const VOICES = ['pins', 'short', 'off'];
+const VOICES = ['pins', 'hidden', 'short', 'off'];
 // A bowler's "extras" (split, the score on request: training): '' is the
 // lane's [speaker] extras, and is left out of the lineup.
 const EXTRAS = ['', 'on', 'off'];

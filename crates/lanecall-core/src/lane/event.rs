@@ -182,6 +182,11 @@ pub enum Verbosity {
     Pins,
     /// The marks, and how many pins stand.
     Short,
+    /// The marks, and only the standing pins hidden behind another
+    /// standing pin (the 5 behind the 1, the 8 behind the 2, the 9
+    /// behind the 3), the side and the channel; with none hidden, as
+    /// [`Verbosity::Short`].
+    Hidden,
     /// Nothing (the bowler has their own assistant, or asked for quiet).
     Off,
 }
@@ -191,6 +196,7 @@ impl Verbosity {
         match self {
             Verbosity::Pins => "pins",
             Verbosity::Short => "short",
+            Verbosity::Hidden => "hidden",
             Verbosity::Off => "off",
         }
     }
