@@ -351,6 +351,63 @@ fn wav_samples(path: &Path) -> Vec<i16> {
         .collect()
 }
 
+/// `voice check` names what a folder of recordings lacks and what is
+/// wrong with a clip; `voice normalise` brings the loudness together, and
+/// a folder it cannot read exits 2.
+#[test]
+fn voice_check_names_each_problem_and_normalise_evens_the_loudness() {
+    let dir = scratch("voice");
+    let pack = dir.join("ru");
+    fs::create_dir_all(&pack).unwrap();
+    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/voice/ru");
+    for entry in fs::read_dir(&builtin).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, pack.join(path.file_name().unwrap())).unwrap();
+    }
+    fs::remove_file(pack.join("split.wav")).unwrap();
+    fs::write(pack.join("notes.wav"), b"").unwrap();
+    // n7 twelve dB quieter, with 200 ms of silence before it.
+    let mut n7 = wav_samples(&pack.join("n7.wav"));
+    n7.iter_mut().for_each(|s| *s /= 4);
+    let mut quiet = vec![0i16; 4410];
+    quiet.extend(n7);
+    lanecall::speaker::player::write_wav(&pack.join("n7.wav"), 22_050, &quiet).unwrap();
+
+    let out = lanecall(&["voice", "check", pack.to_str().unwrap()]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("missing (the built-in voice says them): split"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("not a clip, never played: notes.wav"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("n7.wav: 204 ms of silence before the voice"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("LU apart: at most 3 LU") && stderr.contains("n7 -1"),
+        "{stderr}"
+    );
+
+    let out = lanecall(&["voice", "normalise", pack.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = lanecall(&["voice", "check", pack.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("LU apart"), "{stderr}");
+    assert!(
+        stderr.contains("ms of silence before the voice"),
+        "{stderr}"
+    );
+
+    let out = lanecall(&["voice", "check", dir.join("nowhere").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn say_names_what_it_wrote_and_keeps_to_the_volume_range() {
     let dir = scratch("say");

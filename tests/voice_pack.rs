@@ -621,3 +621,22 @@ fn from_wav_refuses_what_it_cannot_play() {
     let again = Clip::from_wav(&shifted[1..]).unwrap();
     assert_eq!(again.samples, clip.samples);
 }
+
+/// Each built-in pack passes `lanecall voice check`: every clip, trimmed,
+/// not clipped, of a usable length, and its clips' loudness within 3 LU
+/// (BS.1770), so that no word of a callout stands out.
+#[test]
+fn the_built_in_packs_pass_the_voice_check() {
+    use lanecall::speaker::check::{MAX_SPREAD_LU, check_dir};
+    for lang in ["ru", "en"] {
+        let checked = check_dir(&manifest().join("assets/voice").join(lang)).unwrap();
+        assert!(
+            checked.problems.is_empty(),
+            "{lang}: {:?}",
+            checked.problems
+        );
+        assert!(checked.missing.is_empty() && checked.extra.is_empty());
+        let (lo, hi) = checked.loudness_range().unwrap();
+        assert!(hi - lo <= MAX_SPREAD_LU, "{lang}: {lo:.1} to {hi:.1} LUFS");
+    }
+}

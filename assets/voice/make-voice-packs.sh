@@ -5,7 +5,9 @@
 #
 # Every clip: mono, 16-bit PCM, 22050 Hz, silence trimmed at both ends, a
 # 5 ms fade in and 10 ms fade out (no click where a clip starts or stops),
-# peak-normalised to -3 dBFS. Run it from anywhere:
+# then every clip brought to the same loudness (-18 LUFS, peaks 1 dB below
+# full scale: `lanecall voice normalise`) and the pack checked (`lanecall
+# voice check`). Run it from anywhere:
 #
 #     assets/voice/make-voice-packs.sh
 #
@@ -30,6 +32,9 @@ if ((${#clips[@]} == 0)); then
     echo "make-voice-packs: $here/clips.txt lists no clips" >&2
     exit 1
 fi
+
+# This repository's own lanecall, to normalise and check the packs.
+lanecall=(cargo run --quiet --release --manifest-path "$here/../../Cargo.toml" --)
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -64,5 +69,7 @@ for lang in ru en; do
         fi
     done
     unset text
+    "${lanecall[@]}" voice normalise "$out" >/dev/null
+    "${lanecall[@]}" voice check "$out"
     echo "$lang: ${#clips[@]} clips, $(du -sk "$out" | cut -f1) kB"
 done

@@ -28,6 +28,26 @@ pub struct Cli {
 }
 
 #[derive(Subcommand)]
+pub enum VoiceCommand {
+    /// Check a folder of recordings as a voice pack for one language:
+    /// every clip there, readable, trimmed, not clipped, of a usable
+    /// length and as loud as the others (within 3 LU).
+    Check {
+        /// The folder (`ru/` or `en/` of `[speaker] voice_dir`).
+        dir: PathBuf,
+    },
+    /// Bring every clip of a folder to the same loudness, in place (mono
+    /// 16-bit WAV, peaks kept 1 dB below full scale).
+    Normalise {
+        /// The folder of recordings.
+        dir: PathBuf,
+        /// The loudness every clip is brought to.
+        #[arg(long, default_value_t = crate::speaker::check::TARGET_LUFS, allow_negative_numbers = true)]
+        lufs: f64,
+    },
+}
+
+#[derive(Subcommand)]
 pub enum Command {
     /// Apply a journal (sensor log) with no hardware and print what the lane computed.
     Replay {
@@ -164,6 +184,10 @@ pub enum Command {
         #[arg(required = true)]
         words: Vec<String>,
     },
+    /// A voice pack of your own: `voice check DIR` checks a folder of
+    /// recordings (docs/voice.md).
+    #[command(subcommand)]
+    Voice(VoiceCommand),
     /// Write the journal of a simulated lane (three bowlers, B1 to B3) to stdout.
     Simulate {
         /// Same seed, same lane.
@@ -265,6 +289,8 @@ pub fn main() -> ExitCode {
             volume,
             words,
         } => say(&lang, out, device, volume, &words),
+        Command::Voice(VoiceCommand::Check { dir }) => voice_check(&dir),
+        Command::Voice(VoiceCommand::Normalise { dir, lufs }) => voice_normalise(&dir, lufs),
         Command::Replay { log, json, strict } => replay::main(log, json, strict),
         Command::Backup {
             dir,

@@ -11,6 +11,7 @@
 //! Nothing here may hold up the lane: [`Voice::say`] hands the clips over
 //! and returns, and a missing sound card leaves the lane scoring silently.
 
+pub mod check;
 pub mod pack;
 pub mod phrase;
 pub mod player;
