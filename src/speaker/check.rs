@@ -154,12 +154,14 @@ pub fn check_dir(dir: &Path) -> Result<Checked, String> {
             found.insert(stem.to_owned());
         }
     }
-    let mut out = Checked::default();
-    out.extra = found
-        .iter()
-        .filter(|f| !CLIPS.contains(&f.as_str()))
-        .map(|f| format!("{f}.wav"))
-        .collect();
+    let mut out = Checked {
+        extra: found
+            .iter()
+            .filter(|f| !CLIPS.contains(&f.as_str()))
+            .map(|f| format!("{f}.wav"))
+            .collect(),
+        ..Checked::default()
+    };
     for &name in CLIPS {
         if !found.contains(name) {
             out.missing.push(name);
