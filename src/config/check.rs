@@ -206,6 +206,32 @@ impl Config {
             }
         }
 
+        // A voice named by `[speaker] voice` that the machine does not have.
+        if let Some(dir) = &self.speaker.voice_dir
+            && let Ok(name) = dir.strip_prefix(super::VOICES_DIR)
+            && !dir.is_dir()
+        {
+            let installed: Vec<String> = std::fs::read_dir(super::VOICES_DIR)
+                .map(|d| {
+                    d.flatten()
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let installed = match installed.is_empty() {
+                true => "none".to_owned(),
+                false => installed.join(", "),
+            };
+            problem(
+                "speaker.voice".into(),
+                format!(
+                    "no voice {:?} in {} (installed: {installed}; \"builtin\" is always there)",
+                    name.display().to_string(),
+                    super::VOICES_DIR
+                ),
+            );
+        }
+
         let port = self.web.listen.port();
         // Port 0 takes any free port, never a low one.
         if port != 0

@@ -55,6 +55,10 @@ pub use check::{
 };
 pub(crate) use keys::keys;
 pub use listen::listen_address;
+
+/// Where the package installs the voices `[speaker] voice` names, one
+/// folder each (`rhvoice/ru/n7.wav`, its `LICENSE`).
+pub const VOICES_DIR: &str = "/usr/share/lanecall/voices";
 pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};

@@ -368,6 +368,7 @@ keys! {
         /// A callout still waiting after this long is dropped.
         stale_after_ms: Option<i64> => Kind::Int, default DEFAULT_STALE_AFTER_MS;
         voice_dir: Option<String> => Kind::Str;
+        voice: Option<String> => Kind::Str, default "builtin";
         /// Goes into the rules (`speaker_extras`): the journal's header must
         /// carry it, as it changes the callouts a replay gives.
         extras: Option<bool> => Kind::Bool, default DEFAULT_EXTRAS;

@@ -473,8 +473,22 @@ impl Config {
         };
         line(format!("language = {}", toml_str(language)));
         line(format!("stale_after_ms = {}", s.stale_after.as_millis()));
-        if let Some(dir) = &s.voice_dir {
-            line(format!("voice_dir = {}", toml_str(&dir.to_string_lossy())));
+        // An installed voice is said by its name (`voice`), any other
+        // folder as `voice_dir`.
+        let installed = s
+            .voice_dir
+            .as_deref()
+            .and_then(|d| d.strip_prefix(super::VOICES_DIR).ok());
+        match (&s.voice_dir, installed) {
+            (Some(_), Some(name)) => {
+                line(format!("voice = {}", toml_str(&name.to_string_lossy())));
+            }
+            (dir, _) => {
+                if let Some(dir) = dir {
+                    line(format!("voice_dir = {}", toml_str(&dir.to_string_lossy())));
+                }
+                line(format!("voice = {}", toml_str("builtin")));
+            }
         }
         line(format!("extras = {}", self.rules.speaker_extras));
 
