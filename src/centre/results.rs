@@ -82,13 +82,14 @@ pub fn programme_json(p: &Programme) -> Value {
             json!({
                 "id": b.id,
                 "event": b.event,
+                "kind": p.event(&b.event).map(|e| e.kind),
                 "games": b.games,
                 "day": b.day,
                 "lanes": lanes,
             })
         })
         .collect();
-    json!({ "title": p.title, "title_ru": p.title_ru, "dates": p.dates, "place": p.place, "blocks": blocks })
+    json!({ "title": p.title, "title_ru": p.title_ru, "dates": p.dates, "place": p.place, "blocks": blocks, "finals": p.finals })
 }
 
 #[cfg(test)]

@@ -43,6 +43,40 @@ const ru = {
   download: (x) => 'Скачать ' + x,
   blockTitle: (id, ev, g) => 'Блок ' + id + ' · ' + ev + ' · игр: ' + g,
   pushBlock: (id) => 'Отправить составы блока ' + id,
+  // The director's page: blocks by form, finals, standings, lane cards.
+  theme: 'Тема', themeDark: 'Тёмная тема', themeLight: 'Светлая тема',
+  nGames: (n) => n + ' ' + ruPlural(n, 'игра', 'игры', 'игр'),
+  nLines: (n) => n + ' ' + ruPlural(n, 'строка', 'строки', 'строк'),
+  nBowlers: (n) => n + ' ' + ruPlural(n, 'участник', 'участника', 'участников'),
+  blockHead: (id, ev, n, day) => 'Блок ' + id + ' · ' + ev + ' · ' + n + ' · день ' + day,
+  finalsBlock: 'финал', noLanesYet: 'Дорожки ещё не назначены.',
+  editLanes: (id) => 'Назначить дорожки блока ' + id, saveLanes: (id) => 'Сохранить дорожки блока ' + id,
+  addLane: 'Добавить дорожку', removeLane: (n) => 'Убрать дорожку ' + n,
+  laneSelect: (i) => 'Дорожка (строка ' + i + ')', slot: (lane, k) => 'Дорожка ' + lane + ', место ' + k,
+  nobody: '—', lanesSaved: (id) => 'Дорожки блока ' + id + ' сохранены',
+  tooMany: (n) => 'Дорожка ' + n + ': не больше 4 участников',
+  twice: (name) => name + ' стоит дважды', laneTwice: (n) => 'Дорожка ' + n + ' указана дважды',
+  emptyBlock: 'Укажите хотя бы одного участника',
+  finalsTitle: (c) => 'Финал ' + c + ': предложение по таблице',
+  stage_round_robin: 'Круговой турнир', stage_step_ladder_1: 'Лесенка: 3-е место против 2-го', stage_step_ladder_2: 'Лесенка: победитель против 1-го',
+  waiting_fewer: 'Меньше трёх участников в круговом турнире', waiting_undecided: 'Первая встреча лесенки не сыграна',
+  waiting_none: 'В категории нет участников',
+  confirm: (id) => 'Подтвердить дорожки блока ' + id, nowLanes: 'Сейчас: ', proposed: 'Предложено: ',
+  rounds: (n) => 'Туры: ' + n, round: (n) => 'Тур ' + n, bye: 'свободен',
+  offlineHeld: (n) => 'Дорожка ' + n + ' не на связи: составы уйдут, когда она вернётся',
+  offline_status: 'не на связи: ждём дорожку', pushedAt: (at, by) => at + ' · ' + by,
+  sent: 'Отправлено',
+  womenPins: (n) => 'Женщинам +' + n + ' за игру', scratch: 'Без гандикапа', hdcp: 'Гандикап', bonusW: '+жен.',
+  region: 'Регион', team: 'Команда', members: 'Состав', playingNow: (g, f) => 'идёт игра ' + g + ', фрейм ' + f,
+  inProgress: 'идёт', kind_doubles: 'Пары', kind_trios: 'Тройки', kind_teams: 'Команды', kind_singles: 'Одиночный разряд',
+  roundRobin: (c) => 'Круговой турнир, ' + c, wins: 'Побед', ties: 'Ничьих', bonus: 'Бонус', prelim: 'Отбор', pinsRR: 'Кегли',
+  stepLadder: (c) => 'Лесенка, ' + c, places: 'Итог', tbd: 'определится', matchTie: 'ничья',
+  frame: (n) => 'Фрейм ' + n, gameN: (n) => 'Игра ' + n,
+  wrongDeck: 'НЕ ТА РАССТАНОВКА', noPinReport: 'Нет сведений о кеглях',
+  journalOk: (f, n) => 'Журнал: ' + f + ', ' + n, journalNone: 'Журнал: нет сведений',
+  copyLines: (n, gaps, conflicts) => 'Копия журнала: ' + n + (gaps ? ', пропусков: ' + gaps : '') + (conflicts ? ', расхождений: ' + conflicts : ''),
+  standingsCat: 'Одиночный разряд', standingsTeams: 'Командные виды', standingsFinals: 'Финалы',
+  pushOf: (id) => 'Отправить составы блока ' + id,
 };
 
 const en = {
@@ -87,6 +121,40 @@ const en = {
   download: (x) => 'Download ' + x,
   blockTitle: (id, ev, g) => 'Block ' + id + ' · ' + ev + ' · ' + g + ' games',
   pushBlock: (id) => 'Push block ' + id + "'s lineups",
+  // The director's page: blocks by form, finals, standings, lane cards.
+  theme: 'Theme', themeDark: 'Dark theme', themeLight: 'Light theme',
+  nGames: (n) => n + (n === 1 ? ' game' : ' games'),
+  nLines: (n) => n + (n === 1 ? ' line' : ' lines'),
+  nBowlers: (n) => n + (n === 1 ? ' bowler' : ' bowlers'),
+  blockHead: (id, ev, n, day) => 'Block ' + id + ' · ' + ev + ' · ' + n + ' · day ' + day,
+  finalsBlock: 'finals', noLanesYet: 'No lanes assigned yet.',
+  editLanes: (id) => 'Assign the lanes of block ' + id, saveLanes: (id) => 'Save the lanes of block ' + id,
+  addLane: 'Add a lane', removeLane: (n) => 'Remove lane ' + n,
+  laneSelect: (i) => 'Lane (row ' + i + ')', slot: (lane, k) => 'Lane ' + lane + ', place ' + k,
+  nobody: '—', lanesSaved: (id) => 'The lanes of block ' + id + ' are saved',
+  tooMany: (n) => 'Lane ' + n + ': at most 4 bowlers',
+  twice: (name) => name + ' is named twice', laneTwice: (n) => 'Lane ' + n + ' is given twice',
+  emptyBlock: 'Name at least one bowler',
+  finalsTitle: (c) => 'Finals ' + c + ': proposed from the standings',
+  stage_round_robin: 'Round robin', stage_step_ladder_1: 'Step-ladder: 3rd v 2nd', stage_step_ladder_2: 'Step-ladder: the winner v 1st',
+  waiting_fewer: 'Fewer than 3 bowlers in the round robin', waiting_undecided: 'The first step-ladder match is not decided',
+  waiting_none: 'No bowler in the category',
+  confirm: (id) => 'Confirm the lanes of block ' + id, nowLanes: 'Now: ', proposed: 'Proposed: ',
+  rounds: (n) => 'Rounds: ' + n, round: (n) => 'Round ' + n, bye: 'bye',
+  offlineHeld: (n) => 'Lane ' + n + ' is offline: sent when it comes back',
+  offline_status: 'offline: sent when it comes back', pushedAt: (at, by) => at + ' · ' + by,
+  sent: 'Sent',
+  womenPins: (n) => 'Women +' + n + ' a game', scratch: 'Scratch', hdcp: 'Handicap', bonusW: '+women',
+  region: 'Region', team: 'Team', members: 'Members', playingNow: (g, f) => 'game ' + g + ' in progress, frame ' + f,
+  inProgress: 'in progress', kind_doubles: 'Doubles', kind_trios: 'Trios', kind_teams: 'Teams', kind_singles: 'Singles',
+  roundRobin: (c) => 'Round robin, ' + c, wins: 'Wins', ties: 'Ties', bonus: 'Bonus', prelim: 'Qualifying', pinsRR: 'Pins',
+  stepLadder: (c) => 'Step-ladder, ' + c, places: 'Final order', tbd: 'to be decided', matchTie: 'tie',
+  frame: (n) => 'Frame ' + n, gameN: (n) => 'Game ' + n,
+  wrongDeck: 'WRONG DECK', noPinReport: 'No pin report',
+  journalOk: (f, n) => 'Journal: ' + f + ', ' + n, journalNone: 'Journal: not reported',
+  copyLines: (n, gaps, conflicts) => 'Journal copy: ' + n + (gaps ? ', gaps: ' + gaps : '') + (conflicts ? ', conflicts: ' + conflicts : ''),
+  standingsCat: 'Singles', standingsTeams: 'Team events', standingsFinals: 'Finals',
+  pushOf: (id) => 'Push block ' + id + "'s lineups",
 };
 
 const TABLES = { ru, en };
@@ -98,4 +166,13 @@ export function setLang(l) { lang = l; localStorage.setItem('lang', l); document
 export function t(key, ...args) {
   const v = TABLES[lang][key];
   return typeof v === 'function' ? v(...args) : (v === undefined ? key : v);
+}
+
+// Russian plural forms: 1 игра, 2 игры, 5 игр, 21 игра, 11 игр.
+export function ruPlural(n, one, few, many) {
+  const a = Math.abs(n) % 100, b = a % 10;
+  if (a > 10 && a < 20) return many;
+  if (b === 1) return one;
+  if (b >= 2 && b <= 4) return few;
+  return many;
 }
