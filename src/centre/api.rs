@@ -396,25 +396,25 @@ async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
         // The lane checks the bowlers itself, as its own lineup action.
         actions.push((n, json!({ "ev": "lineup", "bowlers": bowlers })));
     }
-    let offline = offline_lanes(&s);
+    let online = online_lanes(&s);
     let held: Vec<u32> = actions
         .iter()
         .map(|(n, _)| *n)
-        .filter(|n| offline.contains(n))
+        .filter(|n| !online.contains(n))
         .collect();
     let id = s
         .commands
-        .push_to("lineup", block, &by, actions, |n| offline.contains(&n));
+        .push_to("lineup", block, &by, actions, |n| !online.contains(&n));
     json_response(json!({ "push": id, "offline": held }))
 }
 
-/// The lanes that said they are offline (their status topic): a push
-/// waits for them to come back.
-fn offline_lanes(s: &Shared) -> std::collections::BTreeSet<u32> {
+/// The lanes online now (their status topic): a push to any other lane
+/// (offline, or never heard from) waits for it to come online.
+fn online_lanes(s: &Shared) -> std::collections::BTreeSet<u32> {
     lock(&s.book)
         .lanes
         .iter()
-        .filter(|(_, l)| l.online == Some(false))
+        .filter(|(_, l)| l.online == Some(true))
         .map(|(n, _)| *n)
         .collect()
 }
@@ -439,12 +439,15 @@ async fn hold(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
     if let Some(reason) = v.get("reason").and_then(Value::as_str) {
         action["reason"] = Value::from(reason.chars().take(200).collect::<String>());
     }
-    let offline = offline_lanes(&s);
+    let online = online_lanes(&s);
     let id = s
         .commands
         .push_to("hold", None, &by, vec![(lane, action)], |n| {
-            offline.contains(&n)
+            !online.contains(&n)
         });
-    let held: Vec<u32> = offline.into_iter().filter(|n| *n == lane).collect();
+    let held: Vec<u32> = Some(lane)
+        .filter(|n| !online.contains(n))
+        .into_iter()
+        .collect();
     json_response(json!({ "push": id, "offline": held }))
 }
