@@ -67,7 +67,7 @@ function frames(s, lane) {
   const g = gameNow(s, list);
   return h('table', { class: 'frames' },
     h('caption', { text: t('gameN', g) }),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'vh', text: t('name') }),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'who' }, h('span', { class: 'vh', text: t('name') })),
       FRAMES.map((f) => h('th', { scope: 'col', 'aria-label': t('frame', f), text: f })),
       h('th', { scope: 'col', text: 'Σ' }))),
     h('tbody', {}, list.map((b, i) => bowlerRow(s, b, g, i, lane))));
