@@ -12,6 +12,35 @@ import { run, url, pin, id, same, pinsetter } from './harness.mjs';
 
 const bowl = (lane, notation) => pinsetter('BOWL', lane + ' ' + notation);
 
+// In the page: each visible element's own text whose contrast with the
+// background behind it is under WCAG AA (4.5:1; 3:1 for large text).
+function lowContrast() {
+  const rgb = (c) => c.match(/[\d.]+/g).map(Number);
+  const lum = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const behind = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length < 4 || c[3] > 0) return c;
+    }
+    return [255, 255, 255];
+  };
+  const bad = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (!el.getClientRects().length || el.closest('.vh, [hidden]')) continue;
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const cs = getComputedStyle(el);
+    const [a, b] = [lum(rgb(cs.color)), lum(behind(el))].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    const size = parseFloat(cs.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(cs.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) bad.push(`${el.tagName} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+  }
+  return bad;
+}
+
 await run(async ({ page, shot, step, api, until }) => {
   const refused = [];
   page.on('response', (r) => { if (r.status() >= 400) refused.push(r.status() + ' ' + r.url()); });
@@ -140,5 +169,23 @@ await run(async ({ page, shot, step, api, until }) => {
     await page.click('#tab-lanes');
     await shot(`director-lanes-${width}`);
   }
+
+  step('every text in contrast (WCAG AA) in both themes');
+  for (const theme of ['dark', 'light']) {
+    if ((await page.evaluate(() => document.documentElement.className)) !== theme) await page.click('#theme');
+    for (const tab of ['lanes', 'standings', 'block', 'entries', 'results']) {
+      await page.click('#tab-' + tab);
+      same(`text under AA contrast on ${tab}, ${theme}`, await page.evaluate(lowContrast), []);
+    }
+  }
+  step('a visible focus');
+  await page.click('#tab-lanes');
+  await page.focus('#tab-standings');
+  await page.keyboard.press('Tab');
+  const focus = await page.evaluate(() => {
+    const cs = getComputedStyle(document.activeElement);
+    return [document.activeElement.id, cs.outlineStyle, parseFloat(cs.outlineWidth) >= 2];
+  });
+  same('the focus ring on the next tab', focus, ['tab-block', 'solid', true]);
   same('requests refused and console errors', refused, []);
 });
