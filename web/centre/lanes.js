@@ -56,7 +56,7 @@ function bowlerRow(s, b, g, i, lane) {
   const game = (b.games || []).find((x) => x.game === g);
   const isUp = !!(s.up && s.up.bowler === b.name);
   return h('tr', { class: isUp ? 'is-up' : null, 'data-testid': 'frames-' + lane + '-' + i },
-    h('th', { scope: 'row', class: 'who', text: b.name }),
+    h('th', { scope: 'row', class: 'who', title: b.name, text: b.name }),
     FRAMES.map((f) => frameCell(s, b, game, f)),
     h('td', { class: 'tot', text: game ? String(game.total || 0) : '' }));
 }

@@ -100,12 +100,10 @@ pub(super) fn overlay(programme: &mut Programme, set: &BTreeMap<String, Lanes>) 
 /// [`MAX_A_LANE`] bowlers a lane, each an entry not withdrawn, none twice.
 pub fn check(p: &Programme, block: &str, lanes: &Lanes) -> Result<(), Refusal> {
     let bad = |m: String| Err(Refusal::new(400, m));
-    if p.block(block).is_none() {
-        return Err(Refusal::new(
-            404,
-            format!("the programme has no block {block:?}"),
-        ));
-    }
+    let Some(b) = p.block(block) else {
+        let m = format!("the programme has no block {block:?}");
+        return Err(Refusal::new(404, m));
+    };
     if lanes.is_empty() {
         return bad("give the block at least one lane with a bowler".into());
     }
@@ -139,6 +137,29 @@ pub fn check(p: &Programme, block: &str, lanes: &Lanes) -> Result<(), Refusal> {
             }
             if !seen.insert(n.as_str()) {
                 return bad(format!("{n:?} is on two lanes of block {block:?}"));
+            }
+        }
+    }
+    // A team event's block: its teams whole, as the programme's checks
+    // want them.
+    if let Some(ev) = p.event(&b.event).filter(|e| !e.teams.is_empty()) {
+        for n in &seen {
+            if !ev.teams.iter().any(|t| t.members.iter().any(|m| m == n)) {
+                return bad(format!("{n:?} is in no team of event {:?}", ev.id));
+            }
+        }
+        for t in &ev.teams {
+            let here = t
+                .members
+                .iter()
+                .filter(|m| seen.contains(m.as_str()))
+                .count();
+            if here > 0 && here < t.members.len() {
+                return bad(format!(
+                    "team {:?} has {here} of its {} members in this block",
+                    t.name,
+                    t.members.len()
+                ));
             }
         }
     }
@@ -271,9 +292,16 @@ mod tests {
         assert!(e.set_lanes("RR-B1", twice, &BTreeSet::new(), "x").is_err());
         let nobody = lanes(&[(1, &["Nobody"])]);
         assert!(e.set_lanes("RR-B1", nobody, &BTreeSet::new(), "x").is_err());
+        // Doubles: a team whole, and only the event's teams.
+        let half = lanes(&[(5, &["Anna Kuznetsova"])]);
+        assert!(e.set_lanes("D1", half, &BTreeSet::new(), "x").is_err());
+        let stranger = lanes(&[(5, &["Anna Kuznetsova", "Ivan Petrov", "Sergei Volkov"])]);
+        assert!(e.set_lanes("D1", stranger, &BTreeSet::new(), "x").is_err());
         let bowled = BTreeSet::from(["S1".to_owned()]);
         let r = e.set_lanes("S1", lanes(&[(1, &["Anna Kuznetsova"])]), &bowled, "x");
         assert_eq!(r.unwrap_err().status, 409);
         assert!(!dir.join("state").join(FILE).exists(), "nothing written");
+        let pair = lanes(&[(5, &["Anna Kuznetsova", "Ivan Petrov"])]);
+        e.set_lanes("D1", pair, &BTreeSet::new(), "x").unwrap();
     }
 }
