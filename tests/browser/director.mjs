@@ -6,9 +6,10 @@
 // round robin proposed from the standings, confirmed in one press and
 // pushed; times of day as HH:MM:SS in the centre's zone; plurals; both
 // themes; no horizontal overflow at 1920×1080 and 1280×800; no request
-// refused. Arguments: URL PIN SCREENSHOT_DIR; balls are asked of the
-// harness as `BOWL <lane> <notation>`.
+// refused; the page under 150 KB. Arguments: URL PIN SCREENSHOT_DIR;
+// balls are asked of the harness as `BOWL <lane> <notation>`.
 import { run, url, pin, id, same, pinsetter } from './harness.mjs';
+import { weight } from './lane-api.mjs';
 
 const bowl = (lane, notation) => pinsetter('BOWL', lane + ' ' + notation);
 
@@ -49,6 +50,9 @@ await run(async ({ page, shot, step, api, until }) => {
 
   step('lane 1\'s card shows the frames as the balls fall');
   await page.goto(url);
+  const w = await weight(page);
+  console.error(`centre page weight: ${w.total} bytes (${w.files.map(([f, b]) => `${f} ${b}`).join(', ')})`);
+  if (!(w.total > 0 && w.total < 150 * 1024)) throw new Error(`the page weighs ${w.total} bytes`);
   const card = page.locator(id('lane-1'));
   await card.getByText('на связи', { exact: true }).waitFor();
   const row = card.locator(id('frames-1-0'));
