@@ -100,6 +100,11 @@ await run(async ({ page, shot, step, api, until }) => {
     same('doubles', await rows('team-doubles'), doubles);
     throw e;
   });
+  await page.getByRole('button', { name: 'Командные виды' }).click();
+  await until('only the team events shown', async () => (await page.locator(id('category-B1')).count()) === 0);
+  await page.locator(id('team-doubles')).waitFor();
+  same('the choice pressed', await page.getByRole('button', { name: 'Командные виды' }).getAttribute('aria-pressed'), 'true');
+  await page.getByRole('button', { name: 'Всё' }).click();
   await page.locator(id('finals-B1')).getByText('Круговой турнир, B1 мужчины и женщины').waitFor();
   await page.locator(id('ladder-B1')).getByText('Лесенка: 3-е место против 2-го').waitFor();
   await shot('director-standings');

@@ -11,7 +11,7 @@ import { standingsView } from './standings.js';
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ['lanes', 'standings', 'block', 'entries', 'results'];
-const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, protocol: '', ok: true, hasProgramme: false };
+const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, protocol: '', ok: true, hasProgramme: false, show: 'all', drawn: {} };
 
 function dark() { return document.documentElement.classList.contains('dark'); }
 
@@ -31,15 +31,39 @@ function labels() {
   entries.labels();
 }
 
+// Whether `what` must be drawn again: what it shows changed.
+function changed(what, ...from) {
+  const key = JSON.stringify([getLang(), ...from]);
+  if (S.drawn[what] === key) return false;
+  S.drawn[what] = key;
+  return true;
+}
+
 function renderLanes() {
+  if (!changed('lanes', S.lanes)) return;
   const box = $('lanes');
   box.replaceChildren(...(S.lanes.length ? S.lanes.map(laneCard) : [h('p', { text: t('noLanes') })]));
 }
 
+// What the standings show: all, singles, team events or finals.
+function renderShow() {
+  const st = S.standings || {};
+  const kinds = [['all', t('showAll')], ['singles', t('standingsCat')]];
+  if ((st.teams || []).length) kinds.push(['teams', t('standingsTeams')]);
+  if (Object.keys(st.finals || {}).length) kinds.push(['finals', t('standingsFinals')]);
+  if (!changed('show', kinds, S.show)) return;
+  const box = $('standings-filter');
+  box.setAttribute('aria-label', t('showWhat'));
+  box.replaceChildren(...kinds.map(([k, text]) => h('button', { type: 'button', 'aria-pressed': String(S.show === k), text,
+    onclick: () => { S.show = k; render(); $('standings-filter').querySelector('[aria-pressed="true"]').focus(); } })));
+}
+
 function renderStandings() {
+  renderShow();
+  if (!changed('standings', S.standings, S.show)) return;
   const cats = S.standings && S.standings.categories;
   $('standings').replaceChildren(...(cats && cats.length
-    ? standingsView(S.standings, getLang())
+    ? standingsView(S.standings, getLang(), S.show)
     : [h('p', { text: t('noStandings') })]));
 }
 

@@ -77,6 +77,7 @@ const ru = {
   copyLines: (n, gaps, conflicts) => 'Копия журнала: ' + n + (gaps ? ', пропусков: ' + gaps : '') + (conflicts ? ', расхождений: ' + conflicts : ''),
   standingsCat: 'Одиночный разряд', standingsTeams: 'Командные виды', standingsFinals: 'Финалы',
   pushOf: (id) => 'Отправить составы блока ' + id,
+  showAll: 'Всё', showWhat: 'Показать',
 };
 
 const en = {
@@ -155,6 +156,7 @@ const en = {
   copyLines: (n, gaps, conflicts) => 'Journal copy: ' + n + (gaps ? ', gaps: ' + gaps : '') + (conflicts ? ', conflicts: ' + conflicts : ''),
   standingsCat: 'Singles', standingsTeams: 'Team events', standingsFinals: 'Finals',
   pushOf: (id) => 'Push block ' + id + "'s lineups",
+  showAll: 'All', showWhat: 'Show',
 };
 
 const TABLES = { ru, en };

@@ -78,11 +78,13 @@ function finalsSection(cat, f, lang, cats) {
     h('h3', { text: t('stepLadder', title) }), bracket);
 }
 
-// Every section of the standings, or nothing when there are none.
-export function standingsView(st, lang) {
+// The sections of the standings `show` asks for (`all`, `singles`,
+// `teams`, `finals`).
+export function standingsView(st, lang, show) {
   const cats = st.categories || [];
-  const out = cats.map((c) => categorySection(c, lang));
-  for (const ev of st.teams || []) out.push(teamSection(ev));
-  for (const [cat, f] of Object.entries(st.finals || {})) out.push(finalsSection(cat, f, lang, cats));
+  const on = (what) => !show || show === 'all' || show === what;
+  const out = on('singles') ? cats.map((c) => categorySection(c, lang)) : [];
+  if (on('teams')) for (const ev of st.teams || []) out.push(teamSection(ev));
+  if (on('finals')) for (const [cat, f] of Object.entries(st.finals || {})) out.push(finalsSection(cat, f, lang, cats));
   return out;
 }
