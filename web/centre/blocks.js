@@ -76,7 +76,7 @@ function editForm(b) {
     ev.preventDefault();
     const [lanes, why] = formLanes(e.rows);
     if (!lanes) { say(why, false); return; }
-    if (await saveLanes(b.id, lanes)) { B.edit = null; redraw(); }
+    if (await saveLanes(b.id, lanes)) { B.edit = null; redraw(); focusIn('[data-testid="block-' + b.id + '"] button'); }
   } },
   rows,
   h('div', { class: 'actions' },
@@ -86,7 +86,7 @@ function editForm(b) {
       redraw();
     } }),
     h('button', { type: 'submit', class: 'primary', text: t('saveLanes', b.id) }),
-    h('button', { type: 'button', text: t('cancel'), onclick: () => { B.edit = null; redraw(); } })));
+    h('button', { type: 'button', text: t('cancel'), onclick: () => { B.edit = null; redraw(); focusIn('[data-testid="block-' + b.id + '"] button'); } })));
 }
 
 function blockCard(b, mark) {
@@ -102,6 +102,7 @@ function blockCard(b, mark) {
         if (!rows.length) rows.push({ lane: B.lanes[0] || 1, names: [] });
         B.edit = { block: b.id, rows };
         redraw();
+        focusIn('[data-testid="lanes-form-' + b.id + '"] select');
       } }),
       has ? h('button', { type: 'button', class: 'primary', text: t('pushBlock', b.id), onclick: () => B.hooks.push(b.id) }) : null) : null);
 }
@@ -125,6 +126,11 @@ function proposalCard(f) {
         onclick: () => saveLanes(p.block, p.lanes) }) : null)));
 }
 
+function focusIn(selector) {
+  const el = document.querySelector(selector);
+  if (el) el.focus();
+}
+
 function redraw() {
   B.key = '';
   B.hooks.render();
@@ -137,8 +143,14 @@ export function render(mark, force) {
   const key = JSON.stringify([p, B.names, B.lanes, B.finals, B.judge, B.edit]);
   if (!force && (key === B.key || (B.edit && B.key))) return;
   B.key = key;
+  // A button focused keeps the focus when drawn again (each names its
+  // block).
+  const a = document.activeElement;
+  const again = a && a.tagName === 'BUTTON' && a.closest('#blocks, #finals') ? a.textContent : null;
   $('finals').replaceChildren(...(p && B.finals.length ? B.finals.map(proposalCard) : []));
   $('blocks').replaceChildren(...(p ? p.blocks.map((b) => blockCard(b, mark)) : [h('p', { text: t('noProgramme') })]));
+  const b = again && [...document.querySelectorAll('#blocks button, #finals button')].find((x) => x.textContent === again);
+  if (b) b.focus();
 }
 
 // What the blocks are drawn from, as the page last read it.
