@@ -545,6 +545,12 @@ fn a_push_reaches_the_lanes_and_their_answers_show() {
     let l8 = TestLane::connect(8, mqtt, Login::Own);
     l7.wait_connected();
     l8.wait_connected();
+    // Lanes 7 and 8 say they are online; lane 9 is never heard from.
+    l7.status("online");
+    l8.status("online");
+    for n in [7, 8] {
+        centre.wait_lane(n, "online", |l| l["online"] == true);
+    }
     let bowlers7 = json!([{ "name": "Orlov", "class": "B1" }]);
     let body = json!({ "block": "S1", "lanes": { "7": bowlers7, "8": [{ "name": "Popov", "class": "B2" }], "9": [] } });
     let post = |centre: &mut Centre, cookie: Option<&str>| {
@@ -586,7 +592,8 @@ fn a_push_reaches_the_lanes_and_their_answers_show() {
             .unwrap()
             .contains("accept_commands")
     );
-    assert_eq!(push["lanes"]["9"]["status"], "pending");
+    // Held until lane 9 comes online, and said so.
+    assert_eq!(push["lanes"]["9"]["status"], "offline");
 
     // A hold goes the same way.
     let r = centre

@@ -11,7 +11,10 @@
 //!   command per lane; `POST /api/hold` `{"lane":7,"on":true,"reason":"…"}`.
 //!   Both need the chief judge logged in.
 //! - `GET /api/standings` (docs/programme.md, "Standings"), `GET
-//!   /api/programme` (the blocks and their lanes; 404 with no programme),
+//!   /api/programme` (the blocks and their lanes; `null` with no
+//!   programme), `GET /api/finals` (the finals' lanes proposed from the
+//!   standings), `POST /api/blocks/lanes` (a block's lanes set from the
+//!   page, a judge logged in),
 //!   `GET /results.txt`, `/results.csv`, `/results.json`: the results
 //!   protocol. A push may name only its `block`: the lanes' bowlers then
 //!   come from the programme.
@@ -37,6 +40,7 @@ use serde_json::{Value, json};
 use tower::ServiceExt as _;
 use tower_http::limit::RequestBodyLimitLayer;
 
+mod blocks;
 mod entries;
 
 use super::book::Book;
@@ -132,6 +136,8 @@ pub fn router(
         .route("/api/hold", post(hold))
         .route("/api/standings", get(standings_json))
         .route("/api/programme", get(programme_blocks))
+        .route("/api/finals", get(blocks::proposals))
+        .route("/api/blocks/lanes", post(blocks::set_lanes))
         .route("/results.txt", get(results_text))
         .route("/results.csv", get(results_csv))
         .route("/results.json", get(results_json))
@@ -227,13 +233,11 @@ async fn standings_json(State(s): State<Shared>) -> Response {
 }
 
 async fn programme_blocks(State(s): State<Shared>) -> Response {
-    match &s.programme() {
-        Some(p) => json_response(super::results::programme_json(p)),
-        None => error(
-            StatusCode::NOT_FOUND,
-            "no programme: the centre's config has no `programme`",
-        ),
-    }
+    // No programme: `null`, so that a page asking is not an error.
+    json_response(
+        s.programme()
+            .map_or(Value::Null, |p| super::results::programme_json(&p)),
+    )
 }
 
 /// A results file to keep or print, named for the site.
@@ -274,6 +278,9 @@ async fn centre(State(s): State<Shared>) -> Response {
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .centre_json(&s.site);
+    let mut v = v;
+    v["zone"] = crate::wall_clock::zone_now();
+    v["now_unix"] = crate::wall_clock::unix_now().into();
     json_response(v)
 }
 
@@ -391,8 +398,27 @@ async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
         // The lane checks the bowlers itself, as its own lineup action.
         actions.push((n, json!({ "ev": "lineup", "bowlers": bowlers })));
     }
-    let id = s.commands.push("lineup", block, &by, actions);
-    json_response(json!({ "push": id }))
+    let online = online_lanes(&s);
+    let held: Vec<u32> = actions
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !online.contains(n))
+        .collect();
+    let id = s
+        .commands
+        .push_to("lineup", block, &by, actions, |n| !online.contains(&n));
+    json_response(json!({ "push": id, "offline": held }))
+}
+
+/// The lanes online now (their status topic): a push to any other lane
+/// (offline, or never heard from) waits for it to come online.
+fn online_lanes(s: &Shared) -> std::collections::BTreeSet<u32> {
+    lock(&s.book)
+        .lanes
+        .iter()
+        .filter(|(_, l)| l.online == Some(true))
+        .map(|(n, _)| *n)
+        .collect()
 }
 
 async fn hold(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
@@ -415,6 +441,15 @@ async fn hold(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
     if let Some(reason) = v.get("reason").and_then(Value::as_str) {
         action["reason"] = Value::from(reason.chars().take(200).collect::<String>());
     }
-    let id = s.commands.push("hold", None, &by, vec![(lane, action)]);
-    json_response(json!({ "push": id }))
+    let online = online_lanes(&s);
+    let id = s
+        .commands
+        .push_to("hold", None, &by, vec![(lane, action)], |n| {
+            !online.contains(&n)
+        });
+    let held: Vec<u32> = Some(lane)
+        .filter(|n| !online.contains(n))
+        .into_iter()
+        .collect();
+    json_response(json!({ "push": id, "offline": held }))
 }

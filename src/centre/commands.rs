@@ -26,6 +26,9 @@ struct Sent {
     /// `None` while no answer came: `Some(Ok)` accepted, `Some(Err)`
     /// refused with the lane's reason.
     answer: Option<Result<(), String>>,
+    /// The lane was offline: the command waits to be sent when it comes
+    /// back (`Commands::lane_online`).
+    held: Option<Value>,
 }
 
 struct Push {
@@ -34,6 +37,7 @@ struct Push {
     block: Option<String>,
     by: String,
     at: String,
+    at_unix: u64,
     lanes: Vec<Sent>,
 }
 
@@ -41,7 +45,8 @@ struct Push {
 struct LaneStatus<'a> {
     lane: u32,
     command: &'a str,
-    /// `pending`, `accepted`, `refused` or `no_answer`.
+    /// `offline` (held until the lane comes back), `pending`, `accepted`,
+    /// `refused` or `no_answer`.
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
@@ -109,17 +114,35 @@ impl Commands {
         by: &str,
         actions: Vec<(u32, Value)>,
     ) -> u64 {
+        self.push_to(kind, block, by, actions, |_| false)
+    }
+
+    /// As [`Commands::push`]; a lane `offline` says is offline gets its
+    /// command when it comes back online ([`Commands::lane_online`]).
+    pub fn push_to(
+        &self,
+        kind: &'static str,
+        block: Option<String>,
+        by: &str,
+        actions: Vec<(u32, Value)>,
+        offline: impl Fn(u32) -> bool,
+    ) -> u64 {
         let push_id = self.next.fetch_add(1, Ordering::Relaxed);
         let mut lanes = Vec::with_capacity(actions.len());
         for (lane, action) in actions {
             let id = format!("p-{}-{push_id}-{lane}", self.run);
             let cmd = json!({ "id": id, "by": by, "action": action });
-            let answer = self.publish(lane, &cmd).err().map(Err);
+            let (answer, held) = if offline(lane) {
+                (None, Some(cmd))
+            } else {
+                (self.publish(lane, &cmd).err().map(Err), None)
+            };
             lanes.push(Sent {
                 lane,
                 id,
                 at: Instant::now(),
                 answer,
+                held,
             });
         }
         let mut pushes = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
@@ -132,9 +155,31 @@ impl Commands {
             block,
             by: by.to_owned(),
             at: rfc3339(unix_now()),
+            at_unix: unix_now(),
             lanes,
         });
         push_id
+    }
+
+    /// Lane `lane` is back online: the commands held for it are sent, in
+    /// the order they were pushed. Returns how many.
+    pub fn lane_online(&self, lane: u32) -> usize {
+        let mut pushes = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut sent = 0;
+        for s in pushes.iter_mut().flat_map(|p| p.lanes.iter_mut()) {
+            if s.lane != lane {
+                continue;
+            }
+            if let Some(cmd) = s.held.take() {
+                s.answer = self.publish(lane, &cmd).err().map(Err);
+                s.at = Instant::now();
+                sent += 1;
+            }
+        }
+        if sent > 0 {
+            tracing::info!(lane, sent, "commands held for a lane sent as it came back");
+        }
+        sent
     }
 
     /// A lane's reply, from lane `lane`'s own topic: only the first answer
@@ -195,6 +240,7 @@ impl Commands {
                         .iter()
                         .map(|s| {
                             let (status, error) = match &s.answer {
+                                None if s.held.is_some() => ("offline", None),
                                 Some(Ok(())) => ("accepted", None),
                                 Some(Err(e)) => ("refused", Some(e.as_str())),
                                 None if now - s.at >= REPLY_WAIT => ("no_answer", None),
@@ -215,6 +261,7 @@ impl Commands {
                         "block": p.block,
                         "by": p.by,
                         "at": p.at,
+                        "at_unix": p.at_unix,
                         "lanes": lanes,
                     })
                 })
@@ -257,6 +304,23 @@ mod tests {
         // A second answer never turns a refusal into "accepted".
         assert_eq!(c.reply(7, &reply(true)), Err("reply_again"));
         assert_eq!(status(&c, "7")["status"], "refused");
+    }
+
+    #[test]
+    fn a_command_to_an_offline_lane_is_held_until_it_comes_back() {
+        let (c, _events) = commands();
+        let actions = vec![(5, json!({"ev": "lineup"})), (6, json!({"ev": "lineup"}))];
+        c.push_to("lineup", Some("S1".into()), "Ivanova", actions, |l| l == 5);
+        assert_eq!(status(&c, "5")["status"], "offline");
+        assert_eq!(status(&c, "6")["status"], "pending");
+        assert_eq!(c.lane_online(6), 0, "nothing held for lane 6");
+        assert_eq!(c.lane_online(5), 1);
+        assert_eq!(status(&c, "5")["status"], "pending");
+        assert_eq!(c.lane_online(5), 0, "sent once");
+        let id = status(&c, "5")["command"].as_str().unwrap().to_owned();
+        let reply = json!({ "id": id, "ok": true }).to_string().into_bytes();
+        assert_eq!(c.reply(5, &reply), Ok(()));
+        assert_eq!(status(&c, "5")["status"], "accepted");
     }
 
     #[test]

@@ -10,9 +10,10 @@
 //! (atomically, synced) and recorded with who made it in
 //! `entries-changes.jsonl`.
 
+pub mod blocks;
 pub mod csv;
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -221,6 +222,8 @@ pub struct Entries {
     /// Counts the changes made since the start.
     pub revision: u64,
     changes: VecDeque<Value>,
+    /// The blocks' lanes set on the page (`blocks.rs`), by block id.
+    lanes: BTreeMap<String, blocks::Lanes>,
 }
 
 impl Entries {
@@ -264,6 +267,8 @@ impl Entries {
             Err(source) => return Err(ProgrammeError::Read { path: file, source }),
         }
         let changes = read_tail(&log);
+        let lanes = blocks::load(state_dir, &programme)?;
+        blocks::overlay(&mut programme, &lanes);
         Ok(Entries {
             text,
             file,
@@ -271,6 +276,7 @@ impl Entries {
             programme: Arc::new(programme),
             revision: 0,
             changes,
+            lanes,
         })
     }
 
@@ -407,8 +413,9 @@ impl Entries {
             }
         }
         let values = list.iter().map(entry_value).collect::<Vec<_>>();
-        let programme =
+        let mut programme =
             Programme::with_entries(&self.text, values, &self.file).map_err(|e| refusal_of(&e))?;
+        blocks::overlay(&mut programme, &self.lanes);
         self.save(&programme, &record)?;
         self.programme = Arc::new(programme);
         self.revision += 1;

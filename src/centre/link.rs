@@ -223,7 +223,9 @@ async fn handle(
                 None => false,
             };
             if back {
-                // A lane back (or first seen): ask what the mirror misses.
+                // A lane back (or first seen): ask what the mirror misses,
+                // and send what was pushed while it was away.
+                commands.lane_online(n);
                 let _ = mirror.send(ToMirror::Online(n)).await;
             }
         }

@@ -83,6 +83,7 @@ pub fn programme_json(p: &Programme) -> Value {
             json!({
                 "id": b.id,
                 "event": b.event,
+                "kind": p.event(&b.event).map(|e| e.kind),
                 "games": b.games,
                 "day": b.day,
                 "lanes": lanes,
@@ -103,6 +104,7 @@ pub fn programme_json(p: &Programme) -> Value {
         "entries": p.entries,
         "events": events,
         "blocks": blocks,
+        "finals": p.finals,
     })
 }
 

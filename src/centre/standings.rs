@@ -8,10 +8,12 @@
 //! the lane's replay does.
 
 mod finals;
+mod proposal;
 mod protocol;
 mod teams;
 
 pub use finals::{FinalsStanding, Match, RoundRobinStanding, StepLadder, round_robin_schedule};
+pub use proposal::{BlockProposal, FinalsProposal, programme_lanes, propose};
 pub use protocol::{protocol_csv, protocol_text};
 pub use teams::{TeamEventStanding, TeamStanding};
 
@@ -101,6 +103,8 @@ pub struct CategoryStanding {
     pub title: String,
     pub title_ru: String,
     pub combined: bool,
+    /// Pins a woman gets a game in this category (a combined one), else 0.
+    pub women_pins: u32,
     pub entries: Vec<Standing>,
 }
 
@@ -279,6 +283,7 @@ fn by_class(games: &[BowledGame]) -> Vec<CategoryStanding> {
             title,
             title_ru,
             combined: false,
+            women_pins: 0,
             entries,
         });
     }
@@ -390,6 +395,11 @@ fn with_programme(p: &Programme, games: &[BowledGame]) -> Standings {
             title: c.title(),
             title_ru: c.title_ru(),
             combined: c.combined(),
+            women_pins: if c.combined() {
+                super::programme::COMBINED_WOMEN_PINS
+            } else {
+                0
+            },
             id: c.id,
             entries,
         });

@@ -1,12 +1,25 @@
-// The centre's page: every lane at a glance, standings, the chief judge's
-// block control and the results. It polls the centre's API every second.
+// The centre's page: every lane at a glance with its frames, the
+// standings as a director reads them, the blocks set by form and pushed,
+// the finals proposed from the standings, the entries and the results. It
+// polls the centre's API every second.
 import { t, setLang, getLang } from './i18n.js';
-import { h, api, flags, bowlers, categoryTitle } from './common.js';
+import { h, api, setZone, clock } from './common.js';
 import * as entries from './entries.js';
+import * as blocks from './blocks.js';
+import { laneCard } from './lanes.js';
+import { standingsView } from './standings.js';
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ['lanes', 'standings', 'block', 'entries', 'results'];
-const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, programme: null, protocol: '', ok: true };
+const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, protocol: '', ok: true, hasProgramme: false, show: 'all', drawn: {} };
+
+function dark() { return document.documentElement.classList.contains('dark'); }
+
+function setTheme(d) {
+  document.documentElement.classList.toggle('dark', d);
+  localStorage.setItem('theme', d ? 'dark' : 'light');
+  $('theme').textContent = d ? t('themeLight') : t('themeDark');
+}
 
 function labels() {
   document.documentElement.lang = getLang();
@@ -14,41 +27,43 @@ function labels() {
   for (const v of VIEWS) $('tab-' + v).textContent = t('tab' + v[0].toUpperCase() + v.slice(1));
   $('tab-tv').textContent = t('tabTv');
   $('lang').textContent = t('lang');
-  $('block-label').textContent = t('blockLabel');
-  $('lineups-label').textContent = t('lineupsLabel');
-  $('push').textContent = t('push');
+  $('theme').textContent = dark() ? t('themeLight') : t('themeDark');
   entries.labels();
 }
 
-function laneCard(l) {
-  const s = l.state;
-  const up = s && s.up;
-  return h('article', { class: 'card' + (l.online ? '' : ' off'), 'data-testid': 'lane-' + l.lane },
-    h('h2', { text: t('lane', l.lane) }),
-    h('p', { class: 'pill ' + (l.online ? 'good' : 'bad'), text: l.online ? t('online') : t('offline') }),
-    h('p', { class: 'up', text: up ? t('up', up.bowler, up.game, up.frame, up.ball) : t('nobodyUp') }),
-    h('ul', { class: 'flags' }, flags(s).map(([text, tone]) => h('li', { class: 'pill ' + tone, text }))),
-    h('ul', { class: 'bowlers' }, bowlers(s).map((b) => h('li', { text: b.name + ' (' + b.class + ') ' + b.series }))),
-    h('p', { class: 'mirror', text: t('mirror', l.mirror) }),
-    ...(l.mirror.failed ? [h('p', { class: 'pill bad', 'data-testid': 'mirror-failed-' + l.lane, text: t('mirrorFailed', l.mirror.failed) })] : []));
+// Whether `what` must be drawn again: what it shows changed.
+function changed(what, ...from) {
+  const key = JSON.stringify([getLang(), ...from]);
+  if (S.drawn[what] === key) return false;
+  S.drawn[what] = key;
+  return true;
 }
 
 function renderLanes() {
+  if (!changed('lanes', S.lanes)) return;
   const box = $('lanes');
   box.replaceChildren(...(S.lanes.length ? S.lanes.map(laneCard) : [h('p', { text: t('noLanes') })]));
 }
 
-function table(entries) {
-  return h('table', {},
-    h('thead', {}, h('tr', {}, [t('rank'), t('name'), t('lane', ''), t('games'), t('total')].map((x) => h('th', { text: x })))),
-    h('tbody', {}, entries.map((e, i) => h('tr', {},
-      [e.rank || i + 1, e.name, e.lane, (e.games || []).join(' '), e.total].map((x) => h('td', { text: x === undefined || x === null ? '' : String(x) }))))));
+// What the standings show: all, singles, team events or finals.
+function renderShow() {
+  const st = S.standings || {};
+  const kinds = [['all', t('showAll')], ['singles', t('standingsCat')]];
+  if ((st.teams || []).length) kinds.push(['teams', t('standingsTeams')]);
+  if (Object.keys(st.finals || {}).length) kinds.push(['finals', t('standingsFinals')]);
+  if (!changed('show', kinds, S.show)) return;
+  const box = $('standings-filter');
+  box.setAttribute('aria-label', t('showWhat'));
+  box.replaceChildren(...kinds.map(([k, text]) => h('button', { type: 'button', 'aria-pressed': String(S.show === k), text,
+    onclick: () => { S.show = k; render(); $('standings-filter').querySelector('[aria-pressed="true"]').focus(); } })));
 }
 
 function renderStandings() {
+  renderShow();
+  if (!changed('standings', S.standings, S.show)) return;
   const cats = S.standings && S.standings.categories;
   $('standings').replaceChildren(...(cats && cats.length
-    ? cats.map((c) => h('section', { 'data-testid': 'category-' + c.id }, h('h2', { text: categoryTitle(c, getLang()) }), table(c.entries || [])))
+    ? standingsView(S.standings, getLang(), S.show)
     : [h('p', { text: t('noStandings') })]));
 }
 
@@ -64,46 +79,47 @@ function mark(name) {
   return entries.withdrawnNames().has(name) ? name + ' (' + t('withdrawnShort') + ')' : name;
 }
 
-// With a programme: each block's lanes and one button that pushes them.
-function renderBlocks() {
-  const p = S.programme;
-  $('blocks').replaceChildren(...(p ? p.blocks.map((b) => h('section', { class: 'block', 'data-testid': 'block-' + b.id },
-    h('h3', { text: t('blockTitle', b.id, b.event, b.games) }),
-    h('ul', {}, Object.entries(b.lanes).map(([lane, names]) => h('li', { text: t('lane', lane) + ': ' + names.map(mark).join(', ') }))),
-    S.judge ? h('button', { type: 'button', text: t('pushBlock', b.id), onclick: async () => {
-      const r = await api('/api/push', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ block: b.id }) });
-      $('push-error').textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
-      poll();
-    } }) : null)) : []));
+// Pushes a block's lineups from the programme; a lane that is offline
+// is said at once (the centre sends it when the lane comes back).
+async function pushBlock(id) {
+  const r = await api('/api/push', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ block: id }) });
+  const err = $('push-error');
+  err.className = 'alarm';
+  err.textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
+  $('push-status').textContent = r.status === 200 ? [t('sent'), ...(r.body.offline || []).map((n) => t('offlineHeld', n))].join(' · ') : '';
+  poll();
 }
 
 function renderLogin() {
   const box = $('login');
   entries.setJudge(S.judge);
+  blocks.update({ judge: S.judge });
   if (S.judge) {
     box.replaceChildren(h('p', { text: t('judge', S.judge) }),
-      h('button', { type: 'button', text: t('logout'), onclick: async () => { await api('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }); S.judge = null; renderLogin(); } }));
-    $('push-form').hidden = false;
+      h('button', { type: 'button', text: t('logout'), onclick: async () => { await api('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }); S.judge = null; renderLogin(); render(); } }));
     return;
   }
-  $('push-form').hidden = true;
   const pin = h('input', { type: 'password', inputmode: 'numeric', autocomplete: 'off', 'aria-label': t('pin') });
   // A judge with a PIN of their own is named by it; with the shared PIN
   // the name typed is the one recorded ('chief judge' when none).
   const name = h('input', { type: 'text', autocomplete: 'off', maxlength: '60', 'aria-label': t('loginName') });
   const err = h('p', { class: 'alarm', role: 'alert' });
   box.replaceChildren(h('label', {}, t('pin') + ' ', pin), h('label', {}, t('loginName') + ' ', name),
-    h('button', { type: 'button', text: t('login'), onclick: async () => {
+    h('button', { type: 'button', class: 'primary', text: t('login'), onclick: async () => {
       const r = await api('/api/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ pin: pin.value, name: name.value.trim() || 'chief judge' }) });
-      if (r.status === 200) { S.judge = r.body.name; renderLogin(); } else err.textContent = (r.body && r.body.error) || String(r.status);
+      if (r.status === 200) { S.judge = r.body.name; renderLogin(); render(); } else err.textContent = (r.body && r.body.error) || String(r.status);
     } }), err);
+}
+
+function statusText(l) {
+  return l.status === 'offline' ? t('offline_status') : t(l.status);
 }
 
 function renderPushes() {
   $('pushes').replaceChildren(...S.pushes.map((p) => h('section', { class: 'push' },
-    h('h3', { text: (p.block || p.kind) + ' · ' + p.at + ' · ' + p.by }),
-    h('ul', {}, Object.values(p.lanes).map((l) => h('li', { class: 'pill ' + (l.status === 'accepted' ? 'good' : l.status === 'pending' ? 'warn' : 'bad'),
-      text: t('lane', l.lane) + ': ' + t(l.status) + (l.error ? ' — ' + l.error : '') }))))));
+    h('h3', { text: (p.block || p.kind) + ' · ' + t('pushedAt', clock(p.at_unix || p.at), p.by) }),
+    h('ul', {}, Object.values(p.lanes).map((l) => h('li', { class: 'pill ' + (l.status === 'accepted' ? 'good' : l.status === 'pending' || l.status === 'offline' ? 'warn' : 'bad'),
+      'data-testid': 'push-' + p.id + '-' + l.lane, text: t('lane', l.lane) + ': ' + statusText(l) + (l.error ? ' — ' + l.error : '') }))))));
 }
 
 // What the centre raised for the judges to look at: a lane number two
@@ -111,23 +127,34 @@ function renderPushes() {
 function renderAlarms() {
   const list = (S.centre && S.centre.alarms) || [];
   $('alarms').replaceChildren(...list.map((a) => h('li', { class: 'pill bad', 'data-testid': 'alarm-' + a.kind + '-' + a.lane,
-    text: t('alarm_' + a.kind, a.lane) + ' · ' + a.since + ' — ' + a.detail })));
+    text: t('alarm_' + a.kind, a.lane) + ' · ' + clock(a.since) + ' — ' + a.detail })));
 }
 
-function render() {
+function render(force) {
   const c = S.centre;
   const link = $('link');
   link.textContent = !S.ok ? t('pageDown') : c && c.connected ? t('brokerUp')
     : t('brokerDown') + (c && c.broker_error ? ' — ' + c.broker_error : '');
   link.className = 'pill ' + (S.ok && c && c.connected ? 'good' : 'bad');
-  for (const v of VIEWS) $('view-' + v).hidden = S.view !== v;
+  for (const v of VIEWS) {
+    $('view-' + v).hidden = S.view !== v;
+    if (S.view === v) $('tab-' + v).setAttribute('aria-current', 'page'); else $('tab-' + v).removeAttribute('aria-current');
+  }
   $('login').hidden = S.view !== 'block' && S.view !== 'entries';
   renderAlarms();
   renderLanes();
   renderStandings();
   renderResults();
-  renderBlocks();
+  blocks.render(mark, force === true);
   renderPushes();
+}
+
+// The blocks' programme, the entries and the finals' proposals again.
+async function readBlocks() {
+  const [prog, fin] = await Promise.all([api('/api/programme'), api('/api/finals')]);
+  S.hasProgramme = prog.status === 200 && !!prog.body;
+  blocks.update({ programme: S.hasProgramme ? prog.body : null, finals: fin.status === 200 ? fin.body : null });
+  if (S.hasProgramme) blocks.update({ entries: (await entries.refresh()) || [] });
 }
 
 async function poll() {
@@ -135,9 +162,11 @@ async function poll() {
     const [lanes, centre, pushes, standings] = await Promise.all([api('/api/lanes'), api('/api/centre'), api('/api/pushes'), api('/api/standings')]);
     S.lanes = lanes.body || [];
     S.centre = centre.body;
+    setZone(S.centre && S.centre.zone);
     S.pushes = pushes.body || [];
     S.standings = standings.status === 200 ? standings.body : null;
-    if (S.view === 'entries') await entries.refresh();
+    if (S.hasProgramme && S.view === 'entries') await entries.refresh();
+    if (S.view === 'block') await readBlocks();
     if (S.view === 'results') {
       const r = await fetch('/results.txt', { cache: 'no-store' });
       S.protocol = r.ok ? await r.text() : '';
@@ -148,28 +177,22 @@ async function poll() {
 }
 
 document.addEventListener('DOMContentLoaded', async () => {
+  setTheme(localStorage.getItem('theme') === 'dark');
   labels();
   for (const b of document.querySelectorAll('nav [data-view]')) {
     b.addEventListener('click', async () => {
       S.view = b.dataset.view;
-      if (S.view === 'entries') await entries.refresh();
+      if (S.view === 'entries' && S.hasProgramme) await entries.refresh();
+      if (S.view === 'block') await readBlocks();
       render();
     });
   }
   // A change to the entries changes the blocks' marks and the standings.
   entries.init(() => poll());
-  $('lang').addEventListener('click', () => { setLang(getLang() === 'ru' ? 'en' : 'ru'); labels(); renderLogin(); render(); });
-  $('push-form').addEventListener('submit', async (e) => {
-    e.preventDefault();
-    let lanes;
-    try { lanes = JSON.parse($('lineups').value); } catch (_) { $('push-error').textContent = t('notJson'); return; }
-    const r = await api('/api/push', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ block: $('block').value, lanes }) });
-    $('push-error').textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
-    poll();
-  });
-  await entries.refresh();
-  const prog = await api('/api/programme');
-  S.programme = prog.status === 200 ? prog.body : null;
+  blocks.init({ render: () => render(), push: pushBlock, changed: async () => { await readBlocks(); render(true); } });
+  $('lang').addEventListener('click', () => { setLang(getLang() === 'ru' ? 'en' : 'ru'); labels(); renderLogin(); render(true); });
+  $('theme').addEventListener('click', () => setTheme(!dark()));
+  await readBlocks();
   const s = await api('/api/session');
   S.judge = s.body && s.body.judge;
   renderLogin();

@@ -46,3 +46,17 @@ export function bowlers(state) {
 export function categoryTitle(c, lang) {
   return (lang === 'ru' ? c.title_ru : c.title) || c.title || c.id || '';
 }
+
+// The centre's offset from UTC in seconds (`zone` in /api/centre): times
+// of day are shown as the centre's clock reads them.
+let zoneOffset = 0;
+export function setZone(zone) {
+  if (zone && Number.isFinite(zone.offset_s)) zoneOffset = zone.offset_s;
+}
+
+// A time (RFC 3339 text or Unix seconds) as HH:MM:SS in the centre's zone.
+export function clock(at) {
+  const ms = typeof at === 'number' ? at * 1000 : Date.parse(at || '');
+  if (!Number.isFinite(ms)) return '';
+  return new Date(ms + zoneOffset * 1000).toISOString().slice(11, 19);
+}

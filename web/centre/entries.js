@@ -3,7 +3,7 @@
 // Reading is open to all; a change needs a judge logged in (the centre
 // records their name with it).
 import { t } from './i18n.js';
-import { h, api } from './common.js';
+import { h, api, clock } from './common.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_CSV = 1 << 20;
@@ -101,7 +101,7 @@ function render() {
     h('thead', {}, h('tr', {}, ...head, h('th', { scope: 'col', text: t('actions') }))),
     h('tbody', {}, E.list.map(row))));
   $('entries-changes').replaceChildren(...E.changes.slice(0, 20).map((c) => h('li', {
-    text: c.at + ' · ' + c.by + ' · ' + t('change_' + c.change) + (c.name ? ': ' + c.name : c.entry ? ': ' + c.entry.name : c.entries !== undefined ? ': ' + c.entries : ''),
+    text: clock(c.at) + ' · ' + c.by + ' · ' + t('change_' + c.change) + (c.name ? ': ' + c.name : c.entry ? ': ' + c.entry.name : c.entries !== undefined ? ': ' + c.entries : ''),
   })));
 }
 

@@ -46,7 +46,7 @@ const ru = {
   // The results protocol (protocol.html) and the TV (tv.html).
   protocolLink: 'Протокол (печать/PDF)', protocolDoc: 'Протокол результатов', printPdf: 'Печать / PDF', refresh: 'Обновить',
   judgesTitle: 'Судейская коллегия', datesLabel: 'Сроки проведения', placeLabel: 'Место проведения',
-  noProgramme: 'Положение о соревнованиях не загружено: зачёт по классам.',
+  pNoProgramme: 'Положение о соревнованиях не загружено: зачёт по классам.',
   ev_singles: 'Одиночный разряд', ev_singlesHcp: 'Одиночный разряд с гандикапом',
   ev_doubles: 'Парный разряд', ev_trios: 'Тройки', ev_teams: 'Командный разряд',
   colRegion: 'Регион', colClass: 'Класс', colSex: 'Пол', colTeam: 'Команда', colMembers: 'Состав',
@@ -55,17 +55,52 @@ const ru = {
   combinedNote: 'Мужчины и женщины в одном зачёте: женщинам +10 кеглей за каждую игру (графа «Бонус»).',
   hcpNote: 'Гандикап: кегли, добавляемые за каждую игру по положению.',
   liveNote: '* игра не закончена',
-  finalsTitle: (c) => 'Финал · ' + c, roundRobin: 'Круговой турнир',
+  pFinalsTitle: (c) => 'Финал · ' + c, pRoundRobin: 'Круговой турнир',
   colPrelim: 'Предв.', colPins: 'Кегли', colWins: 'Победы', colTies: 'Ничьи',
   rrNote: 'Бонус: 20 кеглей за победу, 10 за ничью. Итог = предварительный + кегли финала + бонус.',
-  rrMatches: 'Встречи кругового турнира', colRound: 'Тур', bye: 'свободен',
-  stepLadder: 'Степ-лэддер', slFirst: 'Матч 1: 3-е место против 2-го', slSecond: 'Матч 2: победитель против 1-го',
+  rrMatches: 'Встречи кругового турнира', colRound: 'Тур',
+  pStepLadder: 'Степ-лэддер', slFirst: 'Матч 1: 3-е место против 2-го', slSecond: 'Матч 2: победитель против 1-го',
   slWinner: (w) => 'Победитель: ' + w, slTie: 'ничья — переигровка', slPending: 'не сыграно',
   placesTitle: 'Итоговые места',
   unplacedTitle: 'Игры вне зачёта', colReason: 'Причина', colBlock: 'Блок',
   chiefJudge: 'Главный судья', chiefSecretary: 'Главный секретарь', signature: 'подпись',
   generated: (at) => 'Сформирован: ' + at,
   tvPage: (i, n) => i + '/' + n,
+  // The director's page: blocks by form, finals, standings, lane cards.
+  theme: 'Тема', themeDark: 'Тёмная тема', themeLight: 'Светлая тема',
+  nGames: (n) => n + ' ' + ruPlural(n, 'игра', 'игры', 'игр'),
+  nLines: (n) => n + ' ' + ruPlural(n, 'строка', 'строки', 'строк'),
+  nBowlers: (n) => n + ' ' + ruPlural(n, 'участник', 'участника', 'участников'),
+  blockHead: (id, ev, n, day) => 'Блок ' + id + ' · ' + ev + ' · ' + n + ' · день ' + day,
+  finalsBlock: 'финал', noLanesYet: 'Дорожки ещё не назначены.',
+  editLanes: (id) => 'Назначить дорожки блока ' + id, saveLanes: (id) => 'Сохранить дорожки блока ' + id,
+  addLane: 'Добавить дорожку', removeLane: (n) => 'Убрать дорожку ' + n,
+  laneSelect: (i) => 'Дорожка (строка ' + i + ')', slot: (lane, k) => 'Дорожка ' + lane + ', место ' + k,
+  nobody: '—', lanesSaved: (id) => 'Дорожки блока ' + id + ' сохранены',
+  tooMany: (n) => 'Дорожка ' + n + ': не больше 4 участников',
+  twice: (name) => name + ' стоит дважды', laneTwice: (n) => 'Дорожка ' + n + ' указана дважды',
+  emptyBlock: 'Укажите хотя бы одного участника',
+  finalsTitle: (c) => 'Финал ' + c + ': предложение по таблице',
+  stage_round_robin: 'Круговой турнир', stage_step_ladder_1: 'Лесенка: 3-е место против 2-го', stage_step_ladder_2: 'Лесенка: победитель против 1-го',
+  waiting_fewer: 'Меньше трёх участников в круговом турнире', waiting_undecided: 'Первая встреча лесенки не сыграна',
+  waiting_none: 'В категории нет участников',
+  confirm: (id) => 'Подтвердить дорожки блока ' + id, nowLanes: 'Сейчас: ', proposed: 'Предложено: ',
+  rounds: (n) => 'Туры: ' + n, round: (n) => 'Тур ' + n, bye: 'свободен',
+  offlineHeld: (n) => 'Дорожка ' + n + ' не на связи: составы уйдут, когда она вернётся',
+  offline_status: 'не на связи: ждём дорожку', pushedAt: (at, by) => at + ' · ' + by,
+  sent: 'Отправлено',
+  womenPins: (n) => 'Женщинам +' + n + ' за игру', scratch: 'Без гандикапа', hdcp: 'Гандикап', bonusW: '+жен.',
+  region: 'Регион', team: 'Команда', members: 'Состав', playingNow: (g, f) => 'идёт игра ' + g + ', фрейм ' + f,
+  inProgress: 'идёт', kind_doubles: 'Пары', kind_trios: 'Тройки', kind_teams: 'Команды', kind_singles: 'Одиночный разряд',
+  roundRobin: (c) => 'Круговой турнир, ' + c, wins: 'Побед', ties: 'Ничьих', bonus: 'Бонус', prelim: 'Отбор', pinsRR: 'Кегли',
+  stepLadder: (c) => 'Лесенка, ' + c, places: 'Итог', tbd: 'определится', matchTie: 'ничья',
+  frame: (n) => 'Фрейм ' + n, gameN: (n) => 'Игра ' + n,
+  wrongDeck: 'НЕ ТА РАССТАНОВКА', noPinReport: 'Нет сведений о кеглях',
+  journalOk: (f, n) => 'Журнал: ' + f + ', ' + n, journalNone: 'Журнал: нет сведений',
+  copyLines: (n, gaps, conflicts) => 'Копия журнала: ' + n + (gaps ? ', пропусков: ' + gaps : '') + (conflicts ? ', расхождений: ' + conflicts : ''),
+  standingsCat: 'Одиночный разряд', standingsTeams: 'Командные виды', standingsFinals: 'Финалы',
+  pushOf: (id) => 'Отправить составы блока ' + id,
+  showAll: 'Всё', showWhat: 'Показать',
 };
 
 const en = {
@@ -113,7 +148,7 @@ const en = {
   // The results protocol (protocol.html) and the TV (tv.html).
   protocolLink: 'Protocol (print/PDF)', protocolDoc: 'Results protocol', printPdf: 'Print / PDF', refresh: 'Refresh',
   judgesTitle: 'Judges', datesLabel: 'Dates', placeLabel: 'Place',
-  noProgramme: 'No programme loaded: one category per class.',
+  pNoProgramme: 'No programme loaded: one category per class.',
   ev_singles: 'Singles', ev_singlesHcp: 'Singles with handicap',
   ev_doubles: 'Doubles', ev_trios: 'Trios', ev_teams: 'Teams',
   colRegion: 'Region', colClass: 'Class', colSex: 'Sex', colTeam: 'Team', colMembers: 'Members',
@@ -122,17 +157,52 @@ const en = {
   combinedNote: 'Men and women in one category: women get +10 pins a game (the Bonus column).',
   hcpNote: 'Handicap: pins added to each game by the programme.',
   liveNote: '* game in progress',
-  finalsTitle: (c) => 'Finals · ' + c, roundRobin: 'Round robin',
+  pFinalsTitle: (c) => 'Finals · ' + c, pRoundRobin: 'Round robin',
   colPrelim: 'Prelim', colPins: 'Pins', colWins: 'Wins', colTies: 'Ties',
   rrNote: 'Bonus: 20 pins a win, 10 a tie. Total = preliminaries + finals pins + bonus.',
-  rrMatches: 'Round-robin matches', colRound: 'Round', bye: 'bye',
-  stepLadder: 'Step-ladder', slFirst: 'Match 1: 3rd against 2nd', slSecond: 'Match 2: the winner against 1st',
+  rrMatches: 'Round-robin matches', colRound: 'Round',
+  pStepLadder: 'Step-ladder', slFirst: 'Match 1: 3rd against 2nd', slSecond: 'Match 2: the winner against 1st',
   slWinner: (w) => 'Winner: ' + w, slTie: 'tie — roll-off', slPending: 'not bowled yet',
   placesTitle: 'Final places',
   unplacedTitle: 'Games not counted', colReason: 'Reason', colBlock: 'Block',
   chiefJudge: 'Chief judge', chiefSecretary: 'Chief secretary', signature: 'signature',
   generated: (at) => 'Generated: ' + at,
   tvPage: (i, n) => i + '/' + n,
+  // The director's page: blocks by form, finals, standings, lane cards.
+  theme: 'Theme', themeDark: 'Dark theme', themeLight: 'Light theme',
+  nGames: (n) => n + (n === 1 ? ' game' : ' games'),
+  nLines: (n) => n + (n === 1 ? ' line' : ' lines'),
+  nBowlers: (n) => n + (n === 1 ? ' bowler' : ' bowlers'),
+  blockHead: (id, ev, n, day) => 'Block ' + id + ' · ' + ev + ' · ' + n + ' · day ' + day,
+  finalsBlock: 'finals', noLanesYet: 'No lanes assigned yet.',
+  editLanes: (id) => 'Assign the lanes of block ' + id, saveLanes: (id) => 'Save the lanes of block ' + id,
+  addLane: 'Add a lane', removeLane: (n) => 'Remove lane ' + n,
+  laneSelect: (i) => 'Lane (row ' + i + ')', slot: (lane, k) => 'Lane ' + lane + ', place ' + k,
+  nobody: '—', lanesSaved: (id) => 'The lanes of block ' + id + ' are saved',
+  tooMany: (n) => 'Lane ' + n + ': at most 4 bowlers',
+  twice: (name) => name + ' is named twice', laneTwice: (n) => 'Lane ' + n + ' is given twice',
+  emptyBlock: 'Name at least one bowler',
+  finalsTitle: (c) => 'Finals ' + c + ': proposed from the standings',
+  stage_round_robin: 'Round robin', stage_step_ladder_1: 'Step-ladder: 3rd v 2nd', stage_step_ladder_2: 'Step-ladder: the winner v 1st',
+  waiting_fewer: 'Fewer than 3 bowlers in the round robin', waiting_undecided: 'The first step-ladder match is not decided',
+  waiting_none: 'No bowler in the category',
+  confirm: (id) => 'Confirm the lanes of block ' + id, nowLanes: 'Now: ', proposed: 'Proposed: ',
+  rounds: (n) => 'Rounds: ' + n, round: (n) => 'Round ' + n, bye: 'bye',
+  offlineHeld: (n) => 'Lane ' + n + ' is offline: sent when it comes back',
+  offline_status: 'offline: sent when it comes back', pushedAt: (at, by) => at + ' · ' + by,
+  sent: 'Sent',
+  womenPins: (n) => 'Women +' + n + ' a game', scratch: 'Scratch', hdcp: 'Handicap', bonusW: '+women',
+  region: 'Region', team: 'Team', members: 'Members', playingNow: (g, f) => 'game ' + g + ' in progress, frame ' + f,
+  inProgress: 'in progress', kind_doubles: 'Doubles', kind_trios: 'Trios', kind_teams: 'Teams', kind_singles: 'Singles',
+  roundRobin: (c) => 'Round robin, ' + c, wins: 'Wins', ties: 'Ties', bonus: 'Bonus', prelim: 'Qualifying', pinsRR: 'Pins',
+  stepLadder: (c) => 'Step-ladder, ' + c, places: 'Final order', tbd: 'to be decided', matchTie: 'tie',
+  frame: (n) => 'Frame ' + n, gameN: (n) => 'Game ' + n,
+  wrongDeck: 'WRONG DECK', noPinReport: 'No pin report',
+  journalOk: (f, n) => 'Journal: ' + f + ', ' + n, journalNone: 'Journal: not reported',
+  copyLines: (n, gaps, conflicts) => 'Journal copy: ' + n + (gaps ? ', gaps: ' + gaps : '') + (conflicts ? ', conflicts: ' + conflicts : ''),
+  standingsCat: 'Singles', standingsTeams: 'Team events', standingsFinals: 'Finals',
+  pushOf: (id) => 'Push block ' + id + "'s lineups",
+  showAll: 'All', showWhat: 'Show',
 };
 
 const TABLES = { ru, en };
@@ -144,4 +214,13 @@ export function setLang(l) { lang = l; localStorage.setItem('lang', l); document
 export function t(key, ...args) {
   const v = TABLES[lang][key];
   return typeof v === 'function' ? v(...args) : (v === undefined ? key : v);
+}
+
+// Russian plural forms: 1 игра, 2 игры, 5 игр, 21 игра, 11 игр.
+export function ruPlural(n, one, few, many) {
+  const a = Math.abs(n) % 100, b = a % 10;
+  if (a > 10 && a < 20) return many;
+  if (b === 1) return one;
+  if (b >= 2 && b <= 4) return few;
+  return many;
 }

@@ -113,10 +113,10 @@ function finalsSection(id, f) {
   const sl = (f.step_ladder && f.step_ladder.matches) || [];
   const places = (f.step_ladder && f.step_ladder.places) || [];
   return h('section', { class: 'result', 'data-testid': 'protocol-finals-' + id },
-    h('h2', { text: t('finalsTitle', cat ? titleOf(cat) : id) }),
-    h('h3', { text: t('roundRobin') }), rrTable, h('p', { class: 'note', text: t('rrNote') }),
+    h('h2', { text: t('pFinalsTitle', cat ? titleOf(cat) : id) }),
+    h('h3', { text: t('pRoundRobin') }), rrTable, h('p', { class: 'note', text: t('rrNote') }),
     matches.length ? h('h3', { text: t('rrMatches') }) : null, matches.length ? mTable : null,
-    h('h3', { text: t('stepLadder') }),
+    h('h3', { text: t('pStepLadder') }),
     h('div', { class: 'ladder', 'data-testid': 'step-ladder-' + id }, ladderMatch(t('slFirst'), sl[0]), ladderMatch(t('slSecond'), sl[1])),
     places.length ? h('h3', { text: t('placesTitle') }) : null,
     places.length ? h('ol', { class: 'places' }, places.map((p) => h('li', { text: p }))) : null);
@@ -149,7 +149,7 @@ function heading() {
   const p = D.programme;
   if (!p) {
     return h('header', { class: 'event', 'data-testid': 'protocol-header' },
-      h('p', { class: 'doc-kind', text: t('protocolDoc') }), h('p', { class: 'note', text: t('noProgramme') }));
+      h('p', { class: 'doc-kind', text: t('protocolDoc') }), h('p', { class: 'note', text: t('pNoProgramme') }));
   }
   // Both titles, the page's language first.
   const titles = getLang() === 'ru' && p.title_ru ? [p.title_ru, p.title] : [p.title, p.title_ru];

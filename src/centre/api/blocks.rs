@@ -1,0 +1,141 @@
+//! The blocks' lanes set from the page and the finals proposed from the
+//! standings (docs/centre.md, "API"; docs/programme.md, "Lanes set on the
+//! centre's page"): reading is open to all; setting a block's lanes needs
+//! a judge logged in and is recorded under their name.
+
+use std::collections::BTreeSet;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::{Shared, current, error, json_response, judged, lock};
+use crate::centre::book::Admit;
+use crate::centre::entries::blocks::Lanes;
+use crate::centre::standings::{programme_lanes, propose};
+
+/// The lanes a block may be given: the programme's and those the centre
+/// knows, within those it admits.
+fn lanes_known(s: &Shared) -> Vec<u32> {
+    let mut set: BTreeSet<u32> = s
+        .programme()
+        .map(|p| programme_lanes(&p).into_iter().collect())
+        .unwrap_or_default();
+    let book = lock(&s.book);
+    set.extend(book.lanes.keys().copied());
+    if let Admit::Listed(admitted) = &book.admit {
+        set.extend(admitted.iter().copied());
+        set.retain(|n| admitted.contains(n));
+    }
+    set.into_iter().collect()
+}
+
+/// `GET /api/finals`: each category's finals proposed from the standings
+/// now, and the lanes a block may be given.
+pub(super) async fn proposals(State(s): State<Shared>) -> Response {
+    let Some(p) = s.programme() else {
+        return json_response(json!({ "lanes": [], "finals": [] }));
+    };
+    let standings = current(&s);
+    let mut on = programme_lanes(&p);
+    let known = lanes_known(&s);
+    on.retain(|n| known.contains(n));
+    let finals: Vec<Value> = p
+        .finals
+        .iter()
+        .filter_map(|f| {
+            let st = standings.finals.get(&f.category)?;
+            serde_json::to_value(propose(&p, f, st, &on)).ok()
+        })
+        .collect();
+    json_response(json!({ "lanes": known, "finals": finals }))
+}
+
+/// The lanes of a request: `{"7":["name",…]}`.
+fn lanes_of(v: &Value) -> Result<Lanes, String> {
+    let obj = v
+        .get("lanes")
+        .and_then(Value::as_object)
+        .ok_or("set a block's lanes: {\"block\":\"RR-B1\",\"lanes\":{\"7\":[\"name\",…]}}")?;
+    let mut out = Vec::new();
+    for (k, names) in obj {
+        let n = crate::mqtt::topic::lane_number(k)
+            .ok_or_else(|| format!("{k:?} is not a lane number"))?;
+        let list = names
+            .as_array()
+            .ok_or_else(|| format!("lanes.{k}: a list of names"))?
+            .iter()
+            .map(|x| x.as_str().map(str::to_owned))
+            .collect::<Option<Vec<String>>>()
+            .ok_or_else(|| format!("lanes.{k}: a list of names"))?;
+        if !list.is_empty() {
+            out.push((n, list));
+        }
+    }
+    Ok(out)
+}
+
+/// `POST /api/blocks/lanes`: a block's lanes and bowlers, checked and
+/// kept; the programme's blocks after it.
+pub(super) async fn set_lanes(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let (by, v) = match judged(&s, &headers, &body).await {
+        Ok(x) => x,
+        Err(res) => return res,
+    };
+    let Some(entries) = s.entries.clone() else {
+        return error(
+            StatusCode::NOT_FOUND,
+            "no programme: the centre's config has no `programme`",
+        );
+    };
+    let Some(block) = v.get("block").and_then(Value::as_str).map(str::to_owned) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "name the block: {\"block\":\"RR-B1\",…}",
+        );
+    };
+    let lanes = match lanes_of(&v) {
+        Ok(l) => l,
+        Err(m) => return error(StatusCode::BAD_REQUEST, m),
+    };
+    if let Admit::Listed(admitted) = &lock(&s.book).admit
+        && let Some((n, _)) = lanes.iter().find(|(n, _)| !admitted.contains(n))
+    {
+        let m = format!(
+            "lane {n} is not one of the centre's lanes (its config's `lanes`, or the programme's)"
+        );
+        return error(StatusCode::BAD_REQUEST, m);
+    }
+    let shared = s.clone();
+    let made = tokio::task::spawn_blocking(move || {
+        let programme = shared.programme();
+        let bowled: BTreeSet<String> = {
+            let book = lock(&shared.book);
+            crate::centre::results::games(&book, programme.as_deref())
+                .into_iter()
+                .filter_map(|g| g.block)
+                .collect()
+        };
+        let mut e = lock(&entries);
+        let made = e.set_lanes(&block, lanes, &bowled, &by);
+        if made.is_ok() {
+            tracing::info!(by, block, "a block's lanes set");
+        }
+        made.map(|()| crate::centre::results::programme_json(&e.programme()))
+    })
+    .await;
+    match made {
+        Ok(Ok(v)) => json_response(v),
+        Ok(Err(r)) => {
+            let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);
+            (status, axum::Json(json!({ "error": r.text() }))).into_response()
+        }
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}

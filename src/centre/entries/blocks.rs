@@ -1,0 +1,307 @@
+//! Blocks' lanes set from the centre's page (docs/programme.md, "Lanes
+//! set on the centre's page"): a block's lanes and their bowlers chosen
+//! by form, or a finals block's lanes confirmed from the proposal. Kept
+//! like the entries: `blocks.toml` in the `state_dir`, written whole
+//! (atomically, synced), each change recorded with who made it in
+//! `blocks-changes.jsonl`; a block named there takes its lanes from there,
+//! not from the programme file.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::{Entries, Refusal, append};
+use crate::centre::programme::{Programme, ProgrammeError};
+use crate::wall_clock::{rfc3339, unix_now};
+
+/// The blocks' lanes set on the page, in the `state_dir`.
+pub const FILE: &str = "blocks.toml";
+/// The record of every change, one JSON object a line.
+pub const CHANGES: &str = "blocks-changes.jsonl";
+/// Bowlers on one lane at most.
+pub const MAX_A_LANE: usize = 4;
+
+/// Lane number and its bowlers in lane order, by lane number.
+pub type Lanes = Vec<(u32, Vec<String>)>;
+
+/// `blocks.toml` as written and read.
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    programme_title: String,
+    #[serde(default)]
+    block: Vec<FileBlock>,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct FileBlock {
+    id: String,
+    lanes: BTreeMap<String, Vec<String>>,
+}
+
+/// The blocks' lanes in `dir`'s `blocks.toml`, by block id; none when
+/// there is no file. A block the programme no longer has is left out
+/// (logged).
+pub(super) fn load(
+    dir: &Path,
+    programme: &Programme,
+) -> Result<BTreeMap<String, Lanes>, ProgrammeError> {
+    let path = dir.join(FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(source) => return Err(ProgrammeError::Read { path, source }),
+    };
+    let f: File =
+        toml::from_str(&text).map_err(|e| crate::config::serde_error(&path, &text, &e))?;
+    if f.programme_title != programme.title {
+        return Err(ProgrammeError::Syntax {
+            path,
+            message: format!(
+                "written for the programme {:?}, not {:?}: move it away to take the \
+                 programme file's lanes",
+                f.programme_title, programme.title
+            ),
+        });
+    }
+    let mut out = BTreeMap::new();
+    for b in f.block {
+        if programme.block(&b.id).is_none() {
+            tracing::warn!(
+                block = b.id,
+                "{FILE}: the programme has no such block: left out"
+            );
+            continue;
+        }
+        let lanes = b
+            .lanes
+            .into_iter()
+            .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
+            .collect();
+        out.insert(b.id, lanes);
+    }
+    Ok(out)
+}
+
+/// `programme` with the lanes set on the page.
+pub(super) fn overlay(programme: &mut Programme, set: &BTreeMap<String, Lanes>) {
+    for b in &mut programme.blocks {
+        if let Some(lanes) = set.get(&b.id) {
+            b.lanes.clone_from(lanes);
+        }
+    }
+}
+
+/// Checks the lanes asked for `block`: every lane number known, 1 to
+/// [`MAX_A_LANE`] bowlers a lane, each an entry not withdrawn, none twice.
+pub fn check(p: &Programme, block: &str, lanes: &Lanes) -> Result<(), Refusal> {
+    let bad = |m: String| Err(Refusal::new(400, m));
+    let Some(b) = p.block(block) else {
+        let m = format!("the programme has no block {block:?}");
+        return Err(Refusal::new(404, m));
+    };
+    if lanes.is_empty() {
+        return bad("give the block at least one lane with a bowler".into());
+    }
+    if lanes.len() > crate::centre::MAX_LANES {
+        return bad(format!("at most {} lanes", crate::centre::MAX_LANES));
+    }
+    let mut seen = BTreeSet::new();
+    let mut lane_seen = BTreeSet::new();
+    for (lane, names) in lanes {
+        if !(1..=crate::centre::MAX_LANE_NUMBER).contains(lane) {
+            return bad(format!("{lane} is not a lane number"));
+        }
+        if !lane_seen.insert(*lane) {
+            return bad(format!("lane {lane} is given twice"));
+        }
+        if names.is_empty() || names.len() > MAX_A_LANE {
+            return bad(format!(
+                "lane {lane}: 1 to {MAX_A_LANE} bowlers, not {}",
+                names.len()
+            ));
+        }
+        for n in names {
+            match p.entry(n) {
+                None => return bad(format!("lane {lane}: {n:?} is not an entry")),
+                Some(e) if e.withdrawn => {
+                    return bad(format!(
+                        "lane {lane}: {n:?} is withdrawn from the competition"
+                    ));
+                }
+                Some(_) => {}
+            }
+            if !seen.insert(n.as_str()) {
+                return bad(format!("{n:?} is on two lanes of block {block:?}"));
+            }
+        }
+    }
+    // A team event's block: its teams whole, as the programme's checks
+    // want them.
+    if let Some(ev) = p.event(&b.event).filter(|e| !e.teams.is_empty()) {
+        for n in &seen {
+            if !ev.teams.iter().any(|t| t.members.iter().any(|m| m == n)) {
+                return bad(format!("{n:?} is in no team of event {:?}", ev.id));
+            }
+        }
+        for t in &ev.teams {
+            let here = t
+                .members
+                .iter()
+                .filter(|m| seen.contains(m.as_str()))
+                .count();
+            if here > 0 && here < t.members.len() {
+                return bad(format!(
+                    "team {:?} has {here} of its {} members in this block",
+                    t.name,
+                    t.members.len()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Entries {
+    /// Sets `block`'s lanes as `by` asked: checked ([`check`]), refused
+    /// when the block has games bowled (`bowled_blocks`), written to
+    /// `blocks.toml` and recorded; nothing changes when any of it fails.
+    pub fn set_lanes(
+        &mut self,
+        block: &str,
+        mut lanes: Lanes,
+        bowled_blocks: &BTreeSet<String>,
+        by: &str,
+    ) -> Result<(), Refusal> {
+        check(&self.programme, block, &lanes)?;
+        if bowled_blocks.contains(block) {
+            let m = format!("block {block:?} has games bowled: its lanes stay as they were");
+            return Err(Refusal::new(409, m));
+        }
+        lanes.sort_by_key(|(n, _)| *n);
+        let mut set = self.lanes.clone();
+        set.insert(block.to_owned(), lanes.clone());
+        let dir = self.file.parent().unwrap_or(Path::new("."));
+        let file = File {
+            programme_title: self.programme.title.clone(),
+            block: set
+                .iter()
+                .map(|(id, l)| FileBlock {
+                    id: id.clone(),
+                    lanes: l.iter().map(|(n, v)| (n.to_string(), v.clone())).collect(),
+                })
+                .collect(),
+        };
+        let body = toml::to_string(&file).map_err(|e| Refusal::new(500, e.to_string()))?;
+        let text = format!(
+            "# The blocks' lanes set on the centre's page, written by `lanecall centre`\n\
+             # at each change (docs/programme.md). A block named here takes its lanes\n\
+             # from here, not from the programme file.\n\n{body}"
+        );
+        let disk = |e: std::io::Error| Refusal::new(500, format!("not saved: {e}"));
+        let path = dir.join(FILE);
+        let old = std::fs::read(&path).ok();
+        crate::atomic::atomic_write(&path, text.as_bytes(), None).map_err(disk)?;
+        let shown: BTreeMap<String, &Vec<String>> =
+            lanes.iter().map(|(n, v)| (n.to_string(), v)).collect();
+        let record = json!({ "at": rfc3339(unix_now()), "by": by, "change": "lanes", "block": block, "lanes": shown });
+        if let Err(e) = append(&dir.join(CHANGES), &record) {
+            let back = match &old {
+                Some(bytes) => crate::atomic::atomic_write(&path, bytes, None),
+                None => std::fs::remove_file(&path),
+            };
+            if let Err(b) = back {
+                tracing::error!("the blocks' lanes changed but their record did not: {b}");
+            }
+            return Err(disk(e));
+        }
+        let mut programme = (*self.programme).clone();
+        overlay(&mut programme, &set);
+        self.programme = Arc::new(programme);
+        self.lanes = set;
+        self.revision += 1;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// A folder with the example programme and an empty state folder.
+    fn programme_dir(name: &str) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("lanecall-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("state")).unwrap();
+        let path = dir.join("programme.toml");
+        std::fs::write(&path, include_str!("../../../tests/programme/example.toml")).unwrap();
+        (dir, path)
+    }
+
+    fn lanes(list: &[(u32, &[&str])]) -> Lanes {
+        list.iter()
+            .map(|(n, v)| (*n, v.iter().map(|s| (*s).to_owned()).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn a_finals_block_gets_its_lanes_and_keeps_them_after_a_restart() {
+        let (dir, path) = programme_dir("blocks-restart");
+        let state = dir.join("state");
+        let mut e = Entries::load(&path, &state).unwrap();
+        assert!(e.programme().lineups("RR-B1").is_err());
+        let set = lanes(&[
+            (2, &["Anna Kuznetsova", "Dmitri Orlov"]),
+            (1, &["Olga Smirnova", "Ivan Petrov"]),
+        ]);
+        e.set_lanes("RR-B1", set, &BTreeSet::new(), "Irina Orlova")
+            .unwrap();
+        let l = e.programme().lineups("RR-B1").unwrap();
+        assert_eq!(
+            l.iter().map(|(n, b)| (*n, b.len())).collect::<Vec<_>>(),
+            [(1, 2), (2, 2)]
+        );
+        let record = std::fs::read_to_string(state.join(CHANGES)).unwrap();
+        assert!(record.contains("\"by\":\"Irina Orlova\""), "{record}");
+        let again = Entries::load(&path, &state).unwrap();
+        assert_eq!(
+            again.programme().block("RR-B1").unwrap().lanes[0].1[0],
+            "Olga Smirnova"
+        );
+    }
+
+    #[test]
+    fn five_on_a_lane_a_withdrawn_entry_a_name_twice_or_a_bowled_block_are_refused() {
+        let (dir, path) = programme_dir("blocks-refused");
+        let mut e = Entries::load(&path, &dir.join("state")).unwrap();
+        let five = [
+            "Anna Kuznetsova",
+            "Olga Smirnova",
+            "Ivan Petrov",
+            "Dmitri Orlov",
+            "Sergei Volkov",
+        ];
+        let r = e.set_lanes("RR-B1", lanes(&[(1, &five)]), &BTreeSet::new(), "x");
+        assert_eq!(r.unwrap_err().status, 400);
+        let twice = lanes(&[(1, &["Anna Kuznetsova"]), (2, &["Anna Kuznetsova"])]);
+        assert!(e.set_lanes("RR-B1", twice, &BTreeSet::new(), "x").is_err());
+        let nobody = lanes(&[(1, &["Nobody"])]);
+        assert!(e.set_lanes("RR-B1", nobody, &BTreeSet::new(), "x").is_err());
+        // Doubles: a team whole, and only the event's teams.
+        let half = lanes(&[(5, &["Anna Kuznetsova"])]);
+        assert!(e.set_lanes("D1", half, &BTreeSet::new(), "x").is_err());
+        let stranger = lanes(&[(5, &["Anna Kuznetsova", "Ivan Petrov", "Sergei Volkov"])]);
+        assert!(e.set_lanes("D1", stranger, &BTreeSet::new(), "x").is_err());
+        let bowled = BTreeSet::from(["S1".to_owned()]);
+        let r = e.set_lanes("S1", lanes(&[(1, &["Anna Kuznetsova"])]), &bowled, "x");
+        assert_eq!(r.unwrap_err().status, 409);
+        assert!(!dir.join("state").join(FILE).exists(), "nothing written");
+        let pair = lanes(&[(5, &["Anna Kuznetsova", "Ivan Petrov"])]);
+        e.set_lanes("D1", pair, &BTreeSet::new(), "x").unwrap();
+    }
+}

@@ -1,0 +1,274 @@
+//! The finals' lanes proposed from the standings (docs/programme.md,
+//! "Finals proposed from the standings"): the round robin's bowlers, the
+//! preliminaries' top 8 in seeding order, paired on lanes as its first
+//! round plays (1–8, 2–7, 3–6, 4–5 by [`round_robin_schedule`]); the
+//! first step-ladder match, the round robin's 3rd against its 2nd; the
+//! final, that match's winner against the 1st, once it is known. The
+//! chief judge confirms a proposal as it is or changes it first.
+
+use serde::Serialize;
+
+use super::{FinalsStanding, round_robin_schedule};
+use crate::centre::entries::blocks::Lanes;
+use crate::centre::programme::{Finals, Programme};
+
+/// One block's proposed lanes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockProposal {
+    pub block: String,
+    /// What the block is: `round_robin`, `step_ladder_1`, `step_ladder_2`.
+    pub stage: &'static str,
+    /// By lane number, the bowlers in lane order; empty when it cannot be
+    /// proposed yet (`waiting` says why).
+    #[serde(serialize_with = "lanes_map")]
+    pub lanes: Lanes,
+    /// Why nothing is proposed yet.
+    pub waiting: Option<&'static str>,
+    /// The lanes the block has now (the programme's or set on the page).
+    #[serde(serialize_with = "lanes_map")]
+    pub current: Lanes,
+}
+
+/// A category's finals proposal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FinalsProposal {
+    pub category: String,
+    /// The round robin's bowlers in seeding order.
+    pub seeds: Vec<String>,
+    /// Every round's matches as seed names (`null` a bye).
+    pub rounds: Vec<Vec<(String, Option<String>)>>,
+    pub blocks: Vec<BlockProposal>,
+}
+
+fn lanes_map<S: serde::Serializer>(lanes: &Lanes, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(lanes.len()))?;
+    for (n, names) in lanes {
+        m.serialize_entry(&n.to_string(), names)?;
+    }
+    m.end()
+}
+
+/// The pairs of `rounds`' first round on `lanes`, one pair a lane (a bye
+/// alone); pairs with no lane left are put two to a lane from the first.
+fn on_lanes(pairs: &[(String, Option<String>)], lanes: &[u32]) -> Lanes {
+    let mut out: Lanes = Vec::new();
+    if lanes.is_empty() {
+        return out;
+    }
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        let lane = lanes[i % lanes.len()];
+        let names = std::iter::once(a.clone()).chain(b.clone());
+        match out.iter_mut().find(|(n, _)| *n == lane) {
+            Some((_, list)) => list.extend(names),
+            None => out.push((lane, names.collect())),
+        }
+    }
+    out.sort_by_key(|(n, _)| *n);
+    out
+}
+
+/// The proposal for `f` from its standing `s`, on the centre's `lanes`
+/// (in the order to fill them).
+pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> FinalsProposal {
+    let seeds = s.seeds.clone();
+    let rounds: Vec<Vec<(String, Option<String>)>> = round_robin_schedule(seeds.len())
+        .into_iter()
+        .map(|pairs| {
+            pairs
+                .into_iter()
+                .map(|(a, b)| (seeds[a - 1].clone(), b.map(|b| seeds[b - 1].clone())))
+                .collect()
+        })
+        .collect();
+    let current = |block: &str| p.block(block).map(|b| b.lanes.clone()).unwrap_or_default();
+    let first_lane = lanes.first().copied();
+    let mut blocks = Vec::new();
+    let rr = rounds
+        .first()
+        .map(|r| on_lanes(r, lanes))
+        .unwrap_or_default();
+    blocks.push(BlockProposal {
+        block: f.round_robin.clone(),
+        stage: "round_robin",
+        waiting: if rr.is_empty() {
+            Some("no bowler in the category")
+        } else {
+            None
+        },
+        lanes: rr,
+        current: current(&f.round_robin),
+    });
+    let ladder = &s.step_ladder.matches;
+    let pair = |i: usize| {
+        ladder.get(i).and_then(|m| {
+            let b = m.b.clone()?;
+            Some(vec![(first_lane?, vec![m.a.clone(), b])])
+        })
+    };
+    let (sl1, sl2) = (pair(0), pair(1));
+    blocks.push(BlockProposal {
+        block: f.step_ladder[0].clone(),
+        stage: "step_ladder_1",
+        waiting: sl1
+            .is_none()
+            .then_some("fewer than 3 bowlers in the round robin"),
+        lanes: sl1.unwrap_or_default(),
+        current: current(&f.step_ladder[0]),
+    });
+    blocks.push(BlockProposal {
+        block: f.step_ladder[1].clone(),
+        stage: "step_ladder_2",
+        waiting: sl2
+            .is_none()
+            .then_some("the first step-ladder match is not decided"),
+        lanes: sl2.unwrap_or_default(),
+        current: current(&f.step_ladder[1]),
+    });
+    FinalsProposal {
+        category: f.category.clone(),
+        seeds,
+        rounds,
+        blocks,
+    }
+}
+
+/// The lanes to propose on: the programme's lanes, in order, else 1 to 4.
+pub fn programme_lanes(p: &Programme) -> Vec<u32> {
+    let set: std::collections::BTreeSet<u32> = p
+        .blocks
+        .iter()
+        .flat_map(|b| b.lanes.iter().map(|(n, _)| *n))
+        .collect();
+    if set.is_empty() {
+        (1..=4).collect()
+    } else {
+        set.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{BowledGame, standings};
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../../../tests/programme/example.toml");
+
+    fn programme(extra: &str) -> Programme {
+        Programme::parse(&format!("{EXAMPLE}{extra}"), std::path::Path::new("p.toml")).unwrap()
+    }
+
+    /// A complete game of `score` for `name` in block S1 on `lane`.
+    fn game(name: &str, lane: u32, block: &str, n: u32, score: u32) -> BowledGame {
+        BowledGame {
+            lane,
+            journal: format!("lane{lane}-20261128T100000Z-00000{lane}.jsonl"),
+            block: Some(block.into()),
+            name: name.into(),
+            class: None,
+            game: n,
+            score,
+            frames: 10,
+            complete: true,
+        }
+    }
+
+    fn lanes(b: &BlockProposal) -> Vec<(u32, Vec<&str>)> {
+        b.lanes
+            .iter()
+            .map(|(n, v)| (*n, v.iter().map(String::as_str).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn the_round_robin_pairs_the_seeds_on_lanes_and_the_ladder_puts_third_against_second() {
+        let p = programme("");
+        // B1 (4 bowlers, combined; Anna and Olga +10 a game).
+        let games = [
+            game("Ivan Petrov", 2, "S1", 1, 200),
+            game("Anna Kuznetsova", 1, "S1", 1, 180),
+            game("Dmitri Orlov", 2, "S1", 1, 150),
+            game("Olga Smirnova", 1, "S1", 1, 120),
+        ];
+        let s = standings(Some(&p), &games);
+        let f = &p.finals[0];
+        let prop = propose(&p, f, &s.finals["B1"], &programme_lanes(&p));
+        // Seeds: Ivan 200, Anna 190, Dmitri 150, Olga 130.
+        assert_eq!(
+            prop.seeds,
+            [
+                "Ivan Petrov",
+                "Anna Kuznetsova",
+                "Dmitri Orlov",
+                "Olga Smirnova"
+            ]
+        );
+        assert_eq!(prop.rounds.len(), 3);
+        assert_eq!(
+            lanes(&prop.blocks[0]),
+            [
+                (1, vec!["Ivan Petrov", "Olga Smirnova"]),
+                (2, vec!["Anna Kuznetsova", "Dmitri Orlov"])
+            ]
+        );
+        assert_eq!(prop.blocks[0].block, "RR-B1");
+        assert!(prop.blocks[0].current.is_empty());
+        // Before the round robin, its table is the seeding: 3rd v 2nd.
+        assert_eq!(
+            lanes(&prop.blocks[1]),
+            [(1, vec!["Dmitri Orlov", "Anna Kuznetsova"])]
+        );
+        assert_eq!(
+            prop.blocks[2].waiting,
+            Some("the first step-ladder match is not decided")
+        );
+        assert!(prop.blocks[2].lanes.is_empty());
+    }
+
+    #[test]
+    fn the_final_is_proposed_once_the_first_match_is_won() {
+        let mut p = programme("");
+        // The round robin and the first match on lane 1.
+        for id in ["RR-B1", "SL1-B1"] {
+            let b = p.blocks.iter_mut().find(|b| b.id == id).unwrap();
+            b.lanes = vec![(1, vec!["Ivan Petrov".into()])];
+        }
+        let games = [
+            game("Ivan Petrov", 2, "S1", 1, 200),
+            game("Anna Kuznetsova", 1, "S1", 1, 180),
+            game("Dmitri Orlov", 2, "S1", 1, 150),
+            game("Olga Smirnova", 1, "S1", 1, 120),
+            game("Dmitri Orlov", 1, "SL1-B1", 1, 250),
+            game("Anna Kuznetsova", 1, "SL1-B1", 1, 160),
+        ];
+        let s = standings(Some(&p), &games);
+        let prop = propose(&p, &p.finals[0], &s.finals["B1"], &[5, 6]);
+        assert_eq!(
+            lanes(&prop.blocks[2]),
+            [(5, vec!["Dmitri Orlov", "Ivan Petrov"])]
+        );
+        assert_eq!(
+            prop.blocks[1].current,
+            vec![(1, vec!["Ivan Petrov".to_owned()])]
+        );
+    }
+
+    #[test]
+    fn an_odd_field_has_a_bye_alone_on_its_lane_and_few_lanes_take_two_pairs() {
+        let pairs: Vec<(String, Option<String>)> = vec![
+            ("a".into(), Some("e".into())),
+            ("b".into(), Some("d".into())),
+            ("c".into(), None),
+        ];
+        let got = on_lanes(&pairs, &[3, 4]);
+        assert_eq!(
+            got,
+            vec![
+                (3, vec!["a".to_owned(), "e".to_owned(), "c".to_owned()]),
+                (4, vec!["b".to_owned(), "d".to_owned()])
+            ]
+        );
+        assert_eq!(on_lanes(&pairs, &[7, 8, 9])[2], (9, vec!["c".to_owned()]));
+        assert!(on_lanes(&pairs, &[]).is_empty());
+    }
+}

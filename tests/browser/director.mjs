@@ -1,0 +1,200 @@
+// The tournament director's page in a real browser, two real lanes behind
+// it (tests/centre_director.rs): lane 1's card draws Ivan Petrov's frames
+// as balls fall; the standings per category (a woman's +10 said) and the
+// doubles, a game in progress marked; block S2 set by form (the withdrawn
+// entry not offered, a name twice refused on the page) and pushed; the
+// round robin proposed from the standings, confirmed in one press and
+// pushed; times of day as HH:MM:SS in the centre's zone; plurals; both
+// themes; no horizontal overflow at 1920×1080 and 1280×800; no request
+// refused; the page under 150 KB. Arguments: URL PIN SCREENSHOT_DIR;
+// balls are asked of the harness as `BOWL <lane> <notation>`.
+import { run, url, pin, id, same, pinsetter } from './harness.mjs';
+import { weight } from './lane-api.mjs';
+
+const bowl = (lane, notation) => pinsetter('BOWL', lane + ' ' + notation);
+
+// In the page: each visible element's own text whose contrast with the
+// background behind it is under WCAG AA (4.5:1; 3:1 for large text).
+function lowContrast() {
+  const rgb = (c) => c.match(/[\d.]+/g).map(Number);
+  const lum = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const behind = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length < 4 || c[3] > 0) return c;
+    }
+    return [255, 255, 255];
+  };
+  const bad = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (!el.getClientRects().length || el.closest('.vh, [hidden]')) continue;
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const cs = getComputedStyle(el);
+    const [a, b] = [lum(rgb(cs.color)), lum(behind(el))].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    const size = parseFloat(cs.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(cs.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) bad.push(`${el.tagName} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+  }
+  return bad;
+}
+
+await run(async ({ page, shot, step, api, until }) => {
+  const refused = [];
+  page.on('response', (r) => { if (r.status() >= 400) refused.push(r.status() + ' ' + r.url()); });
+  page.on('console', (m) => { if (m.type() === 'error') refused.push('console: ' + m.text()); });
+  await page.setViewportSize({ width: 1920, height: 1080 });
+
+  step('lane 1\'s card shows the frames as the balls fall');
+  await page.goto(url);
+  const w = await weight(page);
+  console.error(`centre page weight: ${w.total} bytes (${w.files.map(([f, b]) => `${f} ${b}`).join(', ')})`);
+  if (!(w.total > 0 && w.total < 150 * 1024)) throw new Error(`the page weighs ${w.total} bytes`);
+  const card = page.locator(id('lane-1'));
+  await card.getByText('на связи', { exact: true }).waitFor();
+  const row = card.locator(id('frames-1-0'));
+  await row.getByText('Ivan Petrov').waitFor();
+  const frames = (r) => r.locator('td.fr').evaluateAll((tds) => tds.slice(0, 3).map((td) => [...td.children].map((c) => c.textContent)));
+  await bowl(1, 'X');
+  await until('a strike on the card', async () => JSON.stringify(await frames(row)) === JSON.stringify([['X', ''], ['', ''], ['', '']]))
+    .catch(async (e) => {
+      const l = (await (await page.request.get(api('/api/lanes'))).json())[0];
+      console.error(JSON.stringify(await frames(row)), JSON.stringify(l.state.bowlers).slice(0, 1500));
+      throw e;
+    });
+  await bowl(1, '9/');
+  await until('X 9/ on the card', async () => JSON.stringify(await frames(row)) === JSON.stringify([['X', '20'], ['9/', ''], ['', '']]));
+  await bowl(2, '72');
+  const row2 = page.locator(id('lane-2')).locator(id('frames-2-0'));
+  await until('7 2 on lane 2\'s card', async () => JSON.stringify(await frames(row2)) === JSON.stringify([['72', '9'], ['', ''], ['', '']]));
+  same('the totals (Nina Guseva not started)', await page.locator('td.tot').allTextContents(), ['20', '9', '']);
+  await card.getByText('Копия журнала: ', { exact: false }).waitFor();
+  await shot('director-lanes');
+
+  step('the standings per category and the doubles, the games in progress marked');
+  await page.click('#tab-standings');
+  const rows = async (section) => page.locator(id(section)).locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  await page.locator(id('category-B1')).getByText('Женщинам +10 за игру').waitFor();
+  const b1 = [
+    ['1', 'Ivan Petrov', '1', 'идёт 20', '20', '0', '0', '20'],
+    ['2', 'Nina Guseva', '2', '', '0', '0', '0', '0'],
+    ['2', 'Olga Sidorova', '2', '', '0', '0', '0', '0'],
+    ['2', 'Pavel Kim', '', '', '0', '0', '0', '0'],
+  ];
+  const doubles = [
+    ['1', 'Kazan', 'Olga Sidorova, Nina Guseva', '2', 'идёт 9', '9', '0', '9'],
+    ['2', 'Moscow', 'Ivan Petrov, Pavel Kim', '', '', '0', '0', '0'],
+  ];
+  // The standings come from the journals' copies, a moment behind the
+  // lanes' states.
+  await until('the balls in the standings', async () => JSON.stringify(await rows('team-doubles')) === JSON.stringify(doubles)
+    && JSON.stringify(await rows('category-B1')) === JSON.stringify(b1)).catch(async (e) => {
+    const st = await (await page.request.get(api('/api/standings'))).json();
+    const ls = await (await page.request.get(api('/api/lanes'))).json();
+    console.error(JSON.stringify(st.unplaced), JSON.stringify(ls.map((l) => [l.mirror, l.state.journal])));
+    same('B1', await rows('category-B1'), b1);
+    same('doubles', await rows('team-doubles'), doubles);
+    throw e;
+  });
+  await page.getByRole('button', { name: 'Командные виды' }).click();
+  await until('only the team events shown', async () => (await page.locator(id('category-B1')).count()) === 0);
+  await page.locator(id('team-doubles')).waitFor();
+  same('the choice pressed', await page.getByRole('button', { name: 'Командные виды' }).getAttribute('aria-pressed'), 'true');
+  await page.getByRole('button', { name: 'Всё' }).click();
+  await page.locator(id('finals-B1')).getByText('Круговой турнир, B1 мужчины и женщины').waitFor();
+  await page.locator(id('ladder-B1')).getByText('Лесенка: 3-е место против 2-го').waitFor();
+  await shot('director-standings');
+
+  step('block S2 set by form and pushed');
+  await page.click('#tab-block');
+  await page.getByLabel('ПИН', { exact: true }).fill(pin);
+  await page.getByRole('button', { name: 'Войти' }).click();
+  await page.getByText('Судья: chief judge').waitFor();
+  const s2 = page.locator(id('block-S2'));
+  await s2.getByText('Блок S2 · singles · 2 игры · день 2').waitFor();
+  await s2.getByText('Дорожки ещё не назначены.').waitFor();
+  await page.locator(id('block-SL1-B1')).getByText('Блок SL1-B1 · singles · 1 игра · день 3 · финал').waitFor();
+  await s2.getByRole('button', { name: 'Назначить дорожки блока S2' }).click();
+  same('the entries offered (the withdrawn one not)', await s2.locator(id('slot-0-0') + ' option').allTextContents(),
+    ['—', 'Ivan Petrov', 'Olga Sidorova', 'Nina Guseva', 'Pavel Kim']);
+  await s2.locator(id('lane-0')).selectOption('2');
+  await s2.locator(id('slot-0-0')).selectOption('Pavel Kim');
+  await s2.locator(id('slot-0-1')).selectOption('Pavel Kim');
+  await s2.getByRole('button', { name: 'Сохранить дорожки блока S2' }).click();
+  await page.locator('#push-error').getByText('Pavel Kim стоит дважды').waitFor();
+  await s2.locator(id('slot-0-1')).selectOption('Nina Guseva');
+  await shot('director-block-form');
+  await s2.getByRole('button', { name: 'Сохранить дорожки блока S2' }).click();
+  await s2.getByText('Дорожка 2: Pavel Kim, Nina Guseva').waitFor();
+  await s2.getByRole('button', { name: 'Отправить составы блока S2' }).click();
+  await page.locator('#push-status').getByText('Отправлено').waitFor();
+  await page.locator('.push').first().getByText(/^Дорожка 2: (принят|отказ)/).waitFor();
+  const pushes = await (await page.request.get(api('/api/pushes'))).json();
+  same('the push of S2', [pushes[0].block, Object.keys(pushes[0].lanes)], ['S2', ['2']]);
+
+  step('the round robin proposed from the standings, confirmed and pushed');
+  const prop = page.locator(id('proposal-RR-B1'));
+  await prop.getByText('Предложено: Дорожка 1: Ivan Petrov, Pavel Kim; Дорожка 2: Nina Guseva, Olga Sidorova').waitFor();
+  await prop.getByRole('button', { name: 'Подтвердить дорожки блока RR-B1' }).click();
+  const rr = page.locator(id('block-RR-B1'));
+  await rr.getByText('Дорожка 1: Ivan Petrov, Pavel Kim').waitFor();
+  await rr.getByText('Дорожка 2: Nina Guseva, Olga Sidorova').waitFor();
+  await rr.getByRole('button', { name: 'Отправить составы блока RR-B1' }).click();
+  await until('both lanes answered the round robin\'s push', async () => {
+    const p = (await (await page.request.get(api('/api/pushes'))).json())[0];
+    return p.block === 'RR-B1' && ['1', '2'].every((n) => p.lanes[n] && ['accepted', 'refused'].includes(p.lanes[n].status));
+  });
+
+  step('times of day in the centre\'s zone');
+  const centre = await (await page.request.get(api('/api/centre'))).json();
+  const last = (await (await page.request.get(api('/api/pushes'))).json())[0];
+  const hhmmss = new Date((last.at_unix + centre.zone.offset_s) * 1000).toISOString().slice(11, 19);
+  await page.locator('.push h3').first().getByText('RR-B1 · ' + hhmmss + ' · chief judge').waitFor();
+  same('no raw UTC on the page', (await page.locator('#pushes').innerText()).match(/\d{4}-\d\d-\d\dT/), null);
+  await shot('director-finals');
+
+  step('in English, and dark');
+  await page.click('#lang');
+  await s2.getByText('Block S2 · singles · 2 games · day 2').waitFor();
+  await page.locator(id('block-SL1-B1')).getByText('Block SL1-B1 · singles · 1 game · day 3 · finals').waitFor();
+  await page.click('#theme');
+  same('the dark theme', await page.evaluate(() => document.documentElement.className), 'dark');
+  await page.getByRole('button', { name: 'Light theme' }).waitFor();
+  await shot('director-block-dark');
+
+  step('no horizontal overflow');
+  for (const [width, height] of [[1920, 1080], [1280, 800]]) {
+    await page.setViewportSize({ width, height });
+    for (const tab of ['lanes', 'standings', 'block', 'entries', 'results']) {
+      await page.click('#tab-' + tab);
+      await page.locator('#view-' + tab).waitFor();
+      const [sw, cw] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      if (sw > cw) throw new Error(`${tab} at ${width}×${height}: ${sw} px wide in ${cw}`);
+    }
+    await page.click('#tab-lanes');
+    await shot(`director-lanes-${width}`);
+  }
+
+  step('every text in contrast (WCAG AA) in both themes');
+  for (const theme of ['dark', 'light']) {
+    if ((await page.evaluate(() => document.documentElement.className)) !== theme) await page.click('#theme');
+    for (const tab of ['lanes', 'standings', 'block', 'entries', 'results']) {
+      await page.click('#tab-' + tab);
+      same(`text under AA contrast on ${tab}, ${theme}`, await page.evaluate(lowContrast), []);
+    }
+  }
+  step('a visible focus');
+  await page.click('#tab-lanes');
+  await page.focus('#tab-standings');
+  await page.keyboard.press('Tab');
+  const focus = await page.evaluate(() => {
+    const cs = getComputedStyle(document.activeElement);
+    return [document.activeElement.id, cs.outlineStyle, parseFloat(cs.outlineWidth) >= 2];
+  });
+  same('the focus ring on the next tab', focus, ['tab-block', 'solid', true]);
+  same('requests refused and console errors', refused, []);
+});

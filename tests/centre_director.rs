@@ -1,0 +1,415 @@
+//! The tournament director's page and its APIs (docs/centre.md, "The
+//! director's page"; docs/programme.md, "Lanes set on the centre's page"):
+//! a block's lanes set and kept, the finals proposed from the standings
+//! and confirmed, a push to a lane not running held and delivered when it
+//! comes online, and the page in a real browser with real lanes.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use support::centre::{Centre, lane_login_keys};
+use support::centre_lane::{Lane, PIN};
+use support::centre_scene::{SITE, Via, centre_config};
+use support::{eventually, free_port};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanecall-director-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Logs the chief judge in: the session cookie.
+fn login(c: &mut Centre) -> String {
+    let body = json!({ "pin": PIN, "name": "Irina Orlova" }).to_string();
+    let r = c
+        .http
+        .request(
+            "POST",
+            "/api/login",
+            &[("Content-Type", "application/json")],
+            body.as_bytes(),
+        )
+        .unwrap();
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let cookie = r.header("set-cookie").expect("a session cookie");
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+fn post(c: &mut Centre, cookie: Option<&str>, path: &str, body: &Value) -> (u16, Value) {
+    let mut headers = vec![("Content-Type", "application/json")];
+    if let Some(k) = cookie {
+        headers.push(("Cookie", k));
+    }
+    let r = c
+        .http
+        .request("POST", path, &headers, body.to_string().as_bytes())
+        .unwrap();
+    (
+        r.status,
+        serde_json::from_slice(&r.body).unwrap_or(Value::Null),
+    )
+}
+
+/// A centre on the embedded broker (logins for lanes 1 and 2), with
+/// `programme` if given.
+fn centre(dir: &Path, programme: Option<&str>) -> (Centre, u16) {
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(dir, &dir.join("state"), web, Via::Embedded(mqtt));
+    if let Some(text) = programme {
+        let path = dir.join("programme.toml");
+        std::fs::write(&path, text).unwrap();
+        let c = std::fs::read_to_string(&config).unwrap();
+        std::fs::write(&config, format!("programme = {path:?}\n{c}")).unwrap();
+    }
+    let mut c = Centre::start(&config, web);
+    c.wait_connected();
+    (c, mqtt)
+}
+
+/// A journal with `names` in the lane order and a block of one game
+/// started, as the daemon finds it when it starts. The lane has them as
+/// B2 (a B1 bowler waits for a blindfold check); the centre's programme
+/// says what they are.
+fn open_block(n: u32, names: &[&str]) -> String {
+    use lanecall::journal::Header;
+    use lanecall::lane::{Action, Bowler, Class, Event, Panel, Stamped};
+    let header = Header::new(
+        n,
+        Some(lanecall::wall_clock::rfc3339(
+            lanecall::wall_clock::unix_now(),
+        )),
+        support::fast_pinsetter_rules(),
+    );
+    let bowlers = names
+        .iter()
+        .map(|name| Bowler {
+            name: (*name).into(),
+            class: Class::B2,
+            handicap: 0,
+            team: None,
+            voice: Default::default(),
+        })
+        .collect();
+    let events = [
+        (0, Action::Lineup { bowlers }),
+        (1, Action::StartBlock { games: 1 }),
+    ]
+    .map(|(t, action)| Stamped {
+        t,
+        event: Event::Panel(Panel::new(Some("Judge Orlova".into()), action)),
+    });
+    support::journal_of(&header, &events)
+}
+
+/// A real lane `n` (`names` in its lane order, one game open) that takes
+/// the centre's commands.
+fn lane(dir: &Path, n: u32, mqtt: u16, names: &[&str]) -> Lane {
+    let keys = format!(
+        "broker = \"mqtt://127.0.0.1:{mqtt}\"\nsite = \"{SITE}\"\naccept_commands = true\n{}",
+        lane_login_keys(dir, n)
+    );
+    Lane::start_named(
+        &dir.join(format!("lane{n}")),
+        n,
+        Some(keys),
+        &open_block(n, names),
+        "20261201T090000Z-01",
+    )
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn a_push_to_a_lane_not_running_is_said_at_once_and_delivered_when_it_comes_online() {
+    let dir = temp_dir("offline");
+    let (mut c, mqtt) = centre(&dir, None);
+    let cookie = login(&mut c);
+    let body =
+        json!({ "block": "S1", "lanes": { "1": [{ "name": "Ivan Petrov", "class": "B1" }] } });
+    let (status, v) = post(&mut c, Some(&cookie), "/api/push", &body);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["offline"], json!([1]), "said at once: {v}");
+    let hold = json!({ "lane": 1, "on": true, "reason": "oil" });
+    let (status, v) = post(&mut c, Some(&cookie), "/api/hold", &hold);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["offline"], json!([1]), "{v}");
+    let pushes = c.get("/api/pushes");
+    assert_eq!(pushes[0]["lanes"]["1"]["status"], "offline", "{pushes}");
+    assert_eq!(pushes[1]["lanes"]["1"]["status"], "offline", "{pushes}");
+
+    // The lane starts: both commands go to it as it comes online, in the
+    // order pushed, and it answers each (a lineup while its block is open
+    // is refused by the lane itself: it was delivered).
+    let _lane = lane(&dir, 1, mqtt, &["Ivan Petrov"]);
+    c.wait_lane(1, "online", |l| l["online"] == true);
+    let answered = eventually("lane 1 to answer both held commands", || {
+        let p = c.get("/api/pushes");
+        let (hold, lineup) = (&p[0]["lanes"]["1"], &p[1]["lanes"]["1"]);
+        let done = |x: &Value| matches!(x["status"].as_str(), Some("accepted" | "refused"));
+        if done(hold) && done(lineup) {
+            Ok((hold.clone(), lineup.clone()))
+        } else {
+            Err(p.to_string())
+        }
+    });
+    assert_eq!(answered.0["status"], "accepted", "the hold: {answered:?}");
+    c.wait_lane(1, "held by the pushed hold", |l| {
+        l["state"]["hold"]["reason"] == "oil"
+    });
+    // A lane online now is sent to at once.
+    let (_, v) = post(&mut c, Some(&cookie), "/api/push", &body);
+    assert_eq!(v["offline"], json!([]), "{v}");
+}
+
+#[test]
+fn a_finals_block_gets_the_proposed_lanes_kept_across_a_restart_and_can_be_pushed() {
+    let dir = temp_dir("finals");
+    let (mut c, _) = centre(&dir, Some(include_str!("programme/example.toml")));
+    let v = c.get("/api/centre");
+    assert!(v["zone"]["offset_s"].is_i64(), "{v}");
+    // No games yet: the seeds are the entries ranked 0, by name.
+    let f = c.get("/api/finals");
+    assert_eq!(f["lanes"], json!([1, 2, 3, 4, 5, 6]), "{f}");
+    let b1 = &f["finals"][0];
+    assert_eq!(b1["category"], "B1");
+    assert_eq!(
+        b1["seeds"],
+        json!([
+            "Anna Kuznetsova",
+            "Dmitri Orlov",
+            "Ivan Petrov",
+            "Olga Smirnova"
+        ])
+    );
+    let rr = &b1["blocks"][0];
+    assert_eq!(rr["block"], "RR-B1");
+    assert_eq!(
+        rr["lanes"],
+        json!({ "1": ["Anna Kuznetsova", "Olga Smirnova"], "2": ["Dmitri Orlov", "Ivan Petrov"] })
+    );
+    assert_eq!(
+        b1["blocks"][1]["lanes"],
+        json!({ "1": ["Ivan Petrov", "Dmitri Orlov"] })
+    );
+
+    let confirm = json!({ "block": "RR-B1", "lanes": rr["lanes"] });
+    assert_eq!(post(&mut c, None, "/api/blocks/lanes", &confirm).0, 401);
+    let cookie = login(&mut c);
+    let five = json!({ "block": "RR-B1", "lanes": { "1": ["Anna Kuznetsova", "Olga Smirnova", "Dmitri Orlov", "Ivan Petrov", "Sergei Volkov"] } });
+    let (status, v) = post(&mut c, Some(&cookie), "/api/blocks/lanes", &five);
+    assert_eq!(status, 400, "{v}");
+    let other = json!({ "block": "RR-B1", "lanes": { "9": ["Anna Kuznetsova"] } });
+    let (status, v) = post(&mut c, Some(&cookie), "/api/blocks/lanes", &other);
+    assert_eq!(status, 400, "lane 9 is not the centre's: {v}");
+    let (status, v) = post(&mut c, Some(&cookie), "/api/blocks/lanes", &confirm);
+    assert_eq!(status, 200, "{v}");
+    let rr_block = |p: &Value| {
+        p["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["id"] == "RR-B1")
+            .unwrap()["lanes"]
+            .clone()
+    };
+    assert_eq!(rr_block(&v), rr["lanes"]);
+    let (status, v) = post(
+        &mut c,
+        Some(&cookie),
+        "/api/push",
+        &json!({ "block": "RR-B1" }),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["offline"], json!([1, 2]), "no lane runs here: {v}");
+    let record = std::fs::read_to_string(dir.join("state/blocks-changes.jsonl")).unwrap();
+    assert!(record.contains("\"by\":\"Irina Orlova\""), "{record}");
+
+    let config = dir.join("centre.toml");
+    let web = c.web;
+    c.stop();
+    let mut c = Centre::start(&config, web);
+    assert_eq!(rr_block(&c.get("/api/programme")), rr["lanes"]);
+    let f = c.get("/api/finals");
+    assert_eq!(f["finals"][0]["blocks"][0]["current"], rr["lanes"]);
+}
+
+#[test]
+fn without_a_programme_the_page_is_answered_without_an_error() {
+    let dir = temp_dir("none");
+    let (mut c, _) = centre(&dir, None);
+    assert_eq!(c.get("/api/programme"), Value::Null);
+    assert_eq!(c.get("/api/finals"), json!({ "lanes": [], "finals": [] }));
+}
+
+const PROGRAMME: &str = r#"
+title = "Director's Cup"
+dates = "1 December 2026"
+place = "Kosmik"
+judges = ["chief judge: Irina Orlova"]
+
+[[entry]]
+name = "Ivan Petrov"
+class = "B1"
+sex = "M"
+region = "Moscow"
+
+[[entry]]
+name = "Olga Sidorova"
+class = "B1"
+sex = "F"
+region = "Kazan"
+
+[[entry]]
+name = "Nina Guseva"
+class = "B1"
+sex = "F"
+region = "Kazan"
+
+[[entry]]
+name = "Pavel Kim"
+class = "B1"
+sex = "M"
+region = "Moscow"
+
+[[entry]]
+name = "Sergei Volkov"
+class = "B2"
+sex = "M"
+region = "Tula"
+withdrawn = true
+
+[[event]]
+id = "singles"
+kind = "singles"
+
+[[event]]
+id = "doubles"
+kind = "doubles"
+teams = { "Kazan" = ["Olga Sidorova", "Nina Guseva"], "Moscow" = ["Ivan Petrov", "Pavel Kim"] }
+
+[[block]]
+id = "S1"
+event = "singles"
+games = 1
+day = 1
+lanes = { 1 = ["Ivan Petrov"] }
+
+[[block]]
+id = "D1"
+event = "doubles"
+games = 1
+day = 1
+lanes = { 2 = ["Olga Sidorova", "Nina Guseva"] }
+
+[[block]]
+id = "S2"
+event = "singles"
+games = 2
+day = 2
+
+[[block]]
+id = "RR-B1"
+event = "singles"
+games = 3
+day = 3
+
+[[block]]
+id = "SL1-B1"
+event = "singles"
+games = 1
+day = 3
+
+[[block]]
+id = "SL2-B1"
+event = "singles"
+games = 1
+day = 3
+
+[[finals]]
+category = "B1"
+round_robin = "RR-B1"
+step_ladder = ["SL1-B1", "SL2-B1"]
+"#;
+
+/// The page in headless Chromium (`tests/browser/director.mjs`) with two
+/// real lanes: the script asks for balls by printing `BOWL <lane>
+/// <notation>` and waits for `sent`. Skipped when node, chromium or `npm
+/// ci` in tests/browser are missing, as the other browser tests.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn the_directors_page_in_a_real_browser() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if support::require_tool("node", "nodejs").is_none()
+        || support::require_tool("chromium", "chromium").is_none()
+        || support::require(
+            Some(root.join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
+            "playwright-core in tests/browser",
+            "npm ci in tests/browser",
+        )
+        .is_none()
+    {
+        return;
+    }
+    let dir = temp_dir("browser");
+    let (mut c, mqtt) = centre(&dir, Some(PROGRAMME));
+    let mut lanes = [
+        lane(&dir, 1, mqtt, &["Ivan Petrov"]),
+        lane(&dir, 2, mqtt, &["Olga Sidorova", "Nina Guseva"]),
+    ];
+    for n in [1, 2] {
+        c.wait_lane(n, "online with its state", |l| {
+            l["online"] == true && l["state"].is_object()
+        });
+    }
+    let shots = root.join("target/panel-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut script = Command::new("node")
+        .arg(root.join("tests/browser/director.mjs"))
+        .arg(format!("http://127.0.0.1:{}/", c.web))
+        .arg(PIN)
+        .arg(&shots)
+        .current_dir(root.join("tests/browser"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs");
+    let mut to_script = script.stdin.take().unwrap();
+    let from_script = BufReader::new(script.stdout.take().unwrap());
+    for line in from_script.lines() {
+        let line = line.unwrap();
+        eprintln!("director: {line}");
+        let Some(rest) = line.strip_prefix("BOWL ") else {
+            continue;
+        };
+        let (n, notation) = rest.split_once(' ').expect("BOWL <lane> <notation>");
+        let n: usize = n.parse().expect("a lane number");
+        lanes[n - 1].bowl(notation);
+        writeln!(to_script, "sent").unwrap();
+    }
+    let status = script.wait().unwrap();
+    assert!(
+        status.success(),
+        "tests/browser/director.mjs failed (see above)"
+    );
+    // What the form set is what the centre keeps.
+    let p = c.get("/api/programme");
+    let s2 = p["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == "S2")
+        .unwrap()
+        .clone();
+    assert_eq!(s2["lanes"], json!({ "2": ["Pavel Kim", "Nina Guseva"] }));
+}

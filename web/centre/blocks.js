@@ -1,0 +1,168 @@
+// The blocks on the centre's page: each block's lanes and bowlers, set by
+// form (a select per lane and per place on it, withdrawn entries not
+// offered, at most 4 a lane), pushed in one press; and the finals' lanes
+// proposed from the standings, confirmed in one press
+// (docs/programme.md, "Lanes set on the centre's page").
+import { t } from './i18n.js';
+import { h, api } from './common.js';
+
+const $ = (id) => document.getElementById(id);
+const SLOTS = 4;
+// programme: /api/programme; names: entries not withdrawn; lanes: the
+// lanes a block may be given; finals: /api/finals; edit: the block whose
+// form is open, with its rows ({lane, names}).
+const B = { programme: null, names: [], lanes: [], finals: [], judge: null, edit: null, key: '', hooks: {} };
+
+function say(text, good) {
+  const box = $('push-error');
+  box.className = good ? 'pill good' : 'alarm';
+  box.textContent = text;
+}
+
+const post = (path, body) => api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+function laneList(lanes, mark) {
+  const list = Object.entries(lanes || {});
+  if (!list.length) return h('p', { class: 'note', text: t('noLanesYet') });
+  return h('ul', { class: 'lanes' }, list.map(([lane, names]) => h('li', { text: t('lane', lane) + ': ' + names.map(mark).join(', ') })));
+}
+
+async function saveLanes(block, lanes) {
+  const r = await post('/api/blocks/lanes', { block, lanes });
+  if (r.status !== 200) { say((r.body && r.body.error) || String(r.status), false); return false; }
+  B.programme = r.body;
+  say(t('lanesSaved', block), true);
+  B.hooks.changed();
+  return true;
+}
+
+// The form's lanes, or why not: each lane once, each bowler once.
+function formLanes(rows) {
+  const out = {};
+  const seen = new Set();
+  for (const r of rows) {
+    const names = r.names.filter(Boolean);
+    if (!names.length) continue;
+    if (names.length > SLOTS) return [null, t('tooMany', r.lane)];
+    if (out[r.lane]) return [null, t('laneTwice', r.lane)];
+    for (const n of names) {
+      if (seen.has(n)) return [null, t('twice', n)];
+      seen.add(n);
+    }
+    out[r.lane] = names;
+  }
+  if (!Object.keys(out).length) return [null, t('emptyBlock')];
+  return [out, null];
+}
+
+function select(label, testid, value, options, onchange) {
+  return h('select', { 'aria-label': label, 'data-testid': testid, onchange: (e) => onchange(e.target.value) },
+    options.map(([v, text]) => h('option', { value: v, text, selected: v === value ? 'selected' : null })));
+}
+
+function editForm(b) {
+  const e = B.edit;
+  const people = [['', t('nobody')], ...B.names.map((n) => [n, n])];
+  const rows = e.rows.map((r, i) => {
+    const lanes = [...new Set([...B.lanes, Number(r.lane)])].filter(Boolean).sort((x, y) => x - y);
+    return h('fieldset', { class: 'lane-row' },
+      h('legend', { class: 'vh', text: t('lane', r.lane) }),
+      select(t('laneSelect', i + 1), 'lane-' + i, String(r.lane), lanes.map((n) => [String(n), t('lane', n)]), (v) => { r.lane = Number(v); redraw(); }),
+      Array.from({ length: SLOTS }, (_, k) => select(t('slot', r.lane, k + 1), 'slot-' + i + '-' + k, r.names[k] || '',
+        people, (v) => { r.names[k] = v; })),
+      h('button', { type: 'button', text: '×', 'aria-label': t('removeLane', r.lane), onclick: () => { e.rows.splice(i, 1); redraw(); } }));
+  });
+  return h('form', { class: 'lanes-form', 'data-testid': 'lanes-form-' + b.id, onsubmit: async (ev) => {
+    ev.preventDefault();
+    const [lanes, why] = formLanes(e.rows);
+    if (!lanes) { say(why, false); return; }
+    if (await saveLanes(b.id, lanes)) { B.edit = null; redraw(); focusIn('[data-testid="block-' + b.id + '"] button'); }
+  } },
+  rows,
+  h('div', { class: 'actions' },
+    h('button', { type: 'button', text: t('addLane'), onclick: () => {
+      const used = new Set(e.rows.map((r) => r.lane));
+      e.rows.push({ lane: B.lanes.find((n) => !used.has(n)) || B.lanes[0] || 1, names: [] });
+      redraw();
+    } }),
+    h('button', { type: 'submit', class: 'primary', text: t('saveLanes', b.id) }),
+    h('button', { type: 'button', text: t('cancel'), onclick: () => { B.edit = null; redraw(); focusIn('[data-testid="block-' + b.id + '"] button'); } })));
+}
+
+function blockCard(b, mark) {
+  const finals = (B.programme.finals || []).some((f) => f.round_robin === b.id || (f.step_ladder || []).includes(b.id));
+  const editing = B.edit && B.edit.block === b.id;
+  const has = Object.keys(b.lanes || {}).length > 0;
+  return h('section', { class: 'block panel', 'data-testid': 'block-' + b.id },
+    h('h3', { text: t('blockHead', b.id, b.event, t('nGames', b.games), b.day) + (finals ? ' · ' + t('finalsBlock') : '') }),
+    editing ? editForm(b) : laneList(b.lanes, mark),
+    B.judge && !editing ? h('div', { class: 'actions' },
+      h('button', { type: 'button', text: t('editLanes', b.id), onclick: () => {
+        const rows = Object.entries(b.lanes || {}).map(([lane, names]) => ({ lane: Number(lane), names: names.filter((n) => B.names.includes(n)) }));
+        if (!rows.length) rows.push({ lane: B.lanes[0] || 1, names: [] });
+        B.edit = { block: b.id, rows };
+        redraw();
+        focusIn('[data-testid="lanes-form-' + b.id + '"] select');
+      } }),
+      has ? h('button', { type: 'button', class: 'primary', text: t('pushBlock', b.id), onclick: () => B.hooks.push(b.id) }) : null) : null);
+}
+
+const WAITING = { 'no bowler in the category': 'waiting_none', 'fewer than 3 bowlers in the round robin': 'waiting_fewer', 'the first step-ladder match is not decided': 'waiting_undecided' };
+
+function lanesText(lanes) {
+  return Object.entries(lanes || {}).map(([lane, names]) => t('lane', lane) + ': ' + names.join(', ')).join('; ');
+}
+
+function proposalCard(f) {
+  return h('section', { class: 'panel proposal', 'data-testid': 'finals-proposal-' + f.category },
+    h('h3', { text: t('finalsTitle', f.category) }),
+    h('p', { class: 'note', text: t('rounds', f.rounds.length) + ' · ' + f.seeds.map((s, i) => (i + 1) + '. ' + s).join(', ') }),
+    f.blocks.map((p) => h('div', { class: 'stage-row', 'data-testid': 'proposal-' + p.block },
+      h('h4', { text: t('stage_' + p.stage) + ' · ' + p.block }),
+      p.waiting ? h('p', { class: 'note', text: t(WAITING[p.waiting] || p.waiting) })
+        : h('p', { text: t('proposed') + lanesText(p.lanes) }),
+      Object.keys(p.current || {}).length ? h('p', { class: 'note', text: t('nowLanes') + lanesText(p.current) }) : null,
+      B.judge && !p.waiting ? h('button', { type: 'button', class: 'primary', text: t('confirm', p.block),
+        onclick: () => saveLanes(p.block, p.lanes) }) : null)));
+}
+
+function focusIn(selector) {
+  const el = document.querySelector(selector);
+  if (el) el.focus();
+}
+
+function redraw() {
+  B.key = '';
+  B.hooks.render();
+}
+
+// Draws the blocks and the finals' proposals when what they show changed,
+// and never under an open form (a poll would take its choices away).
+export function render(mark, force) {
+  const p = B.programme;
+  const key = JSON.stringify([p, B.names, B.lanes, B.finals, B.judge, B.edit]);
+  if (!force && (key === B.key || (B.edit && B.key))) return;
+  B.key = key;
+  // A button focused keeps the focus when drawn again (each names its
+  // block).
+  const a = document.activeElement;
+  const again = a && a.tagName === 'BUTTON' && a.closest('#blocks, #finals') ? a.textContent : null;
+  $('finals').replaceChildren(...(p && B.finals.length ? B.finals.map(proposalCard) : []));
+  $('blocks').replaceChildren(...(p ? p.blocks.map((b) => blockCard(b, mark)) : [h('p', { text: t('noProgramme') })]));
+  const b = again && [...document.querySelectorAll('#blocks button, #finals button')].find((x) => x.textContent === again);
+  if (b) b.focus();
+}
+
+// What the blocks are drawn from, as the page last read it.
+export function update(d) {
+  if ('programme' in d) B.programme = d.programme;
+  if (d.entries) B.names = d.entries.filter((e) => !e.withdrawn).map((e) => e.name);
+  if (d.finals) { B.lanes = d.finals.lanes || []; B.finals = d.finals.finals || []; }
+  if ('judge' in d) { B.judge = d.judge; if (!d.judge) B.edit = null; }
+}
+
+export function programme() { return B.programme; }
+
+// hooks: render() redraws the page, push(id) pushes a block, changed()
+// reads the blocks and proposals again after a change.
+export function init(hooks) { B.hooks = hooks; }

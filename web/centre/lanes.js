@@ -1,0 +1,96 @@
+// The lane cards: each lane's bowlers with their current game's frames
+// (a compact copy of the lane's /board, drawn from the state the lane
+// publishes: docs/replay-output.md), online or not, its journal and its
+// alarms (hold, wrong deck, no pin report, pinsetter, journal).
+import { t } from './i18n.js';
+import { h, flags } from './common.js';
+
+const FRAMES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+function latestBlock(s) {
+  const nums = (s.blocks || []).map((b) => b.block);
+  for (const b of s.bowlers || []) if (b.block) nums.push(b.block);
+  return nums.length ? Math.max(...nums) : null;
+}
+
+// The lane order now: the latest block's bowlers, the last one at each
+// place (a substitute takes the place of the one before).
+export function order(s) {
+  const n = latestBlock(s);
+  const byPos = new Map();
+  (s.bowlers || []).forEach((b, i) => {
+    if (n === null || b.block === n) byPos.set(b.position === null || b.position === undefined ? i : b.position, b);
+  });
+  return [...byPos.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+}
+
+// The game bowled now: the bowler up's, else the latest bowled.
+export function gameNow(s, list) {
+  if (s.up) return s.up.game;
+  let g = 0;
+  for (const b of list) for (const x of b.games || []) g = Math.max(g, x.game);
+  return g || 1;
+}
+
+// What the card raises beyond the shared flags: a wrong deck, a pin
+// report that did not come.
+function alarms(s) {
+  const out = flags(s);
+  if (!s) return out;
+  if (s.wrong_deck) out.push([t('wrongDeck'), 'bad']);
+  const c = s.conduct || [];
+  if (s.up && c.length && c[c.length - 1].kind === 'no_pin_report') out.push([t('noPinReport'), 'bad']);
+  return out;
+}
+
+function frameCell(s, b, game, f) {
+  const fr = game && (game.frames || []).find((x) => x.frame === f);
+  const up = !!(s.up && s.up.bowler === b.name && s.up.frame === f);
+  const cum = fr && fr.cumulative !== null && fr.cumulative !== undefined ? String(fr.cumulative) : '';
+  return h('td', { class: 'fr' + (up ? ' up' : '') },
+    h('span', { class: 'mk', text: (fr && fr.marks) || '' }),
+    h('span', { class: 'cum', text: cum }));
+}
+
+function bowlerRow(s, b, g, i, lane) {
+  const game = (b.games || []).find((x) => x.game === g);
+  const isUp = !!(s.up && s.up.bowler === b.name);
+  return h('tr', { class: isUp ? 'is-up' : null, 'data-testid': 'frames-' + lane + '-' + i },
+    h('th', { scope: 'row', class: 'who', title: b.name, text: b.name }),
+    FRAMES.map((f) => frameCell(s, b, game, f)),
+    h('td', { class: 'tot', text: game ? String(game.total || 0) : '' }));
+}
+
+function frames(s, lane) {
+  const list = order(s).slice(0, 4);
+  if (!list.length) return null;
+  const g = gameNow(s, list);
+  return h('table', { class: 'frames' },
+    h('caption', { text: t('gameN', g) }),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'who' }, h('span', { class: 'vh', text: t('name') })),
+      FRAMES.map((f) => h('th', { scope: 'col', 'aria-label': t('frame', f), text: f })),
+      h('th', { scope: 'col', text: 'Σ' }))),
+    h('tbody', {}, list.map((b, i) => bowlerRow(s, b, g, i, lane))));
+}
+
+function journal(s) {
+  const j = s && s.journal;
+  if (!j || !j.file) return t('journalNone');
+  return t('journalOk', j.file, t('nLines', j.lines || 0));
+}
+
+export function laneCard(l) {
+  const s = l.state;
+  const up = s && s.up;
+  const m = l.mirror || {};
+  return h('article', { class: 'card' + (l.online ? '' : ' off'), 'data-testid': 'lane-' + l.lane },
+    h('div', { class: 'card-head' },
+      h('h2', { text: t('lane', l.lane) }),
+      h('span', { class: 'pill ' + (l.online ? 'good' : 'bad'), text: l.online ? t('online') : t('offline') })),
+    h('p', { class: 'up', text: up ? t('up', up.bowler, up.game, up.frame, up.ball) : t('nobodyUp') }),
+    h('ul', { class: 'flags' }, alarms(s).map(([text, tone]) => h('li', { class: 'pill ' + tone, text }))),
+    s ? frames(s, l.lane) : null,
+    h('p', { class: 'mirror', text: journal(s) }),
+    h('p', { class: 'mirror', text: t('copyLines', t('nLines', m.lines || 0), m.gaps, m.conflicts) }),
+    m.failed ? h('p', { class: 'pill bad', 'data-testid': 'mirror-failed-' + l.lane, text: t('mirrorFailed', m.failed) }) : null);
+}
