@@ -590,7 +590,8 @@ impl RawSpeaker {
             None | Some("builtin") => Some(None),
             Some(v)
                 if (1..=40).contains(&v.len())
-                    && v.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') =>
+                    && v.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') =>
             {
                 Some(Some(PathBuf::from(super::VOICES_DIR).join(v)))
             }
