@@ -102,7 +102,7 @@ def start_demo(binary, lanes, speed, seconds, state_dir):
         line = child.stdout.readline()
         if not line:
             sys.exit("the demo stopped before printing its lanes")
-        m = re.match(r"Centre: http://[^:]+:(\d+)/", line)
+        m = re.match(r"Centre: +http://[^:]+:(\d+)/", line)
         if m:
             centre = int(m.group(1))
         m = re.match(r"Lane (\d+): http://[^:]+:(\d+)/", line)
@@ -129,12 +129,12 @@ def latency(binary, lanes, speed, seconds, follow):
                     if not b["games"]:
                         continue
                     key = (lane, b["name"])
-                    if last.get(key) != b["series"]:
-                        last[key] = b["series"]
+                    if last.get(key) != b["series_with_handicap"]:
+                        last[key] = b["series_with_handicap"]
                         with lock:
                             if key in pending:
                                 superseded[0] += 1
-                            pending[key] = (b["series"], now)
+                            pending[key] = (b["series_with_handicap"], now)
         except (OSError, ValueError):
             pass
 

@@ -13,7 +13,8 @@
 # used). Every clip: mono 16-bit PCM at 22050 Hz, silence trimmed at both
 # ends, a 5 ms fade in and 10 ms out, then the folder brought to one
 # loudness (`lanecall voice normalise`, -18 LUFS) and checked (`lanecall
-# voice check`). The package build runs it (.ci/package).
+# voice check`: $LANECALL, or this repository's built with cargo). The
+# package build runs it (.ci/package).
 #
 # Needs Debian's rhvoice, rhvoice-russian and rhvoice-english (section
 # non-free) and sox.
@@ -31,7 +32,12 @@ if ((${#missing[@]})); then
     echo "make-rhvoice-packs: install the Debian packages (non-free): apt-get install ${missing[*]}" >&2
     exit 1
 fi
-lanecall=(cargo run --quiet --release --manifest-path "$root/Cargo.toml" --)
+# The lanecall that normalises and checks: $LANECALL, or this repository's.
+if [[ -n "${LANECALL:-}" ]]; then
+    lanecall=("$LANECALL")
+else
+    lanecall=(cargo run --quiet --release --manifest-path "$root/Cargo.toml" --)
+fi
 
 mapfile -t clips < <(grep -v '^[[:space:]]*$' "$here/clips.txt")
 tmp="$(mktemp -d)"

@@ -396,6 +396,7 @@ pub(super) fn say(
     out: Option<PathBuf>,
     device: Option<String>,
     volume: f32,
+    voice: &str,
     words: &[String],
 ) -> ExitCode {
     use crate::speaker::pack::VoicePack;
@@ -405,7 +406,21 @@ pub(super) fn say(
     } else {
         crate::lane::Language::Ru
     };
-    let pack = VoicePack::builtin(language);
+    let dir = match voice {
+        "builtin" => None,
+        v if v.contains('/') => Some(PathBuf::from(v)),
+        v => Some(Path::new(crate::config::VOICES_DIR).join(v)),
+    };
+    let pack = match dir {
+        None => VoicePack::builtin(language),
+        Some(dir) => match VoicePack::from_dir(&dir.join(lang), language) {
+            Ok((pack, _)) => pack,
+            Err(e) => {
+                eprintln!("lanecall say: --voice {voice}: {e}");
+                return ExitCode::from(super::exit::EX_INPUT);
+            }
+        },
+    };
     let names = match crate::speaker::clip_names_for_words(words, language) {
         Ok(n) => n,
         Err(e) => {

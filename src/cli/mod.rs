@@ -180,6 +180,10 @@ pub enum Command {
         /// Loudness, 0.0 to 2.0 as `[speaker] volume`: 1.0 plays as recorded.
         #[arg(long, default_value_t = 1.0, value_parser = volume, allow_negative_numbers = true)]
         volume: f32,
+        /// The voice, as `[speaker] voice` names it ("builtin", "rhvoice",
+        /// "rhvoice-elena"…), or a folder of recordings (with ru/ and en/).
+        #[arg(long, default_value = "builtin")]
+        voice: String,
         /// Pin numbers, numbers, or words of the voice (strike, spare, split, left_side...).
         #[arg(required = true)]
         words: Vec<String>,
@@ -287,8 +291,9 @@ pub fn main() -> ExitCode {
             out,
             device,
             volume,
+            voice,
             words,
-        } => say(&lang, out, device, volume, &words),
+        } => say(&lang, out, device, volume, &voice, &words),
         Command::Voice(VoiceCommand::Check { dir }) => voice_check(&dir),
         Command::Voice(VoiceCommand::Normalise { dir, lufs }) => voice_normalise(&dir, lufs),
         Command::Replay { log, json, strict } => replay::main(log, json, strict),
