@@ -1384,3 +1384,49 @@ fn bad_switches_are_named_by_their_key() {
     let p = problems(&minimal().replace("port = \"/dev/ttyUSB0\"", "kind = \"reeds\""));
     assert_problem(&p, "pinsetter.kind", "\"reeds\" is not one of");
 }
+
+/// `[speaker] voice` names a voice installed in /usr/share/lanecall/voices
+/// (its folder is then the voice's, as `voice_dir`'s), or "builtin"; a
+/// name that is no folder's name, or both keys, is refused; a voice the
+/// machine lacks is a site problem naming the voices it has; the printed
+/// config says the name back.
+#[test]
+fn speaker_voice_names_an_installed_voice() {
+    let with = |speaker: &str| format!("{}\n[speaker]\n{speaker}\n", minimal());
+    let c = parse(&with("voice = \"rhvoice-elena\"")).unwrap();
+    assert_eq!(
+        c.speaker.voice_dir.as_deref(),
+        Some(Path::new("/usr/share/lanecall/voices/rhvoice-elena"))
+    );
+    assert!(
+        c.to_toml().contains("\nvoice = \"rhvoice-elena\"\n"),
+        "{}",
+        c.to_toml()
+    );
+    let builtin = parse(&with("voice = \"builtin\"")).unwrap();
+    assert_eq!(builtin.speaker.voice_dir, None);
+    assert!(builtin.to_toml().contains("\nvoice = \"builtin\"\n"));
+    for bad in ["../etc", "RHVoice", "", "a/b"] {
+        let p = problems(&with(&format!("voice = {bad:?}")));
+        assert_problem(
+            &p,
+            "speaker.voice",
+            "the name of a voice installed in /usr/share/lanecall/voices",
+        );
+    }
+    let p = problems(&with(
+        "voice = \"rhvoice\"\nvoice_dir = \"/etc/lanecall/voice\"",
+    ));
+    assert_problem(&p, "speaker.voice", "keep one");
+
+    let host = lanecall::config::Host::this();
+    let text = with("voice = \"no-such-voice\"");
+    let site = parse(&text).unwrap().site_check(&host, &text);
+    assert!(
+        site.problems.iter().any(|p| p.key == "speaker.voice"
+            && p.message
+                .contains("no voice \"no-such-voice\" in /usr/share/lanecall/voices (installed: ")),
+        "{:?}",
+        site.problems
+    );
+}
