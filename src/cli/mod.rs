@@ -5,6 +5,7 @@ mod centre;
 mod commands;
 pub mod exit;
 mod replay;
+mod voice;
 
 use std::io::{self, IsTerminal};
 use std::net::SocketAddr;
@@ -16,6 +17,7 @@ use clap::{Parser, Subcommand};
 use crate::config::{Config, Host};
 use crate::daemon::ServeOptions;
 use commands::*;
+use voice::{say, voice_check, voice_normalise};
 
 #[derive(Parser)]
 #[command(

@@ -49,6 +49,7 @@ mod validate;
 mod validate_centre;
 mod validate_web;
 mod validated;
+mod voice;
 
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,

@@ -575,49 +575,7 @@ impl RawSpeaker {
             DEFAULT_STALE_AFTER_MS as i64,
             1..=600_000,
         );
-        let voice_dir = match self.voice_dir.as_deref() {
-            Some(d) if d.trim().is_empty() => {
-                c.push(
-                    "speaker.voice_dir",
-                    "is empty: leave it out for the built-in voice, or name the folder of recordings",
-                );
-                None
-            }
-            d => Some(d.map(PathBuf::from)),
-        };
-        // An installed voice by its name: its folder, as `voice_dir`.
-        let voice = match self.voice.as_deref() {
-            None | Some("builtin") => Some(None),
-            Some(v)
-                if (1..=40).contains(&v.len())
-                    && v.bytes()
-                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') =>
-            {
-                Some(Some(PathBuf::from(super::VOICES_DIR).join(v)))
-            }
-            Some(v) => {
-                c.push(
-                    "speaker.voice",
-                    format!(
-                        "{v:?}: \"builtin\", or the name of a voice installed in {} (a-z, 0-9 and -, \
-                         e.g. \"rhvoice\")",
-                        super::VOICES_DIR
-                    ),
-                );
-                None
-            }
-        };
-        let voice_dir = match (voice_dir, voice) {
-            (Some(Some(_)), Some(Some(_))) => {
-                c.push(
-                    "speaker.voice",
-                    "and speaker.voice_dir both name a voice: keep one (voice_dir for recordings of \
-                     your own)",
-                );
-                None
-            }
-            (dir, voice) => dir.zip(voice).map(|(d, v)| d.or(v)),
-        };
+        let voice_dir = super::voice::folder(c, self.voice_dir.as_deref(), self.voice.as_deref());
         Some(SpeakerConfig {
             voice_dir: voice_dir?,
             enabled: self.enabled.unwrap_or(DEFAULT_SPEAKER_ENABLED),
