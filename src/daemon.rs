@@ -75,9 +75,9 @@ pub struct DemoOptions {
     pub speed: f64,
     pub seed: u64,
     /// A lane of a demo centre with a programme: it bowls the blocks the
-    /// centre pushes, each with its games here ([`crate::demo::follow_pushes`]),
-    /// not a script of its own.
-    pub pushed: Option<crate::demo::Games>,
+    /// centre whose page is here pushes, with the games the centre gives
+    /// them ([`crate::demo::follow_pushes`]), not a script of its own.
+    pub pushed: Option<SocketAddr>,
 }
 
 /// What a running daemon tells the one who started it.
@@ -212,13 +212,13 @@ pub async fn serve(
         _ => (options.stop_after, None),
     };
     let mut source = match script {
-        Some((d, start)) if let Some(games) = &d.pushed => {
+        Some((d, start)) if let Some(centre) = d.pushed => {
             tokio::spawn(crate::demo::follow_pushes(
                 clock,
                 start,
                 config.lane,
                 d.seed,
-                games.clone(),
+                centre,
                 lane_state,
                 tx.clone(),
             ))
@@ -346,7 +346,7 @@ pub async fn serve_centre_demo(
     })
     .await
     .map_err(DaemonError::CentreStart)?;
-    let games = Some(programme.games.clone());
+    let pushed = Some(centre.web);
     let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut lanes = Vec::new();
     for k in 1..=demo.lanes {
@@ -384,7 +384,7 @@ pub async fn serve_centre_demo(
             demo: Some(DemoOptions {
                 speed: demo.demo.speed,
                 seed: demo.demo.seed.wrapping_add(u64::from(k)),
-                pushed: games.clone(),
+                pushed,
             }),
             stop_after: demo.stop_after,
         };

@@ -15,6 +15,7 @@ const MAX_ANSWER: u64 = 64 * 1024;
 /// (headers and body).
 async fn request(
     centre: SocketAddr,
+    method: &str,
     path: &str,
     cookie: Option<&str>,
     body: &str,
@@ -24,7 +25,7 @@ async fn request(
         .map_err(|e| format!("cannot reach the centre's page at {centre}: {e}"))?;
     let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
     let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {centre}\r\nContent-Type: application/json\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {centre}\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\n{cookie}Connection: close\r\n\r\n",
         body.len()
     );
@@ -49,7 +50,7 @@ async fn request(
 /// not.
 pub async fn push(centre: SocketAddr, pin: &str, block: &str) -> Result<(), String> {
     let login = serde_json::json!({"pin": pin, "name": "Demo director"}).to_string();
-    let (status, answer) = request(centre, "/api/login", None, &login).await?;
+    let (status, answer) = request(centre, "POST", "/api/login", None, &login).await?;
     if status != 200 {
         return Err(format!("login: HTTP {status}"));
     }
@@ -63,7 +64,14 @@ pub async fn push(centre: SocketAddr, pin: &str, block: &str) -> Result<(), Stri
         .filter_map(|c| c.split(';').next())
         .collect();
     let push = serde_json::json!({"block": block}).to_string();
-    let (status, answer) = request(centre, "/api/push", Some(&cookies.join("; ")), &push).await?;
+    let (status, answer) = request(
+        centre,
+        "POST",
+        "/api/push",
+        Some(&cookies.join("; ")),
+        &push,
+    )
+    .await?;
     match status {
         200 => Ok(()),
         _ => Err(format!(
@@ -71,6 +79,34 @@ pub async fn push(centre: SocketAddr, pin: &str, block: &str) -> Result<(), Stri
             answer.rsplit("\r\n\r\n").next().unwrap_or_default()
         )),
     }
+}
+
+/// The games of the `nth` block (from 0, in the programme's order) that
+/// puts `names` on lane `lane`, as the centre has its blocks now (the
+/// finals' lanes are set on its page); `None` when none does.
+pub async fn games_of(centre: SocketAddr, lane: u32, names: &[String], nth: usize) -> Option<u8> {
+    let (status, answer) = request(centre, "GET", "/api/programme", None, "")
+        .await
+        .ok()?;
+    if status != 200 {
+        return None;
+    }
+    let body = answer.split_once("\r\n\r\n")?.1;
+    let programme: serde_json::Value = serde_json::from_str(body).ok()?;
+    let lane = lane.to_string();
+    programme["blocks"]
+        .as_array()?
+        .iter()
+        .filter(|b| {
+            b["lanes"][lane.as_str()].as_array().is_some_and(|l| {
+                l.iter()
+                    .map(|n| n.as_str())
+                    .eq(names.iter().map(|n| Some(n.as_str())))
+            })
+        })
+        .nth(nth)
+        .and_then(|b| b["games"].as_u64())
+        .and_then(|g| u8::try_from(g).ok())
 }
 
 /// How often the director looks whether every lane is online.

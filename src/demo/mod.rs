@@ -19,7 +19,7 @@ pub mod director;
 pub mod programme;
 mod robot;
 
-pub use robot::{Games, follow_pushes};
+pub use robot::follow_pushes;
 
 use crate::lane::{Event, Millis};
 use crate::ports::{Clock, Input, InputSender};

@@ -4,12 +4,9 @@
 //! block, a trios block and the B1 finals, so that a director sees
 //! categories, a team event and finals (docs/programme.md).
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use super::Games;
 use crate::centre::programme::Programme;
 use crate::sim::demo_name;
 
@@ -112,9 +109,6 @@ pub fn programme(lanes: u32) -> String {
 /// for lanes 1 to `lanes` written into `dir`.
 pub struct DemoProgramme {
     pub path: PathBuf,
-    /// The games of each lineup it places on a lane, for the lanes'
-    /// bowlers.
-    pub games: Games,
     /// Its first block with lanes, pushed once the lanes are online.
     pub first_block: Option<String>,
 }
@@ -132,29 +126,12 @@ impl DemoProgramme {
             }
         };
         let p = Programme::load(&path).map_err(|e| e.to_string())?;
-        let mut games: BTreeMap<(u32, Vec<String>), Vec<u8>> = BTreeMap::new();
-        for block in &p.blocks {
-            let Ok(lineups) = p.lineups(&block.id) else {
-                continue;
-            };
-            for (lane, bowlers) in lineups {
-                let names = bowlers.iter().map(|b| b.name.clone()).collect();
-                games
-                    .entry((lane, names))
-                    .or_default()
-                    .push(u8::try_from(block.games).unwrap_or(u8::MAX));
-            }
-        }
         let first_block = p
             .blocks
             .iter()
             .find(|b| p.lineups(&b.id).is_ok())
             .map(|b| b.id.clone());
-        Ok(DemoProgramme {
-            path,
-            games: Arc::new(games),
-            first_block,
-        })
+        Ok(DemoProgramme { path, first_block })
     }
 }
 

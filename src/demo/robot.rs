@@ -5,7 +5,7 @@
 //! the standings place its games), then the lane waits for the next push.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::net::SocketAddr;
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -16,23 +16,18 @@ use crate::lane::{Action, Bowler, Event, Millis, Panel};
 use crate::ports::{Clock, InputSender, LaneSnapshot};
 use crate::sim::Scenario;
 
-/// The games of each block the programme places on a lane, by lane and
-/// its bowlers in lane order, in the programme's order (the same lineup
-/// may be pushed for two blocks).
-pub type Games = Arc<BTreeMap<(u32, Vec<String>), Vec<u8>>>;
-
-/// Games of a lineup the programme does not place (a final's, set on the
-/// centre's page).
+/// Games of a lineup the centre's programme does not place.
 const UNPLACED_GAMES: u8 = 1;
 
 /// Plays lane `lane`'s pushed blocks from lane time `start`, each with the
-/// next seed from `first_seed`, until the lane's thread is gone.
+/// next seed from `first_seed` and the games the centre at `centre` gives
+/// its block, until the lane's thread is gone.
 pub async fn follow_pushes(
     clock: Clock,
     start: Millis,
     lane: u32,
     first_seed: u64,
-    games: Games,
+    centre: SocketAddr,
     mut state: watch::Receiver<LaneSnapshot>,
     inputs: InputSender,
 ) {
@@ -51,11 +46,11 @@ pub async fn follow_pushes(
             continue;
         };
         let names: Vec<String> = bowlers.iter().map(|b| b.name.clone()).collect();
+        // The same lineup may be pushed for two blocks: the n-th push of it
+        // is its n-th block in the programme.
         let times = pushed.entry(names.clone()).or_default();
-        let block_games = games
-            .get(&(lane, names))
-            .and_then(|g| g.get(*times).or(g.last()))
-            .copied()
+        let block_games = super::director::games_of(centre, lane, &names, *times)
+            .await
             .unwrap_or(UNPLACED_GAMES);
         *times += 1;
         let scenario = Scenario {
