@@ -734,15 +734,7 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
 )]
 fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if support::require_tool("node", "nodejs").is_none()
-        || support::require_tool("chromium", "chromium").is_none()
-        || support::require(
-            Some(root.join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
-            "playwright-core in tests/browser",
-            "npm ci in tests/browser",
-        )
-        .is_none()
-    {
+    if !support::browser_tools() {
         return;
     }
     let dir = temp_dir("browser");

@@ -349,15 +349,7 @@ step_ladder = ["SL1-B1", "SL2-B1"]
 )]
 fn the_directors_page_in_a_real_browser() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if support::require_tool("node", "nodejs").is_none()
-        || support::require_tool("chromium", "chromium").is_none()
-        || support::require(
-            Some(root.join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
-            "playwright-core in tests/browser",
-            "npm ci in tests/browser",
-        )
-        .is_none()
-    {
+    if !support::browser_tools() {
         return;
     }
     let dir = temp_dir("browser");

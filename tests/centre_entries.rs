@@ -228,15 +228,7 @@ fn an_import_with_an_error_changes_nothing_and_a_good_one_replaces_the_entries()
 #[test]
 fn entries_are_imported_and_edited_on_the_page_in_a_real_browser() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if support::require_tool("node", "nodejs").is_none()
-        || support::require_tool("chromium", "chromium").is_none()
-        || support::require(
-            Some(root.join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
-            "playwright-core in tests/browser",
-            "npm ci in tests/browser",
-        )
-        .is_none()
-    {
+    if !support::browser_tools() {
         return;
     }
     let dir = temp_dir("browser");

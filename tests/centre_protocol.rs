@@ -163,19 +163,6 @@ fn browser(script: &str, centre: &Centre) {
     );
 }
 
-/// Whether node, chromium and playwright-core are here (else skipped, as
-/// tests/panel_browser.rs says).
-fn have_browser() -> bool {
-    support::require_tool("node", "nodejs").is_some()
-        && support::require_tool("chromium", "chromium").is_some()
-        && support::require(
-            Some(root().join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
-            "playwright-core in tests/browser",
-            "npm ci in tests/browser",
-        )
-        .is_some()
-}
-
 #[test]
 #[cfg_attr(
     not(feature = "broker"),
@@ -200,7 +187,7 @@ fn the_protocol_prints_on_a4_and_the_tv_fits_a_1920_by_1080_screen() {
         json!({ "role": "chief secretary", "name": "Pavel Sokolov" })
     );
     assert_eq!(programme["entries"][4]["handicap"], 8);
-    if !have_browser() {
+    if !support::browser_tools() {
         return;
     }
     browser("protocol.mjs", &centre);

@@ -36,19 +36,6 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Whether the browser's tools are here: node, Chromium and
-/// playwright-core; see [`support::require`] for when one is missing.
-fn browser_tools() -> bool {
-    support::require_tool("node", "nodejs").is_some()
-        && support::require_tool("chromium", "chromium").is_some()
-        && support::require(
-            Some(root().join("tests/browser/node_modules/playwright-core")).filter(|p| p.exists()),
-            "playwright-core in tests/browser",
-            "npm ci in tests/browser",
-        )
-        .is_some()
-}
-
 struct Daemon(Child);
 
 impl Drop for Daemon {
@@ -82,7 +69,7 @@ fn a_judge_handles_a_wrong_deck_a_recheck_and_the_second_block() {
 /// `None` (the test is skipped) when the browser tools are missing and
 /// `LANECALL_ALLOW_SKIP=1`.
 fn scratch(tag: &str) -> Option<(PathBuf, PathBuf)> {
-    if !browser_tools() {
+    if !support::browser_tools() {
         return None;
     }
     let dir = std::env::temp_dir().join(format!("lanecall-{tag}-{}", std::process::id()));

@@ -13,7 +13,9 @@ pub mod tls;
 pub mod wait;
 
 #[allow(unused_imports)]
-pub use wait::{Gate, eventually, eventually_async, eventually_within, require, require_tool};
+pub use wait::{
+    Gate, browser_tools, eventually, eventually_async, eventually_within, require, require_tool,
+};
 
 use lanecall::journal::{Header, Writer};
 use lanecall::lane::{Action, Bowler, Class, Event, Panel, Rules, Stamped};

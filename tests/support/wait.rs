@@ -165,3 +165,19 @@ pub fn require_tool(tool: &str, package: &str) -> Option<PathBuf> {
         &format!("apt-get install {package}"),
     )
 }
+
+/// Whether a browser test can run: node, Chromium and `npm ci`'s
+/// playwright-core in tests/browser (see [`require`] for when one is
+/// missing).
+pub fn browser_tools() -> bool {
+    let playwright = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/browser/node_modules/playwright-core");
+    require_tool("node", "nodejs").is_some()
+        && require_tool("chromium", "chromium").is_some()
+        && require(
+            Some(playwright).filter(|p| p.exists()),
+            "playwright-core in tests/browser",
+            "npm ci in tests/browser",
+        )
+        .is_some()
+}
