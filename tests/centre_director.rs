@@ -23,38 +23,6 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Logs the chief judge in: the session cookie.
-fn login(c: &mut Centre) -> String {
-    let body = json!({ "pin": PIN, "name": "Irina Orlova" }).to_string();
-    let r = c
-        .http
-        .request(
-            "POST",
-            "/api/login",
-            &[("Content-Type", "application/json")],
-            body.as_bytes(),
-        )
-        .unwrap();
-    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
-    let cookie = r.header("set-cookie").expect("a session cookie");
-    cookie.split(';').next().unwrap().to_owned()
-}
-
-fn post(c: &mut Centre, cookie: Option<&str>, path: &str, body: &Value) -> (u16, Value) {
-    let mut headers = vec![("Content-Type", "application/json")];
-    if let Some(k) = cookie {
-        headers.push(("Cookie", k));
-    }
-    let r = c
-        .http
-        .request("POST", path, &headers, body.to_string().as_bytes())
-        .unwrap();
-    (
-        r.status,
-        serde_json::from_slice(&r.body).unwrap_or(Value::Null),
-    )
-}
-
 /// A centre on the embedded broker (logins for lanes 1 and 2), with
 /// `programme` if given.
 fn centre(dir: &Path, programme: Option<&str>) -> (Centre, u16) {
@@ -130,14 +98,14 @@ fn lane(dir: &Path, n: u32, mqtt: u16, names: &[&str]) -> Lane {
 fn a_push_to_a_lane_not_running_is_said_at_once_and_delivered_when_it_comes_online() {
     let dir = temp_dir("offline");
     let (mut c, mqtt) = centre(&dir, None);
-    let cookie = login(&mut c);
+    let cookie = c.login(PIN, "Irina Orlova").0;
     let body =
         json!({ "block": "S1", "lanes": { "1": [{ "name": "Ivan Petrov", "class": "B1" }] } });
-    let (status, v) = post(&mut c, Some(&cookie), "/api/push", &body);
+    let (status, v) = c.post(Some(&cookie), "/api/push", &body);
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["offline"], json!([1]), "said at once: {v}");
     let hold = json!({ "lane": 1, "on": true, "reason": "oil" });
-    let (status, v) = post(&mut c, Some(&cookie), "/api/hold", &hold);
+    let (status, v) = c.post(Some(&cookie), "/api/hold", &hold);
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["offline"], json!([1]), "{v}");
     let pushes = c.get("/api/pushes");
@@ -164,7 +132,7 @@ fn a_push_to_a_lane_not_running_is_said_at_once_and_delivered_when_it_comes_onli
         l["state"]["hold"]["reason"] == "oil"
     });
     // A lane online now is sent to at once.
-    let (_, v) = post(&mut c, Some(&cookie), "/api/push", &body);
+    let (_, v) = c.post(Some(&cookie), "/api/push", &body);
     assert_eq!(v["offline"], json!([]), "{v}");
 }
 
@@ -200,15 +168,15 @@ fn a_finals_block_gets_the_proposed_lanes_kept_across_a_restart_and_can_be_pushe
     );
 
     let confirm = json!({ "block": "RR-B1", "lanes": rr["lanes"] });
-    assert_eq!(post(&mut c, None, "/api/blocks/lanes", &confirm).0, 401);
-    let cookie = login(&mut c);
+    assert_eq!(c.post(None, "/api/blocks/lanes", &confirm).0, 401);
+    let cookie = c.login(PIN, "Irina Orlova").0;
     let five = json!({ "block": "RR-B1", "lanes": { "1": ["Anna Kuznetsova", "Olga Smirnova", "Dmitri Orlov", "Ivan Petrov", "Sergei Volkov"] } });
-    let (status, v) = post(&mut c, Some(&cookie), "/api/blocks/lanes", &five);
+    let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &five);
     assert_eq!(status, 400, "{v}");
     let other = json!({ "block": "RR-B1", "lanes": { "9": ["Anna Kuznetsova"] } });
-    let (status, v) = post(&mut c, Some(&cookie), "/api/blocks/lanes", &other);
+    let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &other);
     assert_eq!(status, 400, "lane 9 is not the centre's: {v}");
-    let (status, v) = post(&mut c, Some(&cookie), "/api/blocks/lanes", &confirm);
+    let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &confirm);
     assert_eq!(status, 200, "{v}");
     let rr_block = |p: &Value| {
         p["blocks"]
@@ -220,12 +188,7 @@ fn a_finals_block_gets_the_proposed_lanes_kept_across_a_restart_and_can_be_pushe
             .clone()
     };
     assert_eq!(rr_block(&v), rr["lanes"]);
-    let (status, v) = post(
-        &mut c,
-        Some(&cookie),
-        "/api/push",
-        &json!({ "block": "RR-B1" }),
-    );
+    let (status, v) = c.post(Some(&cookie), "/api/push", &json!({ "block": "RR-B1" }));
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["offline"], json!([1, 2]), "no lane runs here: {v}");
     let record = std::fs::read_to_string(dir.join("state/blocks-changes.jsonl")).unwrap();

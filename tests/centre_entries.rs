@@ -41,58 +41,6 @@ fn config(dir: &Path, web: u16) -> PathBuf {
     path
 }
 
-/// Logs in with `pin` (typing `name`, none when empty): the session
-/// cookie and the name the centre took.
-fn login(c: &mut Centre, pin: &str, name: &str) -> (String, String) {
-    let body = match name {
-        "" => json!({ "pin": pin }),
-        _ => json!({ "pin": pin, "name": name }),
-    }
-    .to_string();
-    let r = c
-        .http
-        .request(
-            "POST",
-            "/api/login",
-            &[("Content-Type", "application/json")],
-            body.as_bytes(),
-        )
-        .unwrap();
-    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
-    let cookie = r.header("set-cookie").expect("a session cookie");
-    let cookie = cookie.split(';').next().unwrap().to_owned();
-    let v: Value = serde_json::from_slice(&r.body).unwrap();
-    (cookie, v["name"].as_str().unwrap().to_owned())
-}
-
-/// POSTs JSON `body` to `path`, with `cookie` if any: status and JSON.
-fn post(c: &mut Centre, cookie: Option<&str>, path: &str, body: &Value) -> (u16, Value) {
-    let mut headers = vec![("Content-Type", "application/json")];
-    if let Some(k) = cookie {
-        headers.push(("Cookie", k));
-    }
-    let r = c
-        .http
-        .request("POST", path, &headers, body.to_string().as_bytes())
-        .unwrap();
-    (
-        r.status,
-        serde_json::from_slice(&r.body).unwrap_or(Value::Null),
-    )
-}
-
-fn import(c: &mut Centre, cookie: &str, csv: &str) -> (u16, Value) {
-    let headers = [("Content-Type", "text/csv"), ("Cookie", cookie)];
-    let r = c
-        .http
-        .request("POST", "/api/entries/import", &headers, csv.as_bytes())
-        .unwrap();
-    (
-        r.status,
-        serde_json::from_slice(&r.body).unwrap_or(Value::Null),
-    )
-}
-
 fn entry<'v>(entries: &'v Value, name: &str) -> Option<&'v Value> {
     entries["entries"]
         .as_array()?
@@ -111,18 +59,23 @@ fn a_change_needs_a_login_and_survives_a_restart() {
         6
     );
     let guest = json!({ "entry": { "name": "Nina Guseva", "class": "B3", "sex": "F", "region": "Tver", "handicap": 4 } });
-    let (status, v) = post(&mut c, None, "/api/entries/add", &guest);
+    let (status, v) = c.post(None, "/api/entries/add", &guest);
     assert_eq!(status, 401, "{v}");
-    let (status, _) = import(&mut c, "lanecall_session=forged", "name,class,sex,region\n");
+    let (status, _) = c.post_as(
+        Some("lanecall_session=forged"),
+        "/api/entries/import",
+        "text/csv",
+        "name,class,sex,region\n".as_bytes(),
+    );
     assert_eq!(status, 401);
     assert!(entry(&c.get("/api/entries"), "Nina Guseva").is_none());
 
-    let (cookie, name) = login(&mut c, SECRETARY_PIN, "typed name");
+    let (cookie, name) = c.login(SECRETARY_PIN, "typed name");
     assert_eq!(name, SECRETARY, "a judge's own PIN names them");
-    let (status, v) = post(&mut c, Some(&cookie), "/api/entries/add", &guest);
+    let (status, v) = c.post(Some(&cookie), "/api/entries/add", &guest);
     assert_eq!(status, 200, "{v}");
     let bad = json!({ "entry": { "name": "Bad", "class": "B4", "sex": "F", "region": "X", "handicap": 301 } });
-    let (status, v) = post(&mut c, Some(&cookie), "/api/entries/add", &bad);
+    let (status, v) = c.post(Some(&cookie), "/api/entries/add", &bad);
     assert_eq!(status, 400);
     assert_eq!(v["problems"][0]["field"], "class", "{v}");
     c.stop();
@@ -143,19 +96,18 @@ fn a_withdrawn_bowler_is_not_sent_and_pushes_carry_the_judges_name() {
     let web = free_port();
     let mut c = Centre::start(&config(&dir, web), web);
     // The shared PIN: the name typed is the one recorded.
-    let (cookie, name) = login(&mut c, SHARED_PIN, "Irina Orlova");
+    let (cookie, name) = c.login(SHARED_PIN, "Irina Orlova");
     assert_eq!(name, "Irina Orlova");
     for bowler in ["Sergei Volkov", "Yulia Frolova"] {
         let body = json!({ "name": bowler, "withdrawn": true });
-        let (status, v) = post(&mut c, Some(&cookie), "/api/entries/withdraw", &body);
+        let (status, v) = c.post(Some(&cookie), "/api/entries/withdraw", &body);
         assert_eq!(status, 200, "{v}");
     }
     let v = c.get("/api/entries");
     assert_eq!(entry(&v, "Yulia Frolova").unwrap()["withdrawn"], true);
     assert_eq!(v["changes"][0]["by"], "Irina Orlova");
     // In use by block S1: withdrawn, never deleted.
-    let (status, v) = post(
-        &mut c,
+    let (status, v) = c.post(
         Some(&cookie),
         "/api/entries/delete",
         &json!({ "name": "Yulia Frolova" }),
@@ -163,12 +115,7 @@ fn a_withdrawn_bowler_is_not_sent_and_pushes_carry_the_judges_name() {
     assert_eq!(status, 409, "{v}");
     assert!(entry(&c.get("/api/entries"), "Yulia Frolova").is_some());
 
-    let (status, v) = post(
-        &mut c,
-        Some(&cookie),
-        "/api/push",
-        &json!({ "block": "S1" }),
-    );
+    let (status, v) = c.post(Some(&cookie), "/api/push", &json!({ "block": "S1" }));
     assert_eq!(status, 200, "{v}");
     let pushes = c.get("/api/pushes");
     let lanes: Vec<&String> = pushes[0]["lanes"].as_object().unwrap().keys().collect();
@@ -181,13 +128,13 @@ fn a_withdrawn_bowler_is_not_sent_and_pushes_carry_the_judges_name() {
     // Typed by hand: refused too.
     let by_hand =
         json!({ "block": "X", "lanes": { "9": [{ "name": "Sergei Volkov", "class": "B2" }] } });
-    let (status, v) = post(&mut c, Some(&cookie), "/api/push", &by_hand);
+    let (status, v) = c.post(Some(&cookie), "/api/push", &by_hand);
     assert_eq!(status, 400, "{v}");
     assert!(v["error"].as_str().unwrap().contains("withdrawn"), "{v}");
 
-    let (own, _) = login(&mut c, SECRETARY_PIN, "");
+    let (own, _) = c.login(SECRETARY_PIN, "");
     let hold = json!({ "lane": 1, "on": true, "reason": "ball return" });
-    assert_eq!(post(&mut c, Some(&own), "/api/hold", &hold).0, 200);
+    assert_eq!(c.post(Some(&own), "/api/hold", &hold).0, 200);
     assert_eq!(c.get("/api/pushes")[0]["by"], SECRETARY);
 }
 
@@ -196,7 +143,7 @@ fn an_import_with_an_error_changes_nothing_and_a_good_one_replaces_the_entries()
     let dir = temp_dir("import");
     let web = free_port();
     let mut c = Centre::start(&config(&dir, web), web);
-    let (cookie, _) = login(&mut c, SECRETARY_PIN, "");
+    let (cookie, _) = c.login(SECRETARY_PIN, "");
     let before = c.get("/api/entries");
     let csv = c
         .http
@@ -205,7 +152,12 @@ fn an_import_with_an_error_changes_nothing_and_a_good_one_replaces_the_entries()
         .body;
     let csv = String::from_utf8(csv).unwrap();
     let bad = csv.clone() + "Nina Guseva,B3,F,Tver,,,\r\nBad Row,B3,Q,Tver,,,\r\n";
-    let (status, v) = import(&mut c, &cookie, &bad);
+    let (status, v) = c.post_as(
+        Some(&cookie),
+        "/api/entries/import",
+        "text/csv",
+        bad.as_bytes(),
+    );
     assert_eq!(status, 400, "{v}");
     assert_eq!(v["problems"][0]["row"], 9, "{v}");
     assert_eq!(v["problems"][0]["column"], 3, "{v}");
@@ -213,7 +165,12 @@ fn an_import_with_an_error_changes_nothing_and_a_good_one_replaces_the_entries()
 
     // As a spreadsheet saves it: semicolons, every existing bowler and one more.
     let good = csv.replace(',', ";") + "Nina Guseva;B3;F;Tver;;;\r\n";
-    let (status, v) = import(&mut c, &cookie, &good);
+    let (status, v) = c.post_as(
+        Some(&cookie),
+        "/api/entries/import",
+        "text/csv",
+        good.as_bytes(),
+    );
     assert_eq!(status, 200, "{v}");
     let after = c.get("/api/entries");
     assert_eq!(after["entries"].as_array().unwrap().len(), 7);

@@ -41,6 +41,57 @@ impl Centre {
         }
     }
 
+    /// POSTs `body` (of `content_type`) to `path`, with the session
+    /// `cookie` if any: the status and the JSON answered (null if none).
+    pub fn post_as(
+        &mut self,
+        cookie: Option<&str>,
+        path: &str,
+        content_type: &str,
+        body: &[u8],
+    ) -> (u16, Value) {
+        let mut headers = vec![("Content-Type", content_type)];
+        if let Some(k) = cookie {
+            headers.push(("Cookie", k));
+        }
+        let r = self.http.request("POST", path, &headers, body).unwrap();
+        (
+            r.status,
+            serde_json::from_slice(&r.body).unwrap_or(Value::Null),
+        )
+    }
+
+    /// [`Centre::post_as`] of JSON.
+    pub fn post(&mut self, cookie: Option<&str>, path: &str, body: &Value) -> (u16, Value) {
+        self.post_as(
+            cookie,
+            path,
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+    }
+
+    /// Logs in with `pin` and `name` (none when empty): the session
+    /// cookie, and the name the centre took (a judge's own PIN gives that
+    /// judge's).
+    pub fn login(&mut self, pin: &str, name: &str) -> (String, String) {
+        let mut body = serde_json::json!({ "pin": pin });
+        if !name.is_empty() {
+            body["name"] = name.into();
+        }
+        let body = body.to_string();
+        let headers = [("Content-Type", "application/json")];
+        let r = self
+            .http
+            .request("POST", "/api/login", &headers, body.as_bytes())
+            .unwrap();
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        let cookie = r.header("set-cookie").expect("a session cookie");
+        let cookie = cookie.split(';').next().unwrap().to_owned();
+        let v: Value = serde_json::from_slice(&r.body).unwrap();
+        (cookie, v["name"].as_str().unwrap_or(name).to_owned())
+    }
+
     /// Waits until the centre has subscribed to the lanes' topics.
     pub fn wait_connected(&mut self) {
         super::eventually("the centre to reach its broker", || {
