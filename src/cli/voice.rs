@@ -158,7 +158,9 @@ pub(super) fn voice_normalise(dir: &Path, lufs: f64) -> ExitCode {
             let Some(out) = normalise(&clip, lufs) else {
                 return Err("silent".to_owned());
             };
-            crate::speaker::player::write_wav(&file, out.rate, &out.samples)
+            // In one rename: a clip is never left half written.
+            crate::speaker::player::wav_bytes(out.rate, &out.samples)
+                .and_then(|bytes| crate::atomic::atomic_write(&file, &bytes, None))
                 .map_err(|e| e.to_string())?;
             Ok((before, loudness(&out)))
         });

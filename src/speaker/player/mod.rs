@@ -24,7 +24,7 @@ mod device;
 mod sound;
 
 pub use device::{QueueOut, RodioOut};
-pub use sound::{render, write_wav};
+pub use sound::{render, wav_bytes, write_wav};
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;

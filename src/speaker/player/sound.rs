@@ -3,7 +3,7 @@
 //! a WAV file. It never opens a device nor decides when a callout plays.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::num::NonZero;
 use std::path::Path;
 use std::time::Duration;
@@ -105,6 +105,14 @@ pub fn render(clips: &[Clip], gap: Duration) -> (u32, Vec<i16>) {
 
 /// Writes mono 16-bit PCM as a WAV file.
 pub fn write_wav(path: &Path, rate: u32, samples: &[i16]) -> io::Result<()> {
+    let bytes = wav_bytes(rate, samples)?;
+    let mut file = File::create(path)?;
+    file.write_all(&bytes)?;
+    file.sync_all()
+}
+
+/// Mono 16-bit PCM as the bytes of a WAV file.
+pub fn wav_bytes(rate: u32, samples: &[i16]) -> io::Result<Vec<u8>> {
     let data_len = samples
         .len()
         .checked_mul(2)
@@ -122,29 +130,28 @@ pub fn write_wav(path: &Path, rate: u32, samples: &[i16]) -> io::Result<()> {
             "a WAV file needs a sample rate above 0",
         ));
     }
-    let mut w = BufWriter::new(File::create(path)?);
     let channels: u16 = 1;
     let bits: u16 = 16;
     let block_align = channels * bits / 8;
     let byte_rate = rate
         .checked_mul(u32::from(block_align))
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "sample rate too high"))?;
-    w.write_all(b"RIFF")?;
-    w.write_all(&(36 + data_len).to_le_bytes())?;
-    w.write_all(b"WAVE")?;
-    w.write_all(b"fmt ")?;
-    w.write_all(&16u32.to_le_bytes())?;
-    w.write_all(&1u16.to_le_bytes())?; // PCM
-    w.write_all(&channels.to_le_bytes())?;
-    w.write_all(&rate.to_le_bytes())?;
-    w.write_all(&byte_rate.to_le_bytes())?;
-    w.write_all(&block_align.to_le_bytes())?;
-    w.write_all(&bits.to_le_bytes())?;
-    w.write_all(b"data")?;
-    w.write_all(&data_len.to_le_bytes())?;
+    let mut w = Vec::with_capacity(44 + samples.len() * 2);
+    w.extend_from_slice(b"RIFF");
+    w.extend_from_slice(&(36 + data_len).to_le_bytes());
+    w.extend_from_slice(b"WAVE");
+    w.extend_from_slice(b"fmt ");
+    w.extend_from_slice(&16u32.to_le_bytes());
+    w.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    w.extend_from_slice(&channels.to_le_bytes());
+    w.extend_from_slice(&rate.to_le_bytes());
+    w.extend_from_slice(&byte_rate.to_le_bytes());
+    w.extend_from_slice(&block_align.to_le_bytes());
+    w.extend_from_slice(&bits.to_le_bytes());
+    w.extend_from_slice(b"data");
+    w.extend_from_slice(&data_len.to_le_bytes());
     for s in samples {
-        w.write_all(&s.to_le_bytes())?;
+        w.extend_from_slice(&s.to_le_bytes());
     }
-    w.flush()?;
-    w.into_inner().map_err(|e| e.into_error())?.sync_all()
+    Ok(w)
 }
