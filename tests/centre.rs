@@ -733,7 +733,6 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
     ignore = "needs the embedded broker (the `broker` feature)"
 )]
 fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     if !support::browser_tools() {
         return;
     }
@@ -795,20 +794,7 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
             }
         })
     };
-    let shots = root.join("target/panel-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    let status = Command::new("node")
-        .arg(root.join("tests/browser/centre.mjs"))
-        .arg(format!("http://127.0.0.1:{web}/"))
-        .arg(PIN)
-        .arg(&shots)
-        .current_dir(root.join("tests/browser"))
-        .status()
-        .expect("node runs");
-    assert!(
-        status.success(),
-        "tests/browser/centre.mjs failed (see above)"
-    );
+    support::run_browser("centre.mjs", web, PIN);
     // The one-click push sent the programme's lane 7: the four in its
     // order, a woman +10 a game in a combined category.
     let first = lineups.lock().unwrap().first().cloned().expect("a lineup");

@@ -8,7 +8,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::{Value, json};
 use support::centre::{Centre, lane_login_keys};
@@ -311,7 +311,6 @@ step_ladder = ["SL1-B1", "SL2-B1"]
     ignore = "needs the embedded broker (the `broker` feature)"
 )]
 fn the_directors_page_in_a_real_browser() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     if !support::browser_tools() {
         return;
     }
@@ -326,14 +325,7 @@ fn the_directors_page_in_a_real_browser() {
             l["online"] == true && l["state"].is_object()
         });
     }
-    let shots = root.join("target/panel-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    let mut script = Command::new("node")
-        .arg(root.join("tests/browser/director.mjs"))
-        .arg(format!("http://127.0.0.1:{}/", c.web))
-        .arg(PIN)
-        .arg(&shots)
-        .current_dir(root.join("tests/browser"))
+    let mut script = support::browser_command("director.mjs", c.web, PIN)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

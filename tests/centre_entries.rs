@@ -184,27 +184,13 @@ fn an_import_with_an_error_changes_nothing_and_a_good_one_replaces_the_entries()
 /// in tests/browser are missing, except under CI.
 #[test]
 fn entries_are_imported_and_edited_on_the_page_in_a_real_browser() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     if !support::browser_tools() {
         return;
     }
     let dir = temp_dir("browser");
     let web = free_port();
     let mut c = Centre::start(&config(&dir, web), web);
-    let shots = root.join("target/panel-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    let status = std::process::Command::new("node")
-        .arg(root.join("tests/browser/entries.mjs"))
-        .arg(format!("http://127.0.0.1:{web}/"))
-        .arg(SECRETARY_PIN)
-        .arg(&shots)
-        .current_dir(root.join("tests/browser"))
-        .status()
-        .expect("node runs");
-    assert!(
-        status.success(),
-        "tests/browser/entries.mjs failed (see above)"
-    );
+    support::run_browser("entries.mjs", web, SECRETARY_PIN);
     // What the page did is on the centre's disk.
     let kept = std::fs::read_to_string(dir.join("state/entries.toml")).unwrap();
     assert!(kept.contains("name = \"Nina Guseva\""), "{kept}");

@@ -7,7 +7,6 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use lanecall::journal::{Header, parse_event};
@@ -147,20 +146,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// Runs tests/browser/`script` against the centre; its steps say what
 /// failed.
 fn browser(script: &str, centre: &Centre) {
-    let shots = root().join("target/panel-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    let status = Command::new("node")
-        .arg(root().join("tests/browser").join(script))
-        .arg(format!("http://127.0.0.1:{}/", centre.web))
-        .arg(PIN)
-        .arg(&shots)
-        .current_dir(root().join("tests/browser"))
-        .status()
-        .expect("node runs");
-    assert!(
-        status.success(),
-        "tests/browser/{script} failed (see above)"
-    );
+    support::run_browser(script, centre.web, PIN);
 }
 
 #[test]

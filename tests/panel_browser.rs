@@ -32,10 +32,6 @@ use serialport::{SerialPort, TTYPort};
 
 mod support;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 struct Daemon(Child);
 
 impl Drop for Daemon {
@@ -65,19 +61,16 @@ fn a_judge_handles_a_wrong_deck_a_recheck_and_the_second_block() {
     run_with_pinsetter("judge.mjs", "judge");
 }
 
-/// A fresh scratch folder for the test `tag` and the screenshots' folder;
-/// `None` (the test is skipped) when the browser tools are missing and
+/// A fresh scratch folder for the test `tag`; `None` (the test is skipped) when the browser tools are missing and
 /// `LANECALL_ALLOW_SKIP=1`.
-fn scratch(tag: &str) -> Option<(PathBuf, PathBuf)> {
+fn scratch(tag: &str) -> Option<PathBuf> {
     if !support::browser_tools() {
         return None;
     }
     let dir = std::env::temp_dir().join(format!("lanecall-{tag}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
-    let shots = root().join("target/panel-screenshots");
-    fs::create_dir_all(&shots).unwrap();
-    Some((dir, shots))
+    Some(dir)
 }
 
 /// Runs `tests/browser/<script>` against the real `lanecall run`, its
@@ -86,7 +79,7 @@ fn scratch(tag: &str) -> Option<(PathBuf, PathBuf)> {
 /// a ball) or `BALL <mask>` (a full deck set, then a ball leaving the
 /// mask), and waits for `sent` on stdin.
 fn run_with_pinsetter(script: &str, tag: &str) {
-    let Some((dir, shots)) = scratch(tag) else {
+    let Some(dir) = scratch(tag) else {
         return;
     };
 
@@ -111,12 +104,7 @@ fn run_with_pinsetter(script: &str, tag: &str) {
     support::wait_listening(http);
     drop(slave);
 
-    let mut script = Command::new("node")
-        .arg(root().join("tests/browser").join(script))
-        .arg(format!("http://127.0.0.1:{http}/"))
-        .arg(pin)
-        .arg(&shots)
-        .current_dir(root().join("tests/browser"))
+    let mut script = support::browser_command(script, http, pin)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -172,7 +160,7 @@ fn the_lane_order_editor_saves_what_it_shows() {
 /// against the real `lanecall run` whose pinsetter port never opens, with
 /// its config as `edit` leaves it.
 fn run_without_pinsetter(args: &[&str], tag: &str, edit: impl FnOnce(String) -> String) {
-    let Some((dir, shots)) = scratch(tag) else {
+    let Some(dir) = scratch(tag) else {
         return;
     };
     let http = support::free_port();
@@ -184,13 +172,8 @@ fn run_without_pinsetter(args: &[&str], tag: &str, edit: impl FnOnce(String) -> 
     fs::write(&config, edit(text)).unwrap();
     let _daemon = support::Daemon::start(&config, http);
 
-    let status = Command::new("node")
-        .arg(root().join("tests/browser").join(args[0]))
-        .arg(format!("http://127.0.0.1:{http}/"))
-        .arg(pin)
-        .arg(&shots)
+    let status = support::browser_command(args[0], http, pin)
         .args(&args[1..])
-        .current_dir(root().join("tests/browser"))
         .stdin(Stdio::null())
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit())

@@ -14,7 +14,8 @@ pub mod wait;
 
 #[allow(unused_imports)]
 pub use wait::{
-    Gate, browser_tools, eventually, eventually_async, eventually_within, require, require_tool,
+    Gate, browser_command, browser_tools, eventually, eventually_async, eventually_within, require,
+    require_tool, run_browser,
 };
 
 use lanecall::journal::{Header, Writer};

@@ -181,3 +181,31 @@ pub fn browser_tools() -> bool {
         )
         .is_some()
 }
+
+/// `node tests/browser/<script> http://127.0.0.1:<web>/ <pin> <shots>`, as
+/// every browser test starts its script (screenshots into
+/// target/panel-screenshots).
+pub fn browser_command(script: &str, web: u16, pin: &str) -> std::process::Command {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shots = root.join("target/panel-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut command = std::process::Command::new("node");
+    command
+        .arg(root.join("tests/browser").join(script))
+        .arg(format!("http://127.0.0.1:{web}/"))
+        .arg(pin)
+        .arg(&shots)
+        .current_dir(root.join("tests/browser"));
+    command
+}
+
+/// Runs [`browser_command`] to its end: its steps say what failed.
+pub fn run_browser(script: &str, web: u16, pin: &str) {
+    let status = browser_command(script, web, pin)
+        .status()
+        .expect("node runs");
+    assert!(
+        status.success(),
+        "tests/browser/{script} failed (see above)"
+    );
+}
