@@ -179,20 +179,30 @@ fn header_of(path: &Path) -> Value {
     serde_json::from_str(text.lines().next().unwrap()).unwrap()
 }
 
+/// The judges' PIN of [`lane_whose_pinsetter_is_quiet`].
+const PIN: &str = "135792";
+
+/// A fresh folder for the test `tag` with lane 3's config in it, judged
+/// with [`PIN`]: its pinsetter a pseudo-terminal that sends nothing (both
+/// ends, to keep open), and its panel's port.
+fn lane_whose_pinsetter_is_quiet(tag: &str) -> (PathBuf, TTYPort, TTYPort, PathBuf, u16) {
+    let dir = std::env::temp_dir().join(format!("lanecall-crash-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let (pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let port = slave.name().expect("the slave's name");
+    let hash = lanecall::web::hash_pin(PIN).unwrap();
+    let http = support::free_port();
+    let config = support::write_config(&dir, 3, &port, http, &hash);
+    (dir, pinsetter, slave, config, http)
+}
+
 /// The second and third blocks of the day each start a journal of their
 /// own: they are still "Block 2" and "Block 3", also after a restart, and
 /// a B1 bowler's blindfold check from the first block still holds.
 #[test]
 fn blocks_are_numbered_through_the_day_across_journals_and_restarts() {
-    const PIN: &str = "135792";
-    let dir = std::env::temp_dir().join(format!("lanecall-crash-day-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    let (_pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
-    let port = slave.name().expect("the slave's name");
-    let hash = lanecall::web::hash_pin(PIN).unwrap();
-    let http = support::free_port();
-    let config = support::write_config(&dir, 3, &port, http, &hash);
+    let (dir, _pinsetter, slave, config, http) = lane_whose_pinsetter_is_quiet("day");
     let bowlers = serde_json::json!([
         {"name": "Olga Smirnova", "class": "B1"},
         {"name": "Ivan Petrov", "class": "B3"}
@@ -356,15 +366,7 @@ fn wall_ms() -> i64 {
 /// moment its line was written.
 #[test]
 fn the_journal_gives_the_wall_clock_again_after_a_restart() {
-    const PIN: &str = "135792";
-    let dir = std::env::temp_dir().join(format!("lanecall-crash-wall-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    let (_pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
-    let port = slave.name().expect("the slave's name");
-    let hash = lanecall::web::hash_pin(PIN).unwrap();
-    let http = support::free_port();
-    let config = support::write_config(&dir, 3, &port, http, &hash);
+    let (dir, _pinsetter, slave, config, http) = lane_whose_pinsetter_is_quiet("wall");
     let hold = |on: bool| serde_json::json!({"ev": "hold", "on": on});
 
     let mut windows = Vec::new();
