@@ -107,7 +107,7 @@ function blockCard(b, mark) {
       has ? h('button', { type: 'button', class: 'primary', text: t('pushBlock', b.id), onclick: () => B.hooks.push(b.id) }) : null) : null);
 }
 
-const WAITING = { 'no bowler in the category': 'waiting_none', 'fewer than 3 bowlers in the round robin': 'waiting_fewer', 'the first step-ladder match is not decided': 'waiting_undecided' };
+const WAITING = { 'no bowler in the category': 'waiting_none', 'fewer than 3 bowlers in the round robin': 'waiting_fewer', 'the first step-ladder match is not decided': 'waiting_undecided', 'the round robin is not finished': 'waiting_rr' };
 
 function lanesText(lanes) {
   return Object.entries(lanes || {}).map(([lane, names]) => t('lane', lane) + ': ' + names.join(', ')).join('; ');

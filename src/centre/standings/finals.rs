@@ -21,6 +21,9 @@ pub struct FinalsStanding {
     pub seeds: Vec<String>,
     pub matches: Vec<Match>,
     pub round_robin: Vec<RoundRobinStanding>,
+    /// Every seed's every round-robin game bowled to its end (a bye's
+    /// game too): the table is final.
+    pub round_robin_complete: bool,
     pub step_ladder: StepLadder,
 }
 
@@ -180,7 +183,13 @@ pub(super) fn finals(
     let seeds: Vec<&Standing> = preliminaries.iter().take(ROUND_ROBIN_SIZE).collect();
     let names: Vec<String> = seeds.iter().map(|s| s.name.clone()).collect();
     let mut matches = Vec::new();
-    for (r, pairs) in round_robin_schedule(seeds.len()).iter().enumerate() {
+    let schedule = round_robin_schedule(seeds.len());
+    let round_robin_complete = !names.is_empty()
+        && names.iter().all(|name| {
+            (1..=schedule.len() as u32)
+                .all(|r| game_of(games, &f.round_robin, name, r, 0).is_some_and(|g| g.1))
+        });
+    for (r, pairs) in schedule.iter().enumerate() {
         for &(a, b) in pairs {
             let pair = (names[a - 1].as_str(), b.map(|b| names[b - 1].as_str()));
             matches.push(one_match(p, games, &f.round_robin, r as u32 + 1, pair, &[]));
@@ -227,6 +236,7 @@ pub(super) fn finals(
         seeds: names,
         matches,
         round_robin: table,
+        round_robin_complete,
         step_ladder,
     }
 }

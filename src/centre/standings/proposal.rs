@@ -107,12 +107,16 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
         })
     };
     let (sl1, sl2) = (pair(0), pair(1));
+    // Its bowlers are the round robin's 3rd and 2nd: known at its end.
+    let (sl1, sl1_waiting) = match sl1 {
+        None => (None, Some("fewer than 3 bowlers in the round robin")),
+        Some(_) if !s.round_robin_complete => (None, Some("the round robin is not finished")),
+        some => (some, None),
+    };
     blocks.push(BlockProposal {
         block: f.step_ladder[0].clone(),
         stage: "step_ladder_1",
-        waiting: sl1
-            .is_none()
-            .then_some("fewer than 3 bowlers in the round robin"),
+        waiting: sl1_waiting,
         lanes: sl1.unwrap_or_default(),
         current: current(&f.step_ladder[0]),
     });
@@ -213,16 +217,51 @@ mod tests {
         );
         assert_eq!(prop.blocks[0].block, "RR-B1");
         assert!(prop.blocks[0].current.is_empty());
-        // Before the round robin, its table is the seeding: 3rd v 2nd.
+        // Before the round robin ends, no step-ladder match is proposed:
+        // its table would still change.
         assert_eq!(
-            lanes(&prop.blocks[1]),
-            [(1, vec!["Dmitri Orlov", "Anna Kuznetsova"])]
+            prop.blocks[1].waiting,
+            Some("the round robin is not finished")
         );
+        assert!(prop.blocks[1].lanes.is_empty());
         assert_eq!(
             prop.blocks[2].waiting,
             Some("the first step-ladder match is not decided")
         );
         assert!(prop.blocks[2].lanes.is_empty());
+
+        // Its three rounds, all but Olga's last game: still not finished.
+        let mut rr = games.to_vec();
+        for (name, scores) in [
+            ("Ivan Petrov", [150, 150, 150]),
+            ("Anna Kuznetsova", [200, 200, 200]),
+            ("Dmitri Orlov", [240, 240, 240]),
+            ("Olga Smirnova", [100, 100, 100]),
+        ] {
+            for (r, score) in scores.into_iter().enumerate() {
+                rr.push(game(name, 1, "RR-B1", r as u32 + 1, score));
+            }
+        }
+        let last = rr.len() - 1;
+        rr[last].complete = false;
+        let s = standings(Some(&p), &rr);
+        assert!(!s.finals["B1"].round_robin_complete);
+        let prop = propose(&p, f, &s.finals["B1"], &programme_lanes(&p));
+        assert_eq!(
+            prop.blocks[1].waiting,
+            Some("the round robin is not finished")
+        );
+        // Finished: its 3rd (Ivan) against its 2nd (Anna), whatever the
+        // seeding was.
+        rr[last].complete = true;
+        let s = standings(Some(&p), &rr);
+        assert!(s.finals["B1"].round_robin_complete);
+        let prop = propose(&p, f, &s.finals["B1"], &programme_lanes(&p));
+        assert_eq!(prop.blocks[1].waiting, None);
+        assert_eq!(
+            lanes(&prop.blocks[1]),
+            [(1, vec!["Ivan Petrov", "Anna Kuznetsova"])]
+        );
     }
 
     #[test]
