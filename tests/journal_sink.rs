@@ -1,12 +1,13 @@
 //! The lane thread's journal port: a sink added to the lane is told of the
 //! journal's durable length after every append, by path, also across the
-//! new journal the next block starts.
+//! new journal the next block starts; and the lane times it journals a
+//! script's inputs at.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use lanecall::journal::parse_event;
-use lanecall::lane::{Event, PinSet};
+use lanecall::lane::{Event, Millis, PinSet};
 use lanecall::lane_thread::{LaneRunner, RunnerSettings};
 use lanecall::pinsetter::{Body, Message, format_line};
 use lanecall::ports::{CalloutSink, Input, JournalSink};
@@ -119,5 +120,81 @@ fn a_journal_sink_is_told_of_every_durable_line_and_of_the_next_blocks_journal()
     assert_eq!(second_ends.len(), 2, "{second_text}");
     assert_eq!(second_len, second_ends[1]);
     assert_eq!(told.len(), in_first.len() + 1, "{told:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A lane following a script (the demo) journals an input from outside it
+/// (a neighbour's message, a panel) no later than the script's next input:
+/// a script playing late on a busy machine, here a minute of lane time
+/// behind the clock, keeps its own times instead of being pressed into the
+/// moment the outside input came (where the lane would take its ball and
+/// pin report as one instant and refuse the ball).
+#[test]
+fn an_outside_input_never_presses_a_late_script_into_one_moment() {
+    use lanecall::lane::Sensor;
+    use lanecall::ports::Reading;
+
+    let dir = std::env::temp_dir().join(format!("lanecall-script-late-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = RunnerSettings {
+        state_dir: dir.clone(),
+        lane: 2,
+        rules: lanecall::lane::Rules::default(),
+        speed: 1.0,
+        language: lanecall::lane::Language::En,
+    };
+    let (mut core, _snapshots) =
+        LaneRunner::start(settings, Box::new(NullOutputs), Box::new(Quiet))
+            .expect("the lane starts");
+    let journal = core.journal_path().to_owned();
+    let start = core.follow_script();
+    let clock = core.clock();
+    let (tx, rx) = lanecall::ports::inputs::channel(64);
+    let lane = std::thread::spawn(move || core.run(rx));
+    let send = |input| tx.send_blocking(input).expect("the lane takes it");
+    let beam = |state| Some(Event::Sensor(Sensor::FoulBeam { broken: state }));
+    send(Input::Script {
+        t: start + 1_000,
+        event: beam(true),
+        next: start + 2_000,
+    });
+    // The neighbour's message, read a minute after the script's time.
+    send(Input::Reading(Reading {
+        at: clock.instant(start + 61_000),
+        sensor: Sensor::Neighbour {
+            lane: 3,
+            busy: true,
+        },
+    }));
+    send(Input::Script {
+        t: start + 2_000,
+        event: beam(false),
+        next: Millis::MAX,
+    });
+    send(Input::Shutdown);
+    lane.join().expect("the lane's thread");
+
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let times: Vec<(u64, String)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["t"].as_u64().unwrap() - start,
+                v["ev"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        times,
+        [
+            (1_000, "foul_beam".to_owned()),
+            (2_000, "neighbour".to_owned()),
+            (2_000, "foul_beam".to_owned())
+        ],
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

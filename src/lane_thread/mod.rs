@@ -354,11 +354,11 @@ impl LaneRunner {
             match inputs.recv_timeout(timeout) {
                 Err(mpsc::RecvTimeoutError::Timeout) if stop_seen.is_some() => break,
                 Ok(Input::Reading(r)) => {
-                    let t = self.clock.t(r.at);
+                    let t = self.outside(self.clock.t(r.at));
                     self.apply(t, Event::Sensor(r.sensor), None);
                 }
                 Ok(Input::Action { panel, reply }) => {
-                    let t = self.clock.t(Instant::now());
+                    let t = self.outside(self.clock.t(Instant::now()));
                     self.apply(t, Event::Panel(panel), reply);
                 }
                 Ok(Input::Script { t, event, next }) => self.script_input(t, event, next),
@@ -401,6 +401,13 @@ impl LaneRunner {
 
     /// An input of the script the lane follows, at the script's time `t`;
     /// with no event, the script's time alone: the deadlines up to it run.
+    /// The lane time of an input from outside a script followed (a
+    /// neighbour, a panel): never past the script's next input, so that a
+    /// script late on a busy machine keeps its own times.
+    fn outside(&self, t: Millis) -> Millis {
+        self.script.map_or(t, |next| t.min(next))
+    }
+
     fn script_input(&mut self, t: Millis, event: Option<Event>, next: Millis) {
         if let Some(script) = &mut self.script {
             *script = next.max(t);
