@@ -10,6 +10,7 @@
 // balls are asked of the harness as `BOWL <lane> <notation>`.
 import { run, url, pin, id, same, pinsetter } from './harness.mjs';
 import { weight } from './lane-api.mjs';
+import { TABS, noOverflow } from './centre-page.mjs';
 
 const bowl = (lane, notation) => pinsetter('BOWL', lane + ' ' + notation);
 
@@ -167,22 +168,12 @@ await run(async ({ page, shot, step, api, until }) => {
   await shot('director-block-dark');
 
   step('no horizontal overflow');
-  for (const [width, height] of [[1920, 1080], [1280, 800]]) {
-    await page.setViewportSize({ width, height });
-    for (const tab of ['lanes', 'standings', 'block', 'entries', 'results']) {
-      await page.click('#tab-' + tab);
-      await page.locator('#view-' + tab).waitFor();
-      const [sw, cw] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
-      if (sw > cw) throw new Error(`${tab} at ${width}×${height}: ${sw} px wide in ${cw}`);
-    }
-    await page.click('#tab-lanes');
-    await shot(`director-lanes-${width}`);
-  }
+  await noOverflow(page, shot, 'director-lanes');
 
   step('every text in contrast (WCAG AA) in both themes');
   for (const theme of ['dark', 'light']) {
     if ((await page.evaluate(() => document.documentElement.className)) !== theme) await page.click('#theme');
-    for (const tab of ['lanes', 'standings', 'block', 'entries', 'results']) {
+    for (const tab of TABS) {
       await page.click('#tab-' + tab);
       same(`text under AA contrast on ${tab}, ${theme}`, await page.evaluate(lowContrast), []);
     }

@@ -52,10 +52,10 @@ export function standInEventStream(page) {
 
 let lines = null;
 
-// Polls `test` every 100 ms for up to 10 s; throws naming `what` if it never
-// holds. For what the server has, not what the page shows.
-export async function until(what, test) {
-  for (let i = 0; i < 100; i++) {
+// Polls `test` every 100 ms for up to `seconds` (10); throws naming `what`
+// if it never holds. For what the server has, not what the page shows.
+export async function until(what, test, seconds = 10) {
+  for (let i = 0; i < seconds * 10; i++) {
     if (await test()) return;
     await new Promise((r) => setTimeout(r, 100));
   }

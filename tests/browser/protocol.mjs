@@ -3,10 +3,8 @@
 // with the API's numbers, the finals, the signature lines; printed to an A4
 // PDF, nothing wider than the page and no table row split; then the
 // director's page's separate links. Arguments: URL PIN SCREENSHOT_DIR.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { run, url, shots, id, same } from './harness.mjs';
-import { pdfPages } from './pdftext.mjs';
+import { printA4, missing } from './print.mjs';
 
 await run(async ({ page, shot, step, api }) => {
   const standings = await (await page.request.get(api('/api/standings'))).json();
@@ -68,48 +66,14 @@ await run(async ({ page, shot, step, api }) => {
   await shot('centre-protocol');
 
   step('printed: A4 pages, nothing wider than the page, no row split');
-  await page.emulateMedia({ media: 'print' });
-  // The printable width of A4 (210 mm less 2 × 12 mm margins) at 96 px an inch.
-  await page.setViewportSize({ width: Math.floor((186 / 25.4) * 96), height: 1000 });
-  const layout = await page.evaluate(() => {
-    const doc = document.documentElement;
-    const width = doc.clientWidth;
-    const wide = [...document.querySelectorAll('.doc *')]
-      .filter((el) => el.getBoundingClientRect().right > width + 0.5 || el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible')
-      .map((el) => el.tagName + '.' + el.className + ' ' + (el.textContent || '').slice(0, 30));
-    return {
-      page: [doc.scrollWidth <= width, width],
-      wide,
-      rows: [...document.querySelectorAll('tr')].filter((tr) => getComputedStyle(tr).breakInside !== 'avoid').length,
-      heads: [...document.querySelectorAll('thead')].filter((t) => getComputedStyle(t).display !== 'table-header-group').length,
-      toolbar: getComputedStyle(document.querySelector('.toolbar')).display,
-      trs: document.querySelectorAll('tr').length,
-    };
-  });
-  same('the page as wide as A4\'s printable width', layout.page, [true, 702]);
-  same('elements wider than the page', layout.wide, []);
-  same('rows that may be split, heads not repeated, the toolbar', [layout.rows, layout.heads, layout.toolbar], [0, 0, 'none']);
-  if (layout.trs < 20) throw new Error(`only ${layout.trs} table rows`);
-  const printed = await page.pdf({ format: 'A4', printBackground: true });
-  writeFileSync(join(shots, 'centre-protocol.pdf'), printed);
-  const pdf = printed.toString('latin1');
-  const pages = (pdf.match(/\/Type\s*\/Page(?!s)/g) || []).length;
-  if (pages < 1 || pages > 6) throw new Error(`the PDF has ${pages} pages (1 to 6 expected)`);
-  const boxes = [...new Set((pdf.match(/\/MediaBox\s*\[[^\]]*\]/g) || []).map((b) => b.replace(/\s+/g, ' ')))];
-  same('every page A4 (595 × 842 pt)', boxes.map((b) => b.match(/[\d.]+/g).slice(2).map((x) => Math.floor(Number(x)))), [[595, 842]]);
-  // What is printed on each page: its number of the pages in the corner,
-  // the heading on the first, every section, the signatures on the last.
-  const texts = pdfPages(printed);
-  same('pages with text', texts.length, pages);
-  same('page numbers', texts.map((x) => x.match(/^\d+ \/ \d+/)?.[0]), texts.map((_, i) => `${i + 1} / ${pages}`));
-  const missing = (page, wanted) => wanted.filter((w) => !page.includes(w));
+  const texts = await printA4(page, shots, 'centre-protocol', { maxPages: 6 });
+  const pages = texts.length;
+  // What is printed: the heading on the first page, every section, the
+  // signatures on the last.
   same('the heading on page 1', missing(texts[0], ['Moscow Open, ten-pin bowling for the blind',
     'Открытый чемпионат Москвы по боулингу, спорт слепых', 'RESULTS PROTOCOL', 'Dates: 28-30 November 2026']), []);
   same('the sections printed', missing(texts.join(''), [...(await page.locator('section.result h2').allInnerTexts()), 'Round robin', 'Step-ladder']), []);
   same('the signatures on the last page', missing(texts[pages - 1], ['Chief judge', 'Irina Orlova', 'Chief secretary', 'Pavel Sokolov']), []);
-  console.error(`the protocol prints on ${pages} A4 page(s)`);
-  await page.emulateMedia({ media: 'screen' });
-  await page.setViewportSize({ width: 800, height: 1280 });
 
   step('in Russian: the Russian title first, Russian headings and signatures');
   await page.goto(new URL('/protocol?lang=ru', url).href);
