@@ -7,10 +7,94 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 
 use support::centre::{centre_totals, files, get, lane_series};
 use support::eventually;
+
+/// A running `lanecall demo --lanes`, and what it printed of itself.
+struct Demo {
+    child: Child,
+    centre: u16,
+    pin: Option<String>,
+    /// The pages it names (TV, protocol, results).
+    pages: Vec<String>,
+    /// Each lane's web port, by lane number.
+    lanes: BTreeMap<u32, u16>,
+}
+
+impl Demo {
+    /// Starts `lanecall demo --lanes N` with `args` in `dir`; once it has
+    /// printed the centre and its `n` lanes, the rest of what it prints is
+    /// read and dropped.
+    fn start(dir: &Path, n: usize, args: &[&str]) -> Demo {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+            .args(["demo", "--lanes", &n.to_string()])
+            .args(args)
+            .args(["--listen", "127.0.0.1:0", "--state-dir"])
+            .arg(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("lanecall demo runs");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let (mut centre, mut pin, mut pages, mut lanes) = (None, None, Vec::new(), BTreeMap::new());
+        while lanes.len() < n {
+            let line = lines
+                .next()
+                .expect("the demo prints the centre and its lanes")
+                .unwrap();
+            let port = |url: &str| -> u16 {
+                let hostport = url.trim_start_matches("http://").split('/').next().unwrap();
+                hostport.rsplit(':').next().unwrap().parse().unwrap()
+            };
+            let url = line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://"))
+                .map(str::to_owned);
+            if let Some(p) = line.strip_prefix("Chief judge PIN (the centre and every lane): ") {
+                pin = Some(p.to_owned());
+            } else if line.starts_with("Centre:") {
+                centre = url.as_deref().map(port);
+            } else if ["TV:", "Protocol:", "Results:"]
+                .iter()
+                .any(|p| line.starts_with(p))
+            {
+                pages.extend(url);
+            } else if let Some(rest) = line.strip_prefix("Lane ") {
+                let (n, url) = rest.split_once(": ").unwrap();
+                lanes.insert(
+                    n.parse::<u32>().unwrap(),
+                    port(url.split_whitespace().next().unwrap()),
+                );
+            }
+        }
+        std::thread::spawn(move || lines.for_each(drop));
+        Demo {
+            child,
+            centre: centre.expect("the demo prints `Centre: <url>`"),
+            pin,
+            pages,
+            lanes,
+        }
+    }
+
+    /// Stops it as systemd would (SIGTERM); its exit status.
+    fn stop(mut self) -> std::process::ExitStatus {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.child.wait().expect("the demo ends")
+    }
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
 
 #[test]
 #[cfg_attr(
@@ -20,51 +104,15 @@ use support::eventually;
 fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
     let dir = std::env::temp_dir().join(format!("lanecall-centre-demo-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lanecall"))
-        .args(["demo", "--lanes", "3", "--speed", "10", "--for", "25"])
-        .args(["--listen", "127.0.0.1:0", "--state-dir"])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("lanecall demo runs");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut centre = None;
-    let mut pages = Vec::new();
-    let mut pin = None;
-    let mut lanes = BTreeMap::new();
-    while lanes.len() < 3 {
-        let line = lines
-            .next()
-            .expect("the demo prints the centre and the three lanes")
-            .unwrap();
-        let port = |url: &str| -> u16 {
-            let hostport = url.trim_start_matches("http://").split('/').next().unwrap();
-            hostport.rsplit(':').next().unwrap().parse().unwrap()
-        };
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .map(str::to_owned);
-        if let Some(p) = line.strip_prefix("Chief judge PIN (the centre and every lane): ") {
-            pin = Some(p.to_owned());
-        } else if line.starts_with("Centre:") {
-            centre = url.as_deref().map(port);
-        } else if ["TV:", "Protocol:", "Results:"]
-            .iter()
-            .any(|p| line.starts_with(p))
-        {
-            pages.extend(url);
-        } else if let Some(rest) = line.strip_prefix("Lane ") {
-            let (n, url) = rest.split_once(": ").unwrap();
-            lanes.insert(
-                n.parse::<u32>().unwrap(),
-                port(url.split_whitespace().next().unwrap()),
-            );
-        }
-    }
-    let centre = centre.expect("the demo prints `Centre: <url>`");
-    assert_eq!(pin.as_deref(), Some("123456"), "the demo prints the PIN");
+    let mut demo = Demo::start(&dir, 3, &["--speed", "10", "--for", "25"]);
+    let (centre, lanes) = (demo.centre, demo.lanes.clone());
+    assert_eq!(
+        demo.pin.as_deref(),
+        Some("123456"),
+        "the demo prints the PIN"
+    );
+    let pages = demo.pages.clone();
+
     // Every page it names answers.
     assert_eq!(pages.len(), 3, "{pages:?}");
     for url in &pages {
@@ -133,7 +181,7 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
     assert_eq!(pushes[0]["block"], "Q1", "{pushes:#}");
     assert!(dir.join("centre/programme.toml").exists());
 
-    let status = child.wait().unwrap();
+    let status = demo.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     // Stopped: the centre holds every line of every lane's journal.
     for lane in 1..=3 {
@@ -154,5 +202,99 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
             );
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A whole small championship run from the director's page in a real
+/// browser (tests/browser/championship.mjs: the entries imported from CSV,
+/// the qualifying and the trios pushed, the standings, the B1 round robin
+/// and step-ladder proposed, confirmed and pushed, a tie's roll-off
+/// recorded, the protocol printed to PDF, the TV and the page measured).
+/// Then the centre's standings are checked against the lanes' own
+/// journals, each block's replayed on its own: every bowler's qualifying
+/// games, every trio's game, every round-robin line.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn a_director_runs_a_whole_small_championship_from_the_page() {
+    if !support::browser_tools() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lanecall-championship-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Seed 7 ties the final: the page records its roll-off too.
+    let demo = Demo::start(&dir, 3, &["--speed", "300", "--seed", "7"]);
+    let pin = demo.pin.clone().expect("the demo prints the PIN");
+    support::run_browser("championship.mjs", demo.centre, &pin);
+    let standings = get(demo.centre, "/api/standings").expect("the standings");
+    let status = demo.stop();
+    assert!(status.success(), "{status:?}");
+
+    // Every bowler's games as the lanes journaled them, by name and block:
+    // a journal a block, the k-th of every lane its k-th block (Q1, T1,
+    // the round robin, then the step-ladder on lane 1).
+    let mut bowled: BTreeMap<(String, usize), Vec<u64>> = BTreeMap::new();
+    for lane in 1..=3 {
+        let journals = dir.join(format!("lane{lane}/journal"));
+        for (k, file) in files(&journals).keys().enumerate() {
+            let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
+                .arg("replay")
+                .arg(journals.join(file))
+                .arg("--json")
+                .output()
+                .expect("lanecall replay runs");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("replay --json");
+            for b in v["bowlers"].as_array().unwrap() {
+                let totals = b["games"].as_array().unwrap().iter();
+                let games = totals.map(|g| g["total"].as_u64().unwrap()).collect();
+                let who = (b["name"].as_str().unwrap().to_owned(), k);
+                assert!(bowled.insert(who, games).is_none(), "{b}");
+            }
+        }
+    }
+    let list = |v: &serde_json::Value| -> Vec<u64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
+    let games = |name: &serde_json::Value, k: usize| -> &Vec<u64> {
+        &bowled[&(name.as_str().unwrap().to_owned(), k)]
+    };
+    let mut qualified = 0;
+    for c in standings["categories"].as_array().unwrap() {
+        for e in c["entries"].as_array().unwrap() {
+            assert_eq!(
+                &list(&e["games"]),
+                games(&e["name"], 0),
+                "{}'s Q1",
+                e["name"]
+            );
+            qualified += 1;
+        }
+    }
+    assert_eq!(qualified, 9);
+    let teams = standings["teams"].as_array().unwrap();
+    let trios = teams.iter().find(|t| t["event"] == "trios").unwrap();
+    for e in trios["entries"].as_array().unwrap() {
+        let members = e["members"].as_array().unwrap();
+        let game: u64 = members.iter().map(|m| games(m, 1)[0]).sum();
+        assert_eq!(list(&e["games"]), [game], "trio {}", e["name"]);
+    }
+    let finals = &standings["finals"]["B1"];
+    let round_robin = finals["round_robin"].as_array().unwrap();
+    assert_eq!(round_robin.len(), 3);
+    for r in round_robin {
+        assert_eq!(
+            &list(&r["games"]),
+            games(&r["name"], 2),
+            "{}'s round robin",
+            r["name"]
+        );
+    }
+    assert_eq!(finals["step_ladder"]["places"].as_array().unwrap().len(), 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
