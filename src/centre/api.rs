@@ -138,6 +138,7 @@ pub fn router(
         .route("/api/programme", get(programme_blocks))
         .route("/api/finals", get(blocks::proposals))
         .route("/api/blocks/lanes", post(blocks::set_lanes))
+        .route("/api/finals/roll-off", post(blocks::set_roll_off))
         .route("/results.txt", get(results_text))
         .route("/results.csv", get(results_csv))
         .route("/results.json", get(results_json))

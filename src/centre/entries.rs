@@ -13,7 +13,7 @@
 pub mod blocks;
 pub mod csv;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -222,8 +222,8 @@ pub struct Entries {
     /// Counts the changes made since the start.
     pub revision: u64,
     changes: VecDeque<Value>,
-    /// The blocks' lanes set on the page (`blocks.rs`), by block id.
-    lanes: BTreeMap<String, blocks::Lanes>,
+    /// What the page set over the programme file (`blocks.rs`).
+    set: blocks::Set,
 }
 
 impl Entries {
@@ -267,8 +267,8 @@ impl Entries {
             Err(source) => return Err(ProgrammeError::Read { path: file, source }),
         }
         let changes = read_tail(&log);
-        let lanes = blocks::load(state_dir, &programme)?;
-        blocks::overlay(&mut programme, &lanes);
+        let set = blocks::load(state_dir, &programme)?;
+        blocks::overlay(&mut programme, &set);
         Ok(Entries {
             text,
             file,
@@ -276,7 +276,7 @@ impl Entries {
             programme: Arc::new(programme),
             revision: 0,
             changes,
-            lanes,
+            set,
         })
     }
 
@@ -318,7 +318,12 @@ impl Entries {
         }
         p.finals
             .iter()
-            .any(|f| f.roll_off.iter().any(|n| n == name))
+            .any(|f| {
+                f.roll_off
+                    .iter()
+                    .chain(f.roll_off_won.values())
+                    .any(|n| n == name)
+            })
             .then(|| format!("{name:?} won a roll-off in the finals"))
     }
 
@@ -415,7 +420,7 @@ impl Entries {
         let values = list.iter().map(entry_value).collect::<Vec<_>>();
         let mut programme =
             Programme::with_entries(&self.text, values, &self.file).map_err(|e| refusal_of(&e))?;
-        blocks::overlay(&mut programme, &self.lanes);
+        blocks::overlay(&mut programme, &self.set);
         self.save(&programme, &record)?;
         self.programme = Arc::new(programme);
         self.revision += 1;

@@ -135,6 +135,10 @@ pub struct Finals {
     pub step_ladder: [String; 2],
     /// Winners of roll-offs that broke a tied step-ladder match.
     pub roll_off: Vec<String>,
+    /// A roll-off's winner recorded on the centre's page, by the
+    /// step-ladder block whose tied match it broke; it decides that match
+    /// before `roll_off` does.
+    pub roll_off_won: std::collections::BTreeMap<String, String>,
 }
 
 /// A singles category: a class's men, its women, or both combined.

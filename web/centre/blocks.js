@@ -107,7 +107,8 @@ function blockCard(b, mark) {
       has ? h('button', { type: 'button', class: 'primary', text: t('pushBlock', b.id), onclick: () => B.hooks.push(b.id) }) : null) : null);
 }
 
-const WAITING = { 'no bowler in the category': 'waiting_none', 'fewer than 3 bowlers in the round robin': 'waiting_fewer', 'the first step-ladder match is not decided': 'waiting_undecided', 'the round robin is not finished': 'waiting_rr' };
+const WAITING = { 'no bowler in the category': 'waiting_none', 'fewer than 3 bowlers in the round robin': 'waiting_fewer', 'the first step-ladder match is not decided': 'waiting_undecided', 'the round robin is not finished': 'waiting_rr',
+  'the first step-ladder match is tied: record its roll-off\'s winner': 'waiting_tied' };
 
 function lanesText(lanes) {
   return Object.entries(lanes || {}).map(([lane, names]) => t('lane', lane) + ': ' + names.join(', ')).join('; ');
@@ -123,7 +124,21 @@ function proposalCard(f) {
         : h('p', { text: t('proposed') + lanesText(p.lanes) }),
       Object.keys(p.current || {}).length ? h('p', { class: 'note', text: t('nowLanes') + lanesText(p.current) }) : null,
       B.judge && !p.waiting ? h('button', { type: 'button', class: 'primary', text: t('confirm', p.block),
-        onclick: () => saveLanes(p.block, p.lanes) }) : null)));
+        onclick: () => saveLanes(p.block, p.lanes) }) : null,
+      p.roll_off ? rollOff(p.block, p.roll_off) : null)));
+}
+
+// A tied step-ladder match: who won its roll-off, one press each.
+function rollOff(block, pair) {
+  return h('div', { class: 'roll-off', 'data-testid': 'roll-off-' + block },
+    h('p', { class: 'alarm', text: t('tied', pair[0], pair[1]) }),
+    B.judge ? pair.map((winner) => h('button', { type: 'button', text: t('rollOffWon', block, winner), onclick: async () => {
+      const r = await post('/api/finals/roll-off', { block, winner });
+      if (r.status !== 200) { say((r.body && r.body.error) || String(r.status), false); return; }
+      B.programme = r.body;
+      say(t('rollOffSaved', block), true);
+      B.hooks.changed();
+    } })) : null);
 }
 
 function focusIn(selector) {

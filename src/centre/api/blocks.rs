@@ -4,6 +4,7 @@
 //! a judge logged in and is recorded under their name.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -14,7 +15,8 @@ use serde_json::{Value, json};
 use super::{Shared, current, error, json_response, judged, lock};
 use crate::centre::book::Admit;
 use crate::centre::entries::blocks::Lanes;
-use crate::centre::standings::{programme_lanes, propose};
+use crate::centre::entries::{Entries, Refusal};
+use crate::centre::standings::{Standings, programme_lanes, propose};
 
 /// The lanes a block may be given: the programme's and those the centre
 /// knows, within those it admits.
@@ -77,12 +79,24 @@ fn lanes_of(v: &Value) -> Result<Lanes, String> {
     Ok(out)
 }
 
-/// `POST /api/blocks/lanes`: a block's lanes and bowlers, checked and
-/// kept; the programme's blocks after it.
-pub(super) async fn set_lanes(
-    State(s): State<Shared>,
+/// The competition as a change to the blocks finds it.
+struct Now {
+    standings: Arc<Standings>,
+    /// The blocks with games bowled.
+    bowled: BTreeSet<String>,
+    /// The lanes the centre takes.
+    admit: Admit,
+}
+
+/// A change to what the page sets over the programme (blocks.rs), by a
+/// judge logged in: `change` takes the request, the judge's name, the
+/// competition now and the entries, on a blocking thread (it writes to
+/// disk); the programme after it.
+async fn change_blocks(
+    s: Shared,
     headers: HeaderMap,
     body: Bytes,
+    change: impl FnOnce(&Value, &str, &Now, &mut Entries) -> Result<(), Refusal> + Send + 'static,
 ) -> Response {
     let (by, v) = match judged(&s, &headers, &body).await {
         Ok(x) => x,
@@ -94,40 +108,23 @@ pub(super) async fn set_lanes(
             "no programme: the centre's config has no `programme`",
         );
     };
-    let Some(block) = v.get("block").and_then(Value::as_str).map(str::to_owned) else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "name the block: {\"block\":\"RR-B1\",…}",
-        );
-    };
-    let lanes = match lanes_of(&v) {
-        Ok(l) => l,
-        Err(m) => return error(StatusCode::BAD_REQUEST, m),
-    };
-    if let Admit::Listed(admitted) = &lock(&s.book).admit
-        && let Some((n, _)) = lanes.iter().find(|(n, _)| !admitted.contains(n))
-    {
-        let m = format!(
-            "lane {n} is not one of the centre's lanes (its config's `lanes`, or the programme's)"
-        );
-        return error(StatusCode::BAD_REQUEST, m);
-    }
-    let shared = s.clone();
     let made = tokio::task::spawn_blocking(move || {
-        let programme = shared.programme();
-        let bowled: BTreeSet<String> = {
-            let book = lock(&shared.book);
-            crate::centre::results::games(&book, programme.as_deref())
+        // Read before the entries are locked: both read the programme.
+        let standings = current(&s);
+        let programme = s.programme();
+        let book = lock(&s.book);
+        let now = Now {
+            standings,
+            bowled: crate::centre::results::games(&book, programme.as_deref())
                 .into_iter()
                 .filter_map(|g| g.block)
-                .collect()
+                .collect(),
+            admit: book.admit.clone(),
         };
+        drop(book);
         let mut e = lock(&entries);
-        let made = e.set_lanes(&block, lanes, &bowled, &by);
-        if made.is_ok() {
-            tracing::info!(by, block, "a block's lanes set");
-        }
-        made.map(|()| crate::centre::results::programme_json(&e.programme()))
+        change(&v, &by, &now, &mut e)
+            .map(|()| crate::centre::results::programme_json(&e.programme()))
     })
     .await;
     match made {
@@ -138,4 +135,76 @@ pub(super) async fn set_lanes(
         }
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
+}
+
+/// The request's `block`.
+fn block_of(v: &Value, example: &str) -> Result<String, Refusal> {
+    v.get("block")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| Refusal::new(400, format!("name the block: {example}")))
+}
+
+/// `POST /api/blocks/lanes`: a block's lanes and bowlers, checked and
+/// kept; the programme's blocks after it.
+pub(super) async fn set_lanes(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    change_blocks(s, headers, body, |v, by, now, e| {
+        let block = block_of(v, "{\"block\":\"RR-B1\",\"lanes\":{…}}")?;
+        let lanes = lanes_of(v).map_err(|m| Refusal::new(400, m))?;
+        if let Admit::Listed(admitted) = &now.admit
+            && let Some((n, _)) = lanes.iter().find(|(n, _)| !admitted.contains(n))
+        {
+            let m = format!(
+                "lane {n} is not one of the centre's lanes (its config's `lanes`, or the programme's)"
+            );
+            return Err(Refusal::new(400, m));
+        }
+        e.set_lanes(&block, lanes, &now.bowled, by)?;
+        tracing::info!(by, block, "a block's lanes set");
+        Ok(())
+    })
+    .await
+}
+
+/// `POST /api/finals/roll-off`: `{"block": "SL2-B1", "winner": "…"}`, the
+/// winner of the roll-off that broke the tied match of a step-ladder
+/// block.
+pub(super) async fn set_roll_off(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    change_blocks(s, headers, body, |v, by, now, e| {
+        let example = "{\"block\":\"SL2-B1\",\"winner\":\"name\"}";
+        let block = block_of(v, example)?;
+        let winner = v
+            .get("winner")
+            .and_then(Value::as_str)
+            .ok_or_else(|| Refusal::new(400, format!("name the winner: {example}")))?;
+        let p = e.programme();
+        let Some((f, k)) = p
+            .finals
+            .iter()
+            .find_map(|f| Some((f, f.step_ladder.iter().position(|b| *b == block)?)))
+        else {
+            let m = format!("{block:?} is no finals' step-ladder block");
+            return Err(Refusal::new(404, m));
+        };
+        let m = now
+            .standings
+            .finals
+            .get(&f.category)
+            .and_then(|st| st.step_ladder.matches.get(k));
+        let tied = m
+            .filter(|m| m.complete && m.tie && m.winner.is_none())
+            .and_then(|m| Some([m.a.as_str(), m.b.as_deref()?]));
+        e.set_roll_off(&block, winner, tied, by)?;
+        tracing::info!(by, block, winner, "a roll-off's winner recorded");
+        Ok(())
+    })
+    .await
 }

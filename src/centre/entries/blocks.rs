@@ -1,6 +1,7 @@
 //! Blocks' lanes set from the centre's page (docs/programme.md, "Lanes
 //! set on the centre's page"): a block's lanes and their bowlers chosen
-//! by form, or a finals block's lanes confirmed from the proposal. Kept
+//! by form, or a finals block's lanes confirmed from the proposal; and the
+//! winner of a roll-off that broke a tied step-ladder match. Kept
 //! like the entries: `blocks.toml` in the `state_dir`, written whole
 //! (atomically, synced), each change recorded with who made it in
 //! `blocks-changes.jsonl`; a block named there takes its lanes from there,
@@ -27,6 +28,15 @@ pub const MAX_A_LANE: usize = 4;
 /// Lane number and its bowlers in lane order, by lane number.
 pub type Lanes = Vec<(u32, Vec<String>)>;
 
+/// What the page set over the programme file.
+#[derive(Clone, Default)]
+pub struct Set {
+    /// Blocks' lanes, by block id.
+    pub lanes: BTreeMap<String, Lanes>,
+    /// Roll-offs' winners, by the step-ladder block whose tie they broke.
+    pub roll_off_won: BTreeMap<String, String>,
+}
+
 /// `blocks.toml` as written and read.
 #[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -34,6 +44,8 @@ struct File {
     programme_title: String,
     #[serde(default)]
     block: Vec<FileBlock>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    roll_off_won: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -43,17 +55,13 @@ struct FileBlock {
     lanes: BTreeMap<String, Vec<String>>,
 }
 
-/// The blocks' lanes in `dir`'s `blocks.toml`, by block id; none when
-/// there is no file. A block the programme no longer has is left out
-/// (logged).
-pub(super) fn load(
-    dir: &Path,
-    programme: &Programme,
-) -> Result<BTreeMap<String, Lanes>, ProgrammeError> {
+/// What `dir`'s `blocks.toml` sets; nothing when there is no file. A
+/// block the programme no longer has is left out (logged).
+pub(super) fn load(dir: &Path, programme: &Programme) -> Result<Set, ProgrammeError> {
     let path = dir.join(FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Set::default()),
         Err(source) => return Err(ProgrammeError::Read { path, source }),
     };
     let f: File =
@@ -68,31 +76,49 @@ pub(super) fn load(
             ),
         });
     }
-    let mut out = BTreeMap::new();
-    for b in f.block {
-        if programme.block(&b.id).is_none() {
+    let known = |id: &str| {
+        let known = programme.block(id).is_some();
+        if !known {
             tracing::warn!(
-                block = b.id,
+                block = id,
                 "{FILE}: the programme has no such block: left out"
             );
-            continue;
         }
-        let lanes = b
-            .lanes
-            .into_iter()
-            .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
-            .collect();
-        out.insert(b.id, lanes);
+        known
+    };
+    let mut out = Set::default();
+    for b in f.block {
+        if known(&b.id) {
+            let lanes = b
+                .lanes
+                .into_iter()
+                .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
+                .collect();
+            out.lanes.insert(b.id, lanes);
+        }
     }
+    out.roll_off_won = f
+        .roll_off_won
+        .into_iter()
+        .filter(|(id, _)| known(id))
+        .collect();
     Ok(out)
 }
 
-/// `programme` with the lanes set on the page.
-pub(super) fn overlay(programme: &mut Programme, set: &BTreeMap<String, Lanes>) {
+/// `programme` with what the page set.
+pub(super) fn overlay(programme: &mut Programme, set: &Set) {
     for b in &mut programme.blocks {
-        if let Some(lanes) = set.get(&b.id) {
+        if let Some(lanes) = set.lanes.get(&b.id) {
             b.lanes.clone_from(lanes);
         }
+    }
+    for f in &mut programme.finals {
+        f.roll_off_won = set
+            .roll_off_won
+            .iter()
+            .filter(|(block, _)| f.step_ladder.contains(block))
+            .map(|(b, w)| (b.clone(), w.clone()))
+            .collect();
     }
 }
 
@@ -183,46 +209,88 @@ impl Entries {
             return Err(Refusal::new(409, m));
         }
         lanes.sort_by_key(|(n, _)| *n);
-        let mut set = self.lanes.clone();
-        set.insert(block.to_owned(), lanes.clone());
+        let mut set = self.set.clone();
+        set.lanes.insert(block.to_owned(), lanes.clone());
+        let shown: BTreeMap<String, &Vec<String>> =
+            lanes.iter().map(|(n, v)| (n.to_string(), v)).collect();
+        self.save_set(
+            set,
+            json!({ "by": by, "change": "lanes", "block": block, "lanes": shown }),
+        )
+    }
+
+    /// Records `winner` as the winner of the roll-off that broke the tied
+    /// match of step-ladder block `block`; `tied` is that match's two
+    /// bowlers when it is complete, tied and undecided.
+    pub fn set_roll_off(
+        &mut self,
+        block: &str,
+        winner: &str,
+        tied: Option<[&str; 2]>,
+        by: &str,
+    ) -> Result<(), Refusal> {
+        let Some(tied) = tied else {
+            let m =
+                format!("block {block:?}'s step-ladder match is not a tie waiting for a roll-off");
+            return Err(Refusal::new(409, m));
+        };
+        if !tied.contains(&winner) {
+            let m = format!(
+                "{winner:?} did not bowl the tied match: {} or {}",
+                tied[0], tied[1]
+            );
+            return Err(Refusal::new(400, m));
+        }
+        let mut set = self.set.clone();
+        set.roll_off_won.insert(block.to_owned(), winner.to_owned());
+        self.save_set(
+            set,
+            json!({ "by": by, "change": "roll_off", "block": block, "winner": winner }),
+        )
+    }
+
+    /// Writes `set` to `blocks.toml`, then `record` (stamped now) to its
+    /// changes; on success the programme takes it. Nothing changes when
+    /// either fails.
+    fn save_set(&mut self, set: Set, mut record: serde_json::Value) -> Result<(), Refusal> {
         let dir = self.file.parent().unwrap_or(Path::new("."));
         let file = File {
             programme_title: self.programme.title.clone(),
             block: set
+                .lanes
                 .iter()
                 .map(|(id, l)| FileBlock {
                     id: id.clone(),
                     lanes: l.iter().map(|(n, v)| (n.to_string(), v.clone())).collect(),
                 })
                 .collect(),
+            roll_off_won: set.roll_off_won.clone(),
         };
         let body = toml::to_string(&file).map_err(|e| Refusal::new(500, e.to_string()))?;
         let text = format!(
-            "# The blocks' lanes set on the centre's page, written by `lanecall centre`\n\
-             # at each change (docs/programme.md). A block named here takes its lanes\n\
-             # from here, not from the programme file.\n\n{body}"
+            "# The blocks' lanes and the roll-offs' winners set on the centre's page,\n\
+             # written by `lanecall centre` at each change (docs/programme.md). A block\n\
+             # named here takes its lanes from here, not from the programme file.\n\n{body}"
         );
         let disk = |e: std::io::Error| Refusal::new(500, format!("not saved: {e}"));
         let path = dir.join(FILE);
         let old = std::fs::read(&path).ok();
         crate::atomic::atomic_write(&path, text.as_bytes(), None).map_err(disk)?;
-        let shown: BTreeMap<String, &Vec<String>> =
-            lanes.iter().map(|(n, v)| (n.to_string(), v)).collect();
-        let record = json!({ "at": rfc3339(unix_now()), "by": by, "change": "lanes", "block": block, "lanes": shown });
+        record["at"] = rfc3339(unix_now()).into();
         if let Err(e) = append(&dir.join(CHANGES), &record) {
             let back = match &old {
                 Some(bytes) => crate::atomic::atomic_write(&path, bytes, None),
                 None => std::fs::remove_file(&path),
             };
             if let Err(b) = back {
-                tracing::error!("the blocks' lanes changed but their record did not: {b}");
+                tracing::error!("the blocks changed but their record did not: {b}");
             }
             return Err(disk(e));
         }
         let mut programme = (*self.programme).clone();
         overlay(&mut programme, &set);
         self.programme = Arc::new(programme);
-        self.lanes = set;
+        self.set = set;
         self.revision += 1;
         Ok(())
     }
@@ -303,5 +371,42 @@ mod tests {
         assert!(!dir.join("state").join(FILE).exists(), "nothing written");
         let pair = lanes(&[(5, &["Anna Kuznetsova", "Ivan Petrov"])]);
         e.set_lanes("D1", pair, &BTreeSet::new(), "x").unwrap();
+    }
+
+    #[test]
+    fn a_roll_offs_winner_is_kept_with_the_lanes_and_only_for_a_tie() {
+        let (dir, path) = programme_dir("blocks-roll-off");
+        let state = dir.join("state");
+        let mut e = Entries::load(&path, &state).unwrap();
+        let tied = Some(["Dmitri Orlov", "Anna Kuznetsova"]);
+        let r = e.set_roll_off("SL1-B1", "Anna Kuznetsova", None, "x");
+        assert_eq!(r.unwrap_err().status, 409, "no tie: nothing to break");
+        let r = e.set_roll_off("SL1-B1", "Ivan Petrov", tied, "x");
+        assert_eq!(r.unwrap_err().status, 400, "not one of the two");
+        assert!(!state.join(FILE).exists(), "nothing written");
+
+        let rr = lanes(&[(1, &["Ivan Petrov", "Olga Smirnova"])]);
+        e.set_lanes("RR-B1", rr, &BTreeSet::new(), "x").unwrap();
+        e.set_roll_off("SL1-B1", "Anna Kuznetsova", tied, "Irina Orlova")
+            .unwrap();
+        let won = |e: &Entries| e.programme().finals[0].roll_off_won.clone();
+        let want = BTreeMap::from([("SL1-B1".to_owned(), "Anna Kuznetsova".to_owned())]);
+        assert_eq!(won(&e), want);
+        let record = std::fs::read_to_string(state.join(CHANGES)).unwrap();
+        let last: serde_json::Value = serde_json::from_str(record.lines().last().unwrap()).unwrap();
+        assert_eq!(
+            (&last["change"], &last["winner"], &last["by"]),
+            (
+                &json!("roll_off"),
+                &json!("Anna Kuznetsova"),
+                &json!("Irina Orlova")
+            )
+        );
+        // Both kept after a restart.
+        let again = Entries::load(&path, &state).unwrap();
+        assert_eq!(won(&again), want);
+        assert_eq!(again.programme().block("RR-B1").unwrap().lanes.len(), 1);
+        // The winner's entry cannot be deleted now.
+        assert!(again.used("Anna Kuznetsova", &BTreeSet::new()).is_some());
     }
 }

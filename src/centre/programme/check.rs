@@ -432,6 +432,7 @@ fn check_finals(p: &Programme, raw: &[RawFinals], found: &mut Found) -> Vec<Fina
             round_robin: f.round_robin.get_ref().clone(),
             step_ladder: [name(0), name(1)],
             roll_off: f.roll_off.iter().map(|r| r.get_ref().clone()).collect(),
+            roll_off_won: Default::default(),
         });
     }
     out

@@ -255,13 +255,22 @@ fn step_ladder(
         return out;
     }
     let (first, second, third) = (&table[0].name, &table[1].name, &table[2].name);
+    // A roll-off recorded for the match's own block first.
+    let roll_off = |block: &String| -> Vec<String> {
+        f.roll_off_won
+            .get(block)
+            .into_iter()
+            .chain(&f.roll_off)
+            .cloned()
+            .collect()
+    };
     let m1 = one_match(
         p,
         games,
         &f.step_ladder[0],
         1,
         (third, Some(second)),
-        &f.roll_off,
+        &roll_off(&f.step_ladder[0]),
     );
     let Some(w1) = m1.winner.clone() else {
         out.matches.push(m1);
@@ -274,7 +283,7 @@ fn step_ladder(
         &f.step_ladder[1],
         1,
         (&w1, Some(first)),
-        &f.roll_off,
+        &roll_off(&f.step_ladder[1]),
     );
     if let Some(w2) = &m2.winner {
         let loser2 = if w2 == first { &w1 } else { first };

@@ -27,6 +27,9 @@ pub struct BlockProposal {
     /// The lanes the block has now (the programme's or set on the page).
     #[serde(serialize_with = "lanes_map")]
     pub current: Lanes,
+    /// A step-ladder block's match bowled and tied, no roll-off's winner
+    /// recorded: its two bowlers (`POST /api/finals/roll-off`).
+    pub roll_off: Option<[String; 2]>,
 }
 
 /// A category's finals proposal.
@@ -98,6 +101,7 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
         },
         lanes: rr,
         current: current(&f.round_robin),
+        roll_off: None,
     });
     let ladder = &s.step_ladder.matches;
     let pair = |i: usize| {
@@ -107,6 +111,12 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
         })
     };
     let (sl1, sl2) = (pair(0), pair(1));
+    let tied = |i: usize| {
+        ladder
+            .get(i)
+            .filter(|m| m.complete && m.tie && m.winner.is_none())
+            .and_then(|m| Some([m.a.clone(), m.b.clone()?]))
+    };
     // Its bowlers are the round robin's 3rd and 2nd: known at its end.
     let (sl1, sl1_waiting) = match sl1 {
         None => (None, Some("fewer than 3 bowlers in the round robin")),
@@ -119,15 +129,21 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
         waiting: sl1_waiting,
         lanes: sl1.unwrap_or_default(),
         current: current(&f.step_ladder[0]),
+        roll_off: tied(0),
     });
     blocks.push(BlockProposal {
         block: f.step_ladder[1].clone(),
         stage: "step_ladder_2",
-        waiting: sl2
-            .is_none()
-            .then_some("the first step-ladder match is not decided"),
+        waiting: match (&sl2, tied(0)) {
+            (Some(_), _) => None,
+            (None, Some(_)) => {
+                Some("the first step-ladder match is tied: record its roll-off's winner")
+            }
+            (None, None) => Some("the first step-ladder match is not decided"),
+        },
         lanes: sl2.unwrap_or_default(),
         current: current(&f.step_ladder[1]),
+        roll_off: tied(1),
     });
     FinalsProposal {
         category: f.category.clone(),
@@ -289,6 +305,48 @@ mod tests {
         assert_eq!(
             prop.blocks[1].current,
             vec![(1, vec!["Ivan Petrov".to_owned()])]
+        );
+    }
+
+    #[test]
+    fn a_tied_match_waits_for_its_roll_off_and_goes_on_with_the_winner_recorded() {
+        let mut p = programme("");
+        // Anna's 160 with her +10 against Dmitri's 170: a tie.
+        let games = [
+            game("Ivan Petrov", 2, "S1", 1, 200),
+            game("Anna Kuznetsova", 1, "S1", 1, 180),
+            game("Dmitri Orlov", 2, "S1", 1, 150),
+            game("Olga Smirnova", 1, "S1", 1, 120),
+            game("Dmitri Orlov", 1, "SL1-B1", 1, 170),
+            game("Anna Kuznetsova", 1, "SL1-B1", 1, 160),
+        ];
+        let prop = |p: &Programme| {
+            let s = standings(Some(p), &games);
+            propose(p, &p.finals[0], &s.finals["B1"], &[5])
+        };
+        let tied = prop(&p);
+        assert_eq!(
+            tied.blocks[1].roll_off,
+            Some(["Dmitri Orlov".to_owned(), "Anna Kuznetsova".to_owned()])
+        );
+        assert_eq!(
+            tied.blocks[2].waiting,
+            Some("the first step-ladder match is tied: record its roll-off's winner")
+        );
+        assert!(tied.blocks[2].lanes.is_empty());
+
+        // Anna won the roll-off; a roll-off Dmitri won earlier in the
+        // category (the programme's list) does not decide this match.
+        p.finals[0]
+            .roll_off_won
+            .insert("SL1-B1".into(), "Anna Kuznetsova".into());
+        p.finals[0].roll_off = vec!["Dmitri Orlov".into()];
+        let decided = prop(&p);
+        assert_eq!(decided.blocks[1].roll_off, None);
+        assert_eq!(decided.blocks[2].waiting, None);
+        assert_eq!(
+            lanes(&decided.blocks[2]),
+            [(5, vec!["Anna Kuznetsova", "Ivan Petrov"])]
         );
     }
 
