@@ -186,7 +186,9 @@ fn until<R: BufRead, T>(
 }
 
 /// The serial ports found: the fixed names under /dev/serial/by-id/ first,
-/// then /dev/ttyUSB*, /dev/ttyACM* and /dev/ttyAMA0.
+/// then /dev/ttyUSB*, /dev/ttyACM*, the Pi's UARTs (/dev/serial0 and 1,
+/// /dev/ttyAMA*) and /dev/ttyS0 and 1 when they have a UART behind them
+/// (the systemd unit allows these).
 pub fn serial_ports() -> Vec<PathBuf> {
     let mut found = Vec::new();
     let listed = |dir: &str, keep: &dyn Fn(&str) -> bool| {
@@ -203,9 +205,32 @@ pub fn serial_ports() -> Vec<PathBuf> {
     };
     found.extend(listed(BY_ID, &|_| true));
     found.extend(listed("/dev", &|n| {
-        n.starts_with("ttyUSB") || n.starts_with("ttyACM") || n == "ttyAMA0"
+        ["ttyUSB", "ttyACM", "serial", "ttyAMA"]
+            .iter()
+            .any(|p| n.starts_with(p))
+            || ["ttyS0", "ttyS1"].contains(&n) && uart_behind(n)
     }));
     found
+}
+
+/// Whether the 8250 driver found a UART behind `/dev/NAME` (a PC has
+/// ttyS0 to ttyS31 whatever it has).
+fn uart_behind(name: &str) -> bool {
+    fs::read_to_string(format!("/sys/class/tty/{name}/type")).is_ok_and(|t| t.trim() != "0")
+}
+
+/// What a serial port is, for the list `setup` shows.
+fn port_note(port: &Path) -> &'static str {
+    let name = port.file_name().unwrap_or_default().to_string_lossy();
+    match name.as_ref() {
+        "serial0" => "the Pi's header UART (pins 8 and 10), whichever it is now",
+        "serial1" => "the Pi's other UART (Bluetooth's, on a Pi with Bluetooth)",
+        "ttyS0" => "a Pi's mini-UART: the header's while Bluetooth is on; a PC's COM1",
+        "ttyS1" => "a PC's COM2",
+        n if n.starts_with("ttyAMA") => "a Pi's UART: ttyAMA0 is the header's with Bluetooth off",
+        _ if port.starts_with(BY_ID) => "a USB adapter, by a name that stays",
+        _ => "a USB adapter",
+    }
 }
 
 /// Whether a port answer is taken: one that exists; one under
@@ -308,11 +333,17 @@ fn ask_port<R: BufRead>(
             } else {
                 println!("Serial ports found:");
                 for (i, p) in found.iter().enumerate() {
+                    let note = port_note(p);
                     match fs::canonicalize(p) {
                         Ok(real) if real != *p => {
-                            println!("  {}) {} -> {}", i + 1, p.display(), real.display())
+                            println!(
+                                "  {}) {} -> {}  ({note})",
+                                i + 1,
+                                p.display(),
+                                real.display()
+                            )
                         }
-                        _ => println!("  {}) {}", i + 1, p.display()),
+                        _ => println!("  {}) {}  ({note})", i + 1, p.display()),
                     }
                 }
             }
@@ -599,6 +630,17 @@ fn lanecall_group() -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_kind_of_serial_port_is_said_what_it_is() {
+        let note = |p: &str| port_note(Path::new(p));
+        assert!(note("/dev/serial0").contains("header UART"));
+        assert!(note("/dev/ttyS0").contains("mini-UART"));
+        assert!(note("/dev/ttyAMA10").contains("Pi's UART"));
+        assert!(note("/dev/ttyS1").contains("COM2"));
+        assert!(note("/dev/serial/by-id/usb-FTDI-if00").contains("stays"));
+        assert_eq!(note("/dev/ttyUSB0"), "a USB adapter");
+    }
 
     #[test]
     fn a_value_is_replaced_in_its_table_only_and_a_comment_kept() {

@@ -401,6 +401,40 @@ fn the_unit_does_not_restart_on_exit_78() {
     );
 }
 
+/// The devices the service may open: the GPIO, the sound cards and the
+/// serial ports `setup` lists (USB adapters, the Pi's PL011 UARTs and its
+/// mini-UART ttyS0, a PC's ttyS1), and not the consoles that share
+/// ttyS's major number.
+#[test]
+fn the_unit_allows_the_serial_ports_setup_offers_and_no_console() {
+    let unit = include_str!("../systemd/lanecall.service");
+    let allowed: Vec<&str> = unit
+        .lines()
+        .filter_map(|l| l.strip_prefix("DeviceAllow="))
+        .collect();
+    let serial: Vec<&str> = allowed
+        .iter()
+        .copied()
+        .filter(|d| d.contains("tty") || d.contains("serial"))
+        .collect();
+    assert_eq!(
+        serial,
+        [
+            "char-ttyUSB rw",
+            "char-ttyACM rw",
+            "char-ttyAMA rw",
+            "/dev/ttyS0 rw",
+            "/dev/ttyS1 rw"
+        ]
+    );
+    assert!(unit.lines().any(|l| l == "DevicePolicy=closed"));
+    assert!(
+        !allowed
+            .iter()
+            .any(|d| d.starts_with("char-tty ") || d.starts_with("char-ttyS "))
+    );
+}
+
 /// Reads the terminal's screen until it shows `wanted`, for up to 20 s.
 fn screen_until(master: &mut serialport::TTYPort, screen: &mut String, wanted: &str) {
     use std::io::Read;
