@@ -82,10 +82,7 @@ impl Demo {
 
     /// Stops it as systemd would (SIGTERM); its exit status.
     fn stop(mut self) -> std::process::ExitStatus {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        self.child.wait().expect("the demo ends")
+        support::terminate(&mut self.child)
     }
 }
 

@@ -120,10 +120,7 @@ impl Centre {
 
     /// Stops it as systemd does (SIGTERM) and waits for it.
     pub fn stop(mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
+        super::terminate(&mut self.child);
     }
 }
 

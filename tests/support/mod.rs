@@ -303,11 +303,16 @@ impl Daemon {
 
     /// Stops the daemon as systemd does (SIGTERM) and waits for it.
     pub fn stop(mut self) -> std::process::ExitStatus {
-        let _ = std::process::Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        self.child.wait().expect("the daemon ends")
+        terminate(&mut self.child)
     }
+}
+
+/// Stops `child` as systemd does (SIGTERM) and waits for it to end.
+pub fn terminate(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    child.wait().expect("the process ends")
 }
 
 impl Drop for Daemon {

@@ -193,6 +193,19 @@ mod tests {
         }
     }
 
+    /// B1's preliminaries (4 bowlers, combined; Anna and Olga +10 a
+    /// game): Ivan 200, Anna 190, Dmitri 150, Olga 130; and `more`.
+    fn preliminaries(more: &[BowledGame]) -> Vec<BowledGame> {
+        let mut games = vec![
+            game("Ivan Petrov", 2, "S1", 1, 200),
+            game("Anna Kuznetsova", 1, "S1", 1, 180),
+            game("Dmitri Orlov", 2, "S1", 1, 150),
+            game("Olga Smirnova", 1, "S1", 1, 120),
+        ];
+        games.extend_from_slice(more);
+        games
+    }
+
     fn lanes(b: &BlockProposal) -> Vec<(u32, Vec<&str>)> {
         b.lanes
             .iter()
@@ -203,13 +216,7 @@ mod tests {
     #[test]
     fn the_round_robin_pairs_the_seeds_on_lanes_and_the_ladder_puts_third_against_second() {
         let p = programme("");
-        // B1 (4 bowlers, combined; Anna and Olga +10 a game).
-        let games = [
-            game("Ivan Petrov", 2, "S1", 1, 200),
-            game("Anna Kuznetsova", 1, "S1", 1, 180),
-            game("Dmitri Orlov", 2, "S1", 1, 150),
-            game("Olga Smirnova", 1, "S1", 1, 120),
-        ];
+        let games = preliminaries(&[]);
         let s = standings(Some(&p), &games);
         let f = &p.finals[0];
         let prop = propose(&p, f, &s.finals["B1"], &programme_lanes(&p));
@@ -247,7 +254,7 @@ mod tests {
         assert!(prop.blocks[2].lanes.is_empty());
 
         // Its three rounds, all but Olga's last game: still not finished.
-        let mut rr = games.to_vec();
+        let mut rr = games.clone();
         for (name, scores) in [
             ("Ivan Petrov", [150, 150, 150]),
             ("Anna Kuznetsova", [200, 200, 200]),
@@ -288,14 +295,10 @@ mod tests {
             let b = p.blocks.iter_mut().find(|b| b.id == id).unwrap();
             b.lanes = vec![(1, vec!["Ivan Petrov".into()])];
         }
-        let games = [
-            game("Ivan Petrov", 2, "S1", 1, 200),
-            game("Anna Kuznetsova", 1, "S1", 1, 180),
-            game("Dmitri Orlov", 2, "S1", 1, 150),
-            game("Olga Smirnova", 1, "S1", 1, 120),
+        let games = preliminaries(&[
             game("Dmitri Orlov", 1, "SL1-B1", 1, 250),
             game("Anna Kuznetsova", 1, "SL1-B1", 1, 160),
-        ];
+        ]);
         let s = standings(Some(&p), &games);
         let prop = propose(&p, &p.finals[0], &s.finals["B1"], &[5, 6]);
         assert_eq!(
@@ -312,14 +315,10 @@ mod tests {
     fn a_tied_match_waits_for_its_roll_off_and_goes_on_with_the_winner_recorded() {
         let mut p = programme("");
         // Anna's 160 with her +10 against Dmitri's 170: a tie.
-        let games = [
-            game("Ivan Petrov", 2, "S1", 1, 200),
-            game("Anna Kuznetsova", 1, "S1", 1, 180),
-            game("Dmitri Orlov", 2, "S1", 1, 150),
-            game("Olga Smirnova", 1, "S1", 1, 120),
+        let games = preliminaries(&[
             game("Dmitri Orlov", 1, "SL1-B1", 1, 170),
             game("Anna Kuznetsova", 1, "SL1-B1", 1, 160),
-        ];
+        ]);
         let prop = |p: &Programme| {
             let s = standings(Some(p), &games);
             propose(p, &p.finals[0], &s.finals["B1"], &[5])
