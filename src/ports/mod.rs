@@ -70,8 +70,9 @@ pub enum Input {
     /// the lane time of the script's next input, before which it sends
     /// nothing. A lane that follows a script
     /// ([`LaneRunner::follow_script`](crate::lane_thread::LaneRunner::follow_script))
-    /// runs its deadlines up to `next` and never past it, so its lane time
-    /// is the script's however late the inputs arrive.
+    /// runs its deadlines up to `next` and never past it, and stamps an
+    /// input from elsewhere (a neighbour, a panel) no later than `next`, so
+    /// its lane time is the script's however late the inputs arrive.
     Script {
         t: Millis,
         event: Option<Event>,
