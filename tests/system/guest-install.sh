@@ -18,30 +18,42 @@ if [ "${1:-}" = sound ]; then
     modprobe snd-aloop
     sed -i 's/^device = "default"/device = "plughw:CARD=Loopback,DEV=0"/' /etc/lanecall/lanecall.toml
     grep -q '^device = "plughw:CARD=Loopback,DEV=0"' /etc/lanecall/lanecall.toml
+    # The loopback carries sound only when its capture side is open before
+    # its playback side, and the side opened first imposes its format,
+    # rate, channels and buffer on the other: the capture opens the card
+    # as the lane's output would (float, 48 kHz, stereo, 2048-frame
+    # periods) and ALSA's plug converts that for arecord.
+    cat > /etc/asound.conf <<'ALSA'
+pcm.lane7capture {
+    type plug
+    slave {
+        pcm "hw:CARD=Loopback,DEV=1,SUBDEV=0"
+        format FLOAT_LE
+        rate 48000
+        channels 2
+        period_size 2048
+        buffer_size 8192
+    }
+}
+ALSA
     cat > /etc/systemd/system/lane7-capture.service <<'UNIT'
 [Unit]
 Description=The loopback card's capture, sent to the host on ttyS2
-After=systemd-modules-load.service sound.target lanecall.service
+After=systemd-modules-load.service sound.target
+Before=lanecall.service
 
 [Service]
-# The lane opens the card first and so chooses its format: a capture
-# opened first would impose its own on the lane's output.
-ExecStartPre=/bin/sh -c 'for i in $$(seq 240); do grep -q "^state" /proc/asound/Loopback/pcm0p/sub0/status && exit 0; sleep 0.5; done; exit 1'
-ExecStart=/bin/sh -c 'stty -F /dev/ttyS2 raw -echo 115200 && exec arecord -q -D plughw:CARD=Loopback,DEV=1 -f U8 -r 8000 -c 1 -t raw > /dev/ttyS2'
+ExecStart=/bin/sh -c 'stty -F /dev/ttyS2 raw -echo 115200 && exec arecord -q -D lane7capture -f U8 -r 8000 -c 1 -t raw > /dev/ttyS2'
 Restart=always
 RestartSec=1
 
 [Install]
 WantedBy=multi-user.target
 UNIT
-    systemctl enable lane7-capture.service
+    systemctl enable --now lane7-capture.service
 fi
 
 # The PIN from stdin, one line, twice (stdin is not a terminal).
 printf '482913\n482913\n' | lanecall setup --lane 7 --port /dev/ttyS1 --language en
 echo "SYSTEST setup done"
 systemctl is-active lanecall
-if [ "${1:-}" = sound ]; then
-    systemctl start lane7-capture.service
-    systemctl is-active lane7-capture.service
-fi
