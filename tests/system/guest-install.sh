@@ -31,8 +31,8 @@ pcm.lane7capture {
         format FLOAT_LE
         rate 48000
         channels 2
-        period_size 2048
-        buffer_size 8192
+        period_time 42667
+        buffer_time 170667
     }
 }
 ALSA
