@@ -22,7 +22,7 @@ if [ "${1:-}" = sound ]; then
     # its playback side, and the side opened first imposes its format,
     # rate, channels and buffer on the other: the capture opens the card
     # as the lane's output would (float, 48 kHz, stereo, 2048-frame
-    # periods) and ALSA's plug converts that for arecord.
+    # periods: arecord asks them in time) and ALSA's plug converts that.
     cat > /etc/asound.conf <<'ALSA'
 pcm.lane7capture {
     type plug
@@ -31,8 +31,6 @@ pcm.lane7capture {
         format FLOAT_LE
         rate 48000
         channels 2
-        period_time 42667
-        buffer_time 170667
     }
 }
 ALSA
@@ -43,7 +41,7 @@ After=systemd-modules-load.service sound.target
 Before=lanecall.service
 
 [Service]
-ExecStart=/bin/sh -c 'stty -F /dev/ttyS2 raw -echo 115200 && exec arecord -q -D lane7capture -f U8 -r 8000 -c 1 -t raw > /dev/ttyS2'
+ExecStart=/bin/sh -c 'stty -F /dev/ttyS2 raw -echo 115200 && exec arecord -q -D lane7capture --period-time=42667 --buffer-time=170667 -f U8 -r 8000 -c 1 -t raw > /dev/ttyS2'
 Restart=always
 RestartSec=1
 
