@@ -1,0 +1,57 @@
+#!/bin/sh
+# Runs in the guest, from the payload disk (/mnt): installs the package and
+# sets the lane up as docs/install.md has a technician do it, with the
+# answers a script gives. Prints SYSTEST markers on the console.
+#   sh /mnt/guest-install.sh [sound]
+set -eu
+echo "SYSTEST install: $(ls /mnt/*.deb)"
+dpkg -i /mnt/*.deb
+# No GPIO in a virtual machine (docs/install.md, "[gpio] backend").
+sed -i 's/^backend = "rpi"/backend = "none"/' /etc/lanecall/lanecall.toml
+grep -q '^backend = "none"' /etc/lanecall/lanecall.toml
+
+if [ "${1:-}" = sound ]; then
+    # The speaker: ALSA's loopback card, at every boot. What the lane plays
+    # on its device 0 is recorded from device 1 and sent to the host on
+    # ttyS2 (8 kHz, 8 bits: well within the port's rate).
+    echo snd-aloop > /etc/modules-load.d/lane7-loopback.conf
+    modprobe snd-aloop
+    sed -i 's/^device = "default"/device = "plughw:CARD=Loopback,DEV=0"/' /etc/lanecall/lanecall.toml
+    grep -q '^device = "plughw:CARD=Loopback,DEV=0"' /etc/lanecall/lanecall.toml
+    # The loopback carries sound only when its capture side is open before
+    # its playback side, and the side opened first imposes its format,
+    # rate, channels and buffer on the other: the capture opens the card
+    # as the lane's output would (float, 48 kHz, stereo, 2048-frame
+    # periods: arecord asks them in time) and ALSA's plug converts that.
+    cat > /etc/asound.conf <<'ALSA'
+pcm.lane7capture {
+    type plug
+    slave {
+        pcm "hw:CARD=Loopback,DEV=1,SUBDEV=0"
+        format FLOAT_LE
+        rate 48000
+        channels 2
+    }
+}
+ALSA
+    cat > /etc/systemd/system/lane7-capture.service <<'UNIT'
+[Unit]
+Description=The loopback card's capture, sent to the host on ttyS2
+After=systemd-modules-load.service sound.target
+Before=lanecall.service
+
+[Service]
+ExecStart=/bin/sh -c 'stty -F /dev/ttyS2 raw -echo 115200 && exec arecord -q -D lane7capture --period-time=42667 --buffer-time=170667 -f U8 -r 8000 -c 1 -t raw > /dev/ttyS2'
+Restart=always
+RestartSec=1
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+    systemctl enable --now lane7-capture.service
+fi
+
+# The PIN from stdin, one line, twice (stdin is not a terminal).
+printf '482913\n482913\n' | lanecall setup --lane 7 --port /dev/ttyS1 --language en
+echo "SYSTEST setup done"
+systemctl is-active lanecall
