@@ -6,9 +6,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use serde_json::{Value, json};
 use support::centre::{Centre, lane_login_keys};
@@ -327,30 +325,15 @@ fn the_directors_page_in_a_real_browser() {
             l["online"] == true && l["state"].is_object()
         });
     }
-    let mut script = support::browser_command("director.mjs", c.web, PIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node runs");
-    let mut to_script = script.stdin.take().unwrap();
-    let from_script = BufReader::new(script.stdout.take().unwrap());
-    for line in from_script.lines() {
-        let line = line.unwrap();
-        eprintln!("director: {line}");
+    support::run_browser_asking("director.mjs", c.web, PIN, "director", |line| {
         let Some(rest) = line.strip_prefix("BOWL ") else {
-            continue;
+            return false;
         };
         let (n, notation) = rest.split_once(' ').expect("BOWL <lane> <notation>");
         let n: usize = n.parse().expect("a lane number");
         lanes[n - 1].bowl(notation);
-        writeln!(to_script, "sent").unwrap();
-    }
-    let status = script.wait().unwrap();
-    assert!(
-        status.success(),
-        "tests/browser/director.mjs failed (see above)"
-    );
+        true
+    });
     // What the form set is what the centre keeps.
     let p = c.get("/api/programme");
     let s2 = p["blocks"]

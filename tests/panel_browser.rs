@@ -22,7 +22,7 @@
 //! CI, where it fails.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
@@ -104,14 +104,6 @@ fn run_with_pinsetter(script: &str, tag: &str) {
     support::wait_listening(http);
     drop(slave);
 
-    let mut script = support::browser_command(script, http, pin)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node runs");
-    let mut to_script = script.stdin.take().unwrap();
-    let from_script = BufReader::new(script.stdout.take().unwrap());
     let mut seq = 0u8;
     let mut send = |body| {
         let line = format_line(&Message { seq, body });
@@ -121,9 +113,7 @@ fn run_with_pinsetter(script: &str, tag: &str) {
             .unwrap();
     };
     let mask = |m: &str| PinSet::from_mask(m.trim()).expect("a mask");
-    for line in from_script.lines() {
-        let line = line.unwrap();
-        eprintln!("{tag}: {line}");
+    support::run_browser_asking(script, http, pin, tag, |line| {
         if let Some(m) = line.strip_prefix("BALL ") {
             send(Body::Ready(PinSet::FULL));
             send(Body::Pins(mask(m)));
@@ -132,12 +122,10 @@ fn run_with_pinsetter(script: &str, tag: &str) {
         } else if let Some(m) = line.strip_prefix("PINS ") {
             send(Body::Pins(mask(m)));
         } else {
-            continue;
+            return false;
         }
-        writeln!(to_script, "sent").unwrap();
-    }
-    let status = script.wait().unwrap();
-    assert!(status.success(), "the browser script failed: {status}");
+        true
+    });
     let _ = fs::remove_dir_all(&dir);
 }
 

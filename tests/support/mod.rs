@@ -15,7 +15,7 @@ pub mod wait;
 #[allow(unused_imports)]
 pub use wait::{
     Gate, browser_command, browser_tools, eventually, eventually_async, eventually_within, require,
-    require_tool, run_browser,
+    require_tool, run_browser, run_browser_asking,
 };
 
 use lanecall::journal::{Header, Writer};

@@ -199,6 +199,41 @@ pub fn browser_command(script: &str, web: u16, pin: &str) -> std::process::Comma
     command
 }
 
+/// Runs [`browser_command`] for a script that asks the test for inputs
+/// (harness.mjs `pinsetter`): each line it prints is logged under `tag`
+/// and given to `answer`, which acts on it and says whether to reply
+/// `sent`; the script must pass.
+pub fn run_browser_asking(
+    script: &str,
+    web: u16,
+    pin: &str,
+    tag: &str,
+    mut answer: impl FnMut(&str) -> bool,
+) {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    let mut child = browser_command(script, web, pin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs");
+    let mut to_script = child.stdin.take().unwrap();
+    let from_script = std::io::BufReader::new(child.stdout.take().unwrap());
+    for line in from_script.lines() {
+        let line = line.unwrap();
+        eprintln!("{tag}: {line}");
+        if answer(&line) {
+            writeln!(to_script, "sent").unwrap();
+        }
+    }
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "tests/browser/{script} failed (see above): {status}"
+    );
+}
+
 /// Runs [`browser_command`] to its end: its steps say what failed.
 pub fn run_browser(script: &str, web: u16, pin: &str) {
     let status = browser_command(script, web, pin)
