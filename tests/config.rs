@@ -181,7 +181,8 @@ fn every_rules_field_is_a_config_key() {
     // Rules serialized as a [rules] table: a field added to Rules but not to
     // the config's mirror of it would be an unknown key here. The
     // exceptions are `speaker_extras`, which is `[speaker] extras`, and
-    // `blindfolds_between_blocks`, which is not a setting.
+    // `blindfolds_between_blocks` and `cycle_per_link`, which are not
+    // settings.
     let rules = Rules {
         foul_mode: FoulMode::Warn,
         slow_bowling_limit_s: 90,
@@ -190,10 +191,10 @@ fn every_rules_field_is_a_config_key() {
     };
     let mut table = toml::Table::try_from(&rules).unwrap();
     let extras = table.remove("speaker_extras").expect("speaker_extras");
-    // Not a setting: on in every new journal (rules.md).
-    table
-        .remove("blindfolds_between_blocks")
-        .expect("blindfolds_between_blocks");
+    // Not settings: on in every new journal (journal.md).
+    for key in ["blindfolds_between_blocks", "cycle_per_link"] {
+        table.remove(key).expect(key);
+    }
     let config = parse(&format!(
         "{}\n[rules]\n{table}\n[speaker]\nextras = {extras}\n",
         minimal()

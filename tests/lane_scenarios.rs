@@ -1758,6 +1758,52 @@ fn a_pins_sooner_than_the_minimum_cycle_after_the_last_is_refused() {
     }
 }
 
+/// The lane off for a while (a power cut, a restart) does not count in
+/// lane time: the first `PINS` once the link is up again cannot be
+/// measured against the last one before. A journal written before the
+/// rule `cycle_per_link` replays as it was bowled: refused.
+#[test]
+fn the_first_pins_after_the_link_comes_up_is_not_measured_against_the_last() {
+    for cycle_per_link in [true, false] {
+        let rules = Rules {
+            cycle_per_link,
+            ..Rules::default()
+        };
+        let mut s = Sim::start(rules, &[("Anna", Class::B3)], 1);
+        s.sensor(0, Sensor::SerialLink { up: true });
+        s.ready(1_000, PinSet::FULL);
+        s.delivery(6_000, pins(&[10])); // PINS at 6 500
+        s.ready(7_000, pins(&[10]));
+        // The lane restarts: its journal goes on at its last `t`.
+        s.sensor(7_100, Sensor::SerialLink { up: true });
+        let fx = s.report(8_000, PinSet::EMPTY);
+        if cycle_per_link {
+            assert_eq!(refusals(&fx), []);
+            assert_eq!(s.marks(0, 0), ["9/"]);
+            // Only the first: the next is measured again.
+            s.ready(9_000, PinSet::FULL);
+            let fx = s.report(10_000, PinSet::EMPTY);
+            assert!(matches!(
+                refusals(&fx)[..],
+                [Refusal::PinsTooSoon {
+                    after_ms: 2_000,
+                    ..
+                }]
+            ));
+            assert_eq!(s.lane.serial().too_soon, 1);
+        } else {
+            assert!(matches!(
+                refusals(&fx)[..],
+                [Refusal::PinsTooSoon {
+                    after_ms: 1_500,
+                    ..
+                }]
+            ));
+            assert_eq!(s.marks(0, 0), ["9"]);
+        }
+    }
+}
+
 #[test]
 fn a_game_with_a_respotted_foul_a_fault_and_a_lost_link_scores_as_before() {
     let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);

@@ -159,12 +159,13 @@ mod tests {
         .unwrap();
         assert_eq!(h.lane, 7);
         // Written before `speaker_extras` existed, when "split" and the
-        // score were always said, and before `foul_window_ms` and
-        // `blindfolds_between_blocks`.
+        // score were always said, and before `foul_window_ms`,
+        // `blindfolds_between_blocks` and `cycle_per_link`.
         let before = Rules {
             speaker_extras: true,
             foul_window_ms: None,
             blindfolds_between_blocks: false,
+            cycle_per_link: false,
             ..Rules::default()
         };
         assert_eq!(h.rules, before);

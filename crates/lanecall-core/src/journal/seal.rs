@@ -71,7 +71,7 @@ mod tests {
     /// The format 2 lines of journal.md, as they stand there.
     #[test]
     fn the_documented_format_2_lines_hold_their_seals() {
-        let header = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"blindfolds_between_blocks":true,"foul_lamp_ms":3000,"foul_mode":"score","foul_window_ms":3000,"max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"speaker_extras":false,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"36adfae3"}"#;
+        let header = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"blindfolds_between_blocks":true,"cycle_per_link":true,"foul_lamp_ms":3000,"foul_mode":"score","foul_window_ms":3000,"max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"speaker_extras":false,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"53bd9ea7"}"#;
         let h = Header::parse(header).unwrap();
         assert_eq!((h.version, h.lane, h.seq), (2, 7, 12));
         assert_eq!(h.rules, Rules::default());
@@ -84,6 +84,7 @@ mod tests {
         let before = Header::parse(r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"foul_lamp_ms":3000,"foul_mode":"score","max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"speaker_extras":false,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"8ad277cd"}"#).unwrap();
         assert_eq!(before.rules.foul_window_ms, None);
         assert!(!before.rules.blindfolds_between_blocks);
+        assert!(!before.rules.cycle_per_link);
         assert!(!before.rules.speaker_extras);
         let ball = r#"{"t":5120,"ev":"ball","n":17,"c":"d9cd632b"}"#;
         assert_eq!(unseal(ball), Ok(17));

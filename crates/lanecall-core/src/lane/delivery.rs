@@ -239,7 +239,7 @@ impl Lane {
                 });
             }
             let after_ms = t.saturating_sub(last_at);
-            if after_ms < self.rules.min_cycle_ms {
+            if !self.could_have_cycled(t, last_at) {
                 self.serial.too_soon += 1;
                 return Err(Refusal::PinsTooSoon {
                     standing,
@@ -252,7 +252,15 @@ impl Lane {
         // it for.
         self.last_pins = Some((t, standing));
         self.awaiting_ready = true;
+        self.cycle_unknown = false;
         Ok(true)
+    }
+
+    /// Whether the pinsetter could have cycled since its `PINS` at
+    /// `last_at`: `min_cycle_ms` has passed, or the link came up since
+    /// (the rule `cycle_per_link`).
+    fn could_have_cycled(&self, t: Millis, last_at: Millis) -> bool {
+        self.cycle_unknown || t.saturating_sub(last_at) >= self.rules.min_cycle_ms
     }
 
     /// A string pinsetter's deck after a ball: a `PINS`, with one
@@ -275,7 +283,7 @@ impl Lane {
                 && self.fault.is_none()
                 && self.flight.ball_at.is_some()
                 && fewer
-                && t.saturating_sub(last_at) >= self.rules.min_cycle_ms
+                && self.could_have_cycled(t, last_at)
             {
                 self.pinsetter_ready(t, last);
             }

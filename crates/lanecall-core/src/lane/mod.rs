@@ -177,6 +177,9 @@ pub struct Lane {
     /// has come since: the pinsetter is mid-cycle and cannot report
     /// another ball.
     awaiting_ready: bool,
+    /// The link came up since the last accepted PINS (the rule
+    /// `cycle_per_link`): the next is not measured against it.
+    cycle_unknown: bool,
     beam: Beam,
     flight: Flight,
     /// The last recorded ball, while a foul can still be called on it.
@@ -221,6 +224,7 @@ impl Lane {
             last_ball: None,
             last_pins: None,
             awaiting_ready: false,
+            cycle_unknown: false,
             beam: Beam::default(),
             flight: Flight::default(),
             window: None,
@@ -343,7 +347,10 @@ impl Lane {
             // The sequence goes on across a lost link: a pinsetter that
             // sends its last line again after the cable is back must not
             // bowl that ball twice, and lines lost meanwhile are a gap.
-            Sensor::SerialLink { up } => self.link_up = Some(*up),
+            Sensor::SerialLink { up } => {
+                self.link_up = Some(*up);
+                self.cycle_unknown |= *up && self.rules.cycle_per_link;
+            }
             Sensor::Neighbour { lane, busy } => self.neighbour(*lane, *busy)?,
             // A string pinsetter's deck is what its READY and PINS say.
             Sensor::Deck {

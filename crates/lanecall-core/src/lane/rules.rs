@@ -73,6 +73,16 @@ pub struct Rules {
     /// was refused, and replays so.
     #[serde(default)]
     pub blindfolds_between_blocks: bool,
+    /// Whether `min_cycle_ms` counts only between reports over one link
+    /// (journal.md, "What replay derives"): the first `PINS` after the
+    /// link comes up (the daemon started again, a port reopened) is not
+    /// measured against the last one before, as the lane cannot know how
+    /// long the pinsetter cycled meanwhile (lane time does not count the
+    /// minutes the lane was off). Not a setting: always on in a new
+    /// journal; a header without it was written when such a report could
+    /// be refused as too soon, and replays so.
+    #[serde(default)]
+    pub cycle_per_link: bool,
 }
 
 /// `speaker_extras` of a journal header that does not carry it: lanecall
@@ -95,6 +105,7 @@ impl Default for Rules {
             speaker_extras: false,
             foul_window_ms: Some(FOUL_WINDOW_MS),
             blindfolds_between_blocks: true,
+            cycle_per_link: true,
         }
     }
 }
