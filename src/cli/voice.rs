@@ -45,17 +45,23 @@ pub(super) fn say(
             return ExitCode::from(super::exit::EX_INPUT);
         }
     };
+    // Only a broken build lacks one: said rather than played as silence.
+    let lacking: Vec<&str> = (names.iter().copied())
+        .filter(|n| *n != crate::speaker::phrase::PAUSE && pack.get(n).is_none())
+        .collect();
+    if !lacking.is_empty() {
+        eprintln!(
+            "lanecall say: the {voice} voice has no clip for {}",
+            lacking.join(", ")
+        );
+        return ExitCode::FAILURE;
+    }
     let clips = pack.sound(&names);
     let length: Duration = clips.iter().map(|c| c.duration() + CLIP_GAP).sum();
     // The words as spoken, a pause between two words shown as `,`.
-    let spoken: Vec<&str> = names
-        .iter()
-        .copied()
-        .filter(|n| *n == crate::speaker::phrase::PAUSE || pack.get(n).is_some())
-        .collect();
     let what = format!(
         "{} ({} word(s), {:.2} s, {lang}, volume {volume})",
-        spoken.join(" ").replace(" ,", ","),
+        names.join(" ").replace(" ,", ","),
         words.len(),
         length.saturating_sub(CLIP_GAP).as_secs_f64()
     );

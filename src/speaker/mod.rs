@@ -96,29 +96,43 @@ impl Voice {
 }
 
 fn load_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
-    let Some(dir) = &config.voice_dir else {
-        return VoicePack::builtin(language);
-    };
-    let dir = dir.join(language.as_str());
-    match VoicePack::from_dir(&dir, language) {
-        Ok((pack, missing)) => {
-            if !missing.is_empty() {
-                tracing::warn!(
-                    folder = %dir.display(),
-                    "voice recordings missing, the built-in voice says them: {}",
-                    missing.join(", ")
-                );
+    let pack = match &config.voice_dir {
+        None => VoicePack::builtin(language),
+        Some(dir) => {
+            let dir = dir.join(language.as_str());
+            match VoicePack::from_dir(&dir, language) {
+                Ok((pack, missing)) => {
+                    if !missing.is_empty() {
+                        tracing::warn!(
+                            folder = %dir.display(),
+                            "voice recordings missing, the built-in voice says them: {}",
+                            missing.join(", ")
+                        );
+                    }
+                    pack
+                }
+                Err(e) => {
+                    tracing::error!(
+                        "{e}: the built-in {} voice speaks instead",
+                        language.as_str()
+                    );
+                    VoicePack::builtin(language)
+                }
             }
-            pack
         }
-        Err(e) => {
-            tracing::error!(
-                "{e}: the built-in {} voice speaks instead",
-                language.as_str()
-            );
-            VoicePack::builtin(language)
-        }
+    };
+    // Only a broken build lacks built-in clips: said, as the lane would
+    // otherwise play silence and report its speaker ready.
+    let missing = pack.missing();
+    if !missing.is_empty() {
+        tracing::error!(
+            "the {} voice has no clip for {} word(s), which are not said: {}",
+            language.as_str(),
+            missing.len(),
+            missing.join(", ")
+        );
     }
+    pack
 }
 
 impl CalloutSink for Voice {

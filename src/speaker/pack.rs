@@ -331,3 +331,21 @@ fn builtin_clip(language: Language, name: &str) -> Option<Clip> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::Builtin;
+
+    /// The built-in voice is in the binary of every build, a debug one
+    /// too: read from this checkout at run time instead, a package made
+    /// from a debug build would play silence on another machine.
+    #[test]
+    fn the_builtin_voice_is_in_the_binary() {
+        for path in ["en/n7.wav", "ru/n7.wav"] {
+            let file = Builtin::get(path).unwrap_or_else(|| panic!("{path}"));
+            assert!(matches!(file.data, Cow::Borrowed(_)), "{path} read from disk");
+        }
+    }
+}
