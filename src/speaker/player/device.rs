@@ -22,6 +22,19 @@ enum Event {
     Done(u64),
     /// The device reported an error (unplugged, broken stream).
     Failed(String),
+    /// The device ran out of samples (or the machine was too busy to hand
+    /// them over in time): a glitch ALSA recovers from, not a failure.
+    Underrun,
+}
+
+impl Event {
+    /// What the audio stack's error means for the speaker.
+    fn from_error(e: &cpal::Error) -> Event {
+        match e.kind() {
+            cpal::ErrorKind::Xrun => Event::Underrun,
+            _ => Event::Failed(e.to_string()),
+        }
+    }
 }
 
 /// The open device: rodio's sink on it and the player that queues our
@@ -48,6 +61,7 @@ impl Opened {
                 return Err(e);
             }
         }
+        let mut underruns = 0u32;
         self.player.set_volume(volume);
         let Some((rate, length)) = append_callout(&self.player, clips, CLIP_GAP) else {
             return Ok(());
@@ -69,12 +83,20 @@ impl Opened {
             match self.events.recv_timeout(left) {
                 Ok(Event::Done(m)) if m == n => break,
                 Ok(Event::Done(_)) => continue,
+                Ok(Event::Underrun) => underruns += 1,
                 Ok(Event::Failed(e)) => return Err(e),
                 Err(_) => return Err("the device stopped taking samples".to_owned()),
             }
         }
         // Returns at once: the queue has moved past the callback.
         self.player.sleep_until_end();
+        if underruns > 0 {
+            tracing::warn!(
+                underruns,
+                "the sound card ran out of samples during a callout (the machine was too busy): \
+                 it may have stuttered"
+            );
+        }
         Ok(())
     }
 }
@@ -229,7 +251,7 @@ impl AudioOut for RodioOut {
         let (events_tx, events) = mpsc::channel();
         let tx = events_tx.clone();
         let on_error = move |e: cpal::Error| {
-            let _ = tx.send(Event::Failed(e.to_string()));
+            let _ = tx.send(Event::from_error(&e));
         };
         let (mut sink, label) = self.open_sink(on_error)?;
         // Closing is ours to decide and to log.
@@ -357,6 +379,24 @@ mod tests {
             loud[0]
         );
         assert!(loud[1_199] < 0.0);
+    }
+
+    /// An underrun (the machine too busy to feed the card) is a glitch
+    /// ALSA recovers from: the callout plays on. Any other error ends it.
+    #[test]
+    fn an_underrun_is_not_a_device_failure() {
+        let (mut o, queue) = opened();
+        let dev = device(queue);
+        let xrun = cpal::Error::from(cpal::ErrorKind::Xrun);
+        assert!(matches!(Event::from_error(&xrun), Event::Underrun));
+        o.events_tx.send(Event::from_error(&xrun)).unwrap();
+        assert_eq!(o.play(&[clip(1_000, 80)], 1.0), Ok(()));
+        assert_eq!(
+            dev.join().unwrap().iter().filter(|s| **s != 0.0).count(),
+            80
+        );
+        let gone = cpal::Error::from(cpal::ErrorKind::DeviceNotAvailable);
+        assert!(matches!(Event::from_error(&gone), Event::Failed(_)));
     }
 
     #[test]
