@@ -345,7 +345,10 @@ mod tests {
     fn the_builtin_voice_is_in_the_binary() {
         for path in ["en/n7.wav", "ru/n7.wav"] {
             let file = Builtin::get(path).unwrap_or_else(|| panic!("{path}"));
-            assert!(matches!(file.data, Cow::Borrowed(_)), "{path} read from disk");
+            assert!(
+                matches!(file.data, Cow::Borrowed(_)),
+                "{path} read from disk"
+            );
         }
     }
 }

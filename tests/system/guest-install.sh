@@ -2,7 +2,7 @@
 # Runs in the guest, from the payload disk (/mnt): installs the package and
 # sets the lane up as docs/install.md has a technician do it, with the
 # answers a script gives. Prints SYSTEST markers on the console.
-#   sh /mnt/guest-install.sh [sound]
+#   sh /mnt/guest-install.sh
 set -eu
 echo "SYSTEST install: $(ls /mnt/*.deb)"
 dpkg -i /mnt/*.deb
@@ -10,20 +10,19 @@ dpkg -i /mnt/*.deb
 sed -i 's/^backend = "rpi"/backend = "none"/' /etc/lanecall/lanecall.toml
 grep -q '^backend = "none"' /etc/lanecall/lanecall.toml
 
-if [ "${1:-}" = sound ]; then
-    # The speaker: ALSA's loopback card, at every boot. What the lane plays
-    # on its device 0 is recorded from device 1 and sent to the host on
-    # ttyS2 (8 kHz, 8 bits: well within the port's rate).
-    echo snd-aloop > /etc/modules-load.d/lane7-loopback.conf
-    modprobe snd-aloop
-    sed -i 's/^device = "default"/device = "plughw:CARD=Loopback,DEV=0"/' /etc/lanecall/lanecall.toml
-    grep -q '^device = "plughw:CARD=Loopback,DEV=0"' /etc/lanecall/lanecall.toml
-    # The loopback carries sound only when its capture side is open before
-    # its playback side, and the side opened first imposes its format,
-    # rate, channels and buffer on the other: the capture opens the card
-    # as the lane's output would (float, 48 kHz, stereo, 2048-frame
-    # periods: arecord asks them in time) and ALSA's plug converts that.
-    cat > /etc/asound.conf <<'ALSA'
+# The speaker: ALSA's loopback card, at every boot. What the lane plays
+# on its device 0 is recorded from device 1 and sent to the host on
+# ttyS2 (8 kHz, 8 bits: well within the port's rate).
+echo snd-aloop > /etc/modules-load.d/lane7-loopback.conf
+modprobe snd-aloop
+sed -i 's/^device = "default"/device = "plughw:CARD=Loopback,DEV=0"/' /etc/lanecall/lanecall.toml
+grep -q '^device = "plughw:CARD=Loopback,DEV=0"' /etc/lanecall/lanecall.toml
+# The loopback carries sound only when its capture side is open before
+# its playback side, and the side opened first imposes its format,
+# rate, channels and buffer on the other: the capture opens the card
+# as the lane's output would (float, 48 kHz, stereo, 2048-frame
+# periods: arecord asks them in time) and ALSA's plug converts that.
+cat > /etc/asound.conf <<'ALSA'
 pcm.lane7capture {
     type plug
     slave {
@@ -34,7 +33,7 @@ pcm.lane7capture {
     }
 }
 ALSA
-    cat > /etc/systemd/system/lane7-capture.service <<'UNIT'
+cat > /etc/systemd/system/lane7-capture.service <<'UNIT'
 [Unit]
 Description=The loopback card's capture, sent to the host on ttyS2
 After=systemd-modules-load.service sound.target
@@ -48,10 +47,14 @@ RestartSec=1
 [Install]
 WantedBy=multi-user.target
 UNIT
-    systemctl enable --now lane7-capture.service
-fi
+systemctl enable --now lane7-capture.service
 
 # The PIN from stdin, one line, twice (stdin is not a terminal).
 printf '482913\n482913\n' | lanecall setup --lane 7 --port /dev/ttyS1 --language en
 echo "SYSTEST setup done"
 systemctl is-active lanecall
+# This script's own files (the loopback's module, asound.conf, the capture
+# unit) on disk before the first power cut: written and not synced, ext4
+# may keep them empty through one, and the speaker had no card after it.
+# (dpkg and `lanecall setup` sync what they write.)
+sync
