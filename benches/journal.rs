@@ -2,7 +2,10 @@
 //! checksum), replaying a sealed journal against the same one unsealed
 //! (format 1), and one append made durable (`fdatasync`) on this disk.
 //!
-//! `cargo bench --bench journal` (`TMPDIR` picks the disk of the appends).
+//! `cargo bench --bench journal` (`TMPDIR` picks the disk of the appends);
+//! `cargo bench --bench journal -- append` runs only the parts named
+//! (`seal`, `replay`, `append`), as on a machine where the rest would take
+//! long (the system test's virtual machine, tests/system/README.md).
 
 use std::time::{Duration, Instant};
 
@@ -50,6 +53,24 @@ fn replay_rate(text: &str, runs: usize) -> (f64, u64) {
 }
 
 fn main() {
+    // cargo passes `--bench`; the rest names the parts to run.
+    let parts: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let run = |part: &str| parts.is_empty() || parts.iter().any(|p| p == part);
+    if run("seal") {
+        seal_rate();
+    }
+    if run("replay") {
+        replay_rates();
+    }
+    if run("append") {
+        append_times();
+    }
+}
+
+fn seal_rate() {
     let line = r#"{"t":5120,"ev":"serial","line":"$PS,PINS,17,0000001001*1A"}"#;
     let n = 1_000_000;
     let start = Instant::now();
@@ -60,7 +81,9 @@ fn main() {
     }
     let per_line = start.elapsed() / n as u32;
     println!("seal + unseal of a serial line: {per_line:?} ({check} odd)");
+}
 
+fn replay_rates() {
     let v2 = journal();
     let v1 = unsealed(&v2);
     let (rate2, events) = replay_rate(&v2, 9);
@@ -72,7 +95,9 @@ fn main() {
     );
     println!("  format 2: {:.2} M events/s", rate2 / 1e6);
     println!("  format 1: {:.2} M events/s", rate1 / 1e6);
+}
 
+fn append_times() {
     let dir = std::env::temp_dir().join(format!("lanecall-bench-journal-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temp dir");
