@@ -95,32 +95,9 @@ impl Voice {
     }
 }
 
+/// The voice pack the config asks for, each clip it lacks said in the log.
 fn load_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
-    let pack = match &config.voice_dir {
-        None => VoicePack::builtin(language),
-        Some(dir) => {
-            let dir = dir.join(language.as_str());
-            match VoicePack::from_dir(&dir, language) {
-                Ok((pack, missing)) => {
-                    if !missing.is_empty() {
-                        tracing::warn!(
-                            folder = %dir.display(),
-                            "voice recordings missing, the built-in voice says them: {}",
-                            missing.join(", ")
-                        );
-                    }
-                    pack
-                }
-                Err(e) => {
-                    tracing::error!(
-                        "{e}: the built-in {} voice speaks instead",
-                        language.as_str()
-                    );
-                    VoicePack::builtin(language)
-                }
-            }
-        }
-    };
+    let pack = read_pack(config, language);
     // Only a broken build lacks built-in clips: said, as the lane would
     // otherwise play silence and report its speaker ready.
     let missing = pack.missing();
@@ -133,6 +110,32 @@ fn load_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
         );
     }
     pack
+}
+
+fn read_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
+    let Some(dir) = &config.voice_dir else {
+        return VoicePack::builtin(language);
+    };
+    let dir = dir.join(language.as_str());
+    match VoicePack::from_dir(&dir, language) {
+        Ok((pack, missing)) => {
+            if !missing.is_empty() {
+                tracing::warn!(
+                    folder = %dir.display(),
+                    "voice recordings missing, the built-in voice says them: {}",
+                    missing.join(", ")
+                );
+            }
+            pack
+        }
+        Err(e) => {
+            tracing::error!(
+                "{e}: the built-in {} voice speaks instead",
+                language.as_str()
+            );
+            VoicePack::builtin(language)
+        }
+    }
 }
 
 impl CalloutSink for Voice {

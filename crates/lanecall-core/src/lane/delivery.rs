@@ -238,12 +238,11 @@ impl Lane {
                     last_at,
                 });
             }
-            let after_ms = t.saturating_sub(last_at);
             if !self.could_have_cycled(t, last_at) {
                 self.serial.too_soon += 1;
                 return Err(Refusal::PinsTooSoon {
                     standing,
-                    after_ms,
+                    after_ms: t.saturating_sub(last_at),
                     min_cycle_ms: self.rules.min_cycle_ms,
                 });
             }
