@@ -1,9 +1,14 @@
 #!/bin/sh
 # Runs in the guest, from the payload disk (/mnt): installs the package and
 # sets the lane up as docs/install.md has a technician do it, with the
-# answers a script gives. Prints SYSTEST markers on the console.
-#   sh /mnt/guest-install.sh
+# answers a script gives. Prints SYSTEST markers on the console. Its caller
+# names the guest's serial port the pinsetter is on and the one the
+# speaker's recording goes out on (amd64: /dev/ttyS1 /dev/ttyS2; arm64:
+# /dev/ttyS0 /dev/ttyS1).
+#   sh /mnt/guest-install.sh PINSETTER_PORT CAPTURE_PORT
 set -eu
+pinsetter_port=${1:?usage: guest-install.sh PINSETTER_PORT CAPTURE_PORT}
+capture_port=${2:?usage: guest-install.sh PINSETTER_PORT CAPTURE_PORT}
 echo "SYSTEST install: $(ls /mnt/*.deb)"
 dpkg -i /mnt/*.deb
 # No GPIO in a virtual machine (docs/install.md, "[gpio] backend").
@@ -12,7 +17,7 @@ grep -q '^backend = "none"' /etc/lanecall/lanecall.toml
 
 # The speaker: ALSA's loopback card, at every boot. What the lane plays
 # on its device 0 is recorded from device 1 and sent to the host on
-# ttyS2 (8 kHz, 8 bits: well within the port's rate).
+# $capture_port (8 kHz, 8 bits: well within the port's rate).
 echo snd-aloop > /etc/modules-load.d/lane7-loopback.conf
 modprobe snd-aloop
 sed -i 's/^device = "default"/device = "plughw:CARD=Loopback,DEV=0"/' /etc/lanecall/lanecall.toml
@@ -33,14 +38,14 @@ pcm.lane7capture {
     }
 }
 ALSA
-cat > /etc/systemd/system/lane7-capture.service <<'UNIT'
+cat > /etc/systemd/system/lane7-capture.service <<UNIT
 [Unit]
-Description=The loopback card's capture, sent to the host on ttyS2
+Description=The loopback card's capture, sent to the host on $capture_port
 After=systemd-modules-load.service sound.target
 Before=lanecall.service
 
 [Service]
-ExecStart=/bin/sh -c 'stty -F /dev/ttyS2 raw -echo 115200 && exec arecord -q -D lane7capture --period-time=42667 --buffer-time=170667 -f U8 -r 8000 -c 1 -t raw > /dev/ttyS2'
+ExecStart=/bin/sh -c 'stty -F $capture_port raw -echo 115200 && exec arecord -q -D lane7capture --period-time=42667 --buffer-time=170667 -f U8 -r 8000 -c 1 -t raw > $capture_port'
 Restart=always
 RestartSec=1
 
@@ -50,7 +55,7 @@ UNIT
 systemctl enable --now lane7-capture.service
 
 # The PIN from stdin, one line, twice (stdin is not a terminal).
-printf '482913\n482913\n' | lanecall setup --lane 7 --port /dev/ttyS1 --language en
+printf '482913\n482913\n' | lanecall setup --lane 7 --port "$pinsetter_port" --language en
 echo "SYSTEST setup done"
 systemctl is-active lanecall
 # This script's own files (the loopback's module, asound.conf, the capture
