@@ -20,7 +20,7 @@ use crate::config::{Config, GpioBackend};
 use crate::journal::store::StoreError;
 use crate::lane::Millis;
 use crate::lane_thread::{HEARTBEAT, LaneRunner, RunnerSettings};
-use crate::ports::OutputSink;
+use crate::ports::{Input, OutputSink};
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
 use crate::web::{self, ApiState};
@@ -253,16 +253,27 @@ pub async fn serve(
     let mut lane_done = tokio::task::spawn_blocking(move || lane_thread.join());
     // The lane's thread ends only when told to: if it ends on its own (a
     // bug), the daemon must not go on serving a lane nobody scores.
+    let mut script_played = false;
     let lane_ended = tokio::select! {
         () = wait_for_stop(stop_after, term) => None,
-        _ = &mut source, if script_end.is_some() => None,
+        _ = &mut source, if script_end.is_some() => {
+            script_played = true;
+            None
+        }
         joined = &mut lane_done => Some(joined),
     };
     tracing::info!("stopping");
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
     source.abort();
     watchdog.abort();
-    tx.stop();
+    if script_played {
+        // The script has sent its last input, not the lane taken it: on a
+        // busy machine hundreds may still be queued. The lane stops after
+        // them (the same seed, the same journal, however late).
+        let _ = tx.send(Input::Shutdown).await;
+    } else {
+        tx.stop();
+    }
     drop(tx);
     let _ = stop_web.send(());
     let _ = server.await;
