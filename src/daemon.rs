@@ -269,8 +269,12 @@ pub async fn serve(
     if script_played {
         // The script has sent its last input, not the lane taken it: on a
         // busy machine hundreds may still be queued. The lane stops after
-        // them (the same seed, the same journal, however late).
-        let _ = tx.send(Input::Shutdown).await;
+        // them (the same seed, the same journal, however late), unless it
+        // takes none for a minute (a lane that no longer reads its queue).
+        let drained = tokio::time::timeout(SCRIPT_DRAIN, tx.send(Input::Shutdown)).await;
+        if drained.is_err() {
+            tx.stop();
+        }
     } else {
         tx.stop();
     }
@@ -290,6 +294,10 @@ pub async fn serve(
     }
     result
 }
+
+/// How long the lane may take to make room for the stop at a demo
+/// script's end before it is stopped with its queue.
+const SCRIPT_DRAIN: Duration = Duration::from_secs(60);
 
 /// `lanecall demo --lanes N`: the centre with its embedded broker and `N`
 /// demo lanes, each a whole lane as [`serve`] runs it (journal, core,
