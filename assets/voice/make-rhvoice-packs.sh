@@ -34,10 +34,29 @@ if ((${#missing[@]})); then
 fi
 # The lanecall that normalises and checks: $LANECALL, or this repository's.
 if [[ -n "${LANECALL:-}" ]]; then
-    lanecall=("$LANECALL")
+    lanecall="$LANECALL"
 else
-    lanecall=(cargo run --quiet --release --manifest-path "$root/Cargo.toml" --)
+    cargo build --quiet --release --locked --manifest-path "$root/Cargo.toml" --bin lanecall
+    lanecall="${CARGO_TARGET_DIR:-$root/target}/release/lanecall"
 fi
+packs=(rhvoice:aleksandr rhvoice-elena:elena rhvoice-anna:anna rhvoice-irina:irina)
+# What the packs are made from: this script, the words, the voices' and
+# sox's versions, and the lanecall that normalised them. OUT.inputs keeps
+# it (beside OUT, not in the packages): packs already rendered from the same are left as they are (CI renders
+# them for its first package and finds them made for the others).
+inputs="$(
+    cat "$0" "$here/clips.txt" "$here/ru.txt" "$here/en.txt" "$lanecall" | sha256sum | cut -d' ' -f1
+    dpkg-query -W -f '${Package} ${Version}\n' rhvoice rhvoice-russian rhvoice-english sox 2>/dev/null || true
+)"
+rendered=1
+for pack in "${packs[@]}"; do
+    [[ -f "$out/${pack%%:*}/LICENSE" ]] || rendered=0
+done
+if ((rendered)) && [[ "$(cat "$out.inputs" 2>/dev/null)" == "$inputs" ]]; then
+    echo "make-rhvoice-packs: $out holds the packs rendered from these inputs"
+    exit 0
+fi
+rm -f "$out.inputs"
 
 mapfile -t clips < <(grep -v '^[[:space:]]*$' "$here/clips.txt")
 tmp="$(mktemp -d)"
@@ -67,12 +86,12 @@ render() {
             silence 1 0.02 0.5% reverse silence 1 0.02 0.5% reverse
         sox "$tmp/trimmed.wav" "$dir/$clip.wav" fade t 0.005 -0 0.01
     done
-    "${lanecall[@]}" voice normalise "$dir" >/dev/null
-    "${lanecall[@]}" voice check "$dir"
+    "$lanecall" voice normalise "$dir" >/dev/null
+    "$lanecall" voice check "$dir"
 }
 
 render en slt "$tmp/en"
-for pack in rhvoice:aleksandr rhvoice-elena:elena rhvoice-anna:anna rhvoice-irina:irina; do
+for pack in "${packs[@]}"; do
     name="${pack%%:*}"
     voice="${pack#*:}"
     rm -rf "${out:?}/$name"
@@ -92,3 +111,4 @@ for pack in rhvoice:aleksandr rhvoice-elena:elena rhvoice-anna:anna rhvoice-irin
     } >"$out/$name/LICENSE"
     echo "$name: $(du -sk "$out/$name" | cut -f1) kB"
 done
+echo "$inputs" >"$out.inputs"
