@@ -18,11 +18,11 @@ fn replay(journal: &[u8]) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(line) = std::str::from_utf8(data) {
-        if let Ok(event) = lanecall::journal::parse_event(line) {
-            // Writing the event back must not panic either.
-            let _ = std::hint::black_box(lanecall::journal::event_line(&event));
-        }
+    if let Ok(line) = std::str::from_utf8(data)
+        && let Ok(event) = lanecall::journal::parse_event(line)
+    {
+        // Writing the event back must not panic either.
+        let _ = std::hint::black_box(lanecall::journal::event_line(&event));
     }
 
     let sealed_header = lanecall::journal::Header::new(1, None, Default::default()).to_line();

@@ -159,7 +159,7 @@ fn drive(data: &[u8]) {
                     line: String::from_utf8_lossy(chunk).into_owned(),
                 })
             }
-            5 | 6 | 7 => {
+            5..=7 => {
                 // A well-formed pinsetter line, mostly in sequence.
                 let s = b.u8();
                 seq = match s % 8 {
