@@ -49,8 +49,8 @@ await run(async ({ page, shot, step, api }) => {
 
   step('the three lanes online, the demo\'s director has pushed Q1');
   await page.goto(url);
-  for (const n of [1, 2, 3]) await page.locator(id('lane-' + n)).getByText('на связи', { exact: true }).waitFor({ timeout: 60_000 });
-  await until('Q1 pushed', async () => (await get('/api/pushes'))[0]?.block === 'Q1', 60);
+  for (const n of [1, 2, 3]) await page.locator(id('lane-' + n)).getByText('на связи', { exact: true }).waitFor();
+  await until('Q1 pushed', async () => (await get('/api/pushes'))[0]?.block === 'Q1');
 
   step('a judge logs in');
   await page.click('#tab-entries');

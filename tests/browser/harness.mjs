@@ -52,9 +52,16 @@ export function standInEventStream(page) {
 
 let lines = null;
 
-// Polls `test` every 100 ms for up to `seconds` (10); throws naming `what`
-// if it never holds. For what the server has, not what the page shows.
-export async function until(what, test, seconds = 10) {
+// How long a wait of the page (a selector, a function) or an `until` may
+// last before it fails the script: a deadline for what is stuck, never a
+// timing the test checks. Far above what any wait takes on a loaded
+// machine: beside CI's virtual machine, a block's start once took over
+// 10 s to show. The same as the Rust side's (tests/support/wait.rs, PATIENCE).
+export const WAIT_MS = 60_000;
+
+// Polls `test` every 100 ms for up to `seconds` (WAIT_MS); throws naming
+// `what` if it never holds. For what the server has, not what the page shows.
+export async function until(what, test, seconds = WAIT_MS / 1000) {
   for (let i = 0; i < seconds * 10; i++) {
     if (await test()) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -71,7 +78,7 @@ export async function pinsetter(kind, mask) {
   if (value !== 'sent') throw new Error(`the harness answered ${value}`);
 }
 
-// Opens a page (800×1280, 10 s waits; `contextOptions` add to the
+// Opens a page (800×1280, waits of WAIT_MS; `contextOptions` add to the
 // context's) and runs `steps` with it and the helpers every script uses;
 // exits 0 when they all pass, else 1 after saying which failed (and running
 // `onFail`, if given, for more to read).
@@ -88,7 +95,7 @@ export async function run(steps, { contextOptions = {}, onFail } = {}) {
   try {
     const context = await browser.newContext({ viewport: { width: 800, height: 1280 }, ...contextOptions });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(WAIT_MS);
     const api = (path) => new URL(path, url).href;
     await steps({
       page,

@@ -6,7 +6,7 @@
 // lane's callout for the chosen bowler's own balls and nothing else.
 // Exits non-zero on the first failed step.
 import { join } from 'node:path';
-import { url, shots, id, same, run, standInEventStream } from './harness.mjs';
+import { url, shots, id, same, run, standInEventStream, WAIT_MS } from './harness.mjs';
 import { judge, order, weight, contrasts, panelWords, calloutIn } from './lane-api.mjs';
 
 await run(async ({ page, api, shot, step, lane, until }) => {
@@ -216,7 +216,7 @@ await run(async ({ page, api, shot, step, lane, until }) => {
   step('at 320 px and 400 % zoom with large text nothing scrolls sideways');
   const phone = await page.context().browser().newContext({ viewport: { width: 320, height: 640 }, deviceScaleFactor: 4 });
   const small = await phone.newPage();
-  small.setDefaultTimeout(10_000);
+  small.setDefaultTimeout(WAIT_MS);
   await small.goto(me());
   await small.waitForSelector(id('me-pick-1'));
   const h1px = () => small.evaluate(() => parseFloat(getComputedStyle(document.getElementById('pick-h')).fontSize));

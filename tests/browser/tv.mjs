@@ -4,7 +4,7 @@
 // `window.tvNext()`, by `?page=N` and by itself every `?interval` ms, the
 // cards not rebuilt when a poll brings nothing new, `?lang=`.
 // Arguments: URL PIN SCREENSHOT_DIR.
-import { run, url, id, same } from './harness.mjs';
+import { run, url, id, same, WAIT_MS } from './harness.mjs';
 
 await run(async ({ page, shot, step, api }) => {
   const standings = await (await page.request.get(api('/api/standings'))).json();
@@ -43,7 +43,7 @@ await run(async ({ page, shot, step, api }) => {
     window.firstCard = document.querySelector('#board .tv-card h2');
     return Number(document.body.dataset.polls);
   });
-  await page.waitForFunction((n) => Number(document.body.dataset.polls) >= n + 2, polls, { timeout: 10_000 });
+  await page.waitForFunction((n) => Number(document.body.dataset.polls) >= n + 2, polls, { timeout: WAIT_MS });
   same('the same title element after two polls', await page.evaluate(() => document.querySelector('#board .tv-card h2') === window.firstCard), true);
 
   step('the next page: other lanes');
