@@ -73,30 +73,42 @@ words_for() {
     esac
 }
 
-# render LANG VOICE DIR: every clip in DIR.
+# render LANG VOICE DIR: every clip in DIR (its scratch files its own: the
+# voices render side by side).
 render() {
-    local lang=$1 voice=$2 dir=$3
+    local lang=$1 voice=$2 dir=$3 work
+    work="$(mktemp -d -p "$tmp")"
     mkdir -p "$dir"
     for clip in "${clips[@]}"; do
         local words
         words="$(words_for "$lang" "$clip")"
         [[ -n "$words" ]] || { echo "make-rhvoice-packs: no words for $lang $clip" >&2; exit 1; }
-        printf '%s\n' "$words" | RHVoice-test -p "$voice" -o "$tmp/raw.wav"
-        sox "$tmp/raw.wav" -r "$rate" -c 1 -b 16 -e signed-integer "$tmp/trimmed.wav" \
+        printf '%s\n' "$words" | RHVoice-test -p "$voice" -o "$work/raw.wav"
+        sox "$work/raw.wav" -r "$rate" -c 1 -b 16 -e signed-integer "$work/trimmed.wav" \
             silence 1 0.02 0.5% reverse silence 1 0.02 0.5% reverse
-        sox "$tmp/trimmed.wav" "$dir/$clip.wav" fade t 0.005 -0 0.01
+        sox "$work/trimmed.wav" "$dir/$clip.wav" fade t 0.005 -0 0.01
     done
     "$lanecall" voice normalise "$dir" >/dev/null
     "$lanecall" voice check "$dir"
 }
 
-render en slt "$tmp/en"
+# The five voices at once (one process each: RHVoice and sox use one CPU).
+jobs=()
+render en slt "$tmp/en" &
+jobs+=($!)
+for pack in "${packs[@]}"; do
+    name="${pack%%:*}"
+    rm -rf "${out:?}/$name"
+    mkdir -p "$out/$name"
+    render ru "${pack#*:}" "$out/$name/ru" &
+    jobs+=($!)
+done
+for job in "${jobs[@]}"; do
+    wait "$job" || { echo "make-rhvoice-packs: a voice failed to render (above)" >&2; exit 1; }
+done
 for pack in "${packs[@]}"; do
     name="${pack%%:*}"
     voice="${pack#*:}"
-    rm -rf "${out:?}/$name"
-    mkdir -p "$out/$name"
-    render ru "$voice" "$out/$name/ru"
     cp -r "$tmp/en" "$out/$name/en"
     version="$(dpkg-query -W -f '${Version}' rhvoice-russian 2>/dev/null || echo unknown)"
     {
