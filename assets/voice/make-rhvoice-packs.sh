@@ -42,8 +42,9 @@ fi
 packs=(rhvoice:aleksandr rhvoice-elena:elena rhvoice-anna:anna rhvoice-irina:irina)
 # What the packs are made from: this script, the words, the voices' and
 # sox's versions, and the lanecall that normalised them. OUT.inputs keeps
-# it (beside OUT, not in the packages): packs already rendered from the same are left as they are (CI renders
-# them for its first package and finds them made for the others).
+# it (beside OUT, not in the packages): packs already rendered from the
+# same are left as they are (CI renders them for its first package and
+# finds them made for the others).
 inputs="$(
     cat "$0" "$here/clips.txt" "$here/ru.txt" "$here/en.txt" "$lanecall" | sha256sum | cut -d' ' -f1
     dpkg-query -W -f '${Package} ${Version}\n' rhvoice rhvoice-russian rhvoice-english sox 2>/dev/null || true
@@ -103,9 +104,12 @@ for pack in "${packs[@]}"; do
     render ru "${pack#*:}" "$out/$name/ru" &
     jobs+=($!)
 done
+# every voice waited for, so that none is left writing after a failure
+failed=0
 for job in "${jobs[@]}"; do
-    wait "$job" || { echo "make-rhvoice-packs: a voice failed to render (above)" >&2; exit 1; }
+    wait "$job" || failed=1
 done
+((failed == 0)) || { echo "make-rhvoice-packs: a voice failed to render (above)" >&2; exit 1; }
 for pack in "${packs[@]}"; do
     name="${pack%%:*}"
     voice="${pack#*:}"
