@@ -32,7 +32,7 @@ use crate::lane::{
 use crate::log_limit::LogLimiter;
 use crate::ports::inputs::{InputReceiver, InputStats};
 use crate::ports::{
-    CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Reply,
+    CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Parts, Reply,
 };
 use crate::replay::Replay;
 use crate::wall::WallTime;
@@ -111,6 +111,10 @@ pub struct LaneRunner {
     started: Instant,
     /// The speaker's state as last published.
     speaker_status: Option<serde_json::Value>,
+    /// The parts that fail ([`LaneRunner::watch_parts`]), and their
+    /// version as last published.
+    parts: Parts,
+    parts_published: u64,
     /// The input channel's counts (shed, queued) and the stop flag.
     inputs: Arc<InputStats>,
     /// The channel's counts as last published: (shed_serial, shed_beam).
@@ -214,6 +218,8 @@ impl LaneRunner {
             heartbeat: Arc::new(AtomicU64::new(0)),
             started: Instant::now(),
             speaker_status: None,
+            parts: Parts::default(),
+            parts_published: 0,
             inputs: Arc::default(),
             inputs_published: (0, 0),
             log_limit: LogLimiter::new(crate::log_limit::WINDOW),
@@ -287,6 +293,13 @@ impl LaneRunner {
         }
     }
 
+    /// Publishes the failing parts the adapters report on `parts` with
+    /// the lane (`parts` in `/api/lane`), within a second of a change.
+    pub fn watch_parts(&mut self, parts: Parts) {
+        self.parts = parts;
+        self.publish();
+    }
+
     /// What the journal's sinks have to show on the panel.
     fn sinks_status(&self) -> Vec<(&'static str, serde_json::Value)> {
         self.journal_sinks
@@ -332,8 +345,11 @@ impl LaneRunner {
                 if self.failure.is_some() {
                     self.retry();
                 }
-                // A mirror that failed or came back shows on the panel.
-                if self.sinks_status() != self.sinks_status {
+                // A mirror or a part that failed or came back shows on
+                // the panel.
+                if self.sinks_status() != self.sinks_status
+                    || self.parts.version() != self.parts_published
+                {
                     self.publish();
                 }
             }
@@ -634,6 +650,11 @@ impl LaneRunner {
             serde_json::json!(self.settings.language),
         ));
         extra.push(("journal", self.journal_status()));
+        self.parts_published = self.parts.version();
+        extra.push((
+            "parts",
+            serde_json::to_value(self.parts.faults()).unwrap_or_default(),
+        ));
         extra.push(("time_zone", self.zone.now()));
         self.inputs_published = self.inputs_counts();
         let (shed_serial, shed_beam) = self.inputs_published;

@@ -11,6 +11,8 @@
 //!   ([`CalloutSink`]), the lane's result after each change
 //!   ([`LaneSnapshot`], on a `watch` channel), and the journal's lines as
 //!   they become durable ([`JournalSink`]).
+//! - The parts that fail ([`parts`]): each adapter says what is wrong
+//!   with its part and how to fix it, for the panel's banners.
 //! - Time: [`Clock`] turns the monotonic clock into lane time.
 //!
 //! Nothing here does I/O, journals, or decides anything about the lane:
@@ -18,6 +20,7 @@
 //! (the rules). Only the core's types ([`crate::lane`]) are used here.
 
 pub mod inputs;
+pub mod parts;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -30,6 +33,7 @@ use crate::lane::{
 };
 
 pub use inputs::InputSender;
+pub use parts::Parts;
 
 /// A sensor reading, stamped where it was taken.
 #[derive(Debug)]

@@ -22,8 +22,11 @@ use crate::lane::Millis;
 use crate::lane_thread::{HEARTBEAT, LaneRunner, RunnerSettings};
 use crate::ports::{Input, OutputSink};
 use crate::replay::Replay;
-use crate::sensors::gpio::{GpioError, NullOutputs, RpiGpio, start_rpi};
+use crate::sensors::gpio::{GpioError, NullOutputs};
 use crate::web::{self, ApiState};
+use keep::{Listener, keep_gpio, keep_switches};
+
+mod keep;
 
 /// Why the daemon could not start.
 #[derive(Debug, thiserror::Error)]
@@ -99,31 +102,29 @@ pub async fn serve(
     let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let (tx, rx) = crate::ports::inputs::channel(crate::ports::inputs::CAPACITY);
     let demo = options.demo.clone();
-    // GPIO first: on a machine that is not a Pi, fail before anything else.
-    let (_gpio, outputs): (Option<RpiGpio>, Box<dyn OutputSink>) = match config.gpio.backend {
-        GpioBackend::Rpi if demo.is_none() => {
-            let (gpio, outputs) = start_rpi(&config.gpio.inputs, &config.gpio.outputs, tx.clone())?;
-            (Some(gpio), outputs)
-        }
-        _ => (None, Box::new(NullOutputs)),
-    };
-    let switches = (demo.is_none())
-        .then(|| config.switches.as_ref().map(crate::sensors::switches::open))
-        .flatten()
-        .transpose()?;
+    // Each part that fails says so here, for the panel's banners.
+    let parts = crate::ports::Parts::default();
+    // GPIO first: on a machine that can never have it, fail before
+    // anything else; a Pi's GPIO that fails now (a line another process
+    // holds, a chip not there yet) is tried again while the lane runs.
+    let (gpio, outputs): (Option<tokio::task::JoinHandle<()>>, Box<dyn OutputSink>) =
+        match config.gpio.backend {
+            GpioBackend::Rpi if demo.is_none() => {
+                let (task, outputs) =
+                    keep_gpio(&config.gpio.inputs, &config.gpio.outputs, &tx, &parts)?;
+                (Some(task), outputs)
+            }
+            _ => (None, Box::new(NullOutputs)),
+        };
+    let switches = config.switches.clone().filter(|_| demo.is_none());
     // The panel's port and HTTPS files before the journal: a port taken or
     // a file missing leaves no journal behind.
     let tls = match &config.web.tls {
         Some(files) => Some(web::server::tls_acceptor(files)?),
         None => None,
     };
-    let listener = tokio::net::TcpListener::bind(config.web.listen)
-        .await
-        .map_err(|source| DaemonError::Listen {
-            addr: config.web.listen,
-            source,
-        })?;
-    let listen = listener.local_addr().unwrap_or(config.web.listen);
+    let listener = Listener::bind(config.web.listen, &parts).await?;
+    let listen = listener.addr();
     let settings = RunnerSettings {
         state_dir: config.state_dir.clone(),
         lane: config.lane,
@@ -133,6 +134,7 @@ pub async fn serve(
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
     let (mut core, snapshot) = LaneRunner::start(settings, outputs, voice)?;
+    core.watch_parts(parts.clone());
     // `[journal] mirror`: a live second copy of the journal.
     if let Some(target) = &config.journal.mirror {
         core.add_journal_sink(Box::new(crate::journal::mirror::Mirror::start(
@@ -195,9 +197,17 @@ pub async fn serve(
         );
     }
     let (stop_web, web_stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(web::server::serve(listener, api, tls, limits, async {
-        let _ = web_stopped.await;
-    }));
+    let server = tokio::spawn(async move {
+        let stopped = async {
+            let _ = web_stopped.await;
+        };
+        tokio::pin!(stopped);
+        let listener = tokio::select! {
+            listener = listener.when_present() => listener,
+            () = &mut stopped => return,
+        };
+        web::server::serve(listener, api, tls, limits, stopped).await;
+    });
 
     // The demo stops when its script has played `stop_after` (at its
     // speed), however late a busy machine plays it: the same seed, the same
@@ -231,7 +241,7 @@ pub async fn serve(
             d.seed,
             tx.clone(),
         )),
-        None if let Some(switches) = switches => switches.spawn(tx.clone(), None),
+        None if let Some(switches) = switches => tokio::spawn(keep_switches(switches, tx.clone(), parts.clone())),
         None => {
             let (link_state, _) = watch::channel(false);
             let link = config.pinsetter.clone();
@@ -266,6 +276,9 @@ pub async fn serve(
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
     source.abort();
     watchdog.abort();
+    if let Some(gpio) = gpio {
+        gpio.abort();
+    }
     if script_played {
         // The script has sent its last input, not the lane taken it: on a
         // busy machine hundreds may still be queued. The lane stops after
