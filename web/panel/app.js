@@ -105,6 +105,13 @@ function renderStatus() {
     const sp = lane.speaker || {};
     const spk = sp.state === 'ready' ? ['speakerReady', 'good'] : sp.state === 'no_device' ? ['speakerNoDevice', 'bad'] : sp.state === 'off' ? ['speakerOff', ''] : ['speakerUnknown', 'warn'];
     items.push(pill('status-speaker', t(spk[0]) + (sp.state === 'ready' && sp.device ? ' (' + sp.device + ')' : ''), spk[1], sp.reason ? t('techReason', sp.reason) : null));
+    // A part that fails (the GPIO, the pin switches, the panel's address,
+    // the journal's storage): the lane goes on without it, and the
+    // technician reads what is wrong and what fixes it, in English.
+    for (const p of lane.parts || []) {
+      const name = t('part_' + p.part);
+      items.push(pill('status-part-' + p.part, t('partFailed', name === 'part_' + p.part ? p.part : name, p.problem + ' — ' + p.fix), 'bad'));
+    }
     const mirror = lane.journal && lane.journal.mirror;
     if (mirror && mirror.state === 'failed') items.push(pill('status-mirror', t('mirrorFailed', (mirror.reason || '') + (mirror.path ? ' (' + mirror.path + ')' : '')), 'warn'));
     // Inputs dropped because the lane could not keep up: a noisy serial
