@@ -435,6 +435,41 @@ fn the_unit_allows_the_serial_ports_setup_offers_and_no_console() {
     );
 }
 
+/// What the service opens for a string pinsetter's expander, the unit as
+/// shipped allows: the I2C buses' devices, the group that owns them (which
+/// the package's sysusers file makes the lanecall user a member of, as it
+/// does for every group the unit names), and i2c-dev loaded at boot, before
+/// the service looks its major number up.
+#[test]
+fn the_unit_lets_the_service_open_the_expanders_bus() {
+    let unit = include_str!("../systemd/lanecall.service");
+    let sysusers = include_str!("../packaging/lanecall.sysusers");
+    let modules = include_str!("../packaging/modules-load.conf");
+    let rules = include_str!("../packaging/lanecall-gpio.rules");
+    assert!(unit.lines().any(|l| l == "DeviceAllow=char-i2c rw"), "{unit}");
+    let groups: Vec<&str> = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("SupplementaryGroups="))
+        .expect("SupplementaryGroups=")
+        .split_whitespace()
+        .collect();
+    assert!(groups.contains(&"i2c"), "{groups:?}");
+    for group in groups {
+        assert!(
+            sysusers.lines().any(|l| l == format!("m lanecall {group}")),
+            "the unit names group {group}, which sysusers does not give lanecall"
+        );
+    }
+    assert!(sysusers.lines().any(|l| l == "g i2c -"), "{sysusers}");
+    assert!(modules.lines().any(|l| l == "i2c-dev"), "{modules}");
+    assert!(
+        rules
+            .lines()
+            .any(|l| l.contains("SUBSYSTEM==\"i2c-dev\"") && l.contains("GROUP=\"i2c\"")),
+        "{rules}"
+    );
+}
+
 /// Reads the terminal's screen until it shows `wanted`, for up to 20 s.
 fn screen_until(master: &mut serialport::TTYPort, screen: &mut String, wanted: &str) {
     use std::io::Read;
