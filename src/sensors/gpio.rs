@@ -1,48 +1,82 @@
-//! GPIO on the Raspberry Pi (rppal API, from the `rpi-pal` fork): the lane's
-//! inputs (foul-line beam, ball detector, channel sensors, rail buttons) as
-//! sensor readings, and the outputs (foul lamp, pinsetter reset) as an
-//! [`OutputSink`].
+//! GPIO on the Raspberry Pi, through the kernel's GPIO character device
+//! (uAPI v2, the `gpiocdev` crate): the lane's inputs (foul-line beam,
+//! ball detector, channel sensors, rail buttons) as sensor readings, and
+//! the outputs (foul lamp, pinsetter reset) as an [`OutputSink`].
 //!
-//! Inputs use the kernel's edge detection with its debounce
-//! (`set_async_interrupt`); rppal calls our callback on its own thread, and
-//! the callback only maps the edge to a [`Sensor`], stamps it with the
-//! kernel's time of the edge ([`edge_instant`]) and sends it on the
-//! lane's bounded channel ([`crate::ports::inputs`]): a foul-beam break is shed
-//! (and counted) when the channel is full; its clear, the ball detector,
-//! channel sensors and buttons wait for room, on rppal's thread, never the
-//! runtime. Outputs return from `set` at once; a pulse
-//! is ended by a short timer thread, never by the lane's thread.
+//! The header's chip is found by its label, whatever its number
+//! ([`chip`]); every pin is a line requested from the kernel, so a pin
+//! another program holds is refused with its name ([`GpioError::Busy`])
+//! instead of being fought over.
+//!
+//! Each input is its own line request with the kernel's edge detection
+//! (both edges), its debounce and bias, and a thread that waits for its
+//! edges: the thread only maps the edge to a [`Sensor`], stamps it with
+//! the kernel's time of the edge ([`edge_instant`]) and sends it on the
+//! lane's bounded channel ([`crate::ports::inputs`]): a foul-beam break is
+//! shed (and counted) when the channel is full; its clear, the ball
+//! detector, channel sensors and buttons wait for room, on that thread,
+//! never the runtime. Outputs are requested output lines, switched off
+//! from the moment they are ours; `set` returns at once, and a pulse is
+//! ended by a short timer thread, never by the lane's thread.
 //!
 //! The mapping from a level to an event and the output logic are small pure
-//! parts, tested here without a Pi. On a machine that is not a Pi,
-//! [`start_rpi`] fails with [`GpioError::NotAPi`]; the daemon then runs with
-//! [`NullOutputs`] only if the config says `backend = "none"`.
+//! parts, tested here without a Pi, as is the choice of chip. On a machine
+//! that is not a Pi, [`start_rpi`] fails with [`GpioError::NotAPi`], the
+//! one error that no retry can mend ([`GpioError::is_permanent`]); the
+//! daemon then runs with [`NullOutputs`] only if the config says
+//! `backend = "none"`.
 //!
 //! The pins come as the validated config has them ([`InputConfig`],
 //! [`OutputConfig`]): a BCM number from 2 to 27, no two alike, so a pin
-//! that still cannot be opened is a fault of the Pi, not of the file.
+//! that still cannot be had is a fault of the Pi, not of the file.
 
+pub mod chip;
+
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rppal::gpio::{self, Gpio, InputPin, OutputPin, Trigger};
+use gpiocdev::Request;
+use gpiocdev::line::{EdgeDetection, EdgeEvent, EdgeKind, Value};
 use tracing::{debug, info, warn};
 
-use crate::config::{InputConfig, InputRole, OutputConfig, Pull};
+use self::chip::{HEADER_LABELS, InputLine};
+use crate::config::{InputConfig, InputRole, OutputConfig};
 use crate::lane::{Output, Sensor, Side, Switch};
 use crate::ports::{Input, InputSender, OutputSink, Reading};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GpioError {
+    /// No header chip, and a device tree that does not say "Raspberry
+    /// Pi": the only error no retry can mend.
     #[error(
-        "this machine is not a Raspberry Pi (no GPIO found: {0}); set [gpio] backend = \"none\" in the config to run without GPIO"
+        "this machine is not a Raspberry Pi ({0}); set [gpio] backend = \"none\" in the config to run without GPIO"
     )]
     NotAPi(String),
-    /// A Pi whose GPIO cannot be opened (permissions, no `/dev/gpiochip`).
+    /// A Pi none of whose chips is the header's.
     #[error(
-        "cannot open the GPIO ({0}); run the daemon as a user in the `gpio` group, or set [gpio] backend = \"none\" in the config to run without GPIO"
+        "no GPIO chip of the Pi's header: looked for one labelled {labels}, or one whose lines are named GPIO2 to GPIO27; the chips there are: {chips}; `gpiodetect` lists them too",
+        labels = HEADER_LABELS.join(", "),
+        chips = if chips.is_empty() { "none".to_string() } else { chips.join(", ") }
     )]
+    NoHeaderChip {
+        /// Each chip as `/dev/gpiochipN "label"`.
+        chips: Vec<String>,
+    },
+    /// The GPIO chips may not be opened (EACCES, EPERM) or not listed.
+    #[error("cannot open the GPIO: {0}")]
     Open(String),
+    /// A line another program holds, as the kernel reports it.
+    #[error(
+        "GPIO {bcm} ({what}) is held by {}: stop it (`gpioinfo` shows the line) or wire this to another GPIO",
+        held_by(consumer)
+    )]
+    Busy {
+        bcm: u8,
+        what: String,
+        consumer: String,
+    },
     /// The pin switches' expander or pins (`[pinsetter.switches]`).
     #[error("pin switches: {0}")]
     Switches(String),
@@ -52,6 +86,24 @@ pub enum GpioError {
         what: String,
         message: String,
     },
+}
+
+/// Who holds a line, as the kernel names it.
+fn held_by(consumer: &str) -> String {
+    if consumer.is_empty() {
+        "another program (the kernel names none)".to_string()
+    } else {
+        format!("{consumer:?}")
+    }
+}
+
+impl GpioError {
+    /// Whether this machine can never do it: true only for
+    /// [`GpioError::NotAPi`]. Every other error may pass (a program that
+    /// lets go of a line, a chip that appears, a permission given).
+    pub fn is_permanent(&self) -> bool {
+        matches!(self, GpioError::NotAPi(_))
+    }
 }
 
 /// What an edge on an input pin means for the lane, if anything.
@@ -75,8 +127,8 @@ pub fn input_event(role: &InputRole, active_high: bool, level_high: bool) -> Opt
 /// the kernel's buffer only while the lane's channel is full, for far less.
 const MAX_EDGE_AGE: Duration = Duration::from_secs(10);
 
-/// The instant of an edge the kernel stamped at `stamp` (rppal's
-/// `Event::timestamp`: CLOCK_MONOTONIC, the clock of `Instant` on Linux),
+/// The instant of an edge the kernel stamped at `stamp` (the edge event's
+/// `timestamp_ns`: CLOCK_MONOTONIC, the clock of `Instant` on Linux),
 /// from `now` and `monotonic_now`, that clock read at the same moment: `now`
 /// less the edge's age. A stamp that is odd (after `monotonic_now`, or
 /// older than [`MAX_EDGE_AGE`]: another clock than the one read) or a
@@ -121,18 +173,25 @@ fn output_name(output: Output) -> &'static str {
     }
 }
 
-/// A pin the output logic can drive: an rppal [`OutputPin`], or a fake in
-/// tests.
+/// A pin the output logic can drive: a requested output line, or a fake
+/// in tests.
 pub(crate) trait Drive: Send + 'static {
     fn drive(&mut self, high: bool);
 }
 
-impl Drive for OutputPin {
+/// An output line the kernel gave us.
+struct OutputLine {
+    request: Request,
+    offset: u32,
+    bcm: u8,
+    output: Output,
+}
+
+impl Drive for OutputLine {
     fn drive(&mut self, high: bool) {
-        if high {
-            self.set_high();
-        } else {
-            self.set_low();
+        if let Err(e) = self.request.set_value(self.offset, Value::from(high)) {
+            // Nothing to retry with: the next switch tries again.
+            warn!(bcm = self.bcm, output = output_name(self.output), error = %e, "cannot drive the output");
         }
     }
 }
@@ -240,80 +299,126 @@ impl OutputSink for NullOutputs {
     }
 }
 
-/// The running GPIO inputs. Keep it alive: dropping it stops the interrupt
-/// threads and releases the pins.
+/// How long an edge thread waits for an edge before it looks whether it
+/// should stop: how long dropping [`RpiGpio`] may take. An edge itself is
+/// handled as soon as the kernel has it.
+const STOP_LOOK: Duration = Duration::from_millis(100);
+
+/// A thread that waits for the edges of a requested line and hands each
+/// to `on_edge`. Dropping it stops the thread and releases the line.
 #[derive(Debug)]
-pub struct RpiGpio {
-    /// Each pin owns its interrupt thread and its callback's sender.
-    _inputs: Vec<InputPin>,
+pub(crate) struct EdgeThread {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
 }
 
-fn open_gpio() -> Result<Gpio, GpioError> {
-    match Gpio::new() {
-        Ok(gpio) => Ok(gpio),
-        Err(e @ gpio::Error::UnknownModel) => Err(GpioError::NotAPi(e.to_string())),
-        Err(e) => Err(GpioError::Open(e.to_string())),
+impl EdgeThread {
+    pub(crate) fn spawn(
+        name: &str,
+        request: Request,
+        mut on_edge: impl FnMut(EdgeEvent) + Send + 'static,
+    ) -> std::io::Result<EdgeThread> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let line = name.to_string();
+        let thread = std::thread::Builder::new()
+            .name("lanecall-gpio".into())
+            .spawn(move || {
+                let mut failing = false;
+                while !stopped.load(Ordering::Relaxed) {
+                    let edge = request.wait_edge_event(STOP_LOOK).and_then(|ready| {
+                        ready.then(|| request.read_edge_event()).transpose()
+                    });
+                    match edge {
+                        Ok(Some(edge)) => {
+                            failing = false;
+                            on_edge(edge);
+                        }
+                        Ok(None) => failing = false,
+                        Err(e) => {
+                            if !failing {
+                                warn!(input = %line, error = %e, "cannot read the GPIO's edges; retrying");
+                            }
+                            failing = true;
+                            // Not a spin on a line that keeps failing.
+                            std::thread::sleep(STOP_LOOK);
+                        }
+                    }
+                }
+            })?;
+        Ok(EdgeThread {
+            stop,
+            thread: Some(thread),
+        })
     }
 }
 
-/// Opens the GPIO, configures the inputs (edges with kernel debounce, sent
-/// on `tx`) and the outputs (all switched off), as the validated `[gpio]`
-/// tables give them.
+impl Drop for EdgeThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            // The line is released when the thread, its owner, ends.
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The running GPIO inputs. Keep it alive: dropping it stops the edge
+/// threads and releases their lines.
+#[derive(Debug)]
+pub struct RpiGpio {
+    _inputs: Vec<EdgeThread>,
+}
+
+/// Finds the header's chip, requests the inputs (both edges with the
+/// kernel's debounce, sent on `tx`) and the outputs (all switched off), as
+/// the validated `[gpio]` tables give them.
 pub fn start_rpi(
     inputs: &[InputConfig],
     outputs: &[OutputConfig],
     tx: InputSender,
 ) -> Result<(RpiGpio, Box<dyn OutputSink>), GpioError> {
-    let gpio = open_gpio()?;
+    let chip = chip::find_header_chip()?;
+    info!(chip = %chip.path.display(), label = %chip.label, "the header's GPIO chip");
 
-    let mut out_pins = Vec::with_capacity(outputs.len());
+    let mut out_lines = Vec::with_capacity(outputs.len());
     for s in outputs {
         let what = output_name(s.output);
+        let (request, offset) =
+            chip.request_output(s.pin, what, output_level(s.active_high, false))?;
         let bcm = s.pin.number();
-        let pin = gpio.get(bcm).map_err(|e| GpioError::Pin {
-            bcm,
-            what: what.into(),
-            message: e.to_string(),
-        })?;
-        let pin = if output_level(s.active_high, false) {
-            pin.into_output_high()
-        } else {
-            pin.into_output_low()
-        };
         info!(bcm, output = what, "GPIO output ready (off)");
-        out_pins.push((s.output, pin, s.active_high, s.pulse));
+        let line = OutputLine {
+            request,
+            offset,
+            bcm,
+            output: s.output,
+        };
+        out_lines.push((s.output, line, s.active_high, s.pulse));
     }
 
-    let mut in_pins = Vec::with_capacity(inputs.len());
+    let mut threads = Vec::with_capacity(inputs.len());
     for s in inputs {
         let what = role_name(&s.role);
         let bcm = s.pin.number();
-        let pin_error = |e: gpio::Error| GpioError::Pin {
-            bcm,
-            what: what.clone(),
-            message: e.to_string(),
+        let line = InputLine {
+            pull: s.pull,
+            debounce: s.debounce,
+            edges: Some(EdgeDetection::BothEdges),
         };
-        let pin = gpio.get(bcm).map_err(pin_error)?;
-        let mut pin = match s.pull {
-            Pull::Up => pin.into_input_pullup(),
-            Pull::Down => pin.into_input_pulldown(),
-            Pull::Off => pin.into_input(),
-        };
-        let debounce = (!s.debounce.is_zero()).then_some(s.debounce);
+        let request = chip.request_inputs(&[(s.pin, what.clone())], line)?;
         let role = s.role.clone();
         let active_high = s.active_high;
         let tx = tx.clone();
         // Each edge is stamped with the kernel's time of it (after its
-        // debounce), not the callback's: the callback's thread may run late.
-        pin.set_async_interrupt(Trigger::Both, debounce, move |event: gpio::Event| {
-            let level_high = match event.trigger {
-                Trigger::RisingEdge => true,
-                Trigger::FallingEdge => false,
-                _ => return,
-            };
+        // debounce), not the thread's: the thread may run late.
+        let on_edge = move |edge: EdgeEvent| {
+            // Requested active high: a rising edge is a rising level.
+            let level_high = edge.kind == EdgeKind::Rising;
             if let Some(sensor) = input_event(&role, active_high, level_high) {
                 let beam = matches!(sensor, Sensor::FoulBeam { .. });
-                let at = edge_instant(event.timestamp, Instant::now(), monotonic_now());
+                let stamp = Duration::from_nanos(edge.timestamp_ns);
+                let at = edge_instant(stamp, Instant::now(), monotonic_now());
                 let input = Input::Reading(Reading { at, sensor });
                 // The daemon gone means we are shutting down: nothing to do.
                 let _ = if beam {
@@ -322,22 +427,26 @@ pub fn start_rpi(
                     tx.send_blocking(input)
                 };
             }
-        })
-        .map_err(pin_error)?;
-        info!(bcm, input = %what, ?debounce, "GPIO input ready");
-        in_pins.push(pin);
+        };
+        let thread = EdgeThread::spawn(&what, request, on_edge).map_err(|e| GpioError::Pin {
+            bcm,
+            what: what.clone(),
+            message: format!("cannot start its thread: {e}"),
+        })?;
+        info!(bcm, input = %what, debounce = ?s.debounce, "GPIO input ready");
+        threads.push(thread);
     }
 
     Ok((
-        RpiGpio { _inputs: in_pins },
-        Box::new(Outputs::new(out_pins)),
+        RpiGpio { _inputs: threads },
+        Box::new(Outputs::new(out_lines)),
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::BcmPin;
+    use crate::config::{BcmPin, Pull};
 
     #[test]
     fn an_edge_is_stamped_at_the_kernels_time_of_it() {
@@ -504,6 +613,30 @@ mod tests {
         o.set(Output::PinsetterReset, Switch::Pulse);
         assert!(pin.levels().is_empty());
         NullOutputs.set(Output::FoulLamp, Switch::Pulse);
+    }
+
+    #[test]
+    fn a_button_another_program_holds_names_that_program() {
+        let err = GpioError::Busy {
+            bcm: 6,
+            what: role_name(&InputRole::Button("score".into())),
+            consumer: "x120x-ups".into(),
+        };
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("GPIO 6 (button score) is held by \"x120x-ups\""),
+            "{msg}"
+        );
+        assert!(!err.is_permanent());
+        let nameless = GpioError::Busy {
+            bcm: 17,
+            what: role_name(&InputRole::FoulBeam),
+            consumer: String::new(),
+        };
+        assert!(
+            nameless.to_string().contains("held by another program"),
+            "{nameless}"
+        );
     }
 
     fn is_a_pi() -> bool {
