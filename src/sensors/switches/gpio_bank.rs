@@ -2,12 +2,19 @@
 //! together into the levels the [`Deck`](super::deck::Deck) takes (bit
 //! `n - 1` set when pin `n`'s switch says it stands, [`CYCLE_BIT`] while
 //! the machine cycles).
+//!
+//! The switches on the Pi's GPIO are input lines of the header's chip,
+//! found by its label and requested together from the kernel
+//! ([`crate::sensors::gpio::chip`]); the expander is read over I2C.
 
-use rppal::gpio::{Gpio, InputPin};
+use gpiocdev::Request;
+use gpiocdev::line::Values;
 
 use super::deck::CYCLE_BIT;
 use super::mcp23017::Mcp23017;
 use crate::config::{BcmPin, Pull, SwitchPin, SwitchesConfig};
+use crate::sensors::GpioError;
+use crate::sensors::gpio::chip::{self, InputLine};
 
 /// Which input each bit of the levels comes from, and its active level.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,7 +67,37 @@ impl Wiring {
 pub struct RpiBank {
     pub(super) wiring: Wiring,
     pub(super) expander: Option<Expander>,
-    pub(super) pins: Vec<(BcmPin, InputPin)>,
+    pub(super) pins: Option<GpioPins>,
+}
+
+/// The switches' GPIO lines, in one request, and each pin's line offset.
+pub(super) struct GpioPins {
+    request: Request,
+    offsets: Vec<(BcmPin, u32)>,
+}
+
+impl GpioPins {
+    /// Which pins are high.
+    fn read(&self) -> Result<Vec<(BcmPin, bool)>, String> {
+        let mut values = Values::default();
+        self.request
+            .values(&mut values)
+            .map_err(|e| format!("cannot read the GPIO pins: {e}"))?;
+        Ok(self
+            .offsets
+            .iter()
+            .map(|&(bcm, offset)| (bcm, values.get(offset).is_some_and(bool::from)))
+            .collect())
+    }
+}
+
+/// What a switch's pin is, for messages: `pin switch 7` or `the cycle
+/// signal`.
+fn switch_name(bit: u16) -> String {
+    if bit == CYCLE_BIT {
+        return "the cycle signal".into();
+    }
+    format!("pin switch {}", bit.trailing_zeros() + 1)
 }
 
 pub(super) struct Expander {
@@ -97,7 +134,7 @@ impl Expander {
 impl RpiBank {
     /// Opens what the switches are wired to; a clear error when the
     /// expander does not answer or a GPIO cannot be had.
-    pub fn open(cfg: &SwitchesConfig) -> Result<RpiBank, String> {
+    pub fn open(cfg: &SwitchesConfig) -> Result<RpiBank, GpioError> {
         let wiring = Wiring::new(cfg);
         let mut expander = cfg.uses_expander().then(|| Expander {
             chip: None,
@@ -106,32 +143,38 @@ impl RpiBank {
             pull_up: cfg.pull == Pull::Up,
         });
         if let Some(e) = &mut expander {
-            e.open(wiring.expander_mask())?;
+            e.open(wiring.expander_mask())
+                .map_err(GpioError::Switches)?;
         }
-        let mut pins = Vec::new();
-        let gpio_pins: Vec<BcmPin> = wiring
+        let gpio_pins: Vec<(BcmPin, String)> = wiring
             .entries
             .iter()
-            .filter_map(|(_, p, _)| match p {
-                SwitchPin::Gpio(b) => Some(*b),
+            .filter_map(|&(bit, p, _)| match p {
+                SwitchPin::Gpio(b) => Some((b, switch_name(bit))),
                 SwitchPin::Expander(_) => None,
             })
             .collect();
-        if !gpio_pins.is_empty() {
-            let gpio = Gpio::new()
-                .map_err(|e| format!("cannot open the GPIO for the pin switches: {e}"))?;
-            for bcm in gpio_pins {
-                let pin = gpio
-                    .get(bcm.number())
-                    .map_err(|e| format!("GPIO {} (a pin switch): {e}", bcm.number()))?;
-                let pin = match cfg.pull {
-                    Pull::Up => pin.into_input_pullup(),
-                    Pull::Down => pin.into_input_pulldown(),
-                    Pull::Off => pin.into_input(),
-                };
-                pins.push((bcm, pin));
-            }
-        }
+        let pins = if gpio_pins.is_empty() {
+            None
+        } else {
+            let header = chip::find_header_chip().map_err(|e| match e {
+                GpioError::NotAPi(why) => GpioError::NotAPi(format!(
+                    "{why}; pin switches on GPIO pins need a Pi's header: wire them to the expander"
+                )),
+                other => other,
+            })?;
+            let line = InputLine {
+                pull: cfg.pull,
+                debounce: std::time::Duration::ZERO,
+                edges: None,
+            };
+            let request = header.request_inputs(&gpio_pins, line)?;
+            let offsets = gpio_pins
+                .iter()
+                .filter_map(|&(bcm, _)| header.offset(bcm).map(|o| (bcm, o)))
+                .collect();
+            Some(GpioPins { request, offsets })
+        };
         Ok(RpiBank {
             wiring,
             expander,
@@ -159,12 +202,13 @@ impl super::SwitchBank for RpiBank {
                 }
             }
         };
-        let pins = &self.pins;
-        Ok(self.wiring.levels(ports, |bcm| {
-            pins.iter()
-                .find(|(b, _)| *b == bcm)
-                .is_some_and(|(_, p)| p.is_high())
-        }))
+        let pins = match &self.pins {
+            Some(pins) => pins.read()?,
+            None => Vec::new(),
+        };
+        Ok(self
+            .wiring
+            .levels(ports, |bcm| pins.iter().any(|&(b, high)| b == bcm && high)))
     }
 }
 

@@ -3,6 +3,12 @@
 //! pin on INTA (IOCON.MIRROR: both ports on INTA, active low), and both
 //! ports read in one transfer, which clears the interrupt.
 //!
+//! Every transfer is an SMBus one: a byte-data write per register, and an
+//! "I2C block data" read of GPIOA then GPIOB (the register, a repeated
+//! start, two bytes: what the expander's sequential addressing expects).
+//! An adapter that speaks only SMBus (the kernel's `i2c-stub`, which the
+//! VM test puts in the expander's place) can carry them all.
+//!
 //! The registers are written through [`Registers`], so the setup is tested
 //! against a fake bus that records the writes.
 
@@ -40,7 +46,9 @@ impl Registers for rppal::i2c::I2c {
     }
 
     fn read(&mut self, register: u8, buf: &mut [u8]) -> std::io::Result<()> {
-        self.write_read(&[register], buf)
+        // rppal's block_read is I2C_SMBUS_I2C_BLOCK_DATA, not a raw
+        // write-then-read: see the module's docs.
+        self.block_read(register, buf)
             .map_err(std::io::Error::other)
     }
 }

@@ -7,7 +7,9 @@
 //! - [`gpio_bank`]: the switches as wired, read together.
 //!
 //! The reader is a thread: it reads the switches when the expander's INTA
-//! says one changed (rppal's async interrupt) or every `poll_ms`, and at
+//! says one changed (a falling edge on a line of the header's chip,
+//! requested from the kernel as the lane's inputs are) or every `poll_ms`,
+//! and at
 //! the deck's deadlines; each deck and fault goes to the lane as
 //! [`Sensor::Deck`] / [`Sensor::DeckFault`] on the bounded channel, waiting
 //! for room (a deck is a ball: never shed). The switches are the lane's
@@ -23,13 +25,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use gpiocdev::line::EdgeDetection;
 use tracing::{info, warn};
 
 use self::deck::{Deck, DeckTimes};
 use self::gpio_bank::RpiBank;
-use crate::config::SwitchesConfig;
+use crate::config::{BcmPin, Pull, SwitchesConfig};
 use crate::ports::{Input, InputSender};
 use crate::sensors::GpioError;
+use crate::sensors::gpio::EdgeThread;
+use crate::sensors::gpio::chip::{self, InputLine};
 
 /// Where the switches are read: their levels as the deck takes them.
 pub trait SwitchBank: Send {
@@ -44,17 +49,18 @@ pub struct Switches {
     bank: Box<dyn SwitchBank>,
     times: DeckTimes,
     poll: Duration,
-    /// The interrupt's pin, held: dropping it stops the interrupt.
-    _interrupt: Option<rppal::gpio::InputPin>,
+    /// The interrupt's line and thread, held: dropping it stops the
+    /// interrupt.
+    _interrupt: Option<EdgeThread>,
     wake: Option<mpsc::Receiver<()>>,
 }
 
 /// Opens the expander and pins as configured: a clear error when the
 /// expander does not answer.
 pub fn open(cfg: &SwitchesConfig) -> Result<Switches, GpioError> {
-    let bank = RpiBank::open(cfg).map_err(GpioError::Switches)?;
+    let bank = RpiBank::open(cfg)?;
     let (interrupt, wake) = match cfg.interrupt {
-        Some(bcm) => match interrupt(bcm.number()) {
+        Some(bcm) => match interrupt(bcm) {
             Ok((pin, rx)) => (Some(pin), Some(rx)),
             Err(e) => {
                 warn!(bcm = bcm.number(), error = %e, "no interrupt from the expander's INTA: polling instead");
@@ -77,14 +83,26 @@ pub fn open(cfg: &SwitchesConfig) -> Result<Switches, GpioError> {
     })
 }
 
-fn interrupt(bcm: u8) -> Result<(rppal::gpio::InputPin, mpsc::Receiver<()>), rppal::gpio::Error> {
-    let mut pin = rppal::gpio::Gpio::new()?.get(bcm)?.into_input_pullup();
+fn interrupt(bcm: BcmPin) -> Result<(EdgeThread, mpsc::Receiver<()>), GpioError> {
+    let header = chip::find_header_chip()?;
+    let what = "the expander's INTA".to_string();
+    let line = InputLine {
+        pull: Pull::Up,
+        debounce: Duration::ZERO,
+        // INTA is active low: a falling edge is a change.
+        edges: Some(EdgeDetection::FallingEdge),
+    };
+    let request = header.request_inputs(&[(bcm, what.clone())], line)?;
     let (tx, rx) = mpsc::sync_channel(1);
-    // INTA is active low: a falling edge is a change.
-    pin.set_async_interrupt(rppal::gpio::Trigger::FallingEdge, None, move |_| {
+    let thread = EdgeThread::spawn(&what, request, move |_| {
         let _ = tx.try_send(());
+    })
+    .map_err(|e| GpioError::Pin {
+        bcm: bcm.number(),
+        what,
+        message: format!("cannot start its thread: {e}"),
     })?;
-    Ok((pin, rx))
+    Ok((thread, rx))
 }
 
 /// The deck's times from the config.
