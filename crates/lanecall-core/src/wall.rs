@@ -7,6 +7,9 @@
 //! last `t`) nor when the wall clock is stepped. [`WallClock`] keeps the
 //! points where the two were read together and gives the wall time of any
 //! lane time from the latest point at or before it.
+//!
+//! [`DayDate`] is a competition day's date (journal.md, `date`): the UTC
+//! date of a wall time, as the header's `started_at` gives it.
 
 use std::fmt;
 
@@ -37,6 +40,77 @@ impl WallTime {
         // In range: 0 to the last moment of 9999.
         OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
             .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+    }
+}
+
+impl WallTime {
+    /// The UTC date of this moment: the competition day's date as the
+    /// header's `started_at` gives it.
+    pub fn date(self) -> DayDate {
+        DayDate(self.utc().date())
+    }
+}
+
+/// A competition day's date: `2026-11-29` (UTC, as the header's
+/// `started_at` and the journals' names give it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DayDate(time::Date);
+
+impl DayDate {
+    /// `YYYY-MM-DD`, a real calendar date; `None` for anything else.
+    pub fn parse(text: &str) -> Option<DayDate> {
+        let b = text.as_bytes();
+        let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+            return None;
+        }
+        if !(digits(0..4) && digits(5..7) && digits(8..10)) {
+            return None;
+        }
+        let year: i32 = text[0..4].parse().ok()?;
+        let month: u8 = text[5..7].parse().ok()?;
+        let day: u8 = text[8..10].parse().ok()?;
+        let month = time::Month::try_from(month).ok()?;
+        time::Date::from_calendar_date(year, month, day)
+            .ok()
+            .map(DayDate)
+    }
+
+    /// The date of a header's `started_at` (`2026-11-29T14:00:00Z`): its
+    /// first ten characters, as the daemon has always compared them.
+    pub fn of_started_at(started_at: &str) -> Option<DayDate> {
+        started_at.get(..10).and_then(DayDate::parse)
+    }
+}
+
+impl fmt::Display for DayDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        write!(
+            f,
+            "{:04}-{:02}-{:02}",
+            d.year(),
+            u8::from(d.month()),
+            d.day()
+        )
+    }
+}
+
+impl serde::Serialize for DayDate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DayDate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DayDate, D::Error> {
+        let text = String::deserialize(d)?;
+        DayDate::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "date {:?} is not a date written YYYY-MM-DD",
+                text.chars().take(40).collect::<String>()
+            ))
+        })
     }
 }
 
@@ -147,6 +221,28 @@ mod tests {
         }
         assert_eq!(WallTime(-5).to_string(), "1970-01-01T00:00:00.000Z");
         assert_eq!(WallTime(i64::MAX).to_string(), "9999-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn a_day_date_is_a_real_date_written_yyyy_mm_dd() {
+        let d = DayDate::parse("2026-11-29").unwrap();
+        assert_eq!(d.to_string(), "2026-11-29");
+        assert_eq!(DayDate::of_started_at("2026-11-29T14:00:00Z"), Some(d));
+        assert_eq!(WallTime(1_795_960_807_250).date(), d);
+        assert!(DayDate::parse("2026-11-30").unwrap() > d);
+        for bad in [
+            "",
+            "2026-11-31",
+            "2026-13-01",
+            "2026-1-01",
+            "26-11-29",
+            "2026/11/29",
+            "2026-11-29T14:00:00Z",
+            "+026-11-29",
+            "２026-11-29",
+        ] {
+            assert_eq!(DayDate::parse(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -134,6 +134,10 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     put("standing", entered_json(*standing, *twice))
                 }
                 Action::DeadBall | Action::EndBlock => {}
+                Action::Date { date, from } => {
+                    put("date", json!(date));
+                    put("from", json!(from.as_str()));
+                }
                 Action::Withdraw { of, at, bowler } => {
                     put("of", json!(of.as_str()));
                     put("at", json!(at));
@@ -285,6 +289,14 @@ mod tests {
                 of: Withdrawable::ManualPins,
                 at: 9000,
                 bowler: None,
+            },
+            Action::Date {
+                date: crate::wall::DayDate::parse("2026-11-30").unwrap(),
+                from: crate::lane::DateFrom::Judge,
+            },
+            Action::Date {
+                date: crate::wall::DayDate::parse("2026-11-30").unwrap(),
+                from: crate::lane::DateFrom::Centre,
             },
         ];
         let events = sensors

@@ -9,10 +9,10 @@ use serde::Deserialize;
 
 use super::{Input, LineError, ShortLine};
 use crate::lane::{
-    Action, Bowler, Class, DeckAfter, DeckFault, Event, Language, LaterBall, Millis, Panel, Pin,
-    PinSet, Sensor, Side, Stamped, Verbosity, Voice, Withdrawable,
+    Action, Bowler, Class, DateFrom, DeckAfter, DeckFault, Event, Language, LaterBall, Millis,
+    Panel, Pin, PinSet, Sensor, Side, Stamped, Verbosity, Voice, Withdrawable,
 };
-use crate::wall::WallTime;
+use crate::wall::{DayDate, WallTime};
 
 /// The fields every event line has.
 #[derive(Deserialize)]
@@ -596,6 +596,26 @@ fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 at: f.at,
                 bowler: f.bowler,
             }
+        }
+        "date" => {
+            #[derive(Deserialize)]
+            struct F {
+                date: DayDate,
+                from: String,
+            }
+            let f: F = fields(ev, line)?;
+            let Some(from) = DateFrom::parse(&f.from) else {
+                let known: Vec<&str> = DateFrom::ALL.iter().map(|f| f.as_str()).collect();
+                return Err(LineError::Field {
+                    ev: ev.to_owned(),
+                    message: format!(
+                        "from {:?} is not one of {}",
+                        f.from.chars().take(40).collect::<String>(),
+                        known.join(", ")
+                    ),
+                });
+            };
+            Action::Date { date: f.date, from }
         }
         other => return Err(LineError::UnknownEvent(other.chars().take(40).collect())),
     })

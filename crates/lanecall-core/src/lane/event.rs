@@ -2,6 +2,7 @@
 //! time it happened.
 
 use crate::pins::{PinSet, Side};
+use crate::wall::DayDate;
 
 /// Milliseconds since the journal started, from a monotonic clock.
 pub type Millis = u64;
@@ -280,6 +281,40 @@ pub enum Action {
         at: Millis,
         bowler: Option<String>,
     },
+    /// The competition day's date, from someone who knows it while the
+    /// lane's own clock cannot be trusted: it is taken over the header's
+    /// `started_at`, and a date other than the day's begins a new day.
+    Date {
+        date: DayDate,
+        from: DateFrom,
+    },
+}
+
+/// Who gave a `date`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DateFrom {
+    /// A judge confirmed or corrected it on the panel (`by` names them).
+    Judge,
+    /// The centre's clock, synchronised, over MQTT.
+    Centre,
+    /// The lane's own clock, once synchronised.
+    Clock,
+}
+
+impl DateFrom {
+    pub const ALL: [DateFrom; 3] = [DateFrom::Judge, DateFrom::Centre, DateFrom::Clock];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DateFrom::Judge => "judge",
+            DateFrom::Centre => "centre",
+            DateFrom::Clock => "clock",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DateFrom> {
+        Self::ALL.into_iter().find(|f| f.as_str() == s)
+    }
 }
 
 /// The actions a `withdraw` can take back. A `hold` is taken back by the
@@ -349,6 +384,7 @@ impl Action {
             Action::DeadBall => "dead_ball",
             Action::EndBlock => "end_block",
             Action::Withdraw { .. } => "withdraw",
+            Action::Date { .. } => "date",
         }
     }
 }

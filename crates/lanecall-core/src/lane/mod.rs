@@ -19,7 +19,8 @@
 //! - `delivery`: the foul beam, the ball detector and the pinsetter's lines
 //!   become a release and a pin report; the deck set; the ball recorded.
 //! - `fouls`: fouls called in flight, late, by a judge, and withdrawn.
-//! - `turns`: who is up, blocks and their numbers through the day.
+//! - `turns`: who is up, blocks and their numbers through the day, and
+//!   which day it is.
 //! - `lineup`: the lane order and substitutes.
 //! - `blindfold`: B1 blindfold checks.
 //! - `holds`: holds, the pauses and the slow-bowling clock, penalties.
@@ -57,8 +58,8 @@ pub use corrections::LastBall;
 use delivery::{Beam, Flight};
 pub use delivery::{PracticeBall, SerialStats, WrongDeck};
 pub use event::{
-    Action, Bowler, Class, DeckAfter, DeckFault, Event, Language, LaterBall, Millis, Panel, Sensor,
-    Stamped, Verbosity, Voice, Withdrawable,
+    Action, Bowler, Class, DateFrom, DeckAfter, DeckFault, Event, Language, LaterBall, Millis,
+    Panel, Sensor, Stamped, Verbosity, Voice, Withdrawable,
 };
 use fouls::BallRef;
 use holds::SlowClock;
@@ -66,7 +67,7 @@ pub use holds::{Hold, Pause};
 pub use refusal::Refusal;
 pub use rules::{FOUL_WINDOW_MS, FoulMode, Rules};
 use scoring::{Position, ScoredBall};
-pub use turns::{Block, Day, DayCheck, Entry, Up};
+pub use turns::{Block, Day, DayCheck, Entry, GivenDate, Up};
 use withdraw::Asked;
 
 /// Most bowlers on one lane (IBSA).
@@ -155,6 +156,10 @@ pub struct Lane {
     has_lineup: bool,
     /// Blocks begun on the lane earlier in the day, in other journals.
     blocks_before: u32,
+    /// The competition day's date: the header's, or the latest `date`.
+    date: Option<crate::wall::DayDate>,
+    /// The `date` event that gave `date`, if one did.
+    date_given: Option<GivenDate>,
     blocks: Vec<Block>,
     entries: Vec<Entry>,
     blindfolds: Vec<Blindfold>,
@@ -212,6 +217,8 @@ impl Lane {
             pending: None,
             has_lineup: false,
             blocks_before: 0,
+            date: None,
+            date_given: None,
             blocks: Vec::new(),
             entries: Vec::new(),
             blindfolds: Vec::new(),
@@ -501,6 +508,7 @@ impl Lane {
                 let asked = Asked { by, chief: p.chief };
                 self.withdraw(t, *of, *at, bowler.as_deref(), &asked)
             }
+            Action::Date { date, from } => self.date_given_by(t, *date, *from, by),
         }
     }
 }

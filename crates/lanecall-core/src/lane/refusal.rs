@@ -7,6 +7,7 @@
 
 use super::{MAX_BOWLERS, MAX_GAMES, MAX_NEIGHBOURS, Millis, PinSet, UNDO_WINDOW_MS};
 use crate::pinsetter::{self, Body};
+use crate::wall::DayDate;
 
 /// Why the lane refused an input. The message names what is wrong and,
 /// where there is one, what to do.
@@ -28,6 +29,14 @@ pub enum Refusal {
     AlreadyStarted(u32),
     #[error("no block is open")]
     NoBlockOpen,
+    #[error(
+        "block {block} is open: the date {date} begins another competition day, taken once the block has ended"
+    )]
+    DateDuringBlock { block: u32, date: DayDate },
+    #[error(
+        "the date {date} begins another competition day, and block {block} of this journal was bowled on the day before: a new day begins in a journal of its own"
+    )]
+    DateAfterBlocks { block: u32, date: DayDate },
     #[error("no lineup to start a block with: set the lane order first")]
     NothingToStart,
     #[error("a block has 1 to {MAX_GAMES} games, not {0}")]

@@ -1,6 +1,7 @@
 //! Turn order and blocks: the sheet's entries, who is up next, blocks of
-//! games and their numbers through the competition day, and what the day's
-//! earlier journals leave in force.
+//! games and their numbers through the competition day, what the day's
+//! earlier journals leave in force, and which day it is (the header's
+//! date, or a `date` someone who knows it gave).
 //!
 //! It decides who bowls next and when a block starts and ends. It never
 //! records a ball (`delivery`) nor changes the lane order (`lineup`), and
@@ -11,7 +12,8 @@ use serde::Serialize;
 
 use super::blindfold::{Blindfold, MAX_BLINDFOLDS};
 use super::scoring::{self, Ball, Position};
-use super::{Bowler, Effect, Lane, MAX_GAMES, Millis, Output, Refusal, Switch};
+use super::{Bowler, DateFrom, Effect, Lane, MAX_GAMES, Millis, Output, Refusal, Switch};
+use crate::wall::DayDate;
 
 /// A bowler's place on the sheet: one per bowler and block, and one more
 /// for each substitute.
@@ -86,6 +88,12 @@ pub struct Block {
 /// block numbers and blindfold checks.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Day {
+    /// The day's date, when the lane knew it (a header without it was
+    /// written before it existed: its `started_at` gives the date). It is
+    /// the date a `date` event is compared with, so a journal whose
+    /// header's clock was wrong keeps the day it was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<DayDate>,
     /// Blocks begun on the lane earlier in the day: this journal's first
     /// block is number `blocks + 1`.
     #[serde(default)]
@@ -102,6 +110,14 @@ pub struct DayCheck {
     /// Lane time of the check (lane time goes on across journals).
     pub t: Millis,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// A `date` the lane took: when, from whom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GivenDate {
+    pub t: Millis,
+    pub from: DateFrom,
     pub by: Option<String>,
 }
 
@@ -155,9 +171,62 @@ impl Lane {
             .collect();
     }
 
+    /// The competition day's date the header gives: its `day.date`, else
+    /// its `started_at`'s (before any event).
+    pub fn begin_date(&mut self, date: Option<DayDate>) {
+        self.date = date;
+    }
+
+    /// The competition day's date: the latest `date` taken, else the
+    /// header's. `None` when the journal gives none.
+    pub fn date(&self) -> Option<DayDate> {
+        self.date
+    }
+
+    /// The `date` event that gave [`Lane::date`], if one did.
+    pub fn date_given(&self) -> Option<&GivenDate> {
+        self.date_given.as_ref()
+    }
+
+    /// Someone who knows it gives the day's date. The same date confirms
+    /// the day. Another begins a new day: what the header carried from
+    /// the day before (block numbers, blindfold checks) no longer holds
+    /// (rules.md: a check from an earlier day does not hold, and blocks
+    /// are numbered through the day). A journal holds one day, so a new
+    /// day is refused once a block was begun in it (the daemon starts a
+    /// new journal for it), and while a block is open.
+    pub(super) fn date_given_by(
+        &mut self,
+        t: Millis,
+        date: DayDate,
+        from: DateFrom,
+        by: Option<String>,
+    ) -> Result<(), Refusal> {
+        if self.date.is_some_and(|d| d != date) {
+            if let Some(b) = self.open_block() {
+                return Err(Refusal::DateDuringBlock {
+                    block: b.number,
+                    date,
+                });
+            }
+            if let Some(b) = self.blocks.last() {
+                return Err(Refusal::DateAfterBlocks {
+                    block: b.number,
+                    date,
+                });
+            }
+            self.blocks_before = 0;
+            self.blindfolds.clear();
+        }
+        self.date = Some(date);
+        self.date_given = Some(GivenDate { t, from, by });
+        Ok(())
+    }
+
     /// What this lane leaves in force for its next journal of the day.
     pub fn day(&self) -> Day {
         Day {
+            date: self.date,
             blocks: self.next_block_number().saturating_sub(1),
             blindfolds: self
                 .blindfolds

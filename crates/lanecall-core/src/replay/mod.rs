@@ -27,7 +27,7 @@ use std::io::BufRead;
 
 use crate::journal::{Checked, Header, HeaderError, Input, Item, LineError, Reader};
 use crate::lane::{Callout, Effect, Event, Lane, Millis, OutputChange, Refusal, Stamped};
-use crate::wall::{WallClock, WallTime};
+use crate::wall::{DayDate, WallClock, WallTime};
 
 /// A lane fed from a journal, with what it did.
 pub struct Replay {
@@ -56,6 +56,13 @@ impl Replay {
         if let Some(day) = &header.day {
             lane.begin_day(day);
         }
+        // The day the header's clock gave; a `date` event takes over from it.
+        let day_date = header.day.as_ref().and_then(|d| d.date);
+        let started = header
+            .started_at
+            .as_deref()
+            .and_then(DayDate::of_started_at);
+        lane.begin_date(day_date.or(started));
         Replay {
             lane,
             started_at: header.started_at.clone(),

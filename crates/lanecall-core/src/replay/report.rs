@@ -212,6 +212,18 @@ impl Report<'_> {
             }),
         )?;
         m.serialize_field(
+            "day",
+            &lane.date().map(|date| {
+                let given = lane.date_given();
+                DayJson {
+                    date,
+                    from: given.map_or("header", |g| g.from.as_str()),
+                    by: given.and_then(|g| g.by.as_deref()),
+                    t: given.map(|g| g.t),
+                }
+            }),
+        )?;
+        m.serialize_field(
             "wall_clock",
             &SeqOf(|| {
                 r.wall.points().iter().map(|&(t, wall)| WallJson {
@@ -226,6 +238,16 @@ impl Report<'_> {
         }
         Ok(())
     }
+}
+
+/// The competition day: its date, and who gave it (`header`: the
+/// journal's header, no `date` event).
+#[derive(Serialize)]
+struct DayJson<'a> {
+    date: crate::wall::DayDate,
+    from: &'static str,
+    by: Option<&'a str>,
+    t: Option<Millis>,
 }
 
 /// A point of the wall clock: lane time `t` was wall time `wall`.
