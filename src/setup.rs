@@ -219,10 +219,27 @@ fn uart_behind(name: &str) -> bool {
     fs::read_to_string(format!("/sys/class/tty/{name}/type")).is_ok_and(|t| t.trim() != "0")
 }
 
-/// What a serial port is, for the list `setup` shows.
-fn port_note(port: &Path) -> &'static str {
+/// What a serial port is, for the list `setup` shows: on a Pi, its
+/// header UART (pins 8 and 10) by its model.
+fn port_note(port: &Path) -> String {
+    let model = crate::config::HostFiles::real().pi_model();
+    port_note_on(port, model.as_ref().map(|m| m.name.as_str()))
+}
+
+/// [`port_note`] on the Pi whose model string is `model` (none: not a Pi,
+/// or not known).
+fn port_note_on(port: &Path, model: Option<&str>) -> String {
+    let header = model.and_then(crate::config::header_uart);
+    if let Some(h) = header.filter(|h| port == Path::new(h.path)) {
+        return format!("this Pi's header UART: {}", h.note);
+    }
+    let pi5 = header.is_some_and(|h| h.path != "/dev/serial0");
     let name = port.file_name().unwrap_or_default().to_string_lossy();
-    match name.as_ref() {
+    if pi5 && ["serial0", "ttyAMA10"].contains(&name.as_ref()) {
+        return "this Pi 5's 3-pin debug connector, not the header: the header's is /dev/ttyAMA0"
+            .into();
+    }
+    let note = match name.as_ref() {
         "serial0" => "the Pi's header UART (pins 8 and 10), whichever it is now",
         "serial1" => "the Pi's other UART (Bluetooth's, on a Pi with Bluetooth)",
         "ttyS0" => "a Pi's mini-UART: the header's while Bluetooth is on; a PC's COM1",
@@ -230,7 +247,8 @@ fn port_note(port: &Path) -> &'static str {
         n if n.starts_with("ttyAMA") => "a Pi's UART: ttyAMA0 is the header's with Bluetooth off",
         _ if port.starts_with(BY_ID) => "a USB adapter, by a name that stays",
         _ => "a USB adapter",
-    }
+    };
+    note.into()
 }
 
 /// Whether a port answer is taken: one that exists; one under
@@ -640,6 +658,28 @@ mod tests {
         assert!(note("/dev/ttyS1").contains("COM2"));
         assert!(note("/dev/serial/by-id/usb-FTDI-if00").contains("stays"));
         assert_eq!(note("/dev/ttyUSB0"), "a USB adapter");
+    }
+
+    #[test]
+    fn a_pi_names_its_own_header_uart() {
+        let on = |p: &str, model: &str| port_note_on(Path::new(p), Some(model));
+        let pi5 = "Raspberry Pi 5 Model B Rev 1.0";
+        assert!(
+            on("/dev/ttyAMA0", pi5).contains("header UART")
+                && on("/dev/ttyAMA0", pi5).contains("dtparam=uart0")
+        );
+        assert!(on("/dev/serial0", pi5).contains("debug connector"));
+        assert!(on("/dev/ttyAMA10", pi5).contains("debug connector"));
+        let pi4 = "Raspberry Pi 4 Model B Rev 1.4";
+        assert!(
+            on("/dev/serial0", pi4).contains("header UART")
+                && on("/dev/serial0", pi4).contains("mini-UART")
+        );
+        assert!(on("/dev/ttyAMA0", pi4).contains("Bluetooth off"));
+        assert_eq!(
+            port_note_on(Path::new("/dev/serial0"), None),
+            port_note_on(Path::new("/dev/serial0"), Some("PC"))
+        );
     }
 
     #[test]

@@ -1431,3 +1431,51 @@ fn speaker_voice_names_an_installed_voice() {
         site.problems
     );
 }
+
+// ----- a journal that cannot survive a power cut ---------------------------
+
+#[test]
+fn a_journal_in_memory_is_refused_unless_allow_volatile_says_so() {
+    // Left out: false, and printed so.
+    let config = parse(&minimal()).unwrap();
+    assert!(!config.journal.allow_volatile);
+    assert!(
+        config
+            .to_toml()
+            .contains("[journal]\nallow_volatile = false\n"),
+        "{}",
+        config.to_toml()
+    );
+    // Set: kept, and round-trips beside the mirror.
+    let text = minimal().replace(
+        "[pinsetter]",
+        "[journal]\nmirror = \"/media/usb/lanecall\"\nallow_volatile = true\n\n[pinsetter]",
+    );
+    let config = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(config.journal.allow_volatile);
+    assert_eq!(parse(&config.to_toml()).unwrap(), config);
+    // A demo's state folder is often under /tmp: it is allowed there.
+    let demo = Config::demo(
+        PathBuf::from("/tmp/lanecall-demo"),
+        "127.0.0.1:8080".parse().unwrap(),
+        HASH.to_owned(),
+    );
+    assert!(demo.journal.allow_volatile);
+    // Written as a string, it is named.
+    one_problem(
+        "[pinsetter]",
+        "[journal]\nallow_volatile = \"yes\"\n[pinsetter]",
+        "journal.allow_volatile",
+        "must be true or false",
+    );
+}
+
+#[test]
+fn the_header_uart_is_named_for_each_pi() {
+    use lanecall::config::header_uart;
+    let pi5 = header_uart("Raspberry Pi 5 Model B Rev 1.0\0").unwrap();
+    assert_eq!(pi5.path, "/dev/ttyAMA0");
+    let zero = header_uart("Raspberry Pi Zero 2 W Rev 1.0\0").unwrap();
+    assert_eq!(zero.path, "/dev/serial0");
+    assert!(header_uart("QEMU Virtual Machine").is_none());
+}

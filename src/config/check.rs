@@ -1,9 +1,13 @@
 //! What `lanecall check-config` checks beyond the file: a PIN hash left as
 //! the example's placeholder, a panel port below 1024 that neither this
 //! process nor the systemd unit may bind (with the note when a drop-in
-//! grants it), and a `[centre]` password file that cannot be read or that
-//! others may read. A config file others may read is a warning
-//! ([`mode_warning`]), for check-config and `lanecall run` alike.
+//! grants it), a `[centre]` password file that cannot be read or that
+//! others may read, and what the machine's own files say (`site`: a
+//! journal on a file system a power cut empties, a console or a login on
+//! the pinsetter's port, a Pi 5's debug connector taken for its header
+//! UART, a wired pin config.txt gives to a bus). A config file others may
+//! read is a warning ([`mode_warning`]), for check-config and `lanecall
+//! run` alike.
 //!
 //! It decides check-config's problems and notes about a valid file; it
 //! never changes the config. (`lanecall run` refuses a placeholder PIN
@@ -13,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::problem::Problem;
 use super::raw::position;
+use super::site::HostFiles;
 use super::validated::Config;
 
 // ---------------------------------------------------------------------------
@@ -41,6 +46,9 @@ pub struct Host {
     /// The installed unit file or drop-in whose `AmbientCapabilities=`
     /// gives the service CAP_NET_BIND_SERVICE, if one does.
     pub unit_grant: Option<PathBuf>,
+    /// Where the machine's files are (the kernel command line, config.txt,
+    /// the enabled units, the Pi's model), for the checks of `site`.
+    pub files: HostFiles,
 }
 
 /// Where systemd finds the service's unit, first found first: a copy in
@@ -86,6 +94,7 @@ impl Host {
             cap_net_bind_service: cap,
             unprivileged_port_start: start,
             unit_grant: unit_grant(&units),
+            files: HostFiles::real(),
         }
     }
 }
@@ -181,8 +190,9 @@ pub fn is_placeholder_hash(hash: &str) -> bool {
 
 impl Config {
     /// The problems a valid file can still have on a lane: a PIN hash left
-    /// as the example's placeholder, and a panel port below 1024 that this
-    /// process may not bind. `text` is the file, for the keys' lines.
+    /// as the example's placeholder, a panel port below 1024 that this
+    /// process may not bind, and what `host`'s files say (see `site`).
+    /// `text` is the file, for the keys' lines.
     pub fn site_check(&self, host: &Host, text: &str) -> SiteCheck {
         let mut check = SiteCheck::default();
         let mut problem = |key: String, message: String| {
@@ -264,6 +274,14 @@ impl Config {
             }
         }
 
+        // The machine's own files: storage, serial console, header UART,
+        // the pins config.txt gives away.
+        let found = super::site::check(self, &host.files);
+        for (key, message) in found.problems {
+            problem(key, message);
+        }
+        check.notes.extend(found.notes);
+
         if let Some(file) = self
             .centre
             .as_ref()
@@ -343,6 +361,7 @@ mod tests {
             cap_net_bind_service: Some(false),
             unprivileged_port_start: 1024,
             unit_grant: None,
+            files: HostFiles::under(&dir),
         };
         assert_eq!(config.site_check(&host, "").problems, Vec::new());
         mode(0o644);

@@ -13,6 +13,9 @@
 
 use crate::lane::Language;
 
+// [journal]
+pub(super) const DEFAULT_ALLOW_VOLATILE: bool = false;
+
 // [pinsetter]
 pub(super) const DEFAULT_BAUD: u32 = 9600;
 pub(super) const DEFAULT_RECONNECT_MIN_MS: u64 = 500;

@@ -17,7 +17,8 @@
 //! not have to restart the daemon once per typo.
 //!
 //! This module only reads and checks; it never opens a pin, a port or a
-//! socket.
+//! socket (`site` reads the machine's files and links, and `statfs`es the
+//! state folder).
 //!
 //! The files, in the order a file is read:
 //! - `keys`: how a table of keys is declared, once: its serde struct, its
@@ -35,7 +36,10 @@
 //!   lane's config, the centre's and the programme; `problem`: its errors,
 //!   each by key and line, and the one check of an absolute path.
 //! - `check`: what `lanecall check-config` checks beyond the file (the
-//!   placeholder PIN, a low port the service may not bind).
+//!   placeholder PIN, a low port the service may not bind); `site`: what
+//!   the machine's own files say (a journal on tmpfs or an overlay, a
+//!   console or login on the pinsetter's port, the Pi's header UART, pins
+//!   config.txt gives to I2C, SPI, the UART or a HAT).
 
 mod check;
 mod defaults;
@@ -44,6 +48,7 @@ mod listen;
 mod load;
 mod problem;
 mod raw;
+mod site;
 mod switches;
 mod validate;
 mod validate_centre;
@@ -56,6 +61,11 @@ pub use check::{
 };
 pub(crate) use keys::keys;
 pub use listen::listen_address;
+pub use site::{
+    BootConfig, Claim, Console, Getty, HeaderUart, HostFiles, Mount, PiModel, UartLayout, UnitFile,
+    VolatileFs, consoles, enabled_gettys, header_uart, mount_of, read_boot_config, tty_name,
+    unit_files, volatile_storage,
+};
 
 /// Where the package installs the voices `[speaker] voice` names, one
 /// folder each (`rhvoice/ru/n7.wav`, its `LICENSE`).

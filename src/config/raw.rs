@@ -255,6 +255,9 @@ keys! {
     pub(super) struct RawJournal in JOURNAL {
         /// A live second copy of the journal; absolute.
         mirror: Option<String> => Kind::Str;
+        /// A state_dir on tmpfs, ramfs or overlayfs is a note, not a
+        /// problem, for check-config.
+        allow_volatile: Option<bool> => Kind::Bool, default DEFAULT_ALLOW_VOLATILE;
     }
 }
 

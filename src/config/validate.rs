@@ -320,7 +320,10 @@ impl RawJournal {
                 }
             },
         };
-        Some(JournalConfig { mirror })
+        Some(JournalConfig {
+            mirror,
+            allow_volatile: self.allow_volatile.unwrap_or(DEFAULT_ALLOW_VOLATILE),
+        })
     }
 }
 

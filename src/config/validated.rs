@@ -64,6 +64,12 @@ pub struct JournalConfig {
     /// [`crate::journal::mirror`]), e.g. on a USB stick; absolute. It need not exist
     /// when the config is read: the stick may be unplugged.
     pub mirror: Option<PathBuf>,
+    /// Whether a `state_dir` on a file system kept in memory (tmpfs,
+    /// ramfs, an overlay such as raspi-config's overlay root) is accepted:
+    /// check-config then notes it instead of failing. The journal there is
+    /// lost at a power cut whatever `fdatasync` returns, so only a demo or
+    /// a bench sets it.
+    pub allow_volatile: bool,
 }
 
 /// The pinsetter's serial line.
@@ -342,7 +348,12 @@ impl Config {
         Config {
             lane: 1,
             state_dir,
-            journal: JournalConfig::default(),
+            // The demo's state dir is often under /tmp, a tmpfs on many
+            // systems, and its games are thrown away anyway.
+            journal: JournalConfig {
+                mirror: None,
+                allow_volatile: true,
+            },
             pinsetter: PinsetterConfig {
                 port: PathBuf::from("simulated"),
                 baud: DEFAULT_BAUD,
@@ -401,6 +412,7 @@ impl Config {
         if let Some(mirror) = &self.journal.mirror {
             line(format!("mirror = {}", toml_str(&mirror.to_string_lossy())));
         }
+        line(format!("allow_volatile = {}", self.journal.allow_volatile));
 
         let p = &self.pinsetter;
         line(String::new());
