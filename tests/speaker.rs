@@ -114,6 +114,14 @@ impl AudioOut for TestOut {
         Ok(())
     }
 
+    /// The card list, as `RodioOut` reads /proc/asound/cards while idle.
+    fn check(&mut self) -> Result<(), String> {
+        match self.shared.plugged.load(Ordering::SeqCst) {
+            true => Ok(()),
+            false => Err(format!("{} (while idle)", self.reason)),
+        }
+    }
+
     fn close(&mut self) {
         self.open = false;
     }
@@ -125,6 +133,7 @@ fn settings(stale_after: Duration, retry: Duration) -> SpeakerSettings {
         volume: 1.0,
         stale_after,
         retry,
+        ..SpeakerSettings::default()
     }
 }
 
@@ -271,13 +280,15 @@ fn a_callout_kept_waiting_behind_a_long_one_is_dropped_not_read_late() {
     assert_eq!(speaker.dropped_stale(), 1);
 }
 
+/// Callouts held for the device are dropped once stale (250 ms here, well
+/// before the DAC is plugged in).
 #[test]
 fn without_a_device_callouts_are_dropped_until_the_dac_is_plugged_in() {
     warnings();
     let reason = "dac-outage-test: no such card";
     let (out, shared) = TestOut::new(false, reason);
     let retry = Duration::from_millis(50);
-    let speaker = Speaker::start(settings(Duration::from_secs(5), retry), out);
+    let speaker = Speaker::start(settings(Duration::from_millis(250), retry), out);
     let mut watch = speaker.watch();
     eventually("state NoDevice", || {
         speaker.state()
@@ -301,6 +312,9 @@ fn without_a_device_callouts_are_dropped_until_the_dac_is_plugged_in() {
     assert!(tries < 40, "spinning ({tries} tries in 300 ms)");
     eventually("two more looks for the device", || {
         shared.opens.load(Ordering::SeqCst) - before >= 2
+    });
+    eventually("the held callouts dropped as stale", || {
+        speaker.dropped_stale() == 10
     });
     assert_eq!(played_count(&shared), 0);
     assert_eq!(warnings_about("dac-outage-test"), 1, "warn once per outage");
@@ -330,6 +344,41 @@ fn without_a_device_callouts_are_dropped_until_the_dac_is_plugged_in() {
     thread::sleep(Duration::from_millis(150));
     assert_eq!(warnings_about("dac-outage-test"), 2, "warn once per outage");
     assert_eq!(played_count(&shared), 1);
+}
+
+/// A DAC pulled between callouts is seen while the lane is idle, not at
+/// the next callout; a callout said while it is out is read once it is
+/// back, still current.
+#[test]
+fn a_dac_pulled_while_idle_is_seen_and_a_callout_waits_for_its_return() {
+    let (out, shared) = TestOut::new(true, "idle-pull-test: gone from the card list");
+    let speaker = Speaker::start(
+        SpeakerSettings {
+            watch: Duration::from_millis(50),
+            ..settings(Duration::from_secs(30), Duration::from_millis(100))
+        },
+        out,
+    );
+    eventually("the speaker to be ready", || {
+        matches!(speaker.state(), SpeakerState::Ready { .. })
+    });
+    shared.plugged.store(false, Ordering::SeqCst);
+    eventually("NoDevice with the reason, no callout said", || {
+        speaker.state()
+            == SpeakerState::NoDevice {
+                reason: "idle-pull-test: gone from the card list (while idle)".to_owned(),
+            }
+    });
+    let seven = word(440.0, 30);
+    speaker.say(Utterance::new(vec![seven.clone()]));
+    shared.plugged.store(true, Ordering::SeqCst);
+    eventually("the held callout", || played_count(&shared) == 1);
+    assert!(matches!(speaker.state(), SpeakerState::Ready { .. }));
+    assert_eq!(
+        shared.played.lock().unwrap()[0].clips,
+        vec![seven.samples.to_vec()]
+    );
+    assert_eq!(speaker.dropped_stale(), 0);
 }
 
 #[test]

@@ -176,7 +176,7 @@ pub enum Command {
         /// Write a WAV file instead of playing.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The ALSA device (default: the system's default output).
+        /// The ALSA device (default: the card `[speaker] device = "auto"` takes).
         #[arg(long)]
         device: Option<String>,
         /// Loudness, 0.0 to 2.0 as `[speaker] volume`: 1.0 plays as recorded.

@@ -365,7 +365,7 @@ keys! {
     /// `[speaker]`.
     pub(super) struct RawSpeaker in SPEAKER {
         enabled: Option<bool> => Kind::Bool, default DEFAULT_SPEAKER_ENABLED;
-        device: Option<String> => Kind::Str, default "default";
+        device: Option<String> => Kind::Str, default "auto";
         volume: Option<f64> => Kind::Float, default DEFAULT_VOLUME;
         language: Option<String> => Kind::Str, default DEFAULT_LANGUAGE;
         /// A callout still waiting after this long is dropped.

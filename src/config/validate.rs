@@ -546,11 +546,12 @@ impl RawGpio {
 impl RawSpeaker {
     pub(super) fn validate(self, c: &mut Check) -> Option<SpeakerConfig> {
         let device = match self.device.as_deref() {
-            None | Some("default") => Some(None),
+            None | Some("auto") => Some(None),
             Some(d) if d.trim().is_empty() => {
                 c.push(
                     "speaker.device",
-                    "is empty: write an ALSA device name (see `aplay -L`) or \"default\"",
+                    "is empty: write \"auto\", \"default\" or an ALSA device name (see \
+                     `aplay -L`)",
                 );
                 None
             }

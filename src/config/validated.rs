@@ -248,7 +248,8 @@ pub use crate::lane::Language;
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpeakerConfig {
     pub enabled: bool,
-    /// The ALSA device; `None` is the system's default device.
+    /// The ALSA device (`default` is ALSA's, card 0 on a Pi); `None` is
+    /// "auto": the card `speaker::cards` ranks first at each open.
     pub device: Option<String>,
     /// 0.0..=2.0; 1.0 plays the voice pack as recorded.
     pub volume: f32,
@@ -476,7 +477,7 @@ impl Config {
         line(format!("enabled = {}", s.enabled));
         line(format!(
             "device = {}",
-            toml_str(s.device.as_deref().unwrap_or("default"))
+            toml_str(s.device.as_deref().unwrap_or("auto"))
         ));
         line(format!("volume = {}", toml_float(s.volume)));
         let language = match s.language {

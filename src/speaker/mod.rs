@@ -4,13 +4,19 @@
 //! - [`pack`]: voice packs, one clip per word, built in or recorded;
 //! - [`phrase`]: the clips of a callout (pin numbers, marks, side, channel,
 //!   a score read on request), with Russian numerals composed correctly;
+//! - [`cards`]: the sound cards `/proc/asound/cards` lists, and the one
+//!   `[speaker] device = "auto"` takes (a USB DAC or an I2S HAT before the
+//!   headphone jack, the jack before HDMI);
 //! - [`player`]: playback on its own thread, one callout after another,
-//!   never overlapping, a stale one dropped, a lost sound card looked for
-//!   again.
+//!   never overlapping, a stale one dropped, "ready" only once the card
+//!   has taken samples, a card pulled while idle seen within seconds and
+//!   looked for again, a callout said meanwhile read on its return if still
+//!   current.
 //!
 //! Nothing here may hold up the lane: [`Voice::say`] hands the clips over
 //! and returns, and a missing sound card leaves the lane scoring silently.
 
+pub mod cards;
 pub mod check;
 pub mod pack;
 pub mod phrase;
@@ -51,6 +57,7 @@ impl Voice {
                 volume: config.volume,
                 stale_after: config.stale_after,
                 retry: DEVICE_RETRY,
+                ..SpeakerSettings::default()
             };
             Speaker::start(settings, out)
         } else {
@@ -179,6 +186,18 @@ impl CalloutSink for Voice {
     fn status(&self) -> Option<serde_json::Value> {
         serde_json::to_value(self.speaker.state()).ok()
     }
+}
+
+/// The words `lanecall setup` plays to test a card ("seven, ten"), as
+/// `lanecall say 7 10` says them.
+pub const TEST_WORDS: [&str; 2] = ["7", "10"];
+
+/// [`TEST_WORDS`] in the lane's own voice: the config's recordings where
+/// it has some, in its language.
+pub fn test_callout(config: &SpeakerConfig) -> Vec<Clip> {
+    let pack = load_pack(config, config.language);
+    let words: Vec<String> = TEST_WORDS.iter().map(|w| (*w).to_owned()).collect();
+    clips_for_words(&words, &pack).unwrap_or_default()
 }
 
 /// The clips for words typed by a technician (`lanecall say 7 10 split`):

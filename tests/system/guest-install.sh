@@ -20,7 +20,7 @@ grep -q '^backend = "none"' /etc/lanecall/lanecall.toml
 # $capture_port (8 kHz, 8 bits: well within the port's rate).
 echo snd-aloop > /etc/modules-load.d/lane7-loopback.conf
 modprobe snd-aloop
-sed -i 's/^device = "default"/device = "plughw:CARD=Loopback,DEV=0"/' /etc/lanecall/lanecall.toml
+sed -i 's/^device = "auto"/device = "plughw:CARD=Loopback,DEV=0"/' /etc/lanecall/lanecall.toml
 grep -q '^device = "plughw:CARD=Loopback,DEV=0"' /etc/lanecall/lanecall.toml
 # The loopback carries sound only when its capture side is open before
 # its playback side, and the side opened first imposes its format,

@@ -1,8 +1,11 @@
 //! The outputs the speaker thread plays through: an ALSA device through
-//! rodio (found by name, its errors, its latency), and rodio's device-free
-//! queue standing in for one. It never decides which callout plays or
-//! when, and never makes a callout's sound (that is `sound.rs`).
+//! rodio (found by name or, for "auto", the card `cards.rs` ranks first;
+//! proved by a short silence; watched in the card list while idle; its
+//! errors, its latency), and rodio's device-free queue standing in for
+//! one. It never decides which callout plays or when, and never makes a
+//! callout's sound (that is `sound.rs`).
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -14,7 +17,12 @@ use rodio::{DeviceSinkBuilder, MixerDeviceSink, Player};
 
 use super::sound::{append_callout, silence};
 use super::{AudioOut, CLIP_GAP};
+use crate::speaker::cards::{self, Card, PROC_CARDS, ReadCards};
 use crate::speaker::pack::Clip;
+
+/// What [`AudioOut::prove`] plays: long enough to pass through the
+/// device's buffer, too short to delay a callout that is waiting.
+const PROOF: Duration = Duration::from_millis(100);
 
 /// What the audio thread tells the speaker thread.
 enum Event {
@@ -53,13 +61,20 @@ struct Opened {
 }
 
 impl Opened {
-    /// Plays one callout and waits until it has left the speaker.
-    fn play(&mut self, clips: &[Clip], volume: f32) -> Result<(), String> {
-        // A failure reported while idle (the DAC was unplugged).
+    /// A failure the device reported while idle (the DAC was unplugged).
+    fn failure(&self) -> Option<String> {
         while let Ok(ev) = self.events.try_recv() {
             if let Event::Failed(e) = ev {
-                return Err(e);
+                return Some(e);
             }
+        }
+        None
+    }
+
+    /// Plays one callout and waits until it has left the speaker.
+    fn play(&mut self, clips: &[Clip], volume: f32) -> Result<(), String> {
+        if let Some(e) = self.failure() {
+            return Err(e);
         }
         let mut underruns = 0u32;
         self.player.set_volume(volume);
@@ -103,18 +118,38 @@ impl Opened {
 
 /// The real output: an ALSA device through rodio.
 pub struct RodioOut {
-    /// The configured device; `None` is the default output.
+    /// The configured device; `None` is "auto" (see [`cards`]).
     device: Option<String>,
+    /// The kernel's card list, read at each open and while idle.
+    cards: ReadCards,
+    /// The card the open device is on, when it is known by id: watched
+    /// for in the card list while idle.
+    card: Option<Card>,
     opened: Option<Opened>,
 }
 
 impl RodioOut {
-    /// The default output (`None`) or the named ALSA device.
+    /// "auto" (`None`), `default` or a named ALSA device.
     pub fn new(device: Option<String>) -> RodioOut {
+        RodioOut::with_cards(device, Box::new(cards::read_proc))
+    }
+
+    /// [`RodioOut::new`] reading the card list from `cards` instead of
+    /// `/proc/asound/cards`.
+    pub fn with_cards(device: Option<String>, cards: ReadCards) -> RodioOut {
         RodioOut {
             device,
+            cards,
+            card: None,
             opened: None,
         }
+    }
+
+    /// The cards listed now; empty when the list cannot be read.
+    fn listed(&self) -> Result<Vec<Card>, String> {
+        (self.cards)()
+            .map(|text| cards::parse(&text))
+            .map_err(|e| format!("{PROC_CARDS}: {e}"))
     }
 }
 
@@ -159,11 +194,17 @@ fn matches_name(d: &cpal::Device, want: &str) -> bool {
     id.as_ref().is_some_and(|i| i.id() == want) || d.description().is_ok_and(|x| x.name() == want)
 }
 
+/// How a device is opened: rodio's sink on it, with our error callback;
+/// the error names the device.
+type OpenDevice<'a> = dyn Fn(cpal::Device) -> Result<(MixerDeviceSink, String), String> + 'a;
+
 impl RodioOut {
+    /// Opens the configured device; returns the sink, the name the panel
+    /// shows, and the card it is on when that is known.
     fn open_sink(
         &self,
         on_error: impl FnMut(cpal::Error) + Clone + Send + 'static,
-    ) -> Result<(MixerDeviceSink, String), String> {
+    ) -> Result<(MixerDeviceSink, String, Option<Card>), String> {
         let host = audio_host()?;
         let open = |d: cpal::Device| -> Result<(MixerDeviceSink, String), String> {
             let label = device_label(&d);
@@ -175,14 +216,30 @@ impl RodioOut {
             Ok((sink, label))
         };
         match self.device.as_deref() {
-            None | Some("default") => {
+            None => {
+                let listed = self.listed().map_err(|e| format!("no sound card: {e}"))?;
+                if listed.is_empty() {
+                    return Err(format!("no sound card ({PROC_CARDS} lists none)"));
+                }
+                // In the order "auto" prefers them; the next one when a
+                // card will not play (a webcam's microphone is USB-Audio).
+                let mut failed = Vec::new();
+                for card in cards::ranked(&listed) {
+                    match open_named(&host, &card.pcm(), &open) {
+                        Ok((sink, _)) => return Ok((sink, card.label(), Some(card.clone()))),
+                        Err(e) => failed.push(e),
+                    }
+                }
+                Err(format!("no sound card would play: {}", failed.join("; ")))
+            }
+            Some("default") => {
                 // As rodio's `DeviceSinkBuilder::open_default_sink`: the
                 // default output, else the first real device that opens.
                 let default = host
                     .default_output_device()
                     .ok_or_else(|| "no default output device".to_owned())?;
                 let err = match open(default) {
-                    Ok(found) => return Ok(found),
+                    Ok((sink, label)) => return Ok((sink, label, None)),
                     Err(e) => e,
                 };
                 let others = host
@@ -194,35 +251,56 @@ impl RodioOut {
                             .is_ok_and(|x| x.driver().is_some_and(|drv| drv != "null"))
                     })
                     .find_map(|d| open(d).ok())
+                    .map(|(sink, label)| (sink, label, None))
                     .ok_or(err)
             }
             Some(want) => {
-                let by_id = host.device_by_id(&cpal::DeviceId::new(host.id(), want));
-                let found = match by_id {
-                    Some(d) => Some(d),
-                    None => host
-                        .output_devices()
-                        .map_err(|e| format!("listing the outputs failed: {e}"))?
-                        .find(|d| matches_name(d, want)),
-                };
-                match found {
-                    Some(d) => open(d),
-                    None => {
-                        let known: Vec<String> = host
-                            .output_devices()
-                            .map(|ds| ds.map(|d| device_label(&d)).collect())
-                            .unwrap_or_default();
-                        Err(format!(
-                            "no output device named \"{want}\" (found: {})",
-                            if known.is_empty() {
-                                "none".to_owned()
-                            } else {
-                                known.join(", ")
-                            }
-                        ))
-                    }
+                let (sink, label) = open_named(&host, want, &open)?;
+                // Named by its card's id: watched, and named as "auto"
+                // names it.
+                let card = cards::card_of(want).and_then(|id| {
+                    let listed = self.listed().ok()?;
+                    listed.into_iter().find(|c| c.id == id)
+                });
+                match card {
+                    Some(card) => Ok((sink, format!("{} ({want})", card.name), Some(card))),
+                    None => Ok((sink, label, None)),
                 }
             }
+        }
+    }
+}
+
+/// The output device ALSA knows as `want` (`plughw:CARD=Device,DEV=0`),
+/// or by that description, opened.
+fn open_named(
+    host: &cpal::Host,
+    want: &str,
+    open: &OpenDevice<'_>,
+) -> Result<(MixerDeviceSink, String), String> {
+    let by_id = host.device_by_id(&cpal::DeviceId::new(host.id(), want));
+    let found = match by_id {
+        Some(d) => Some(d),
+        None => host
+            .output_devices()
+            .map_err(|e| format!("listing the outputs failed: {e}"))?
+            .find(|d| matches_name(d, want)),
+    };
+    match found {
+        Some(d) => open(d),
+        None => {
+            let known: Vec<String> = host
+                .output_devices()
+                .map(|ds| ds.map(|d| device_label(&d)).collect())
+                .unwrap_or_default();
+            Err(format!(
+                "no output device named \"{want}\" (found: {})",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ))
         }
     }
 }
@@ -245,7 +323,7 @@ impl AudioOut for RodioOut {
         // No sound card at all: asking ALSA would only print its
         // complaints on stderr at every retry.
         if cfg!(target_os = "linux") && !Path::new("/dev/snd").exists() {
-            let name = self.device.as_deref().unwrap_or("default");
+            let name = self.device.as_deref().unwrap_or("auto");
             return Err(format!("{name}: no sound card (/dev/snd is absent)"));
         }
         let (events_tx, events) = mpsc::channel();
@@ -253,7 +331,8 @@ impl AudioOut for RodioOut {
         let on_error = move |e: cpal::Error| {
             let _ = tx.send(Event::from_error(&e));
         };
-        let (mut sink, label) = self.open_sink(on_error)?;
+        let (mut sink, label, card) = self.open_sink(on_error)?;
+        self.card = card;
         // Closing is ours to decide and to log.
         sink.log_on_drop(false);
         let config = sink.config();
@@ -276,6 +355,16 @@ impl AudioOut for RodioOut {
         Ok(label)
     }
 
+    /// A short silence played to the end: the stream pulled it through
+    /// the device's buffer, so the card takes samples.
+    fn prove(&mut self) -> Result<(), String> {
+        let silence = Clip {
+            rate: 16_000,
+            samples: Cow::Owned(vec![0; (16_000 * PROOF.as_millis() / 1000) as usize]),
+        };
+        self.play(&[silence], 1.0)
+    }
+
     fn play(&mut self, clips: &[Clip], volume: f32) -> Result<(), String> {
         let Some(o) = self.opened.as_mut() else {
             return Err("the device is not open".to_owned());
@@ -287,8 +376,62 @@ impl AudioOut for RodioOut {
         played
     }
 
+    /// The stream's errors since the last callout, and whether the card
+    /// is still in the kernel's list: a USB DAC pulled while idle is gone
+    /// from it at once, whatever the stream has noticed.
+    fn check(&mut self) -> Result<(), String> {
+        let Some(o) = self.opened.as_ref() else {
+            return Err("the device is not open".to_owned());
+        };
+        if let Some(e) = o.failure() {
+            self.close();
+            return Err(format!("the audio device failed: {e}"));
+        }
+        let Some(card) = &self.card else {
+            return Ok(());
+        };
+        match self.listed() {
+            Ok(listed) if !listed.iter().any(|c| c.id == card.id) => {
+                let gone = format!(
+                    "{} is no longer in {PROC_CARDS} (unplugged?): it is opened again when it \
+                     is back",
+                    card.label()
+                );
+                self.close();
+                Err(gone)
+            }
+            Ok(_) => Ok(()),
+            // Not a reason to drop a device that plays: the stream's own
+            // errors still say when it goes.
+            Err(e) => {
+                tracing::debug!("{e}");
+                Ok(())
+            }
+        }
+    }
+
+    /// "auto" on a card it ranks below one listed now: a USB DAC pulled
+    /// and plugged back while the jack stood in for it is spoken through
+    /// again, as it would be after a restart.
+    fn better(&mut self) -> Option<String> {
+        if self.device.is_some() {
+            return None;
+        }
+        let open = self.card.as_ref()?;
+        let listed = self.listed().ok()?;
+        let best = cards::choose(&listed)?;
+        (best.kind() < open.kind()).then(|| {
+            format!(
+                "{} is there, preferred to {}: the speaker moves to it",
+                best.label(),
+                open.label()
+            )
+        })
+    }
+
     fn close(&mut self) {
         self.opened = None;
+        self.card = None;
     }
 }
 
