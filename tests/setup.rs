@@ -667,3 +667,39 @@ fn config_with_a_placeholder_judge(dir: &Path) -> PathBuf {
     .unwrap();
     config
 }
+
+/// Without a sound card (this build machine, a bench) the speaker's step
+/// is one line, and the rest of setup goes on.
+#[test]
+fn without_a_sound_card_setup_says_so_in_one_line_and_goes_on() {
+    if Path::new("/proc/asound/cards").exists() {
+        eprintln!("skipped: this machine lists sound cards");
+        return;
+    }
+    let dir = scratch("no-card");
+    let port = dir.join("ttyUSB-test");
+    fs::write(&port, "").unwrap();
+    let config = dir.join("lanecall.toml");
+    let out = setup(
+        &["--config", config.to_str().unwrap(), "--no-start"],
+        &format!("4\n{}\n48291357\n48291357\nen\n", port.display()),
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.to_lowercase().contains("sound card"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "No sound card found: [speaker] device stays \"auto\" (the lane speaks once one is \
+          plugged in)."
+        ],
+        "{stdout}"
+    );
+    let written = fs::read_to_string(&config).unwrap();
+    assert_eq!(value(&written, "speaker", "device").as_str(), Some("auto"));
+    let _ = fs::remove_dir_all(&dir);
+}
