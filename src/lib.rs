@@ -77,6 +77,9 @@
 //!   core, and serves the standings, the programme and the block control.
 //! - [`centre_link`] is `[centre]`: the lane's link to the competition's
 //!   centre over MQTT (docs/mqtt.md), on its own thread.
+//! - [`clock_sync`] says whether this machine's clock is synchronised (the
+//!   time services' state, read without the calls the unit forbids): the
+//!   lane takes its clock's date as the competition day's only then.
 //! - [`sim`] (in the core) simulates bowlers and a pinsetter as sensor events, for tests
 //!   and the demo lane.
 //! - [`cli`] is the command line: its commands, what each runs, and its
@@ -101,6 +104,7 @@ pub mod atomic;
 pub mod centre;
 pub mod centre_link;
 pub mod cli;
+pub mod clock_sync;
 pub mod config;
 pub mod daemon;
 pub mod demo;

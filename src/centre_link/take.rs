@@ -59,6 +59,7 @@ impl Link {
                             Ok(Ok(Ok(_))) => (Ok(()), true),
                             Ok(Ok(Err(NotTaken::Refused(r)))) => (Err(r.to_string()), true),
                             Ok(Ok(Err(e @ NotTaken::NotDurable(_)))) => (Err(e.to_string()), false),
+                            Ok(Ok(Err(NotTaken::Day(why)))) => (Err(why), false),
                         }
                     };
                     actions.fetch_sub(1, Ordering::Relaxed);

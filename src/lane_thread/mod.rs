@@ -7,11 +7,17 @@
 //! journal; while the journal cannot be written the lane holds
 //! (`failure.rs`). The core's deadlines are met here, as ticks.
 //!
+//! It knows which competition day it is (`day.rs`): its clock's date while
+//! a time service has synchronised the clock ([`crate::clock_sync`]), else
+//! the date a judge or the centre gave in this run, journaled; without one
+//! no block starts.
+//!
 //! It decides nothing of the rules (that is [`crate::lane`]) and knows no
 //! adapter: it sees the outputs, the speaker and the panel only through
 //! the ports ([`crate::ports`]). Starting the adapters, the HTTP server and
 //! systemd's notifications is the wiring's ([`crate::daemon`]).
 
+mod day;
 mod failure;
 mod wall;
 
@@ -24,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+use crate::clock_sync::SyncWatch;
 use crate::journal::Header;
 use crate::journal::store::{JournalFile, Recovered, Store, StoreError};
 use crate::lane::{
@@ -35,7 +42,7 @@ use crate::ports::{
     CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Parts, Reply,
 };
 use crate::replay::Replay;
-use crate::wall::WallTime;
+use crate::wall::{DayDate, WallTime};
 use crate::wall_clock::{rfc3339, unix_now};
 use failure::Failure;
 
@@ -127,6 +134,13 @@ pub struct LaneRunner {
     /// A line of this run gave the wall-clock time (`wall`).
     wall_given: bool,
     zone: wall::Zone,
+    /// Whether the clock is synchronised, read on a thread of its own.
+    sync: SyncWatch,
+    /// The clock's state as last published.
+    clock_published: serde_json::Value,
+    /// The competition day's date a `date` gave in this run (a judge, the
+    /// centre, the clock): while the clock is not synchronised, the day.
+    given: Option<DayDate>,
 }
 
 impl LaneRunner {
@@ -138,8 +152,23 @@ impl LaneRunner {
         outputs: Box<dyn OutputSink>,
         speaker: Box<dyn CalloutSink>,
     ) -> Result<(LaneRunner, watch::Receiver<LaneSnapshot>), StoreError> {
+        let sync = SyncWatch::start(crate::clock_sync::system_source());
+        Self::start_with_clock(settings, outputs, speaker, sync)
+    }
+
+    /// [`LaneRunner::start`] with the clock's state read from `sync`.
+    pub fn start_with_clock(
+        settings: RunnerSettings,
+        outputs: Box<dyn OutputSink>,
+        speaker: Box<dyn CalloutSink>,
+        sync: SyncWatch,
+    ) -> Result<(LaneRunner, watch::Receiver<LaneSnapshot>), StoreError> {
         let store = Store::open(&settings.state_dir, settings.lane)?;
         let now = unix_now();
+        let clock_date = day::clock_date(now);
+        // Not synchronised, the clock's date may be yesterday's: the
+        // journal goes on until someone gives the date (`day.rs`).
+        let today = day::trusted(&settings, &sync.now()).then_some(clock_date);
         // The newest journal that can be read; one that cannot is renamed
         // aside (never deleted) and the next newest is tried.
         let mut set_aside = Vec::new();
@@ -168,9 +197,9 @@ impl LaneRunner {
         let last_t = recovered.as_ref().map_or(0, |r| r.replay.last_t());
         let day = recovered
             .as_ref()
-            .and_then(|r| Self::same_day(&r.replay, &settings, now));
+            .and_then(|r| Self::same_day(&r.replay, &settings, today.unwrap_or(clock_date)));
         let (journal, replay) = match recovered {
-            Some(r) if !Self::wants_new_journal(&r, &settings, now) => {
+            Some(r) if !Self::wants_new_journal(&r, &settings, today) => {
                 if let Some(torn) = &r.torn {
                     tracing::warn!(
                         journal = %r.file.path().display(),
@@ -226,35 +255,35 @@ impl LaneRunner {
             script: None,
             wall_given: false,
             zone: Default::default(),
+            sync,
+            clock_published: serde_json::Value::Null,
+            given: None,
         };
         core.publish();
         Ok((core, rx))
     }
 
-    fn wants_new_journal(r: &Recovered, settings: &RunnerSettings, now: u64) -> bool {
+    /// Whether the lane starts a new journal rather than go on in the one
+    /// it recovered: its last block is over, and the journal is another
+    /// day's (`today`, when the lane knows it: the journal's date, journaled
+    /// or its header's), for other rules or another lane.
+    fn wants_new_journal(r: &Recovered, settings: &RunnerSettings, today: Option<DayDate>) -> bool {
         let lane = r.replay.lane();
         if lane.open_block().is_some() {
             return false;
         }
-        let started_day = r
-            .header
-            .started_at
-            .as_deref()
-            .map(|s| s.get(..10).unwrap_or(s).to_owned());
-        let today = rfc3339(now)[..10].to_owned();
-        started_day.as_deref() != Some(today.as_str())
+        today.is_some_and(|d| lane.date() != Some(d))
             || r.header.rules != settings.rules
             || r.header.lane != settings.lane
     }
 
     /// What a journal leaves in force for the lane's next journal, when
-    /// that one starts on the same day (by the wall clock's date, as
-    /// [`LaneRunner::wants_new_journal`] decides) for the same lane.
-    fn same_day(replay: &Replay, settings: &RunnerSettings, now: u64) -> Option<Day> {
-        let started = replay.started_at()?;
-        let same =
-            started.get(..10) == rfc3339(now).get(..10) && replay.lane().number() == settings.lane;
-        same.then(|| replay.lane().day())
+    /// that one starts on the same day (the journal's date is `today`) for
+    /// the same lane.
+    fn same_day(replay: &Replay, settings: &RunnerSettings, today: DayDate) -> Option<Day> {
+        let lane = replay.lane();
+        let same = lane.date() == Some(today) && lane.number() == settings.lane;
+        same.then(|| lane.day())
     }
 
     fn header(settings: &RunnerSettings, now: u64) -> Header {
@@ -345,10 +374,11 @@ impl LaneRunner {
                 if self.failure.is_some() {
                     self.retry();
                 }
-                // A mirror or a part that failed or came back shows on
-                // the panel.
+                // A mirror or a part that failed or came back, or the
+                // clock synchronised, shows on the panel.
                 if self.sinks_status() != self.sinks_status
                     || self.parts.version() != self.parts_published
+                    || self.clock_status() != self.clock_published
                 {
                     self.publish();
                 }
@@ -375,7 +405,7 @@ impl LaneRunner {
                 }
                 Ok(Input::Action { panel, reply }) => {
                     let t = self.outside(self.clock.t(Instant::now()));
-                    self.apply(t, Event::Panel(panel), reply);
+                    self.action(t, panel, reply);
                 }
                 Ok(Input::Script { t, event, next }) => self.script_input(t, event, next),
                 Ok(Input::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -475,6 +505,7 @@ impl LaneRunner {
             sink.written(self.journal.path(), self.journal.len());
         }
         self.replay.apply(line, e);
+        self.note_date(e);
         Ok(self.effects(true))
     }
 
@@ -491,21 +522,30 @@ impl LaneRunner {
     fn journal_input(&mut self, e: &Stamped<Event>) -> io::Result<(u64, Option<WallTime>)> {
         let lane = self.replay.lane();
         let link_up = lane.link_up();
-        let next_block = matches!(
-            e.event,
+        let now = unix_now();
+        let between_blocks = !lane.blocks().is_empty() && lane.open_block().is_none();
+        // The next block's lineup starts a journal carrying the day; a
+        // date that begins a new day, after blocks, one carrying nothing.
+        let day = match &e.event {
             Event::Panel(Panel {
                 action: Action::Lineup { .. },
                 ..
-            })
-        ) && !lane.blocks().is_empty()
-            && lane.open_block().is_none();
-        if !next_block {
+            }) if between_blocks => Some(Self::same_day(
+                &self.replay,
+                &self.settings,
+                self.today().unwrap_or(day::clock_date(now)),
+            )),
+            Event::Panel(Panel {
+                action: Action::Date { date, .. },
+                ..
+            }) if between_blocks && lane.date() != Some(*date) => Some(None),
+            _ => None,
+        };
+        let Some(day) = day else {
             let wall = self.wall_for(e.t, false);
             return Ok((self.journal.append_at(e, wall)?, wall));
-        }
+        };
         let wall = self.wall_for(e.t, true);
-        let now = unix_now();
-        let day = Self::same_day(&self.replay, &self.settings, now);
         let header = Self::header(&self.settings, now).with_day(day);
         let mut file = self
             .store
@@ -526,7 +566,7 @@ impl LaneRunner {
         });
         match appended {
             Ok((link_line, line)) => {
-                tracing::info!(journal = %file.path().display(), "started a new journal for the next block");
+                tracing::info!(journal = %file.path().display(), "started a new journal for the next block or day");
                 self.journal = file;
                 self.replay = Replay::new(&header);
                 if let Some(wall) = wall {
@@ -656,6 +696,8 @@ impl LaneRunner {
             serde_json::to_value(self.parts.faults()).unwrap_or_default(),
         ));
         extra.push(("time_zone", self.zone.now()));
+        self.clock_published = self.clock_status();
+        extra.push(("clock", self.clock_published.clone()));
         self.inputs_published = self.inputs_counts();
         let (shed_serial, shed_beam) = self.inputs_published;
         extra.push((

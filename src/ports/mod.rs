@@ -52,6 +52,11 @@ pub enum NotTaken {
     /// holds until it can.
     #[error("the journal cannot be written: {0}; the lane is held until it can")]
     NotDurable(String),
+    /// The lane does not know the competition day's date (its clock is
+    /// not synchronised and nobody gave it): not journaled, the message
+    /// says what to do.
+    #[error("{0}")]
+    Day(String),
 }
 
 /// The answer to a panel action: the lane time it was journaled at (a

@@ -92,7 +92,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::journal::parse_panel_action;
-use crate::lane::{Action, Panel, Refusal};
+use crate::lane::{Action, DateFrom, Panel, Refusal};
 use crate::ports::{Input, InputSender, NotTaken};
 use history::{History, HistoryError};
 use pins::{Checker, Lockout};
@@ -634,6 +634,15 @@ async fn actions(
     let raw = body(raw)?;
     let action = parse_action(&raw, &judge)?;
     let name = action.name();
+    // Only the centre's link and the lane's own clock give the others.
+    if let Action::Date { from, .. } = &action
+        && *from != DateFrom::Judge
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "a date posted on the panel is a judge's: \"from\": \"judge\"",
+        ));
+    }
 
     let (tx, rx) = oneshot::channel();
     let panel = Panel {
@@ -666,6 +675,10 @@ async fn actions(
         Ok(Ok(Err(NotTaken::Refused(refusal)))) => {
             tracing::info!(judge, action = name, %refusal, "action refused");
             Err(ApiError::new(refused_status(&refusal), refusal.to_string()))
+        }
+        Ok(Ok(Err(NotTaken::Day(why)))) => {
+            tracing::info!(judge, action = name, "action refused: {why}");
+            Err(ApiError::new(StatusCode::CONFLICT, why))
         }
         Ok(Ok(Err(not_durable @ NotTaken::NotDurable(_)))) => {
             tracing::warn!(judge, action = name, "action not taken: {not_durable}");

@@ -201,12 +201,18 @@ pub struct Daemon {
 impl Daemon {
     /// Starts the daemon and waits until it listens on `http`.
     pub fn start(config: &std::path::Path, http: u16) -> Daemon {
+        Daemon::start_with_env(config, http, &[])
+    }
+
+    /// [`Daemon::start`] with more variables in its environment.
+    pub fn start_with_env(config: &std::path::Path, http: u16, env: &[(&str, &str)]) -> Daemon {
         // The log goes beside the config, and is shown if it never listens.
         let log_path = config.with_extension("log");
         let log = std::fs::File::create(&log_path).expect("a log file");
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_lanecall"))
             .args(["run", "--config"])
             .arg(config)
+            .envs(env.iter().copied())
             .env("RUST_LOG", "warn")
             .stdout(std::process::Stdio::null())
             .stderr(log)
