@@ -1,6 +1,9 @@
 //! What the lanes and the centre share of MQTT (docs/mqtt.md): the
-//! broker's address ([`url`]) and the topics ([`topic`]).
+//! broker's address ([`url`]), the topics ([`topic`]), and the broker's
+//! certificate checked so that one not valid yet names the clock
+//! ([`clock_tls`]).
 
+pub mod clock_tls;
 pub mod topic;
 pub mod url;
 
