@@ -600,6 +600,54 @@ fn run_with_gpio_on_a_machine_that_is_not_a_pi_exits_78_for_no_restart() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// A string pinsetter's expander on a bus this machine does not have: the
+/// lane runs all the same, its panel names the part and its fix, and the
+/// pinsetter's link is down, which gives the judges the pin pad.
+#[test]
+fn run_with_pin_switches_that_do_not_answer_keeps_the_lane_and_names_the_part() {
+    let dir = scratch("switches-absent");
+    let http = support::free_port();
+    let file = support::write_config(
+        &dir,
+        2,
+        "/dev/ttyUSB0",
+        http,
+        &lanecall::web::hash_pin("482913").unwrap(),
+    );
+    let text = fs::read_to_string(&file)
+        .unwrap()
+        .replace("[pinsetter]\n", "[pinsetter]\nkind = \"pin_switches\"\n")
+        + "[pinsetter.switches]\n\
+           pins = [\"A0\", \"A1\", \"A2\", \"A3\", \"A4\", \"A5\", \"A6\", \"A7\", \"B0\", \"B1\"]\n\
+           bus = 21\n";
+    fs::write(&file, text).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["run", "--config", file.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lane = support::eventually("the panel to show the expander's fault", || {
+        support::centre::get(http, "/api/lane").filter(|l| {
+            l["parts"].as_array().is_some_and(|p| !p.is_empty()) && l["pinsetter"]["link"] == "down"
+        })
+    });
+    let still_running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(still_running, "the daemon stopped");
+    let parts = lane["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    assert_eq!(parts[0]["part"], "switches");
+    let problem = parts[0]["problem"].as_str().unwrap();
+    assert!(problem.contains("/dev/i2c-21"), "{problem}");
+    assert!(
+        parts[0]["fix"].as_str().unwrap().contains("pin pad"),
+        "{parts:?}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn run_on_a_port_already_taken_fails_before_writing_a_journal() {
     let dir = scratch("port-taken");

@@ -135,6 +135,75 @@ fn game(lane: &Value) -> &Value {
     &lane["bowlers"][0]["games"][0]
 }
 
+/// A journal on a file system kept in memory (raspi-config's overlay, a
+/// tmpfs) is synced for nothing: check-config refuses it, and the running
+/// lane scores but says so in red on the panel, until the config allows
+/// it (`[journal] allow_volatile`, a demo's or a bench's).
+#[test]
+fn a_journal_kept_in_memory_is_refused_by_check_config_and_named_on_the_panel() {
+    let dir = fresh_dir("volatile");
+    let state = dir.join("state");
+    let Some(_mount) = Mount::new(&["-t", "tmpfs", "-o", "size=4m", "tmpfs"], &state) else {
+        return;
+    };
+    let (_pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
+    let port = slave.name().expect("the slave's name");
+    let http = support::free_port();
+    let config = support::write_config(
+        &state,
+        3,
+        &port,
+        http,
+        &lanecall::web::hash_pin(PIN).unwrap(),
+    );
+    let check = || {
+        Command::new(env!("CARGO_BIN_EXE_lanecall"))
+            .args(["check-config"])
+            .arg(&config)
+            .output()
+            .unwrap()
+    };
+    let out = check();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("tmpfs"), "{stderr}");
+    assert!(stderr.contains("allow_volatile"), "{stderr}");
+
+    let mut daemon = Daemon::start(&config, http);
+    let lane = daemon.wait_lane("the panel to name the journal's storage", |l| {
+        l["parts"].as_array().is_some_and(|p| !p.is_empty())
+    });
+    let parts = lane["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    assert_eq!(parts[0]["part"], "storage");
+    let problem = parts[0]["problem"].as_str().unwrap();
+    assert!(problem.contains("tmpfs"), "{problem}");
+    assert!(problem.contains("memory only"), "{problem}");
+    assert!(
+        parts[0]["fix"].as_str().unwrap().contains("overlay"),
+        "{parts:?}"
+    );
+    daemon.stop();
+
+    // Allowed: check-config passes, the panel shows no failing part.
+    let text = fs::read_to_string(&config).unwrap().replace(
+        "[pinsetter]",
+        "[journal]\nallow_volatile = true\n[pinsetter]",
+    );
+    fs::write(&config, text).unwrap();
+    let out = check();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut daemon = Daemon::start(&config, http);
+    let lane = daemon.wait_lane("the panel", |l| l["pinsetter"]["link"] == "up");
+    assert_eq!(lane["parts"], json!([]), "{}", lane["parts"]);
+    daemon.stop();
+    drop(slave);
+}
+
 #[test]
 fn a_card_that_fills_mid_game_holds_the_lane_and_loses_no_ball() {
     let dir = fresh_dir("full");

@@ -15,10 +15,11 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use super::DaemonError;
-use crate::config::{InputConfig, OutputConfig, SwitchesConfig};
+use crate::config::{Config, InputConfig, OutputConfig, SwitchesConfig};
 use crate::lane::{Output, Sensor, Switch};
 use crate::ports::{Input, InputSender, OutputSink, Parts};
-use crate::sensors::gpio::{GpioError, start_rpi};
+use crate::sensors::gpio::start_rpi;
+use crate::sensors::switches::Switches;
 
 /// The first wait before a part is tried again; it doubles up to
 /// [`RETRY_MAX`].
@@ -36,7 +37,12 @@ struct LateOutputs(Arc<Mutex<Option<Box<dyn OutputSink>>>>);
 
 impl OutputSink for LateOutputs {
     fn set(&mut self, output: Output, switch: Switch) {
-        match self.0.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+        match self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
             Some(outputs) => outputs.set(output, switch),
             None => tracing::debug!(?output, ?switch, "the GPIO is not open: output lost"),
         }
@@ -58,14 +64,15 @@ pub(super) fn keep_gpio(
 ) -> Result<(JoinHandle<()>, Box<dyn OutputSink>), DaemonError> {
     let slot = Arc::new(Mutex::new(None));
     let first = match start_rpi(inputs, outputs, tx.clone()) {
-        Err(e) if is_permanent(&e) => return Err(e.into()),
+        Err(e) if e.is_permanent() => return Err(e.into()),
         Err(e) => {
             parts.fault("gpio", e.to_string(), GPIO_MEANWHILE);
             None
         }
         Ok(opened) => Some(opened),
     };
-    let (inputs, outputs, tx, parts) = (inputs.to_vec(), outputs.to_vec(), tx.clone(), parts.clone());
+    let (inputs, outputs, tx, parts) =
+        (inputs.to_vec(), outputs.to_vec(), tx.clone(), parts.clone());
     let late = Arc::clone(&slot);
     let task = tokio::spawn(async move {
         let mut opened = first;
@@ -92,12 +99,6 @@ pub(super) fn keep_gpio(
     Ok((task, Box::new(LateOutputs(slot))))
 }
 
-/// Whether a GPIO error means this machine can never have the GPIO, so
-/// that trying again cannot help.
-fn is_permanent(e: &GpioError) -> bool {
-    matches!(e, GpioError::NotAPi(_))
-}
-
 const SWITCHES_MEANWHILE: &str = "lanecall tries again by itself; meanwhile a judge enters \
      the pins standing on the panel's pin pad";
 
@@ -105,32 +106,83 @@ const SWITCHES_MEANWHILE: &str = "lanecall tries again by itself; meanwhile a ju
 /// with a backoff while they cannot be opened (the expander does not
 /// answer, its bus is not there). The lane hears the pinsetter's link down
 /// once, so the judges get the pin pad, and up at the switches' first
-/// reading.
-pub(super) async fn keep_switches(config: SwitchesConfig, tx: InputSender, parts: Parts) {
+/// reading. An error only when this machine can never have them (switches
+/// on GPIO where there is no Raspberry Pi).
+pub(super) fn keep_switches(
+    config: SwitchesConfig,
+    tx: InputSender,
+    parts: Parts,
+) -> Result<JoinHandle<()>, DaemonError> {
+    let first = match crate::sensors::switches::open(&config) {
+        Err(e) if e.is_permanent() => return Err(e.into()),
+        first => first,
+    };
+    Ok(tokio::spawn(async move {
+        let Some(switches) = open_switches(first, config, &tx, &parts).await else {
+            return;
+        };
+        parts.clear("switches");
+        let _ = switches.spawn(tx, None).await;
+    }))
+}
+
+/// The switches once they open, from the `first` try on; `None` when the
+/// lane has stopped meanwhile.
+async fn open_switches(
+    first: Result<Switches, crate::sensors::GpioError>,
+    config: SwitchesConfig,
+    tx: &InputSender,
+    parts: &Parts,
+) -> Option<Switches> {
     let mut waits = retries();
+    let mut tried = first;
     let mut told_down = false;
     loop {
-        let cfg = config.clone();
-        match tokio::task::spawn_blocking(move || crate::sensors::switches::open(&cfg)).await {
-            Ok(Ok(switches)) => {
-                parts.clear("switches");
-                let _ = switches.spawn(tx, None).await;
-                return;
-            }
-            Ok(Err(e)) => {
-                parts.fault("switches", e.to_string(), SWITCHES_MEANWHILE);
-                if !told_down {
-                    told_down = true;
-                    let down = Input::now(Sensor::SerialLink { up: false });
-                    if tx.send(down).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            Err(_) => return,
+        match tried {
+            Ok(switches) => return Some(switches),
+            Err(e) => parts.fault("switches", e.to_string(), SWITCHES_MEANWHILE),
+        }
+        if !told_down {
+            told_down = true;
+            let down = Input::now(Sensor::SerialLink { up: false });
+            tx.send(down).await.ok()?;
         }
         tokio::time::sleep(waits.next().unwrap_or(RETRY_MAX)).await;
+        let cfg = config.clone();
+        tried = tokio::task::spawn_blocking(move || crate::sensors::switches::open(&cfg))
+            .await
+            .ok()?;
     }
+}
+
+/// A journal on a file system kept in memory (tmpfs, ramfs, an overlay:
+/// raspi-config's overlay file system) is synced for nothing: every game
+/// is gone at the next power cut. The lane scores all the same (the
+/// judges may finish a block on paper from the panel) but says so in red
+/// on the panel until it restarts on a real card, unless the config
+/// allows it (`[journal] allow_volatile`: the demo, a bench).
+pub(super) fn check_storage(config: &Config, parts: &Parts) {
+    let Some(fs) = crate::config::volatile_storage(&config.state_dir) else {
+        return;
+    };
+    let dir = config.state_dir.display();
+    if config.journal.allow_volatile {
+        tracing::warn!(
+            "the journal in {dir} is on {fs} ({}): allowed by [journal] allow_volatile, \
+             so scores are kept only until the next power cut",
+            fs.why()
+        );
+        return;
+    }
+    parts.fault(
+        "storage",
+        format!(
+            "the journal in {dir} is on {fs}, {}: scores are kept in memory only",
+            fs.why()
+        ),
+        "turn the overlay file system off (raspi-config → Performance Options → Overlay File \
+         System) or put /var/lib/lanecall on its own writable partition, then restart lanecall",
+    );
 }
 
 /// The panel's listening socket, or the address it waits for.

@@ -53,13 +53,16 @@ pub enum DaemonError {
 
 impl DaemonError {
     /// Whether the config asks what this machine cannot do, so that no
-    /// restart can help: GPIO on a machine that is not a Pi or whose GPIO
-    /// the service may not open, HTTPS files that cannot be used.
+    /// restart can help: GPIO (or pin switches on GPIO) on a machine that
+    /// is not a Pi, HTTPS files that cannot be used. A part that may come
+    /// (a GPIO line another process holds, an expander that does not
+    /// answer) never stops the daemon ([`keep`]).
     pub fn is_config(&self) -> bool {
-        matches!(
-            self,
-            DaemonError::Gpio(GpioError::NotAPi(_) | GpioError::Open(_)) | DaemonError::Tls(_)
-        )
+        match self {
+            DaemonError::Gpio(e) => e.is_permanent(),
+            DaemonError::Tls(_) => true,
+            _ => false,
+        }
     }
 }
 
@@ -133,6 +136,7 @@ pub async fn serve(
         language: config.speaker.language,
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
+    keep::check_storage(&config, &parts);
     let (mut core, snapshot) = LaneRunner::start(settings, outputs, voice)?;
     core.watch_parts(parts.clone());
     // `[journal] mirror`: a live second copy of the journal.
@@ -241,7 +245,9 @@ pub async fn serve(
             d.seed,
             tx.clone(),
         )),
-        None if let Some(switches) = switches => tokio::spawn(keep_switches(switches, tx.clone(), parts.clone())),
+        None if let Some(switches) = switches => {
+            keep_switches(switches, tx.clone(), parts.clone())?
+        }
         None => {
             let (link_state, _) = watch::channel(false);
             let link = config.pinsetter.clone();
