@@ -1,5 +1,6 @@
-// The judge's tab (hold, penalties, a dead ball, the conduct record and
-// the lane's errors) and the history of past journals.
+// The judge's tab (today's date while the lane's clock is not
+// synchronised, hold, penalties, a dead ball, the conduct record and the
+// lane's errors) and the history of past journals.
 
 import { t } from './i18n.js';
 import {
@@ -69,6 +70,22 @@ function deadBallBox(lane) {
     } }));
 }
 
+// Today's date, while the lane's clock is not synchronised: no block
+// starts until a judge confirms it (or the centre gives it).
+function dateBox(lane) {
+  const c = lane.clock;
+  if (!c || c.state !== 'unsynchronised') return null;
+  return h('section', { class: 'box', 'aria-labelledby': 'date-h', ...tid('date-box') },
+    h('h3', { id: 'date-h', text: t('dateH') }),
+    h('p', { class: c.needs_date ? 'alarm' : '', ...tid('date-state'), text: c.needs_date ? t('dateAsk', c.own_date) : t('dateUnsynced', c.own_date) + ' ' + t('dateIs', c.date) }),
+    h('p', { class: 'field' }, h('label', { for: 'date-value', text: t('dateH') }),
+      h('input', { ...tid('date-value'), type: 'date', value: c.date || c.own_date || '' })),
+    h('button', { type: 'button', class: c.needs_date ? 'primary' : '', ...tid('date-confirm'), text: t('dateConfirm'), onclick: () => {
+      const d = $('date-value').value;
+      act({ ev: 'date', date: d, from: 'judge' }, () => t('dateDone', d));
+    } }));
+}
+
 const bowlerSelect = (id, lane) => h('select', { ...tid(id) }, currentOrder(lane).map(({ b }) => h('option', { value: b.name, text: b.name })));
 
 export function renderJudge() {
@@ -83,6 +100,7 @@ export function renderJudge() {
   const text = (id) => h('input', { ...tid(id), type: 'text', maxlength: '120', autocomplete: 'off' });
   replace(el, head,
     h('div', { class: 'boxes' },
+      dateBox(lane),
       h('section', { class: 'box', 'aria-labelledby': 'hold-h' },
         h('h3', { id: 'hold-h', text: held ? t('resumeLane') : t('holdLane') }),
         held ? h('p', { class: 'alarm', text: t('holdOn', held.by, held.reason, clockAt(lane, held.since)) }) : field('hold-reason', t('reason'), text('hold-reason')),
