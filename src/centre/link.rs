@@ -3,7 +3,10 @@
 //! every lane's status, state, journal and reply topics, and its own
 //! status with a last will. Each message is checked and handed on: status
 //! and state to the [`Book`], journal lines to the mirror's thread,
-//! replies to the [`Commands`]. A lost broker is tried again with a
+//! replies to the [`Commands`]. Every [`TIME_EVERY`] it publishes its clock
+//! (`centre/time`, retained) and whether a time service has synchronised
+//! it: a lane whose clock is not synchronised takes the competition day's
+//! date from it (docs/mqtt.md). A lost broker is tried again with a
 //! backoff (0.5 s doubling to 30 s); it never holds up the web server,
 //! which only reads the book.
 
@@ -18,6 +21,29 @@ use super::book::Book;
 use super::commands::Commands;
 use super::mirror::{ToMirror, check_journal};
 use crate::mqtt::{BrokerUrl, topic};
+
+/// How often the centre publishes its clock.
+pub const TIME_EVERY: Duration = Duration::from_secs(15);
+
+/// The `centre/time` payload: the centre's clock now, and whether a time
+/// service has synchronised it (only then do lanes take its date).
+pub fn time_payload(wall: crate::wall::WallTime, sync: &crate::clock_sync::ClockSync) -> String {
+    use crate::clock_sync::ClockSync;
+    let v = match sync {
+        ClockSync::Synchronised { by } => {
+            serde_json::json!({"wall": wall.to_string(), "synchronised": true, "by": by})
+        }
+        ClockSync::Unsynchronised { why } => {
+            serde_json::json!({"wall": wall.to_string(), "synchronised": false, "why": why})
+        }
+        ClockSync::NoService => serde_json::json!({
+            "wall": wall.to_string(),
+            "synchronised": false,
+            "why": "no time service (chrony or systemd-timesyncd) on the centre",
+        }),
+    };
+    v.to_string()
+}
 
 /// What the link needs to connect.
 pub struct LinkSettings {
@@ -60,7 +86,7 @@ pub fn client(s: &LinkSettings) -> (AsyncClient, EventLoop) {
 pub fn parse_topic<'a>(site: &str, t: &'a str) -> Option<(Option<u32>, &'a str)> {
     match topic::place(site, t)? {
         topic::Place::Lane(n, what) => Some((topic::lane_number(n), what)),
-        topic::Place::CentreStatus => None,
+        topic::Place::CentreStatus | topic::Place::CentreTime => None,
     }
 }
 
@@ -76,10 +102,25 @@ pub async fn run(
 ) {
     let site = settings.site.clone();
     let mut backoff = Duration::from_millis(500);
+    let sync = crate::clock_sync::SyncWatch::start(crate::clock_sync::system_source());
+    let publish_time = |client: &AsyncClient| {
+        let payload = time_payload(crate::wall_clock::wall_now(), &sync.now());
+        let _ = client.try_publish(topic::centre_time(&site), QoS::AtLeastOnce, true, payload);
+    };
+    let mut time_due = tokio::time::interval(TIME_EVERY);
+    // Only while connected: a time queued meanwhile would go out late,
+    // and a lane would take a stale date from it.
+    let mut connected = false;
     loop {
         let event = tokio::select! {
             _ = stop.changed() => break,
             event = events.poll() => event,
+            _ = time_due.tick() => {
+                if connected {
+                    publish_time(&client);
+                }
+                continue;
+            }
         };
         match event {
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
@@ -88,6 +129,7 @@ pub async fn run(
                     "connected to the MQTT broker"
                 );
                 backoff = Duration::from_millis(500);
+                connected = true;
                 book.lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .broker_error = None;
@@ -104,6 +146,7 @@ pub async fn run(
                     true,
                     "online",
                 );
+                publish_time(&client);
             }
             // Connected means subscribed: from here on no lane's message is missed.
             Ok(Event::Incoming(Packet::SubAck(_))) => {
@@ -124,6 +167,7 @@ pub async fn run(
             }
             Ok(_) => {}
             Err(e) => {
+                connected = false;
                 if let Some(b) = &settings.backlog {
                     b.subscribed(false);
                 }

@@ -24,6 +24,11 @@
 //!   busy. While this lane's own `delivering` is true its state goes out
 //!   every [`STATE_DELIVERING`], so its neighbours keep it busy.
 //!
+//! - The centre's time (`centre/time`): each live one (never a retained
+//!   copy, which may be hours old) whose clock is synchronised goes to the
+//!   lane's thread as the centre's `date`; the lane journals it only while
+//!   its own clock is not synchronised (`lane_thread`'s `day.rs`).
+//!
 //! It runs on its own thread, so the lane's thread never waits for it; a
 //! broker that is down or slow is tried again after 250 ms, doubling up to
 //! 5 s. The broker is spoken to in plain MQTT (no TLS).
@@ -50,8 +55,9 @@ use tokio::time::Instant;
 
 use crate::config::CentreConfig;
 use crate::journal::slot::JournalSlot;
-use crate::lane::{Panel, Sensor};
+use crate::lane::{Action, DateFrom, Panel, Sensor};
 use crate::ports::{Input, InputSender, JournalSink, LaneSnapshot, NotTaken};
+use crate::wall::{DayDate, WallTime};
 use command::Command;
 use lines::Lines;
 use ran::Ran;
@@ -243,6 +249,28 @@ fn delivering(state: &[u8]) -> bool {
     serde_json::from_slice::<State>(state).is_ok_and(|s| s.delivering)
 }
 
+/// The date of a `centre/time` payload (docs/mqtt.md) when the centre's
+/// clock is synchronised; `None` when the centre says it is not.
+fn centre_date(payload: &[u8]) -> Result<Option<DayDate>, String> {
+    #[derive(serde::Deserialize)]
+    struct Time {
+        wall: String,
+        synchronised: bool,
+    }
+    let time: Time = serde_json::from_slice(payload)
+        .map_err(|e| format!("not the centre's time ({{\"wall\", \"synchronised\"}}): {e}"))?;
+    if !time.synchronised {
+        return Ok(None);
+    }
+    let wall = WallTime::parse(&time.wall).ok_or_else(|| {
+        format!(
+            "wall {:?} is not an RFC 3339 time",
+            time.wall.chars().take(40).collect::<String>()
+        )
+    })?;
+    Ok(Some(wall.date()))
+}
+
 /// A lane's topics (docs/mqtt.md).
 struct Topics {
     status: String,
@@ -250,6 +278,8 @@ struct Topics {
     journal: String,
     command: String,
     reply: String,
+    /// The centre's clock (not a lane's topic, the site's).
+    centre_time: String,
 }
 
 impl Topics {
@@ -261,6 +291,7 @@ impl Topics {
             journal: topic("journal"),
             command: topic(crate::mqtt::topic::COMMAND),
             reply: topic("reply"),
+            centre_time: crate::mqtt::topic::centre_time(site),
         }
     }
 }
@@ -400,6 +431,7 @@ impl Link {
             Tag::Other,
         );
         let _ = client.try_subscribe(&self.topics.command, QoS::AtLeastOnce);
+        let _ = client.try_subscribe(&self.topics.centre_time, QoS::AtLeastOnce);
         for topic in self.neighbour_topics.keys() {
             let _ = client.try_subscribe(topic, QoS::AtLeastOnce);
         }
@@ -549,6 +581,12 @@ impl Link {
                     );
                 } else if p.topic == self.topics.command {
                     self.command(&p.payload).await;
+                } else if p.topic == self.topics.centre_time {
+                    // A retained copy is from whenever the centre last
+                    // published: only a live one says today's date.
+                    if !p.retain {
+                        self.centre_time(&p.payload).await;
+                    }
                 } else if let Some(&(lane, is_status)) = self.neighbour_topics.get(&p.topic) {
                     let busy = if is_status {
                         // Online says nothing of delivering: its state does.
@@ -568,6 +606,26 @@ impl Link {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The centre's clock: its date to the lane's thread while it is
+    /// synchronised.
+    async fn centre_time(&mut self, payload: &[u8]) {
+        match centre_date(payload) {
+            Ok(Some(date)) => {
+                let action = Action::Date {
+                    date,
+                    from: DateFrom::Centre,
+                };
+                let input = Input::Action {
+                    panel: Panel::new(None, action),
+                    reply: None,
+                };
+                let _ = self.inputs.send(input).await;
+            }
+            Ok(None) => tracing::debug!("centre link: the centre's clock is not synchronised"),
+            Err(e) => tracing::debug!("centre link: {}: {e}", self.topics.centre_time),
         }
     }
 
@@ -668,5 +726,38 @@ impl Link {
         if !offline_sent {
             tracing::warn!("centre link: stopped before the broker took the last lines");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock_sync::ClockSync;
+
+    #[test]
+    fn the_lane_takes_the_date_of_a_synchronised_centre_only() {
+        let evening = WallTime::parse("2026-11-30T21:59:59.500Z").unwrap();
+        let synced =
+            crate::centre::link::time_payload(evening, &ClockSync::Synchronised { by: "chrony" });
+        assert_eq!(
+            centre_date(synced.as_bytes()),
+            Ok(DayDate::parse("2026-11-30"))
+        );
+        for unsure in [
+            ClockSync::Unsynchronised {
+                why: "chrony has no time source it trusts yet".into(),
+            },
+            ClockSync::NoService,
+        ] {
+            let said = crate::centre::link::time_payload(evening, &unsure);
+            assert_eq!(centre_date(said.as_bytes()), Ok(None), "{said}");
+        }
+        assert!(centre_date(b"online").is_err());
+        let bad = br#"{"wall":"tomorrow","synchronised":true}"#;
+        assert!(
+            centre_date(bad)
+                .unwrap_err()
+                .contains("not an RFC 3339 time")
+        );
     }
 }

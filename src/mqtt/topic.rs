@@ -1,6 +1,6 @@
 //! The topics of docs/mqtt.md, said once. Every topic is under
-//! `lanecall/<site>/`: `lane/<n>/<what>` for a lane, `centre/status` for
-//! the centre. Pure: no I/O.
+//! `lanecall/<site>/`: `lane/<n>/<what>` for a lane, `centre/status` and
+//! `centre/time` for the centre. Pure: no I/O.
 
 /// The highest lane number (as the lane's config allows).
 pub const MAX_LANE_NUMBER: u32 = 999;
@@ -26,6 +26,12 @@ pub fn centre_status(site: &str) -> String {
     format!("lanecall/{site}/centre/status")
 }
 
+/// The centre's time topic: its clock, and whether it is synchronised
+/// (docs/mqtt.md, `centre/time`).
+pub fn centre_time(site: &str) -> String {
+    format!("lanecall/{site}/centre/time")
+}
+
 /// Where a topic (or a filter) points under `lanecall/<site>/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place<'a> {
@@ -33,6 +39,8 @@ pub enum Place<'a> {
     Lane(&'a str, &'a str),
     /// `centre/status`.
     CentreStatus,
+    /// `centre/time`.
+    CentreTime,
 }
 
 /// The place `topic` names, if it has one of docs/mqtt.md's shapes.
@@ -43,6 +51,9 @@ pub fn place<'a>(site: &str, topic: &'a str) -> Option<Place<'a>> {
         .strip_prefix('/')?;
     if rest == "centre/status" {
         return Some(Place::CentreStatus);
+    }
+    if rest == "centre/time" {
+        return Some(Place::CentreTime);
     }
     let mut parts = rest.split('/');
     match (parts.next(), parts.next(), parts.next(), parts.next()) {
@@ -80,6 +91,7 @@ mod tests {
             place("cup", &centre_status("cup")),
             Some(Place::CentreStatus)
         );
+        assert_eq!(place("cup", &centre_time("cup")), Some(Place::CentreTime));
         assert_eq!(place("cup", "lanecall/other/lane/7/state"), None);
         assert_eq!(place("cup", "lanecall/cupx/lane/7/state"), None);
         assert_eq!(place("cup", "lanecall/cup/lane/7/journal/x"), None);

@@ -4,8 +4,9 @@
 //!
 //! Topics are those of docs/mqtt.md, under `lanecall/<site>/`: a lane
 //! publishes only its own `status`, `state`, `journal` and `reply`; only
-//! the centre publishes commands and the centre's status; everyone may
-//! read the lanes' `state` and `status` and the centre's status.
+//! the centre publishes commands and the centre's status and time;
+//! everyone may read the lanes' `state` and `status` and the centre's
+//! status and time.
 
 use std::fmt::Write as _;
 
@@ -46,15 +47,15 @@ const SEEN_BY_ALL: [&str; 2] = ["state", "status"];
 enum Place<'a> {
     /// `lane/<n>/<what>`; `None` for `+` (a filter's only wildcard taken).
     Lane(Option<u32>, &'a str),
-    /// `centre/status`.
-    CentreStatus,
+    /// `centre/status` or `centre/time`: the centre's own.
+    Centre,
 }
 
 /// The place `topic` names, if it is one of docs/mqtt.md's; `plus` lets a
 /// filter say `+` for the lane number.
 fn place<'a>(site: &str, topic: &'a str, plus: bool) -> Option<Place<'a>> {
     Some(match topic::place(site, topic)? {
-        topic::Place::CentreStatus => Place::CentreStatus,
+        topic::Place::CentreStatus | topic::Place::CentreTime => Place::Centre,
         topic::Place::Lane(n, what) => {
             let n = match n {
                 "+" if plus => None,
@@ -74,7 +75,7 @@ pub fn may_publish(site: &str, role: &Role, topic: &str) -> bool {
     match (role, place(site, topic, false)) {
         (Role::Lane(n), Some(Place::Lane(m, what))) => m == Some(*n) && FROM_LANE.contains(&what),
         (Role::Centre, Some(Place::Lane(_, what))) => what == COMMAND,
-        (Role::Centre, Some(Place::CentreStatus)) => true,
+        (Role::Centre, Some(Place::Centre)) => true,
         (Role::Anonymous, Some(Place::Lane(_, what))) => FROM_LANE.contains(&what),
         _ => false,
     }
@@ -85,7 +86,7 @@ pub fn may_publish(site: &str, role: &Role, topic: &str) -> bool {
 pub fn may_subscribe(site: &str, role: &Role, filter: &str) -> bool {
     match place(site, filter, true) {
         None => false,
-        Some(Place::CentreStatus) => true,
+        Some(Place::Centre) => true,
         Some(Place::Lane(m, what)) => match role {
             Role::Centre => FROM_LANE.contains(&what),
             Role::Lane(n) if what == COMMAND => m == Some(*n),
@@ -99,17 +100,19 @@ pub fn may_subscribe(site: &str, role: &Role, filter: &str) -> bool {
 /// last will against `write` when the client connects.)
 pub fn mosquitto_acl(site: &str, centre_user: &str, lanes: &[u32]) -> String {
     let mut acl =
-        String::from("# Everyone: the lanes' states and statuses, the centre's status.\n");
+        String::from("# Everyone: the lanes' states and statuses, the centre's status and time.\n");
     for what in SEEN_BY_ALL {
         let _ = writeln!(acl, "pattern read {}", topic::every_lane(site, what));
     }
     let _ = writeln!(acl, "pattern read {}", topic::centre_status(site));
+    let _ = writeln!(acl, "pattern read {}", topic::centre_time(site));
     let _ = writeln!(acl, "\nuser {centre_user}");
     for what in FROM_LANE {
         let _ = writeln!(acl, "topic read {}", topic::every_lane(site, what));
     }
     let _ = writeln!(acl, "topic write {}", topic::every_lane(site, COMMAND));
     let _ = writeln!(acl, "topic write {}", topic::centre_status(site));
+    let _ = writeln!(acl, "topic write {}", topic::centre_time(site));
     for n in lanes {
         let _ = writeln!(acl, "\nuser lane{n}");
         for what in FROM_LANE {
@@ -169,6 +172,9 @@ mod tests {
             (&Role::Centre, "lanecall/cup/lane/1000/command", false),
             (&Role::Centre, "lanecall/cup/lane/+/command", false),
             (&Role::Centre, "lanecall/cup/centre/status", true),
+            (&Role::Centre, "lanecall/cup/centre/time", true),
+            (&lane2, "lanecall/cup/centre/time", false),
+            (&Role::Other, "lanecall/cup/centre/time", false),
             (&Role::Centre, "lanecall/cup/lane/7/journal", false),
             (&Role::Centre, "lanecall/cup/lane/7/status", false),
             (&Role::Anonymous, "lanecall/cup/lane/7/journal", true),
@@ -198,6 +204,7 @@ mod tests {
             (&lane2, "lanecall/cup/lane/1/journal", false),
             (&lane2, "lanecall/cup/lane/2/journal", false),
             (&lane2, "lanecall/cup/centre/status", true),
+            (&lane2, "lanecall/cup/centre/time", true),
             (&lane2, "#", false),
             (&lane2, "lanecall/cup/#", false),
             (&lane2, "lanecall/cup/lane/#", false),
@@ -234,11 +241,13 @@ mod tests {
             "pattern read lanecall/cup/lane/+/state",
             "pattern read lanecall/cup/lane/+/status",
             "pattern read lanecall/cup/centre/status",
+            "pattern read lanecall/cup/centre/time",
             "user centre",
             "topic read lanecall/cup/lane/+/journal",
             "topic read lanecall/cup/lane/+/reply",
             "topic write lanecall/cup/lane/+/command",
             "topic write lanecall/cup/centre/status",
+            "topic write lanecall/cup/centre/time",
             "user lane7",
             "topic write lanecall/cup/lane/7/status",
             "topic write lanecall/cup/lane/7/state",
@@ -253,7 +262,7 @@ mod tests {
             .iter()
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
             .count();
-        assert_eq!(rules, 16, "{acl}");
+        assert_eq!(rules, 18, "{acl}");
         let two = mosquitto_acl("cup", "centre", &[1, 2]);
         assert!(two.contains("user lane1\n") && two.contains("user lane2\n"));
         assert!(!two.contains("lane/7/"));
