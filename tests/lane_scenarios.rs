@@ -2230,6 +2230,7 @@ fn a_journal_without_checks_between_blocks_refuses_them_as_it_did() {
 #[test]
 fn a_day_check_from_an_earlier_journal_can_be_failed_before_the_bowler_is_on_a_lineup() {
     let day = lanecall::lane::Day {
+        date: None,
         blocks: 1,
         blindfolds: vec![lanecall::lane::DayCheck {
             bowler: "Anna".to_owned(),
@@ -2281,6 +2282,7 @@ fn balls_after_the_last_game_and_before_end_block_are_not_practice() {
 fn a_journal_that_goes_on_from_the_days_earlier_ones_numbers_its_blocks_on_and_keeps_their_checks()
 {
     let day = lanecall::lane::Day {
+        date: None,
         blocks: 2,
         blindfolds: vec![lanecall::lane::DayCheck {
             bowler: "Anna".to_owned(),
