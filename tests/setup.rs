@@ -446,7 +446,10 @@ fn the_unit_lets_the_service_open_the_expanders_bus() {
     let sysusers = include_str!("../packaging/lanecall.sysusers");
     let modules = include_str!("../packaging/modules-load.conf");
     let rules = include_str!("../packaging/lanecall-gpio.rules");
-    assert!(unit.lines().any(|l| l == "DeviceAllow=char-i2c rw"), "{unit}");
+    assert!(
+        unit.lines().any(|l| l == "DeviceAllow=char-i2c rw"),
+        "{unit}"
+    );
     let groups: Vec<&str> = unit
         .lines()
         .find_map(|l| l.strip_prefix("SupplementaryGroups="))

@@ -160,10 +160,11 @@ async fn open_switches(
 /// is gone at the next power cut. The lane scores all the same (the
 /// judges may finish a block on paper from the panel) but says so in red
 /// on the panel until it restarts on a real card, unless the config
-/// allows it (`[journal] allow_volatile`: the demo, a bench).
-pub(super) fn check_storage(config: &Config, parts: &Parts) {
+/// allows it (`[journal] allow_volatile`: the demo, a bench). Whether it
+/// must also be said aloud: the assistant does not see the panel.
+pub(super) fn check_storage(config: &Config, parts: &Parts) -> bool {
     let Some(fs) = crate::config::volatile_storage(&config.state_dir) else {
-        return;
+        return false;
     };
     let dir = config.state_dir.display();
     if config.journal.allow_volatile {
@@ -172,7 +173,7 @@ pub(super) fn check_storage(config: &Config, parts: &Parts) {
              so scores are kept only until the next power cut",
             fs.why()
         );
-        return;
+        return false;
     }
     parts.fault(
         "storage",
@@ -183,6 +184,7 @@ pub(super) fn check_storage(config: &Config, parts: &Parts) {
         "turn the overlay file system off (raspi-config → Performance Options → Overlay File \
          System) or put /var/lib/lanecall on its own writable partition, then restart lanecall",
     );
+    true
 }
 
 /// The panel's listening socket, or the address it waits for.

@@ -136,7 +136,9 @@ pub async fn serve(
         language: config.speaker.language,
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
-    keep::check_storage(&config, &parts);
+    if keep::check_storage(&config, &parts) {
+        voice.journal_volatile();
+    }
     let (mut core, snapshot) = LaneRunner::start(settings, outputs, voice)?;
     core.watch_parts(parts.clone());
     // `[journal] mirror`: a live second copy of the journal.

@@ -127,7 +127,11 @@ mod tests {
         assert!(parts.faults().is_empty());
         assert_eq!(parts.version(), v + 2);
         parts.clear("gpio");
-        assert_eq!(parts.version(), v + 2, "clearing a working part is no change");
+        assert_eq!(
+            parts.version(),
+            v + 2,
+            "clearing a working part is no change"
+        );
     }
 
     #[test]

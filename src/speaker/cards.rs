@@ -50,8 +50,11 @@ pub enum Kind {
     Headphones,
     /// HDMI: sound only if the screen has speakers, rarely beside a lane.
     Hdmi,
-    /// A loopback or dummy card: nobody hears it.
-    Virtual,
+    /// A loopback card: nobody hears it here, but another program may
+    /// record it (and pass it on, or a test checks what was played).
+    Loopback,
+    /// A dummy card: what it is given goes nowhere.
+    Dummy,
 }
 
 impl Card {
@@ -78,10 +81,10 @@ impl Card {
         } else if id == "headphones" || driver.starts_with("bcm2835") {
             // `bcm2835 ALSA` of older firmware is the jack (and HDMI) too.
             Kind::Headphones
-        } else if ["loopback", "dummy", "aloop"].contains(&driver.as_str())
-            || ["loopback", "dummy"].contains(&id.as_str())
-        {
-            Kind::Virtual
+        } else if ["loopback", "aloop"].contains(&driver.as_str()) || id == "loopback" {
+            Kind::Loopback
+        } else if driver == "dummy" || id == "dummy" {
+            Kind::Dummy
         } else {
             Kind::Hat
         }
@@ -89,7 +92,7 @@ impl Card {
 
     /// Whether a person could hear it: not a loopback or dummy card.
     pub fn audible(&self) -> bool {
-        self.kind() != Kind::Virtual
+        !matches!(self.kind(), Kind::Loopback | Kind::Dummy)
     }
 }
 
@@ -286,13 +289,25 @@ mod tests {
             " 0 [Loopback       ]: Loopback - Loopback\n",
             "                      Loopback 1\n",
         ));
-        assert_eq!(vm[0].kind(), Kind::Virtual);
+        assert_eq!(vm[0].kind(), Kind::Loopback);
         assert!(!vm[0].audible());
         // Chosen when alone (a test machine), never before a real card.
         assert_eq!(choose(&vm).unwrap().id, "Loopback");
         let mut both = parse(PI5_HDMI);
-        both.extend(vm);
+        both.extend(vm.clone());
         assert_eq!(choose(&both).unwrap().id, "vc4hdmi0");
+        // A dummy card (snd-dummy) gives its sound to nobody: a loopback
+        // card, which a program may record, before it, whatever its number.
+        let mut dummy_first = parse(concat!(
+            " 0 [Dummy          ]: Dummy - Dummy
+",
+            "                      Dummy 1
+",
+        ));
+        assert_eq!(dummy_first[0].kind(), Kind::Dummy);
+        assert!(!dummy_first[0].audible());
+        dummy_first.extend(vm.into_iter().map(|c| Card { index: 1, ..c }));
+        assert_eq!(choose(&dummy_first).unwrap().id, "Loopback");
     }
 
     #[test]

@@ -21,7 +21,12 @@ pub const LENGTH_S: std::ops::RangeInclusive<f64> = 0.15..=2.5;
 /// What is said to the assistant and the judges, not in a callout, may
 /// take longer: at most this many seconds.
 pub const MESSAGE_S: f64 = 4.0;
-const MESSAGES: [&str; 3] = ["pinsetter_fault", "slow_bowling_warning", "journal_failed"];
+const MESSAGES: [&str; 4] = [
+    "pinsetter_fault",
+    "slow_bowling_warning",
+    "journal_failed",
+    "journal_volatile",
+];
 /// A pin's number, at most: ten of them make a callout.
 pub const PIN_NUMBER_S: f64 = 0.6;
 /// Silence left at either end of a clip, at most.

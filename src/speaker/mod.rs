@@ -90,6 +90,15 @@ impl Voice {
         self.speaker.state()
     }
 
+    /// "Scores not saved, call technician", in the lane's language, once
+    /// at start: the journal is on a file system kept in memory
+    /// (raspi-config's overlay), so the next power cut takes every game,
+    /// and the assistant cannot see the panel's banner.
+    pub fn journal_volatile(&self) {
+        tracing::info!("callout: scores not saved, call technician");
+        self.say_to_assistant("journal_volatile");
+    }
+
     /// Says one clip to the assistant and the judges, in the lane's
     /// language (not a bowler's own: it is not their callout).
     fn say_to_assistant(&self, name: &str) {

@@ -63,6 +63,8 @@ pub const CLIPS: &[&str] = &[
     "slow_bowling_warning",
     // The journal cannot be written: the lane holds (said to the assistant).
     "journal_failed",
+    // The journal is on a file system kept in memory (said at start).
+    "journal_volatile",
     // Short verbosity: how many pins stand, with Russian agreement.
     "standing_one",
     "standing_few",
@@ -312,7 +314,12 @@ mod tests {
             "standing_many",
         ]);
         // Said to the assistant by the speaker (`speaker::Voice`).
-        said.extend(["pinsetter_fault", "slow_bowling_warning", "journal_failed"]);
+        said.extend([
+            "pinsetter_fault",
+            "slow_bowling_warning",
+            "journal_failed",
+            "journal_volatile",
+        ]);
         let unsaid: Vec<&str> = CLIPS
             .iter()
             .copied()
