@@ -9,8 +9,10 @@
 //! only to read), so the services are asked instead:
 //!
 //! - systemd-timesyncd: `/run/systemd/timesync/synchronized` exists once
-//!   it has synchronised the clock (systemd 239 and later); its program
-//!   installed and no such file: not synchronised (yet).
+//!   it has synchronised the clock (systemd 239 and later); the service
+//!   enabled on a system booted with systemd and no such file: not
+//!   synchronised (yet). Installed but not enabled, or in a container
+//!   without systemd, it says nothing.
 //! - chrony: `chronyc -c tracking`'s last field, the leap status
 //!   (`Normal`, `Insert second`, `Delete second` or `Not synchronised`),
 //!   asked over chrony's local port, which any user may ask.
@@ -36,6 +38,15 @@ const TIMESYNCD_PROGRAMS: [&str; 2] = [
     "/usr/lib/systemd/systemd-timesyncd",
     "/lib/systemd/systemd-timesyncd",
 ];
+
+/// Where its unit is linked when enabled (Debian: sysinit.target).
+const TIMESYNCD_ENABLED: [&str; 2] = [
+    "/etc/systemd/system/sysinit.target.wants/systemd-timesyncd.service",
+    "/etc/systemd/system/multi-user.target.wants/systemd-timesyncd.service",
+];
+
+/// Exists only on a system booted with systemd (`sd_booted`).
+const SYSTEMD_BOOTED: &str = "/run/systemd/system";
 
 /// chrony's client, where Debian installs it.
 const CHRONYC: &str = "/usr/bin/chronyc";
@@ -93,8 +104,9 @@ pub enum ChronyLeap {
 /// What the time services said.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Readings {
-    /// systemd-timesyncd's program is installed.
-    pub timesyncd_installed: bool,
+    /// systemd-timesyncd is installed and enabled, on a system booted
+    /// with systemd: it runs, or will.
+    pub timesyncd_enabled: bool,
     /// Its flag file exists.
     pub timesyncd_synchronized: bool,
     /// chrony's answer: `None` when chrony is not installed, an error
@@ -119,7 +131,7 @@ pub fn decide(r: &Readings) -> ClockSync {
         Some(Err(e)) => ClockSync::Unsynchronised {
             why: format!("chrony's state cannot be read ({e})"),
         },
-        None if r.timesyncd_installed => ClockSync::Unsynchronised {
+        None if r.timesyncd_enabled => ClockSync::Unsynchronised {
             why: format!("systemd-timesyncd has not synchronised the clock (no {TIMESYNCD_FLAG})"),
         },
         None => ClockSync::NoService,
@@ -152,8 +164,11 @@ pub struct SystemServices;
 impl SyncSource for SystemServices {
     fn read(&mut self) -> ClockSync {
         let chrony = Path::new(CHRONYC).exists().then(ask_chrony);
+        let exists = |p: &&str| Path::new(p).exists();
         decide(&Readings {
-            timesyncd_installed: TIMESYNCD_PROGRAMS.iter().any(|p| Path::new(p).exists()),
+            timesyncd_enabled: TIMESYNCD_PROGRAMS.iter().any(exists)
+                && TIMESYNCD_ENABLED.iter().any(exists)
+                && Path::new(SYSTEMD_BOOTED).exists(),
             timesyncd_synchronized: Path::new(TIMESYNCD_FLAG).exists(),
             chrony,
         })
@@ -282,7 +297,7 @@ mod tests {
         assert!(decide(&none).trusted(), "a PC with another time service");
 
         let booting = Readings {
-            timesyncd_installed: true,
+            timesyncd_enabled: true,
             ..Readings::default()
         };
         let state = decide(&booting);
@@ -293,7 +308,7 @@ mod tests {
         );
 
         let synced = Readings {
-            timesyncd_installed: true,
+            timesyncd_enabled: true,
             timesyncd_synchronized: true,
             chrony: None,
         };
