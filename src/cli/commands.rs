@@ -367,7 +367,10 @@ pub(super) fn unlock(config: &Path) -> ExitCode {
     ExitCode::FAILURE
 }
 
-pub(super) fn monitor(path: &std::path::Path) -> ExitCode {
+pub(super) fn monitor(path: &std::path::Path, as_service: bool) -> ExitCode {
+    if as_service {
+        return monitor_as_service(path);
+    }
     init_logs();
     let config = match Config::load(path) {
         Ok(c) => c,
@@ -389,6 +392,149 @@ pub(super) fn monitor(path: &std::path::Path) -> ExitCode {
     let monitor = crate::sensors::monitor(link, switches, gpio, io::stdout());
     block_on("lanecall monitor", monitor, |_| ExitCode::FAILURE)
         .map_or_else(|code| code, |()| ExitCode::SUCCESS)
+}
+
+/// The unit's settings that decide what the service may open: its
+/// identity and groups, its device rules, and the sandbox around them.
+const SERVICE_LIMITS: [&str; 12] = [
+    "User",
+    "Group",
+    "SupplementaryGroups",
+    "DevicePolicy",
+    "DeviceAllow",
+    "PrivateDevices",
+    "ProtectSystem",
+    "ProtectHome",
+    "PrivateTmp",
+    "NoNewPrivileges",
+    "ProtectKernelModules",
+    "RestrictAddressFamilies",
+];
+
+/// `lanecall monitor --as-service`: the monitor run by systemd with the
+/// installed lanecall.service's own limits (`systemctl show`), so that a
+/// device the service may not open (an I2C bus without `char-i2c`, a
+/// group it lacks) fails here as it fails for the lane, rather than
+/// working for a technician's shell and hiding it.
+fn monitor_as_service(path: &std::path::Path) -> ExitCode {
+    let mut show = std::process::Command::new("systemctl");
+    show.args(["show", "lanecall.service"]);
+    for key in SERVICE_LIMITS {
+        show.arg("--property").arg(key);
+    }
+    let shown = match show.output() {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
+        Ok(out) => {
+            eprintln!(
+                "lanecall monitor: `systemctl show lanecall` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("lanecall monitor: cannot run systemctl ({e}): --as-service needs systemd");
+            return ExitCode::FAILURE;
+        }
+    };
+    let exe = std::env::current_exe().unwrap_or_else(|_| "/usr/bin/lanecall".into());
+    let config = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let args = service_run_args(&shown, &exe, &config);
+    let status = std::process::Command::new("systemd-run")
+        .args(&args)
+        .status();
+    match status {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => {
+            eprintln!("lanecall monitor: systemd-run ended with {s} (run it as root: sudo)");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("lanecall monitor: cannot run systemd-run ({e})");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// systemd-run's arguments for the monitor under the limits `shown`
+/// (`systemctl show`'s `Key=value` lines; one a line for each of a list's
+/// entries, as DeviceAllow gives them; empty ones left out).
+fn service_run_args(
+    shown: &str,
+    exe: &std::path::Path,
+    config: &std::path::Path,
+) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = [
+        "--quiet",
+        "--pty",
+        "--wait",
+        "--collect",
+        "--service-type=exec",
+    ]
+    .map(Into::into)
+    .into();
+    for line in shown.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if SERVICE_LIMITS.contains(&key) && !value.trim().is_empty() {
+            args.push("--property".into());
+            args.push(line.into());
+        }
+    }
+    args.push("--".into());
+    args.push(exe.into());
+    args.extend(["monitor".into(), "--config".into(), config.into()]);
+    args
+}
+
+#[cfg(test)]
+mod monitor_tests {
+    use super::*;
+
+    #[test]
+    fn the_monitor_as_a_service_takes_the_units_limits_each_entry_apart() {
+        let shown = "User=lanecall\nGroup=lanecall\nSupplementaryGroups=gpio dialout audio i2c\n\
+                     DevicePolicy=closed\nDeviceAllow=char-gpiochip rw\nDeviceAllow=char-i2c rw\n\
+                     PrivateDevices=no\nRestrictAddressFamilies=\nOther=x\n";
+        let args = service_run_args(
+            shown,
+            std::path::Path::new("/usr/bin/lanecall"),
+            std::path::Path::new("/etc/lanecall/lanecall.toml"),
+        );
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let props: Vec<&str> = args
+            .windows(2)
+            .filter(|w| w[0] == "--property")
+            .map(|w| w[1].as_str())
+            .collect();
+        assert_eq!(
+            props,
+            [
+                "User=lanecall",
+                "Group=lanecall",
+                "SupplementaryGroups=gpio dialout audio i2c",
+                "DevicePolicy=closed",
+                "DeviceAllow=char-gpiochip rw",
+                "DeviceAllow=char-i2c rw",
+                "PrivateDevices=no",
+            ]
+        );
+        let tail = &args[args.iter().position(|a| a == "--").unwrap()..];
+        assert_eq!(
+            tail,
+            [
+                "--",
+                "/usr/bin/lanecall",
+                "monitor",
+                "--config",
+                "/etc/lanecall/lanecall.toml"
+            ]
+        );
+        assert!(args.contains(&"--pty".to_owned()), "{args:?}");
+    }
 }
 
 /// `lanecall hash-pin [PIN]`: the PIN's hash on stdout; the PIN from the

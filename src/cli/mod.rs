@@ -167,6 +167,9 @@ pub enum Command {
         /// The config naming the pinsetter port and the GPIO pins.
         #[arg(long, default_value = DEFAULT_CONFIG)]
         config: PathBuf,
+        /// Run under the lanecall service's own user, groups and device rules (systemd-run, as root), so what it may not open shows here too.
+        #[arg(long)]
+        as_service: bool,
     },
     /// Say words through the speaker, or render them to a WAV file: `say 7 10 split`.
     Say {
@@ -287,7 +290,7 @@ pub fn main() -> ExitCode {
         Command::Setup(options) => crate::setup::main(&options),
         Command::HashPin { pin } => hash_pin(pin),
         Command::Unlock { config } => unlock(&config),
-        Command::Monitor { config } => monitor(&config),
+        Command::Monitor { config, as_service } => monitor(&config, as_service),
         Command::Say {
             lang,
             out,
