@@ -487,6 +487,46 @@ fn service_run_args(
     args
 }
 
+/// `lanecall hash-pin [PIN]`: the PIN's hash on stdout; the PIN from the
+/// argument or, kept out of the shell's history, from stdin.
+pub(super) fn hash_pin(pin: Option<String>) -> ExitCode {
+    let pin = match pin {
+        Some(pin) => pin,
+        None => {
+            let stdin = io::stdin();
+            let at_terminal = stdin.is_terminal();
+            let mut line = String::new();
+            let read = if at_terminal {
+                eprint!("Judge PIN (6 to 12 digits, not shown): ");
+                crate::setup::without_echo(|| stdin.read_line(&mut line))
+            } else {
+                stdin.read_line(&mut line)
+            };
+            match read {
+                Ok(0) => {
+                    eprintln!("lanecall hash-pin: no PIN given (nothing on standard input)");
+                    return ExitCode::FAILURE;
+                }
+                Ok(_) => line.trim().to_owned(),
+                Err(e) => {
+                    eprintln!("lanecall hash-pin: cannot read the PIN: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    };
+    match crate::web::hash_pin(&pin) {
+        Ok(hash) => {
+            println!("{hash}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("lanecall hash-pin: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 #[cfg(test)]
 mod monitor_tests {
     use super::*;
@@ -534,45 +574,5 @@ mod monitor_tests {
             ]
         );
         assert!(args.contains(&"--pty".to_owned()), "{args:?}");
-    }
-}
-
-/// `lanecall hash-pin [PIN]`: the PIN's hash on stdout; the PIN from the
-/// argument or, kept out of the shell's history, from stdin.
-pub(super) fn hash_pin(pin: Option<String>) -> ExitCode {
-    let pin = match pin {
-        Some(pin) => pin,
-        None => {
-            let stdin = io::stdin();
-            let at_terminal = stdin.is_terminal();
-            let mut line = String::new();
-            let read = if at_terminal {
-                eprint!("Judge PIN (6 to 12 digits, not shown): ");
-                crate::setup::without_echo(|| stdin.read_line(&mut line))
-            } else {
-                stdin.read_line(&mut line)
-            };
-            match read {
-                Ok(0) => {
-                    eprintln!("lanecall hash-pin: no PIN given (nothing on standard input)");
-                    return ExitCode::FAILURE;
-                }
-                Ok(_) => line.trim().to_owned(),
-                Err(e) => {
-                    eprintln!("lanecall hash-pin: cannot read the PIN: {e}");
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-    };
-    match crate::web::hash_pin(&pin) {
-        Ok(hash) => {
-            println!("{hash}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("lanecall hash-pin: {e}");
-            ExitCode::FAILURE
-        }
     }
 }
