@@ -285,6 +285,7 @@ Judge PIN: {judge_pin}"
             pushed: None,
         }),
         stop_after,
+        ..ServeOptions::default()
     };
     live(config, options)
 }

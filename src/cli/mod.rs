@@ -254,11 +254,23 @@ pub fn main() -> ExitCode {
                     if !refused.is_empty() {
                         return ExitCode::from(exit::EX_CONFIG);
                     }
-                    // What check-config would refuse: said, and the lane runs.
+                    // What check-config would refuse: said, shown on the
+                    // panel, and the lane runs. A journal kept in memory
+                    // is the panel's own "storage" line (`daemon`).
+                    let mut site_problems = Vec::new();
                     for p in cfg.site_check(&Host::this(), "").problems {
                         tracing::warn!("{}: {p}", config.display());
+                        if p.key != "state_dir" {
+                            site_problems.push(format!("{}: {}", p.key, p.message));
+                        }
                     }
-                    live(cfg, ServeOptions::default())
+                    live(
+                        cfg,
+                        ServeOptions {
+                            site_problems,
+                            ..ServeOptions::default()
+                        },
+                    )
                 }
                 Err(e) => {
                     fatal("lanecall run", e);

@@ -74,6 +74,10 @@ pub struct ServeOptions {
     /// Stop by itself after this long; the demo, once its script has
     /// played this long at its speed.
     pub stop_after: Option<Duration>,
+    /// What `check-config` would refuse on this machine (a serial console
+    /// on the pinsetter's port, a pin a HAT's overlay takes), each as
+    /// `key: message`: the lane runs, and the panel shows them.
+    pub site_problems: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -136,6 +140,13 @@ pub async fn serve(
         language: config.speaker.language,
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
+    if !options.site_problems.is_empty() {
+        parts.fault(
+            "config",
+            options.site_problems.join("; "),
+            "run `sudo lanecall check-config`, fix what it names, then restart lanecall",
+        );
+    }
     if keep::check_storage(&config, &parts) {
         voice.journal_volatile();
     }
@@ -427,6 +438,7 @@ pub async fn serve_centre_demo(
                 pushed,
             }),
             stop_after: demo.stop_after,
+            site_problems: Vec::new(),
         };
         let tx = started_tx.clone();
         lanes.push(tokio::spawn(serve(config, options, move |s| {
