@@ -19,7 +19,6 @@ use crate::config::{Config, InputConfig, OutputConfig, SwitchesConfig};
 use crate::lane::{Output, Sensor, Switch};
 use crate::ports::{Input, InputSender, OutputSink, Parts};
 use crate::sensors::gpio::start_rpi;
-use crate::sensors::switches::Switches;
 
 /// The first wait before a part is tried again; it doubles up to
 /// [`RETRY_MAX`].
@@ -62,38 +61,24 @@ pub(super) fn keep_gpio(
     tx: &InputSender,
     parts: &Parts,
 ) -> Result<(JoinHandle<()>, Box<dyn OutputSink>), DaemonError> {
-    let slot = Arc::new(Mutex::new(None));
     let first = match start_rpi(inputs, outputs, tx.clone()) {
         Err(e) if e.is_permanent() => return Err(e.into()),
-        Err(e) => {
-            parts.fault("gpio", e.to_string(), GPIO_MEANWHILE);
-            None
-        }
-        Ok(opened) => Some(opened),
+        first => first,
     };
+    let slot = Arc::new(Mutex::new(None));
+    let late = Arc::clone(&slot);
     let (inputs, outputs, tx, parts) =
         (inputs.to_vec(), outputs.to_vec(), tx.clone(), parts.clone());
-    let late = Arc::clone(&slot);
     let task = tokio::spawn(async move {
-        let mut opened = first;
-        let mut waits = retries();
-        let gpio = loop {
-            if let Some((gpio, outputs)) = opened.take() {
-                *late.lock().unwrap_or_else(PoisonError::into_inner) = Some(outputs);
-                parts.clear("gpio");
-                break gpio;
-            }
-            tokio::time::sleep(waits.next().unwrap_or(RETRY_MAX)).await;
-            let (i, o, t) = (inputs.clone(), outputs.clone(), tx.clone());
-            match tokio::task::spawn_blocking(move || start_rpi(&i, &o, t)).await {
-                Ok(Ok(done)) => opened = Some(done),
-                Ok(Err(e)) => parts.fault("gpio", e.to_string(), GPIO_MEANWHILE),
-                Err(_) => return,
-            }
+        let attempt = move || start_rpi(&inputs, &outputs, tx.clone());
+        let Some((_gpio, outputs)) =
+            until_open("gpio", GPIO_MEANWHILE, &parts, first, attempt).await
+        else {
+            return;
         };
+        *late.lock().unwrap_or_else(PoisonError::into_inner) = Some(outputs);
         // The lines stay requested (and the edges read) until the daemon
         // stops and aborts this task, which drops them.
-        let _gpio = gpio;
         std::future::pending::<()>().await;
     });
     Ok((task, Box::new(LateOutputs(slot))))
@@ -118,40 +103,48 @@ pub(super) fn keep_switches(
         first => first,
     };
     Ok(tokio::spawn(async move {
-        let Some(switches) = open_switches(first, config, &tx, &parts).await else {
-            return;
-        };
-        parts.clear("switches");
-        let _ = switches.spawn(tx, None).await;
+        if first.is_err() {
+            let down = Input::now(Sensor::SerialLink { up: false });
+            if tx.send(down).await.is_err() {
+                return;
+            }
+        }
+        let attempt = move || crate::sensors::switches::open(&config);
+        if let Some(switches) =
+            until_open("switches", SWITCHES_MEANWHILE, &parts, first, attempt).await
+        {
+            let _ = switches.spawn(tx, None).await;
+        }
     }))
 }
 
-/// The switches once they open, from the `first` try on; `None` when the
-/// lane has stopped meanwhile.
-async fn open_switches(
-    first: Result<Switches, crate::sensors::GpioError>,
-    config: SwitchesConfig,
-    tx: &InputSender,
+/// `first`, when it opened, or else the first success of `attempt`, tried
+/// again on a blocking thread after waits of [`retries`]; each failure is
+/// `part`'s fault on the panel (with what happens `meanwhile`), cleared
+/// once it opens. `None` when the runtime stops meanwhile.
+async fn until_open<T, E>(
+    part: &'static str,
+    meanwhile: &'static str,
     parts: &Parts,
-) -> Option<Switches> {
+    first: Result<T, E>,
+    attempt: impl Fn() -> Result<T, E> + Clone + Send + 'static,
+) -> Option<T>
+where
+    T: Send + 'static,
+    E: std::fmt::Display + Send + 'static,
+{
     let mut waits = retries();
     let mut tried = first;
-    let mut told_down = false;
     loop {
         match tried {
-            Ok(switches) => return Some(switches),
-            Err(e) => parts.fault("switches", e.to_string(), SWITCHES_MEANWHILE),
-        }
-        if !told_down {
-            told_down = true;
-            let down = Input::now(Sensor::SerialLink { up: false });
-            tx.send(down).await.ok()?;
+            Ok(opened) => {
+                parts.clear(part);
+                return Some(opened);
+            }
+            Err(e) => parts.fault(part, e.to_string(), meanwhile),
         }
         tokio::time::sleep(waits.next().unwrap_or(RETRY_MAX)).await;
-        let cfg = config.clone();
-        tried = tokio::task::spawn_blocking(move || crate::sensors::switches::open(&cfg))
-            .await
-            .ok()?;
+        tried = tokio::task::spawn_blocking(attempt.clone()).await.ok()?;
     }
 }
 
