@@ -14,10 +14,11 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::wall_clock::{rfc3339, unix_now};
+use crate::wall::rfc3339;
 
 /// A part that is failing now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -62,10 +63,13 @@ impl Parts {
             return;
         }
         tracing::warn!(part, fix = %fix, "{part}: {problem}");
-        let since = state
-            .faults
-            .get(part)
-            .map_or_else(|| rfc3339(unix_now()), |f| f.since.clone());
+        let since = state.faults.get(part).map_or_else(
+            || {
+                let now = SystemTime::now().duration_since(UNIX_EPOCH);
+                rfc3339(now.map_or(0, |d| d.as_secs()))
+            },
+            |f| f.since.clone(),
+        );
         state.faults.insert(
             part,
             PartFault {

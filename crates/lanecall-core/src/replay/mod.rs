@@ -12,11 +12,13 @@
 //! counted); `report.rs` writes the JSON report; `write.rs` writes the
 //! same bytes faster for `lanecall replay --json` (its callouts list, half
 //! a long journal's report, built apart on a second thread); `sheet.rs`
-//! the text score sheet a judge reads.
+//! the text score sheet a judge reads; `wall_clock.rs` the wall time of
+//! a lane time, from the journal's `wall` fields.
 
 mod issues;
 mod report;
 mod sheet;
+mod wall_clock;
 mod write;
 
 pub use issues::{ISSUES_KEPT, Issue, Issues, kind};
@@ -27,7 +29,8 @@ use std::io::BufRead;
 
 use crate::journal::{Checked, Header, HeaderError, Input, Item, LineError, Reader};
 use crate::lane::{Callout, Effect, Event, Lane, Millis, OutputChange, Refusal, Stamped};
-use crate::wall::{DayDate, WallClock, WallTime};
+use crate::wall::{DayDate, WallTime};
+pub use wall_clock::WallClock;
 
 /// A lane fed from a journal, with what it did.
 pub struct Replay {
