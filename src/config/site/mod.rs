@@ -13,6 +13,10 @@
 //!   overlay, which a wired sensor or switch must not be on, and whether
 //!   I2C is on for the pin switches' expander.
 //!
+//! `serial` and `wiring` hold the config against what those say (the
+//! pinsetter's port; the wired GPIOs), each problem worded with its fix;
+//! the journal's folder is checked here.
+//!
 //! Each is a pure function of the text it is given, tested with fake
 //! files; [`HostFiles`] says where the real ones are, and [`check`] reads
 //! them for `Config::site_check` (check-config, setup, and the log of
@@ -22,17 +26,19 @@
 mod boot;
 mod console;
 mod model;
+mod serial;
 mod storage;
+mod wiring;
 
 use std::path::{Path, PathBuf};
 
+use super::validated::Config;
 pub use boot::{BootConfig, Claim, read_boot_config};
 pub use console::{Console, Getty, UnitFile, consoles, enabled_gettys, tty_name, unit_files};
 pub use model::{HeaderUart, PiModel, UartLayout, header_uart};
+use serial::port_check;
 pub use storage::{Mount, VolatileFs, mount_of, volatile_storage};
-
-use super::switches::SwitchPin;
-use super::validated::{Config, GpioBackend, output_name};
+use wiring::pins_check;
 
 /// Where this machine's files are: the real ones ([`HostFiles::real`]),
 /// or a fake root's in tests ([`HostFiles::under`]).
@@ -164,205 +170,6 @@ fn storage_check(config: &Config, files: &HostFiles, found: &mut Found) {
              [journal] accepts it.)"
         ),
     ));
-}
-
-fn port_check(
-    config: &Config,
-    files: &HostFiles,
-    model: Option<&PiModel>,
-    boot: Option<&(PathBuf, BootConfig)>,
-    found: &mut Found,
-) {
-    let port = &config.pinsetter.port;
-    let port_tty = tty_name(port);
-    let port_name = port
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // `serial0` and `serial1` on a command line mean what /dev/serial0
-    // and /dev/serial1 link to (the Pi's firmware rewrites them so).
-    let same = |tty: &str| {
-        let resolved = match tty.strip_prefix("serial") {
-            Some(n) if n.bytes().all(|b| b.is_ascii_digit()) => tty_name(&files.dev.join(tty)),
-            _ => tty.to_owned(),
-        };
-        resolved == port_tty || tty == port_name
-    };
-    let shown = if port_tty == port_name {
-        port.display().to_string()
-    } else {
-        format!("{} ({port_tty})", port.display())
-    };
-    let mut problem = |message: String| found.problems.push(("pinsetter.port".into(), message));
-
-    // The next boot's command line first: fixing it is the fix.
-    let next = HostFiles::first(&files.boot_cmdline);
-    let mut named = false;
-    if let Some((path, text)) = &next {
-        for c in consoles(text).iter().filter(|c| same(&c.tty)) {
-            named = true;
-            problem(format!(
-                "{shown} is the kernel's console: {} has `{}`, so boot messages and a login \
-                 prompt (systemd starts one on the console) go to the pinsetter, and its reports \
-                 to the login. Remove `{}` from {} (or raspi-config → Interface Options → Serial \
-                 Port: login shell over serial 'No', hardware 'Yes'), then reboot",
-                path.display(),
-                c.param,
-                c.param,
-                path.display()
-            ));
-        }
-    }
-    if !named && let Ok(text) = std::fs::read_to_string(&files.proc_cmdline) {
-        for c in consoles(&text).iter().filter(|c| same(&c.tty)) {
-            let fix = match &next {
-                Some((path, _)) => format!(
-                    "{} no longer has it: reboot to take the console off the port",
-                    path.display()
-                ),
-                None => "remove it from the boot loader's kernel command line, then reboot".into(),
-            };
-            problem(format!(
-                "{shown} is the running kernel's console (`{}` in {}), so boot messages and a \
-                 login prompt go to the pinsetter; {fix}",
-                c.param,
-                files.proc_cmdline.display()
-            ));
-        }
-    }
-    for getty in enabled_gettys(&unit_files(&files.systemd_etc))
-        .iter()
-        .filter(|g| same(&g.tty))
-    {
-        problem(format!(
-            "{shown} has a login prompt on it ({} is enabled: {}), which answers the pinsetter's \
-             reports and takes its line: run `sudo systemctl disable --now {}`",
-            getty.unit,
-            files.systemd_etc.join(&getty.path).display(),
-            getty.unit
-        ));
-    }
-
-    let Some(model) = model else {
-        return;
-    };
-    let boot = boot.map(|(path, b)| (path.display().to_string(), b));
-    match model.uart {
-        UartLayout::Pi5 if port == Path::new("/dev/serial0") || port_tty == "ttyAMA10" => {
-            problem(format!(
-                "{shown} is the 3-pin debug connector of this {}, not header pins 8 and 10: the \
-                 header's UART is /dev/ttyAMA0 once config.txt has `dtparam=uart0`. Write port = \
-                 \"/dev/ttyAMA0\" under [pinsetter], add dtparam=uart0 to \
-                 /boot/firmware/config.txt, then reboot",
-                model.name
-            ));
-        }
-        UartLayout::Pi5 => {
-            if let Some((path, b)) = &boot
-                && port_tty == "ttyAMA0"
-                && !b.uart0
-            {
-                problem(format!(
-                    "{shown} is header pins 8 and 10 of this {} only once {path} turns it on: add \
-                     the line dtparam=uart0 under [all] there, then reboot",
-                    model.name
-                ));
-            }
-        }
-        UartLayout::Bluetooth => match &boot {
-            Some((path, b)) if port_tty == "ttyAMA0" && !b.pl011_on_header => {
-                problem(format!(
-                    "{shown} is the Bluetooth chip's UART on this {}, not the header's: use \
-                     /dev/serial0 (the mini-UART, ttyS0), or give the header the PL011 with \
-                     dtoverlay=disable-bt in {path} (Bluetooth is then off), then reboot",
-                    model.name
-                ));
-            }
-            Some((path, b))
-                if (port_tty == "ttyS0" || port_tty == "serial0")
-                    && !b.enable_uart
-                    && !b.pl011_on_header =>
-            {
-                problem(format!(
-                    "{shown} is the header's mini-UART on this {}, which is off until {path} has \
-                     enable_uart=1: add it under [all] (or raspi-config → Interface Options → \
-                     Serial Port: hardware 'Yes'), then reboot",
-                    model.name
-                ));
-            }
-            _ => {}
-        },
-        UartLayout::MaybeBluetooth | UartLayout::Pl011 => {}
-    }
-}
-
-/// Every GPIO the config wires, by the key that names it.
-fn wired_pins(config: &Config) -> Vec<(String, u8)> {
-    let mut pins = Vec::new();
-    if config.gpio.backend == GpioBackend::Rpi {
-        for input in &config.gpio.inputs {
-            pins.push((
-                format!("{}.pin", input.role.config_key()),
-                input.pin.number(),
-            ));
-        }
-        for output in &config.gpio.outputs {
-            pins.push((
-                format!("gpio.outputs.{}.pin", output_name(output.output)),
-                output.pin.number(),
-            ));
-        }
-    }
-    if let Some(s) = &config.switches {
-        for (i, pin) in s.pins.iter().enumerate() {
-            if let SwitchPin::Gpio(bcm) = pin {
-                pins.push((format!("pinsetter.switches.pins[{}]", i + 1), bcm.number()));
-            }
-        }
-        if let Some(SwitchPin::Gpio(bcm)) = s.cycle {
-            pins.push(("pinsetter.switches.cycle".into(), bcm.number()));
-        }
-        if let Some(bcm) = s.interrupt {
-            pins.push(("pinsetter.switches.interrupt".into(), bcm.number()));
-        }
-    }
-    pins
-}
-
-fn pins_check(config: &Config, path: &Path, boot: &BootConfig, found: &mut Found) {
-    for (key, number) in wired_pins(config) {
-        for claim in boot.claims.iter().filter(|c| c.pins.contains(&number)) {
-            let pin = super::validated::BcmPin::new(number)
-                .map_or_else(|| format!("BCM {number}"), |p| p.to_string());
-            found.problems.push((
-                key.clone(),
-                format!(
-                    "{pin} is taken by {} on this Pi: {} line {} has `{}`. Move the wire to a \
-                     free GPIO and write its number here, or, if nothing on the Pi uses it, \
-                     remove that line and reboot",
-                    claim.what,
-                    path.display(),
-                    claim.line,
-                    claim.text
-                ),
-            ));
-        }
-    }
-    if let Some(s) = &config.switches
-        && s.uses_expander()
-        && s.bus == 1
-        && !boot.i2c_arm
-    {
-        found.problems.push((
-            "pinsetter.switches.pins".into(),
-            format!(
-                "the pin switches are read through the MCP23017 on /dev/i2c-1, but {} does not \
-                 turn I2C on: add the line dtparam=i2c_arm=on under [all] there (or raspi-config \
-                 → Interface Options → I2C), then reboot",
-                path.display()
-            ),
-        ));
-    }
 }
 
 #[cfg(test)]
