@@ -18,11 +18,12 @@
 //!   again. A retained command (one the broker kept and replays at
 //!   subscribe) is never run, only logged.
 //! - Adjacent lanes: a change of a neighbour's `delivering` is sent to the
-//!   lane's thread as a [`Sensor::Neighbour`] reading; a neighbour that
-//!   goes offline, one whose busy state is not refreshed within
-//!   [`NEIGHBOUR_TTL`], and every busy one when the broker is lost, as not
-//!   busy. While this lane's own `delivering` is true its state goes out
-//!   every [`STATE_DELIVERING`], so its neighbours keep it busy.
+//!   lane's thread as a
+//!   [`Sensor::Neighbour`](crate::lane::Sensor::Neighbour) reading; a
+//!   neighbour that goes offline, one whose busy state is not refreshed
+//!   within [`NEIGHBOUR_TTL`], and every busy one when the broker is lost,
+//!   as not busy. While this lane's own `delivering` is true its state
+//!   goes out every [`STATE_DELIVERING`], so its neighbours keep it busy.
 //!
 //! - The centre's time (`centre/time`): each live one (never a retained
 //!   copy, which may be hours old) whose clock is synchronised goes to the
@@ -32,11 +33,19 @@
 //! It runs on its own thread, so the lane's thread never waits for it; a
 //! broker that is down or slow is tried again after 250 ms, doubling up to
 //! 5 s. The broker is spoken to in plain MQTT (no TLS).
+//!
+//! This file starts and stops the link and holds its state; `session.rs`
+//! is one connection after another (the publishing, the events, the clean
+//! stop), `take.rs` the commands taken, `neighbours.rs` the adjacent
+//! lanes, `centre_time.rs` the centre's date.
 
+mod centre_time;
 mod command;
 mod lines;
+mod neighbours;
 mod ran;
 mod resend;
+mod session;
 mod take;
 mod wire;
 
@@ -47,22 +56,18 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use rumqttc::{
-    AsyncClient, ConnectionError, Event, Incoming, LastWill, MqttOptions, Outgoing, QoS,
-};
+use rumqttc::{ConnectionError, LastWill, MqttOptions, QoS};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::config::CentreConfig;
 use crate::journal::slot::JournalSlot;
-use crate::lane::{Action, DateFrom, Panel, Sensor};
+use crate::lane::Panel;
 use crate::ports::{Input, InputSender, JournalSink, LaneSnapshot, NotTaken};
-use crate::wall::{DayDate, WallTime};
 use command::Command;
 use lines::Lines;
 use ran::Ran;
 use resend::Resends;
-use wire::{AbortOnDrop, Events, Tag, Wire, poll, publish};
 
 /// The keep-alive: a lane that drops off is `offline` within 1.5 times it.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
@@ -238,39 +243,6 @@ fn read_password(path: &Path) -> Result<String, LinkError> {
     })
 }
 
-/// The `delivering` of a lane's state (replay-output.md), this lane's or a
-/// neighbour's; false for a state that does not say.
-fn delivering(state: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct State {
-        #[serde(default)]
-        delivering: bool,
-    }
-    serde_json::from_slice::<State>(state).is_ok_and(|s| s.delivering)
-}
-
-/// The date of a `centre/time` payload (docs/mqtt.md) when the centre's
-/// clock is synchronised; `None` when the centre says it is not.
-fn centre_date(payload: &[u8]) -> Result<Option<DayDate>, String> {
-    #[derive(serde::Deserialize)]
-    struct Time {
-        wall: String,
-        synchronised: bool,
-    }
-    let time: Time = serde_json::from_slice(payload)
-        .map_err(|e| format!("not the centre's time ({{\"wall\", \"synchronised\"}}): {e}"))?;
-    if !time.synchronised {
-        return Ok(None);
-    }
-    let wall = WallTime::parse(&time.wall).ok_or_else(|| {
-        format!(
-            "wall {:?} is not an RFC 3339 time",
-            time.wall.chars().take(40).collect::<String>()
-        )
-    })?;
-    Ok(Some(wall.date()))
-}
-
 /// A lane's topics (docs/mqtt.md).
 struct Topics {
     status: String,
@@ -347,417 +319,4 @@ struct Link {
     /// again, so a centre that missed it learns how far to ask.
     state_asked: bool,
     stopped: watch::Receiver<bool>,
-}
-
-impl Link {
-    async fn run(mut self) {
-        self.ran = resend::day_journals(&self.journal_dir, None)
-            .and_then(|files| {
-                let paths: Vec<PathBuf> = files.into_iter().map(|(p, _)| p).collect();
-                Ran::from_journals(&paths)
-            })
-            .unwrap_or_else(|e| {
-                tracing::warn!("centre link: cannot read the command ids journaled: {e}");
-                Ran::default()
-            });
-        let mut backoff = BACKOFF_MIN;
-        let mut said: Option<String> = None;
-        loop {
-            match self.session().await {
-                End::Stopped => return,
-                End::Lost { connected, error } => {
-                    self.all_neighbours_clear().await;
-                    if connected {
-                        backoff = BACKOFF_MIN;
-                        said = None;
-                    }
-                    // Once per kind of failure, not once per retry.
-                    let text = error.to_string();
-                    if said.as_deref() != Some(&text) {
-                        tracing::warn!(
-                            "centre link: {}:{}: {text}; trying again, every {} s at the most",
-                            self.options.broker_address().0,
-                            self.options.broker_address().1,
-                            BACKOFF_MAX.as_secs()
-                        );
-                        said = Some(text);
-                    }
-                    let mut stopped = self.stopped.clone();
-                    tokio::select! {
-                        () = tokio::time::sleep(backoff) => {}
-                        _ = stopped.wait_for(|s| *s) => return,
-                    }
-                    backoff = (backoff * 2).min(BACKOFF_MAX);
-                }
-            }
-        }
-    }
-
-    /// One connection, from connecting to losing it or the stop.
-    async fn session(&mut self) -> End {
-        let (client, mut eventloop) = AsyncClient::new(self.options.clone(), 4 * WINDOW);
-        eventloop
-            .network_options
-            .set_connection_timeout(CONNECT_TIMEOUT_S);
-        // The event loop is polled by a task of its own, so that nothing
-        // here ever cancels it halfway through a packet.
-        let (events_tx, mut events) = mpsc::channel(4 * WINDOW);
-        let poller = tokio::spawn(poll(eventloop, events_tx));
-        let _poller = AbortOnDrop(poller);
-        let mut stopped = self.stopped.clone();
-        loop {
-            tokio::select! {
-                ev = events.recv() => match ev {
-                    Some(Ok(Event::Incoming(Incoming::ConnAck(_)))) => break,
-                    Some(Ok(_)) => {}
-                    Some(Err(error)) => return End::Lost { connected: false, error },
-                    None => return End::Stopped,
-                },
-                _ = stopped.wait_for(|s| *s) => return End::Stopped,
-            }
-        }
-        tracing::info!(
-            "centre link: connected to {}:{}",
-            self.options.broker_address().0,
-            self.options.broker_address().1
-        );
-        let mut wire = Wire::default();
-        publish(
-            &client,
-            &mut wire,
-            &self.topics.status,
-            true,
-            "online",
-            Tag::Other,
-        );
-        let _ = client.try_subscribe(&self.topics.command, QoS::AtLeastOnce);
-        let _ = client.try_subscribe(&self.topics.centre_time, QoS::AtLeastOnce);
-        for topic in self.neighbour_topics.keys() {
-            let _ = client.try_subscribe(topic, QoS::AtLeastOnce);
-        }
-        self.lines.rewind();
-        let mut state_sent: Option<Instant> = None;
-        let mut state_due = true;
-        let mut lane_gone = false;
-        loop {
-            if let Err(e) = self.pump(&client, &mut wire) {
-                tracing::warn!("centre link: cannot read the journal: {e}");
-            }
-            let now = Instant::now();
-            let again_every = if self.delivering {
-                STATE_DELIVERING
-            } else {
-                STATE_AGAIN
-            };
-            if std::mem::take(&mut self.state_asked)
-                || state_sent.is_some_and(|t| now >= t + again_every)
-            {
-                state_due = true;
-            }
-            let state_at = state_sent.map_or(now, |t| t + STATE_EVERY);
-            let state_again = state_sent.map_or(now, |t| t + again_every);
-            let neighbour_due = self.busy_until.values().min().copied();
-            let resend_at = self.resends.wake_at();
-            if state_due && now >= state_at && wire.in_flight() < 2 * WINDOW {
-                let json = self.state.borrow_and_update().json.clone();
-                self.delivering = delivering(json.as_bytes());
-                if publish(
-                    &client,
-                    &mut wire,
-                    &self.topics.state,
-                    true,
-                    json.as_bytes(),
-                    Tag::Other,
-                ) {
-                    state_due = false;
-                    state_sent = Some(now);
-                }
-            }
-            tokio::select! {
-                ev = events.recv() => match ev {
-                    Some(Ok(ev)) => self.event(ev, &mut wire).await,
-                    Some(Err(error)) => return End::Lost { connected: true, error },
-                    None => return End::Stopped,
-                },
-                () = self.slot.changed() => {
-                    if let Some((path, len)) = self.slot.take() {
-                        self.lines.notified(path, len);
-                    }
-                }
-                changed = self.state.changed(), if !lane_gone => match changed {
-                    Ok(()) => state_due = true,
-                    Err(_) => lane_gone = true,
-                },
-                () = tokio::time::sleep_until(state_at), if state_due => {}
-                () = tokio::time::sleep_until(state_again), if !state_due => {}
-                () = tokio::time::sleep_until(resend_at.map_or(now, Instant::from_std)),
-                    if resend_at.is_some() => {}
-                () = tokio::time::sleep_until(neighbour_due.unwrap_or(now)),
-                    if neighbour_due.is_some() => self.neighbours_expired().await,
-                Some(answer) = self.replies.recv() => {
-                    if !answer.journaled {
-                        self.ran.forget(&answer.id);
-                    }
-                    self.answer(Some(&answer.id), answer.result);
-                }
-                _ = stopped.wait_for(|s| *s) => {
-                    self.goodbye(&client, &mut events, &mut wire).await;
-                    return End::Stopped;
-                }
-            }
-        }
-    }
-
-    /// Publishes what is waiting, as far as the window allows: replies,
-    /// then the journal's new lines, then lines asked for again.
-    fn pump(&mut self, client: &AsyncClient, wire: &mut Wire) -> io::Result<()> {
-        while let Some(reply) = self.outbox.front() {
-            if wire.in_flight() >= 2 * WINDOW
-                || !publish(
-                    client,
-                    wire,
-                    &self.topics.reply,
-                    false,
-                    reply.as_bytes(),
-                    Tag::Other,
-                )
-            {
-                break;
-            }
-            self.outbox.pop_front();
-        }
-        if let Some((path, len)) = self.slot.take() {
-            self.lines.notified(path, len);
-        }
-        let room = WINDOW.saturating_sub(wire.in_flight());
-        for (id, line) in self.lines.next(room)? {
-            // The window keeps the client's queue from filling.
-            publish(
-                client,
-                wire,
-                &self.topics.journal,
-                false,
-                line.payload(),
-                Tag::Line(id),
-            );
-        }
-        let room = WINDOW.saturating_sub(wire.in_flight());
-        for line in self
-            .resends
-            .next(&self.lines, room, std::time::Instant::now())?
-        {
-            publish(
-                client,
-                wire,
-                &self.topics.journal,
-                false,
-                line.payload(),
-                Tag::Other,
-            );
-        }
-        Ok(())
-    }
-
-    async fn event(&mut self, ev: Event, wire: &mut Wire) {
-        match ev {
-            Event::Outgoing(Outgoing::Publish(pkid)) => {
-                if let Some(tag) = wire.queued.pop_front() {
-                    wire.unacked.insert(pkid, tag);
-                }
-            }
-            Event::Incoming(Incoming::PubAck(ack)) => {
-                if let Some(Tag::Line(id)) = wire.unacked.remove(&ack.pkid) {
-                    self.lines.ack(id);
-                }
-            }
-            Event::Incoming(Incoming::Publish(p)) => {
-                if p.topic == self.topics.command && p.retain {
-                    // Kept by the broker from some time before: never run,
-                    // nor answered (a reply would say it was looked at).
-                    tracing::warn!(
-                        "centre link: a retained command on {} ignored: commands are never \
-                         retained, a retained one is from some time before",
-                        self.topics.command
-                    );
-                } else if p.topic == self.topics.command {
-                    self.command(&p.payload).await;
-                } else if p.topic == self.topics.centre_time {
-                    // A retained copy is from whenever the centre last
-                    // published: only a live one says today's date.
-                    if !p.retain {
-                        self.centre_time(&p.payload).await;
-                    }
-                } else if let Some(&(lane, is_status)) = self.neighbour_topics.get(&p.topic) {
-                    let busy = if is_status {
-                        // Online says nothing of delivering: its state does.
-                        if &p.payload[..] != b"offline" {
-                            return;
-                        }
-                        false
-                    } else {
-                        delivering(&p.payload)
-                    };
-                    if busy {
-                        self.busy_until.insert(lane, Instant::now() + NEIGHBOUR_TTL);
-                    } else {
-                        self.busy_until.remove(&lane);
-                    }
-                    self.neighbour(lane, busy).await;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// The centre's clock: its date to the lane's thread while it is
-    /// synchronised.
-    async fn centre_time(&mut self, payload: &[u8]) {
-        match centre_date(payload) {
-            Ok(Some(date)) => {
-                let action = Action::Date {
-                    date,
-                    from: DateFrom::Centre,
-                };
-                let input = Input::Action {
-                    panel: Panel::new(None, action),
-                    reply: None,
-                };
-                let _ = self.inputs.send(input).await;
-            }
-            Ok(None) => tracing::debug!("centre link: the centre's clock is not synchronised"),
-            Err(e) => tracing::debug!("centre link: {}: {e}", self.topics.centre_time),
-        }
-    }
-
-    fn answer(&mut self, id: Option<&str>, result: Result<(), String>) {
-        if self.outbox.len() >= MAX_OUTBOX {
-            self.outbox.pop_front();
-            tracing::warn!("centre link: too many replies waiting: the oldest is dropped");
-        }
-        self.outbox.push_back(command::reply(id, result));
-    }
-
-    /// A neighbour's `delivering`, sent to the lane's thread on a change.
-    async fn neighbour(&mut self, lane: u32, busy: bool) {
-        let Some(known) = self.busy.get_mut(&lane) else {
-            return;
-        };
-        if *known == busy {
-            return;
-        }
-        *known = busy;
-        let _ = self
-            .inputs
-            .send(Input::now(Sensor::Neighbour { lane, busy }))
-            .await;
-    }
-
-    /// Busy neighbours whose state did not come again in time: not busy.
-    async fn neighbours_expired(&mut self) {
-        let now = Instant::now();
-        let expired: Vec<u32> = self
-            .busy_until
-            .iter()
-            .filter(|(_, until)| **until <= now)
-            .map(|(n, _)| *n)
-            .collect();
-        for lane in expired {
-            self.busy_until.remove(&lane);
-            tracing::info!(
-                lane,
-                "centre link: no state from the neighbour for {} s: taken as not delivering",
-                NEIGHBOUR_TTL.as_secs()
-            );
-            self.neighbour(lane, false).await;
-        }
-    }
-
-    /// The broker is lost: a lane is never held by a neighbour it cannot see.
-    async fn all_neighbours_clear(&mut self) {
-        self.busy_until.clear();
-        let busy: Vec<u32> = self
-            .busy
-            .iter()
-            .filter(|(_, b)| **b)
-            .map(|(n, _)| *n)
-            .collect();
-        for lane in busy {
-            self.neighbour(lane, false).await;
-        }
-    }
-
-    /// A clean stop: the journal's last lines, then `offline`, then the
-    /// goodbye, for at most [`STOP_WAIT`].
-    async fn goodbye(&mut self, client: &AsyncClient, events: &mut Events, wire: &mut Wire) {
-        let until = Instant::now() + STOP_WAIT;
-        let mut offline_sent = false;
-        while Instant::now() < until {
-            let _ = self.pump(client, wire);
-            if !offline_sent && self.lines.in_flight() == 0 {
-                publish(
-                    client,
-                    wire,
-                    &self.topics.status,
-                    true,
-                    "offline",
-                    Tag::Other,
-                );
-                let _ = client.try_disconnect();
-                offline_sent = true;
-            }
-            match tokio::time::timeout_at(until, events.recv()).await {
-                Ok(Some(Ok(Event::Outgoing(Outgoing::Disconnect))))
-                | Ok(Some(Err(_)) | None)
-                | Err(_) => break,
-                Ok(Some(Ok(ev))) => {
-                    if let Event::Incoming(Incoming::PubAck(ack)) = &ev
-                        && let Some(Tag::Line(id)) = wire.unacked.remove(&ack.pkid)
-                    {
-                        self.lines.ack(id);
-                    }
-                    if let Event::Outgoing(Outgoing::Publish(pkid)) = ev
-                        && let Some(tag) = wire.queued.pop_front()
-                    {
-                        wire.unacked.insert(pkid, tag);
-                    }
-                }
-            }
-        }
-        if !offline_sent {
-            tracing::warn!("centre link: stopped before the broker took the last lines");
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::clock_sync::ClockSync;
-
-    #[test]
-    fn the_lane_takes_the_date_of_a_synchronised_centre_only() {
-        let evening = WallTime::parse("2026-11-30T21:59:59.500Z").unwrap();
-        let synced =
-            crate::centre::link::time_payload(evening, &ClockSync::Synchronised { by: "chrony" });
-        assert_eq!(
-            centre_date(synced.as_bytes()),
-            Ok(DayDate::parse("2026-11-30"))
-        );
-        for unsure in [
-            ClockSync::Unsynchronised {
-                why: "chrony has no time source it trusts yet".into(),
-            },
-            ClockSync::NoService,
-        ] {
-            let said = crate::centre::link::time_payload(evening, &unsure);
-            assert_eq!(centre_date(said.as_bytes()), Ok(None), "{said}");
-        }
-        assert!(centre_date(b"online").is_err());
-        let bad = br#"{"wall":"tomorrow","synchronised":true}"#;
-        assert!(
-            centre_date(bad)
-                .unwrap_err()
-                .contains("not an RFC 3339 time")
-        );
-    }
 }
