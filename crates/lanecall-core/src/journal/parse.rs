@@ -2,6 +2,13 @@
 //! in one pass, anything else field by field with an error that names what
 //! is wrong. It never checks seals, line numbers or times (that is
 //! `checked.rs`) and never writes a line.
+//!
+//! `fast.rs` reads a sensor line in one pass; `action.rs` reads a panel
+//! action's fields. This file holds the rest: the fields every line has,
+//! the sensor lines field by field, and pins as entered.
+
+mod action;
+mod fast;
 
 use std::borrow::Cow;
 
@@ -9,10 +16,11 @@ use serde::Deserialize;
 
 use super::{Input, LineError, ShortLine};
 use crate::lane::{
-    Action, Bowler, Class, DateFrom, DeckAfter, DeckFault, Event, Language, LaterBall, Millis,
-    Panel, Pin, PinSet, Sensor, Side, Stamped, Verbosity, Voice, Withdrawable,
+    Action, DeckAfter, DeckFault, Event, Millis, Panel, Pin, PinSet, Sensor, Side, Stamped,
 };
-use crate::wall::{DayDate, WallTime};
+use crate::wall::WallTime;
+use action::parse_action;
+use fast::parse_sensor_fast;
 
 /// The fields every event line has.
 #[derive(Deserialize)]
@@ -24,35 +32,6 @@ struct Head<'a> {
     /// value that is not one is ignored, as an unknown field is.
     #[serde(borrow, default)]
     wall: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct RawBowler {
-    name: String,
-    class: Class,
-    #[serde(default)]
-    handicap: i32,
-    team: Option<String>,
-    #[serde(default)]
-    voice: Verbosity,
-    lang: Option<Language>,
-    extras: Option<bool>,
-}
-
-impl From<RawBowler> for Bowler {
-    fn from(b: RawBowler) -> Bowler {
-        Bowler {
-            name: b.name,
-            class: b.class,
-            handicap: b.handicap,
-            team: b.team,
-            voice: Voice {
-                verbosity: b.voice,
-                language: b.lang,
-                extras: b.extras,
-            },
-        }
-    }
 }
 
 fn pins(ev: &str, list: &[u8]) -> Result<PinSet, LineError> {
@@ -252,372 +231,11 @@ fn parse_event_slow(line: &str) -> Result<(Stamped<Event>, Option<WallTime>), Li
     Ok((Stamped { t: head.t, event }, wall))
 }
 
-/// The fields of a flat JSON object with only string and whole-number
-/// values and no escapes: the shape of every sensor line.
-#[derive(Default)]
-struct Flat<'a> {
-    t: Option<Millis>,
-    ev: Option<&'a str>,
-    state: Option<&'a str>,
-    line: Option<&'a str>,
-    name: Option<&'a str>,
-    side: Option<&'a str>,
-}
-
-/// Scans a line as a [`Flat`] object. `None` for anything else (nesting,
-/// escapes, other value types, a repeated field, bad JSON): such a line
-/// goes to serde, which reads it or words the error.
-fn scan_flat(line: &str) -> Option<Flat<'_>> {
-    let b = line.as_bytes();
-    let mut i = 0;
-    let skip_ws = |i: &mut usize| {
-        while b.get(*i).is_some_and(|c| matches!(c, b' ' | b'\t')) {
-            *i += 1;
-        }
-    };
-    // A string's contents, `i` just past its opening quote.
-    let string = |i: &mut usize| -> Option<&str> {
-        let start = *i;
-        let len = b
-            .get(start..)?
-            .iter()
-            .position(|&c| STRING_STOPS[usize::from(c)])?;
-        if b[start + len] != b'"' {
-            return None;
-        }
-        *i = start + len + 1;
-        Some(&line[start..start + len])
-    };
-    // `c` at `i`, with or without blanks before it.
-    let expect = |i: &mut usize, c: u8| -> Option<()> {
-        if b.get(*i) != Some(&c) {
-            skip_ws(i);
-            if b.get(*i) != Some(&c) {
-                return None;
-            }
-        }
-        *i += 1;
-        Some(())
-    };
-    let mut f = Flat::default();
-    expect(&mut i, b'{')?;
-    loop {
-        expect(&mut i, b'"')?;
-        let key = string(&mut i)?;
-        expect(&mut i, b':')?;
-        skip_ws(&mut i);
-        match *b.get(i)? {
-            b'"' => {
-                i += 1;
-                let v = string(&mut i)?;
-                let slot = match key {
-                    "ev" => &mut f.ev,
-                    "state" => &mut f.state,
-                    "line" => &mut f.line,
-                    "name" => &mut f.name,
-                    "side" => &mut f.side,
-                    // Rare (journal.md, "Wall-clock time"): serde reads it.
-                    "t" | "wall" => return None,
-                    _ => &mut None,
-                };
-                if slot.replace(v).is_some() {
-                    return None;
-                }
-            }
-            b'0'..=b'9' => {
-                let start = i;
-                let mut n: u64 = 0;
-                while let Some(d @ b'0'..=b'9') = b.get(i) {
-                    n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-                    i += 1;
-                }
-                if b[start] == b'0' && i - start > 1 {
-                    return None;
-                }
-                match key {
-                    "t" if f.t.replace(n).is_none() => {}
-                    "ev" | "state" | "line" | "name" | "side" | "t" => return None,
-                    _ => {}
-                }
-            }
-            _ => return None,
-        }
-        skip_ws(&mut i);
-        match *b.get(i)? {
-            b',' => i += 1,
-            b'}' => break,
-            _ => return None,
-        }
-    }
-    i += 1;
-    skip_ws(&mut i);
-    (i == b.len()).then_some(f)
-}
-
-/// The bytes that end a string's contents in [`scan_flat`]: its closing
-/// quote, or what it leaves to serde (an escape, a control character).
-static STRING_STOPS: [bool; 256] = {
-    let mut stops = [false; 256];
-    let mut c = 0;
-    while c < 0x20 {
-        stops[c] = true;
-        c += 1;
-    }
-    stops[b'"' as usize] = true;
-    stops[b'\\' as usize] = true;
-    stops
-};
-
-/// Every sensor line in one pass, which is most of a journal. Anything it
-/// does not recognise as a well-formed sensor event goes to the field by
-/// field reading in [`parse_event`], which also words the errors.
-fn parse_sensor_fast(line: &str) -> Option<Stamped<Input>> {
-    let f = scan_flat(line)?;
-    let sensor = match f.ev? {
-        "serial" => {
-            let line = f.line?;
-            let t = f.t?;
-            let event = match ShortLine::new(line) {
-                Some(short) => Input::Serial(short),
-                None => Input::Sensor(Sensor::Serial {
-                    line: line.to_owned(),
-                }),
-            };
-            return Some(Stamped { t, event });
-        }
-        "foul_beam" => match f.state? {
-            "broken" => Sensor::FoulBeam { broken: true },
-            "clear" => Sensor::FoulBeam { broken: false },
-            _ => return None,
-        },
-        "ball" => Sensor::Ball,
-        "channel" => match f.side? {
-            "left" => Sensor::Channel { side: Side::Left },
-            "right" => Sensor::Channel { side: Side::Right },
-            _ => return None,
-        },
-        "button" => Sensor::Button {
-            name: f.name?.to_owned(),
-        },
-        "serial_link" => match f.state? {
-            "up" => Sensor::SerialLink { up: true },
-            "down" => Sensor::SerialLink { up: false },
-            _ => return None,
-        },
-        _ => return None,
-    };
-    Some(Stamped {
-        t: f.t?,
-        event: Input::Sensor(sensor),
-    })
-}
-
 /// Reads the fields of one kind of event; unknown fields are ignored.
 fn fields<'a, T: Deserialize<'a>>(ev: &str, line: &'a str) -> Result<T, LineError> {
     serde_json::from_str(line).map_err(|e| LineError::Field {
         ev: ev.to_owned(),
         message: e.to_string(),
-    })
-}
-
-fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
-    Ok(match ev {
-        "lineup" => {
-            #[derive(Deserialize)]
-            struct F {
-                bowlers: Vec<RawBowler>,
-            }
-            Action::Lineup {
-                bowlers: fields::<F>(ev, line)?
-                    .bowlers
-                    .into_iter()
-                    .map(Bowler::from)
-                    .collect(),
-            }
-        }
-        "start_block" => {
-            #[derive(Deserialize)]
-            struct F {
-                games: u32,
-            }
-            Action::StartBlock {
-                games: fields::<F>(ev, line)?.games,
-            }
-        }
-        "blindfold_check" => {
-            #[derive(Deserialize)]
-            struct F {
-                bowler: String,
-                ok: bool,
-            }
-            let f: F = fields(ev, line)?;
-            Action::BlindfoldCheck {
-                bowler: f.bowler,
-                ok: f.ok,
-            }
-        }
-        "blindfold_adjust" => {
-            #[derive(Deserialize)]
-            struct F {
-                bowler: String,
-            }
-            Action::BlindfoldAdjust {
-                bowler: fields::<F>(ev, line)?.bowler,
-            }
-        }
-        "blindfold_recheck" => {
-            #[derive(Deserialize)]
-            struct F {
-                bowler: String,
-            }
-            Action::BlindfoldRecheck {
-                bowler: fields::<F>(ev, line)?.bowler,
-            }
-        }
-        "substitute" => {
-            #[derive(Deserialize)]
-            struct F {
-                out: String,
-                #[serde(rename = "in")]
-                incoming: RawBowler,
-            }
-            let f: F = fields(ev, line)?;
-            Action::Substitute {
-                out: f.out,
-                incoming: f.incoming.into(),
-            }
-        }
-        "correct" => {
-            #[derive(Deserialize)]
-            struct Later {
-                standing: Vec<u8>,
-                foul: Option<bool>,
-            }
-            #[derive(Deserialize)]
-            struct F {
-                bowler: String,
-                game: u8,
-                frame: u8,
-                ball: u8,
-                standing: Vec<u8>,
-                foul: Option<bool>,
-                #[serde(default)]
-                later: Vec<Later>,
-            }
-            let f: F = fields(ev, line)?;
-            let later = f
-                .later
-                .iter()
-                .map(|l| {
-                    Ok(LaterBall {
-                        standing: pins(ev, &l.standing)?,
-                        foul: l.foul,
-                    })
-                })
-                .collect::<Result<_, LineError>>()?;
-            Action::Correct {
-                bowler: f.bowler,
-                game: f.game,
-                frame: f.frame,
-                ball: f.ball,
-                standing: pins(ev, &f.standing)?,
-                foul: f.foul,
-                later,
-            }
-        }
-        "penalty" => {
-            #[derive(Deserialize)]
-            struct F {
-                bowler: String,
-                reason: String,
-            }
-            let f: F = fields(ev, line)?;
-            Action::Penalty {
-                bowler: f.bowler,
-                reason: f.reason,
-            }
-        }
-        "hold" => {
-            #[derive(Deserialize)]
-            struct F {
-                on: bool,
-                reason: Option<String>,
-            }
-            let f: F = fields(ev, line)?;
-            Action::Hold {
-                on: f.on,
-                reason: f.reason,
-            }
-        }
-        "manual_pins" => {
-            #[derive(Deserialize)]
-            struct F {
-                standing: Vec<u8>,
-            }
-            let (standing, twice) = entered(ev, &fields::<F>(ev, line)?.standing)?;
-            Action::ManualPins { standing, twice }
-        }
-        "dead_ball" => Action::DeadBall,
-        "end_block" => Action::EndBlock,
-        "withdraw" => {
-            #[derive(Deserialize)]
-            struct F {
-                of: String,
-                at: Millis,
-                bowler: Option<String>,
-            }
-            let f: F = fields(ev, line)?;
-            let bad = |message: String| LineError::Field {
-                ev: ev.to_owned(),
-                message,
-            };
-            let Some(of) = Withdrawable::parse(&f.of) else {
-                let known: Vec<&str> = Withdrawable::ALL.iter().map(|w| w.as_str()).collect();
-                return Err(bad(format!(
-                    "of {:?} is not an action that can be withdrawn ({})",
-                    f.of.chars().take(40).collect::<String>(),
-                    known.join(", ")
-                )));
-            };
-            match (&f.bowler, of.of_bowler()) {
-                (None, true) => {
-                    return Err(bad(format!(
-                        "withdrawing a {} needs its bowler",
-                        of.as_str()
-                    )));
-                }
-                (Some(_), false) => {
-                    return Err(bad(format!("withdrawing {} names no bowler", of.as_str())));
-                }
-                _ => {}
-            }
-            Action::Withdraw {
-                of,
-                at: f.at,
-                bowler: f.bowler,
-            }
-        }
-        "date" => {
-            #[derive(Deserialize)]
-            struct F {
-                date: DayDate,
-                from: String,
-            }
-            let f: F = fields(ev, line)?;
-            let Some(from) = DateFrom::parse(&f.from) else {
-                let known: Vec<&str> = DateFrom::ALL.iter().map(|f| f.as_str()).collect();
-                return Err(LineError::Field {
-                    ev: ev.to_owned(),
-                    message: format!(
-                        "from {:?} is not one of {}",
-                        f.from.chars().take(40).collect::<String>(),
-                        known.join(", ")
-                    ),
-                });
-            };
-            Action::Date { date: f.date, from }
-        }
-        other => return Err(LineError::UnknownEvent(other.chars().take(40).collect())),
     })
 }
 
