@@ -211,8 +211,10 @@ fn the_lane_view_shows_every_bowler_at_once() {
     run_with_pinsetter("lane.mjs", "lane");
 }
 
-/// The pin pad (`tests/browser/lane.mjs pad`) on a lane whose pinsetter
-/// port never opened: shown at once, naming who is up, a ball is one tap
+/// The pin pad (`tests/browser/lane.mjs pad`) on a lane whose string
+/// pinsetter's expander does not answer (its I2C bus is not there): the
+/// part named in red with its fix; the pad shown at once, naming who is
+/// up, a ball is one tap
 /// plus the pins still standing (a strike one tap), the pins down before
 /// the ball cannot be tapped, and a ball recorded by hand and undone is
 /// off the lane, the same bowler up again for the same ball; the printed
@@ -220,8 +222,13 @@ fn the_lane_view_shows_every_bowler_at_once() {
 #[test]
 fn the_pin_pad_records_a_ball_in_one_tap_plus_the_pins() {
     run_without_pinsetter(&["lane.mjs", "pad"], "pad", |text| {
-        let titled = text.replace("[web]\n", "[web]\nevent = \"Cup of the Volga 2026\"\n");
-        assert_ne!(text, titled, "the config has a [web] table");
+        let titled = text
+            .replace("[web]\n", "[web]\nevent = \"Cup of the Volga 2026\"\n")
+            .replace("[pinsetter]\n", "[pinsetter]\nkind = \"pin_switches\"\n")
+            + "[pinsetter.switches]\npins = [\"A0\", \"A1\", \"A2\", \"A3\", \"A4\", \"A5\", \
+               \"A6\", \"A7\", \"B0\", \"B1\"]\nbus = 21\n";
+        assert!(titled.contains("event = "), "the config has a [web] table");
+        assert!(titled.contains("pin_switches"), "the config has a [pinsetter] table");
         titled
     });
 }

@@ -7,9 +7,11 @@
 // browser's history, a penalty undone, both languages, the printed sheet
 // and the page's weight.
 //
-// With `pad`: a lane whose pinsetter port never opened: the pin pad
-// records a ball in one tap plus the pins still standing, the pins down
-// before it cannot be tapped, and a ball recorded by hand is undone.
+// With `pad`: a lane whose string pinsetter's expander does not answer
+// (its I2C bus is not there): the panel names the failing part in red with
+// its fix, and the pin pad records a ball in one tap plus the pins still
+// standing, the pins down before it cannot be tapped, and a ball recorded
+// by hand is undone.
 import { join } from 'node:path';
 import { url, pin, shots, id, same, pinsetter, run, dateOnLane } from './harness.mjs';
 
@@ -48,12 +50,20 @@ await run(async ({ page, api, step, lane, until }) => {
   const frameOf = (l, name, f) => l.bowlers[bi(l, name)].games[0]?.frames.find((x) => x.frame === f);
 
   if (padMode) {
-    step('a judge logs in to a lane without a pinsetter; two bowlers, one game');
+    step('a judge logs in to a lane whose pin switches cannot be read; two bowlers, one game');
     await page.goto(url);
     await page.waitForSelector(id('lane-table'));
     await login();
     await post({ ev: 'lineup', bowlers: [{ name: 'Anna K.', class: 'B3' }, { name: 'Boris', class: 'B3' }] });
     await post({ ev: 'start_block', games: 1 });
+
+    step('the silent expander in red; a tap says what is wrong and what to do meanwhile');
+    await shows('status-part-switches', 'Датчики кеглей: СБОЙ');
+    same('the part is red', await page.getAttribute(id('status-part-switches'), 'class'), 'pill bad notes');
+    await page.click(`${id('status-part-switches')} summary`);
+    const part = await text('status-part-switches');
+    if (!part.includes('Для техника:') || !part.includes('/dev/i2c-21') || !part.includes('pin pad')) throw new Error(`the part's line: ${part}`);
+    await page.click(`${id('status-part-switches')} summary`);
 
     step('the pin pad is there without a tap, naming who is up');
     await page.waitForSelector(id('pad'));

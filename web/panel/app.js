@@ -106,11 +106,14 @@ function renderStatus() {
     const spk = sp.state === 'ready' ? ['speakerReady', 'good'] : sp.state === 'no_device' ? ['speakerNoDevice', 'bad'] : sp.state === 'off' ? ['speakerOff', ''] : ['speakerUnknown', 'warn'];
     items.push(pill('status-speaker', t(spk[0]) + (sp.state === 'ready' && sp.device ? ' (' + sp.device + ')' : ''), spk[1], sp.reason ? t('techReason', sp.reason) : null));
     // A part that fails (the GPIO, the pin switches, the panel's address,
-    // the journal's storage): the lane goes on without it, and the
-    // technician reads what is wrong and what fixes it, in English.
+    // the journal's storage, what check-config refuses): the lane goes on
+    // without it. Its name in red; a tap opens what is wrong and what fixes
+    // it, for the technician, in English (a tablet has no hover).
     for (const p of lane.parts || []) {
       const name = t('part_' + p.part);
-      items.push(pill('status-part-' + p.part, t('partFailed', name === 'part_' + p.part ? p.part : name, p.problem + ' — ' + p.fix), 'bad'));
+      items.push(h('li', { ...tid('status-part-' + p.part), class: 'pill bad notes' }, h('details', {},
+        h('summary', { text: t('partFailed', name === 'part_' + p.part ? p.part : name) }),
+        h('p', { text: t('techReason', p.problem + ' — ' + p.fix) }))));
     }
     const mirror = lane.journal && lane.journal.mirror;
     if (mirror && mirror.state === 'failed') items.push(pill('status-mirror', t('mirrorFailed', (mirror.reason || '') + (mirror.path ? ' (' + mirror.path + ')' : '')), 'warn'));
