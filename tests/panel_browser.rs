@@ -228,7 +228,10 @@ fn the_pin_pad_records_a_ball_in_one_tap_plus_the_pins() {
             + "[pinsetter.switches]\npins = [\"A0\", \"A1\", \"A2\", \"A3\", \"A4\", \"A5\", \
                \"A6\", \"A7\", \"B0\", \"B1\"]\nbus = 21\n";
         assert!(titled.contains("event = "), "the config has a [web] table");
-        assert!(titled.contains("pin_switches"), "the config has a [pinsetter] table");
+        assert!(
+            titled.contains("pin_switches"),
+            "the config has a [pinsetter] table"
+        );
         titled
     });
 }
