@@ -1179,6 +1179,7 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
             ..Default::default()
         },
         speed: 1.0,
+        simulated: false,
         language: lanecall::lane::Language::Ru,
     };
     let (core, snapshots) = LaneRunner::start(settings, Box::new(relays.clone()), Box::new(Quiet))
@@ -1322,6 +1323,7 @@ async fn pin_pad_entries_withdraws_and_judge_names_are_refused_as_the_rules_say(
         lane: 7,
         rules: lanecall::lane::Rules::default(),
         speed: 1.0,
+        simulated: false,
         language: lanecall::lane::Language::Ru,
     };
     let (core, snapshots) =

@@ -68,6 +68,7 @@ fn a_journal_sink_is_told_of_every_durable_line_and_of_the_next_blocks_journal()
             ..Default::default()
         },
         speed: 1.0,
+        simulated: false,
         language: lanecall::lane::Language::En,
     };
     let (mut core, _snapshots) =
@@ -142,6 +143,7 @@ fn an_outside_input_never_presses_a_late_script_into_one_moment() {
         lane: 2,
         rules: lanecall::lane::Rules::default(),
         speed: 1.0,
+        simulated: false,
         language: lanecall::lane::Language::En,
     };
     let (mut core, _snapshots) =

@@ -416,6 +416,7 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
         lane: config.lane,
         rules: config.rules.clone(),
         speed: 1.0,
+        simulated: false,
         language: config.speaker.language,
     };
     let (core, _snapshot) = LaneRunner::start(settings, Box::new(NullOutputs), Box::new(voice))

@@ -137,6 +137,7 @@ pub async fn serve(
         lane: config.lane,
         rules: config.rules.clone(),
         speed: demo.as_ref().map_or(1.0, |d| d.speed),
+        simulated: demo.is_some(),
         language: config.speaker.language,
     };
     let voice = Box::new(crate::speaker::Voice::start(&config.speaker));

@@ -20,10 +20,10 @@ pub(super) fn clock_date(now: u64) -> DayDate {
 }
 
 /// Whether the lane takes its clock's date as the day's: the clock is
-/// synchronised (or no time service says it is not), or the lane runs
-/// faster than real time (the demo, whose day is its clock's).
+/// synchronised (or no time service says it is not), or the lane is the
+/// demo's, whose day is its clock's.
 pub(super) fn trusted(settings: &super::RunnerSettings, sync: &ClockSync) -> bool {
-    settings.speed != 1.0 || sync.trusted()
+    settings.simulated || sync.trusted()
 }
 
 impl LaneRunner {

@@ -56,6 +56,9 @@ pub struct RunnerSettings {
     pub rules: Rules,
     /// 1.0 but for the demo.
     pub speed: f64,
+    /// A simulated lane (the demo): its day is its clock's, whatever a
+    /// time service says of the clock, as nobody is there to confirm it.
+    pub simulated: bool,
     /// `[speaker] language`: the callouts' language for a bowler without
     /// their own, published as `speaker_language` for the panel's editor.
     pub language: Language,
