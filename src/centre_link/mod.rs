@@ -32,7 +32,8 @@
 //!
 //! It runs on its own thread, so the lane's thread never waits for it; a
 //! broker that is down or slow is tried again after 250 ms, doubling up to
-//! 5 s. The broker is spoken to in plain MQTT (no TLS).
+//! 5 s. The broker is spoken to in MQTT, over TLS for an `mqtts://`
+//! broker (`[centre] ca_file`, else the system's CAs).
 //!
 //! This file starts and stops the link and holds its state; `session.rs`
 //! is one connection after another (the publishing, the events, the clean
