@@ -100,11 +100,6 @@ impl Parts {
     pub fn faults(&self) -> Vec<PartFault> {
         self.state().faults.values().cloned().collect()
     }
-
-    /// Whether `part` is failing now.
-    pub fn is_failing(&self, part: &str) -> bool {
-        self.state().faults.contains_key(part)
-    }
 }
 
 #[cfg(test)]
@@ -124,9 +119,9 @@ mod tests {
         assert_eq!(parts.version(), v + 1);
         let faults = parts.faults();
         assert_eq!(faults.len(), 1);
+        assert_eq!(faults[0].part, "gpio");
         assert_eq!(faults[0].problem, "no header chip");
         assert_eq!(faults[0].since, since, "still failing since the first");
-        assert!(parts.is_failing("gpio"));
         parts.clear("gpio");
         assert!(parts.faults().is_empty());
         assert_eq!(parts.version(), v + 2);
