@@ -89,6 +89,9 @@
 //! - [`atomic`] replaces a whole file in one rename, synced, keeping its
 //!   owner and mode: the config, the sessions, the session key, the logins.
 //! - [`log_limit`] logs a repeated bad input once per kind per window.
+//! - [`csv`] writes every CSV cell the lane and the centre hand out (a
+//!   spreadsheet never takes one for a formula) and reads CSV files a
+//!   piece at a time.
 //! - [`web::server`] serves the panel: its own accept loop with timeouts, a
 //!   cap on open connections below the file limit, and HTTPS when
 //!   configured.
@@ -106,6 +109,7 @@ pub mod centre_link;
 pub mod cli;
 pub mod clock_sync;
 pub mod config;
+pub mod csv;
 pub mod daemon;
 pub mod demo;
 pub mod journal;
