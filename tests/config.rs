@@ -181,8 +181,8 @@ fn every_rules_field_is_a_config_key() {
     // Rules serialized as a [rules] table: a field added to Rules but not to
     // the config's mirror of it would be an unknown key here. The
     // exceptions are `speaker_extras`, which is `[speaker] extras`, and
-    // `blindfolds_between_blocks` and `cycle_per_link`, which are not
-    // settings.
+    // `blindfolds_between_blocks`, `cycle_per_link` and `checked_inputs`,
+    // which are not settings.
     let rules = Rules {
         foul_mode: FoulMode::Warn,
         slow_bowling_limit_s: 90,
@@ -192,7 +192,11 @@ fn every_rules_field_is_a_config_key() {
     let mut table = toml::Table::try_from(&rules).unwrap();
     let extras = table.remove("speaker_extras").expect("speaker_extras");
     // Not settings: on in every new journal (journal.md).
-    for key in ["blindfolds_between_blocks", "cycle_per_link"] {
+    for key in [
+        "blindfolds_between_blocks",
+        "cycle_per_link",
+        "checked_inputs",
+    ] {
         table.remove(key).expect(key);
     }
     let config = parse(&format!(

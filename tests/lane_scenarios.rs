@@ -278,6 +278,7 @@ fn correct(bowler: &str, frame: u8, ball: u8, standing: PinSet) -> Action {
         frame,
         ball,
         standing,
+        twice: PinSet::EMPTY,
         foul: None,
         later: Vec::new(),
     }
@@ -2536,11 +2537,13 @@ fn correct_foul(frame: u8, ball: u8, standing: PinSet, foul: bool, later: &[PinS
         frame,
         ball,
         standing,
+        twice: PinSet::EMPTY,
         foul: Some(foul),
         later: later
             .iter()
             .map(|&standing| LaterBall {
                 standing,
+                twice: PinSet::EMPTY,
                 foul: None,
             })
             .collect(),

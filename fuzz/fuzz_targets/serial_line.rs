@@ -203,10 +203,12 @@ fn drive(data: &[u8]) {
                 frame: b.u8() % 12,
                 ball: b.u8() % 4,
                 standing: b.pins(),
+                twice: b.pins(),
                 foul: b.foul(),
                 later: (0..b.u8() % 3)
                     .map(|_| LaterBall {
                         standing: b.pins(),
+                        twice: b.pins(),
                         foul: b.foul(),
                     })
                     .collect(),

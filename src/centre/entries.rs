@@ -168,6 +168,7 @@ pub fn entry_from(
             false
         }
     };
+    bad.extend(text_problems(&name, &region, team.as_deref()));
     match (class, sex) {
         (Some(class), Some(sex)) if bad.is_empty() => Ok(Entry {
             name,
@@ -179,6 +180,56 @@ pub fn entry_from(
             withdrawn,
         }),
         _ => Err(bad),
+    }
+}
+
+/// What is wrong with the text a person typed for an entry, by field:
+/// the name and the team follow the one rule for names, the region its
+/// own (the core's [`lanecall_core::names`]: no control, invisible or
+/// direction-changing characters, at most 64 characters), as the lanes'
+/// lineups and the judges' names do.
+pub fn text_problems(name: &str, region: &str, team: Option<&str>) -> Vec<(&'static str, String)> {
+    use lanecall_core::names::{check_name, check_region};
+    let mut bad = Vec::new();
+    if let Err(e) = check_name(name) {
+        bad.push(("name", e.to_string()));
+    }
+    if let Err(e) = check_region(region) {
+        bad.push(("region", e.to_string()));
+    }
+    if let Some(Err(e)) = team.map(check_name) {
+        let m = e.to_string();
+        bad.push((
+            "team",
+            format!("the team's {}", m.trim_start_matches("the ")),
+        ));
+    }
+    bad
+}
+
+/// A change's own entries (`n`: the entry's number from 1) refused for
+/// their text ([`text_problems`]), each problem placed at its entry. An
+/// entry left as it was is not checked again: a programme file's old
+/// region does not lock the page.
+fn check_text<'a>(changed: impl Iterator<Item = (usize, &'a Entry)>) -> Result<(), Refusal> {
+    let mut problems = Vec::new();
+    for (n, e) in changed {
+        for (field, message) in text_problems(&e.name, &e.region, e.team.as_deref()) {
+            problems.push(Issue {
+                entry: Some(n),
+                field: Some(field.to_owned()),
+                message,
+                ..Issue::default()
+            });
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Refusal {
+            status: 400,
+            problems,
+        })
     }
 }
 
@@ -352,6 +403,7 @@ impl Entries {
                     let m = format!("the competition has {MAX_ENTRIES} entries: no more fit");
                     return Err(Refusal::new(400, m));
                 }
+                check_text(std::iter::once((list.len() + 1, &entry)))?;
                 record["change"] = "add".into();
                 record["entry"] = json!(entry);
                 list.push(entry);
@@ -364,6 +416,7 @@ impl Entries {
                     let m = format!("{why}: the name cannot change");
                     return Err(Refusal::new(409, m));
                 }
+                check_text(std::iter::once((i + 1, &entry)))?;
                 record["change"] = "edit".into();
                 record["name"] = name.into();
                 record["entry"] = json!(entry);
@@ -390,6 +443,7 @@ impl Entries {
                     let m = format!("{} entries: at most {MAX_ENTRIES}", new.len());
                     return Err(Refusal::new(400, m));
                 }
+                check_text(new.iter().enumerate().map(|(k, e)| (k + 1, e)))?;
                 let kept: BTreeSet<&str> = new.iter().map(|e| e.name.as_str()).collect();
                 let lost: Vec<Issue> = list
                     .iter()

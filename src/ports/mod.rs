@@ -186,73 +186,18 @@ pub struct LaneSnapshot {
     pub json: Arc<str>,
 }
 
-/// The longest judge name a login may give, in characters.
-pub const MAX_NAME_CHARS: usize = 60;
+/// The longest judge name a login may give, in characters: the core's
+/// one limit for every name a person types.
+pub use lanecall_core::names::MAX_NAME_CHARS;
 
 /// Checks a judge name as given at login (and a name from a config or the
 /// centre): it is written into the journal with every action the judge
 /// takes, so it must read as what it is. A name that starts `centre:` is
 /// the centre's (its commands are signed so), and a name with a character
 /// that does not show, or that turns the text around, could pass for
-/// another.
+/// another. The rule is the core's ([`lanecall_core::names::check_name`]),
+/// the same the lane's lineup and the centre's entries follow; this gives
+/// its message as text.
 pub fn valid_name(name: &str) -> Result<(), String> {
-    if name.trim().is_empty() {
-        return Err("the name is empty".into());
-    }
-    if name.chars().count() > MAX_NAME_CHARS {
-        return Err(format!(
-            "the name is longer than {MAX_NAME_CHARS} characters"
-        ));
-    }
-    if let Some(c) = name.chars().find(|&c| c.is_control()) {
-        return Err(format!(
-            "the name holds a control character (U+{:04X})",
-            u32::from(c)
-        ));
-    }
-    if let Some(c) = name.chars().find(|&c| invisible_format(c)) {
-        return Err(format!(
-            "the name holds an invisible formatting character (U+{:04X}): \
-             type it with letters, digits, spaces and punctuation only",
-            u32::from(c)
-        ));
-    }
-    if name
-        .split_once(':')
-        .is_some_and(|(head, _)| head.trim().eq_ignore_ascii_case("centre"))
-    {
-        return Err("a name starting with \"centre:\" is the centre's: choose another".into());
-    }
-    Ok(())
-}
-
-/// Whether `c` is an invisible formatting character (Unicode category Cf):
-/// the bidirectional marks, embeddings, overrides and isolates (U+061C,
-/// U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), zero-width ones, the
-/// soft hyphen, tags.
-fn invisible_format(c: char) -> bool {
-    matches!(
-        u32::from(c),
-        0x00AD
-            | 0x0600..=0x0605
-            | 0x061C
-            | 0x06DD
-            | 0x070F
-            | 0x0890..=0x0891
-            | 0x08E2
-            | 0x180E
-            | 0x200B..=0x200F
-            | 0x202A..=0x202E
-            | 0x2060..=0x2064
-            | 0x2066..=0x206F
-            | 0xFEFF
-            | 0xFFF9..=0xFFFB
-            | 0x110BD
-            | 0x110CD
-            | 0x13430..=0x1343F
-            | 0x1BCA0..=0x1BCA3
-            | 0x1D173..=0x1D17A
-            | 0xE0001
-            | 0xE0020..=0xE007F
-    )
+    lanecall_core::names::check_name(name).map_err(|e| e.to_string())
 }

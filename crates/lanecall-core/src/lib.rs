@@ -23,8 +23,11 @@
 //!   and the demo lane.
 //! - [`wall`] is wall-clock time as the journal writes it, and the wall
 //!   time of a lane time (read from the journal, never from a clock).
+//! - [`names`] is the one rule for the names a person types (a bowler's,
+//!   a judge's, a team's, a region): what the lane's lineup, the daemon's
+//!   logins and the centre's entries all check.
 //!
-//! The modules use each other one way: `pins` and `wall` at the bottom; `pinsetter`
+//! The modules use each other one way: `pins`, `wall` and `names` at the bottom; `pinsetter`
 //! uses `pins`; `lane` uses both; `journal` the lane's types; `replay` the
 //! journal and the lane; `sim` all but `replay`. `tests/layout.rs` checks
 //! that there is no circle, and that this crate depends on nothing that does
@@ -34,6 +37,7 @@
 
 pub mod journal;
 pub mod lane;
+pub mod names;
 pub mod pins;
 pub mod pinsetter;
 pub mod replay;

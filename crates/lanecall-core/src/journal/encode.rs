@@ -98,6 +98,7 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     frame,
                     ball,
                     standing,
+                    twice,
                     foul,
                     later,
                 } => {
@@ -105,13 +106,13 @@ pub fn event_line(e: &Stamped<Event>) -> String {
                     put("game", json!(game));
                     put("frame", json!(frame));
                     put("ball", json!(ball));
-                    put("standing", standing_json(*standing));
+                    put("standing", entered_json(*standing, *twice));
                     if let Some(f) = foul {
                         put("foul", json!(f));
                     }
                     if !later.is_empty() {
                         let balls = later.iter().map(|l| {
-                            let mut b = json!({"standing": standing_json(l.standing)});
+                            let mut b = json!({"standing": entered_json(l.standing, l.twice)});
                             if let Some(f) = l.foul {
                                 b["foul"] = json!(f);
                             }
@@ -250,17 +251,30 @@ mod tests {
                 frame: 4,
                 ball: 2,
                 standing: seven_ten,
+                twice: PinSet::EMPTY,
                 foul: Some(true),
                 later: vec![
                     LaterBall {
                         standing: PinSet::EMPTY,
+                        twice: PinSet::EMPTY,
                         foul: None,
                     },
                     LaterBall {
                         standing: seven_ten,
+                        twice: PinSet::from_pins(Pin::new(10)),
                         foul: Some(false),
                     },
                 ],
+            },
+            Action::Correct {
+                bowler: "Anna K.".into(),
+                game: 1,
+                frame: 4,
+                ball: 2,
+                standing: seven_ten,
+                twice: PinSet::from_pins(Pin::new(7)),
+                foul: None,
+                later: vec![],
             },
             Action::Penalty {
                 bowler: "Anna K.".into(),

@@ -160,12 +160,14 @@ mod tests {
         assert_eq!(h.lane, 7);
         // Written before `speaker_extras` existed, when "split" and the
         // score were always said, and before `foul_window_ms`,
-        // `blindfolds_between_blocks` and `cycle_per_link`.
+        // `blindfolds_between_blocks`, `cycle_per_link` and
+        // `checked_inputs`.
         let before = Rules {
             speaker_extras: true,
             foul_window_ms: None,
             blindfolds_between_blocks: false,
             cycle_per_link: false,
+            checked_inputs: false,
             ..Rules::default()
         };
         assert_eq!(h.rules, before);

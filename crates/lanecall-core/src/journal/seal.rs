@@ -71,11 +71,21 @@ mod tests {
     /// The format 2 lines of journal.md, as they stand there.
     #[test]
     fn the_documented_format_2_lines_hold_their_seals() {
-        let header = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"blindfolds_between_blocks":true,"cycle_per_link":true,"foul_lamp_ms":3000,"foul_mode":"score","foul_window_ms":3000,"max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"speaker_extras":false,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"53bd9ea7"}"#;
+        let header = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"blindfolds_between_blocks":true,"checked_inputs":true,"cycle_per_link":true,"foul_lamp_ms":3000,"foul_mode":"score","foul_window_ms":3000,"max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"speaker_extras":false,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"7515c774"}"#;
         let h = Header::parse(header).unwrap();
         assert_eq!((h.version, h.lane, h.seq), (2, 7, 12));
         assert_eq!(h.rules, Rules::default());
         assert_eq!(h.to_line(), header);
+        // The same header as lanecall wrote it before `checked_inputs`:
+        // its inputs are taken as they were then.
+        let before = Header::parse(r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"blindfolds_between_blocks":true,"cycle_per_link":true,"foul_lamp_ms":3000,"foul_mode":"score","foul_window_ms":3000,"max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"speaker_extras":false,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"53bd9ea7"}"#).unwrap();
+        assert_eq!(
+            before.rules,
+            Rules {
+                checked_inputs: false,
+                ..Rules::default()
+            }
+        );
         // The same header as lanecall wrote it before `speaker_extras`.
         let before = r#"{"journal":"lanecall","lane":7,"rules":{"ball_break_max_ms":100,"foul_lamp_ms":3000,"foul_mode":"score","max_travel_ms":10000,"min_cycle_ms":3000,"pin_report_timeout_ms":15000,"slow_bowling_limit_s":60,"typical_travel_ms":2500},"seq":12,"started_at":"2026-11-29T14:00:00Z","version":2,"n":1,"c":"97bd9d94"}"#;
         assert!(Header::parse(before).unwrap().rules.speaker_extras);

@@ -65,6 +65,19 @@ pub enum ConductKind {
     PinsetterFault {
         text: String,
     },
+    /// A pin report (the pinsetter's `PINS`, a string pinsetter's deck
+    /// after a ball) named as standing `pins` that were down at the deck
+    /// the ball was bowled at (`bowled_at`), with no deck set between:
+    /// no ball stands a pin up. The ball counts what the report says of
+    /// the deck's pins (rules.md, "Pins standing that had fallen"); a
+    /// judge checks the deck and corrects the ball or declares it dead.
+    PinsStoodUp {
+        game: u8,
+        frame: u8,
+        ball: u8,
+        pins: Vec<u8>,
+        bowled_at: Vec<u8>,
+    },
     Penalty {
         reason: String,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -145,6 +158,30 @@ impl std::fmt::Display for ConductKind {
                 f.write_str("no pin report from the pinsetter: a judge enters the pins")
             }
             ConductKind::PinsetterFault { text } => write!(f, "pinsetter fault {text}"),
+            ConductKind::PinsStoodUp {
+                game,
+                frame,
+                ball,
+                pins,
+                bowled_at,
+            } => {
+                let list = |p: &[u8]| {
+                    let p: Vec<String> = p.iter().map(u8::to_string).collect();
+                    p.join(", ")
+                };
+                write!(
+                    f,
+                    "pin report for game {game}, frame {frame}, ball {ball} names {} standing that \
+                     {} down at the deck it was bowled at ({}): counted as fallen; a judge checks \
+                     the deck and corrects the ball or declares it dead",
+                    match pins.len() {
+                        1 => format!("pin {}", list(pins)),
+                        _ => format!("pins {}", list(pins)),
+                    },
+                    if pins.len() == 1 { "was" } else { "were" },
+                    list(bowled_at)
+                )
+            }
             ConductKind::Penalty {
                 reason,
                 by,

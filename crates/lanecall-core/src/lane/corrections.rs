@@ -24,8 +24,43 @@ pub struct LastBall {
 /// A judge's correction of one ball, and of the balls after it.
 pub(super) struct Fix<'a> {
     pub(super) standing: PinSet,
+    /// Pins entered more than once.
+    pub(super) twice: PinSet,
     pub(super) foul: Option<bool>,
     pub(super) later: &'a [LaterBall],
+}
+
+/// Checks the pins a judge entered for one ball, as pins entered by hand
+/// are checked (rules.md, "Corrections"): each pin once, and only pins
+/// that stood at `deck`, the deck the ball was bowled at.
+fn check_entered(
+    bowler: &str,
+    (frame, ball): (u8, u8),
+    (standing, twice): (PinSet, PinSet),
+    deck: PinSet,
+) -> Result<(), Refusal> {
+    let at = || (bowler.to_owned(), frame, ball);
+    if !twice.is_empty() {
+        let (bowler, frame, ball) = at();
+        return Err(Refusal::CorrectionPinsTwice {
+            bowler,
+            frame,
+            ball,
+            pins: twice,
+        });
+    }
+    let down = standing.without(deck);
+    if !down.is_empty() {
+        let (bowler, frame, ball) = at();
+        return Err(Refusal::CorrectionPinsNotStanding {
+            bowler,
+            frame,
+            ball,
+            pins: down,
+            deck,
+        });
+    }
+    Ok(())
 }
 
 impl Lane {
@@ -52,6 +87,9 @@ impl Lane {
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         let fouls_count = self.rules.fouls_count();
+        // Before the rule `checked_inputs` a correction's pins were taken
+        // as entered (a pin twice once, a pin off the deck ignored).
+        let checked = self.rules.checked_inputs;
         let no_such_ball = || Refusal::NoSuchBall {
             bowler: bowler.to_owned(),
             game,
@@ -66,6 +104,10 @@ impl Lane {
                 && (up.at.frame, up.at.ball) == (frame, ball)
                 && fix.later.is_empty()
             {
+                if checked {
+                    let entered = (fix.standing, fix.twice);
+                    check_entered(bowler, (frame, ball), entered, self.deck_bowled_at())?;
+                }
                 self.complete_delivery(t, fix.standing, fix.foul, true, out);
                 return Ok(());
             }
@@ -87,6 +129,10 @@ impl Lane {
             .iter()
             .position(|s| (s.at.frame, s.at.ball) == (frame, ball))
             .ok_or_else(no_such_ball)?;
+        if checked {
+            let deck = balls[i].deck.unwrap_or(before[i].at.before);
+            check_entered(bowler, (frame, ball), (fix.standing, fix.twice), deck)?;
+        }
         let recorded = before.len() - i - 1;
         if fix.later.len() > recorded {
             return Err(Refusal::TooManyLater {
@@ -130,6 +176,15 @@ impl Lane {
                 frame,
                 ball,
             });
+        }
+        if checked {
+            // A re-entered later ball counts against the deck the rules
+            // expect for it once the correction is made.
+            for (k, l) in fix.later.iter().enumerate() {
+                let at = after[i + 1 + k].at;
+                let entered = (l.standing, l.twice);
+                check_entered(bowler, (at.frame, at.ball), entered, at.before)?;
+            }
         }
         let entered = i..=i + fix.later.len();
         // A foul is called or withdrawn only until the next delivery: once

@@ -430,6 +430,13 @@ impl Lane {
         // Breaks not yet classified as a ball or a person are left to run.
         self.settle_release(reference, out);
         let flight = std::mem::take(&mut self.flight);
+        // Pins reported standing that were down at the deck the ball was
+        // bowled at: no ball stands a pin up. Counted as down (scoring
+        // takes only the deck's pins) and, with the rule `checked_inputs`,
+        // said to the judges. A judge's or an assistant's entry was checked
+        // before it came here.
+        let bowled_at = self.deck_bowled_at();
+        let stood_up = standing.without(bowled_at);
         let ball = Ball {
             t,
             standing,
@@ -461,6 +468,18 @@ impl Lane {
                         issue: "bowled_unchecked",
                         by: None,
                         withdrawn: false,
+                    };
+                    self.raise(t, Some(name), issue, out);
+                }
+                if self.rules.checked_inputs && !stood_up.is_empty() {
+                    let name = self.entries[up.entry].bowler.name.clone();
+                    let numbers = |p: PinSet| p.iter().map(|p| p.number()).collect();
+                    let issue = ConductKind::PinsStoodUp {
+                        game: up.game,
+                        frame: up.at.frame,
+                        ball: up.at.ball,
+                        pins: numbers(stood_up),
+                        bowled_at: numbers(bowled_at),
                     };
                     self.raise(t, Some(name), issue, out);
                 }
@@ -504,7 +523,7 @@ impl Lane {
 
     /// The deck the ball awaited is bowled at: the one the pinsetter set,
     /// else the one the rules expect (practice: the last one).
-    fn deck_bowled_at(&self) -> PinSet {
+    pub(super) fn deck_bowled_at(&self) -> PinSet {
         let expected = self.up().map_or(self.practice_at.before, |up| up.at.before);
         self.ready_deck.unwrap_or(expected)
     }

@@ -247,6 +247,10 @@ pub enum Action {
         frame: u8,
         ball: u8,
         standing: PinSet,
+        /// Pins entered more than once (a slip on the pin pad): with the
+        /// rule `checked_inputs` the correction is refused, so it is kept
+        /// as entered.
+        twice: PinSet,
         /// `None` keeps the ball's foul as recorded.
         foul: Option<bool>,
         /// The balls after it in the same game, re-entered by the judge in
@@ -363,6 +367,8 @@ impl Withdrawable {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaterBall {
     pub standing: PinSet,
+    /// Pins entered more than once, as for the corrected ball.
+    pub twice: PinSet,
     /// `None` keeps the ball's foul as recorded.
     pub foul: Option<bool>,
 }

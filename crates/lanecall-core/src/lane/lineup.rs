@@ -7,21 +7,54 @@
 use super::scoring::Position;
 use super::turns::Entry;
 use super::{Bowler, Lane, MAX_BOWLERS, Refusal};
+use crate::names::{self, NameProblem};
 
-pub(super) fn check_name(name: &str) -> Result<(), Refusal> {
-    if name.trim().is_empty() {
-        Err(Refusal::EmptyName)
-    } else {
-        Ok(())
+/// The largest handicap a bowler can have, in pins a game: the
+/// programme's limit (programme.md), so the lane takes what the centre
+/// can enter and nothing else.
+pub const MAX_HANDICAP: i32 = 300;
+
+/// Checks a bowler as the lineup or a substitution gives them. With the
+/// rule `checked_inputs` (journal.md) the name and the team follow the
+/// one rule for names ([`crate::names`]) and the handicap is 0 to
+/// [`MAX_HANDICAP`]; a journal from before it checked only that the name
+/// is not empty, and replays so.
+fn check_bowler(b: &Bowler, checked: bool) -> Result<(), Refusal> {
+    if !checked {
+        return if b.name.trim().is_empty() {
+            Err(Refusal::EmptyName)
+        } else {
+            Ok(())
+        };
     }
+    names::check_name(&b.name).map_err(|problem| match problem {
+        NameProblem::Empty { .. } => Refusal::EmptyName,
+        problem => Refusal::BadName {
+            name: names::shown(&b.name),
+            problem,
+        },
+    })?;
+    if let Some(team) = &b.team {
+        names::check_name(team).map_err(|problem| Refusal::BadTeam {
+            bowler: b.name.clone(),
+            problem,
+        })?;
+    }
+    if !(0..=MAX_HANDICAP).contains(&b.handicap) {
+        return Err(Refusal::HandicapOutOfRange {
+            bowler: b.name.clone(),
+            handicap: b.handicap,
+        });
+    }
+    Ok(())
 }
 
-pub(super) fn check_lineup(bowlers: &[Bowler]) -> Result<(), Refusal> {
+fn check_lineup(bowlers: &[Bowler], checked: bool) -> Result<(), Refusal> {
     if !(1..=MAX_BOWLERS).contains(&bowlers.len()) {
         return Err(Refusal::LineupSize(bowlers.len()));
     }
     for (i, b) in bowlers.iter().enumerate() {
-        check_name(&b.name)?;
+        check_bowler(b, checked)?;
         if bowlers[..i].iter().any(|x| x.name == b.name) {
             return Err(Refusal::DuplicateName(b.name.clone()));
         }
@@ -39,7 +72,7 @@ impl Lane {
         if let Some(b) = self.open_block() {
             return Err(Refusal::BlockOpen(b.number));
         }
-        check_lineup(bowlers)?;
+        check_lineup(bowlers, self.rules.checked_inputs)?;
         self.pending = Some(bowlers.to_vec());
         self.has_lineup = true;
         Ok(())
@@ -82,7 +115,7 @@ impl Lane {
                 frame: at.frame,
             });
         }
-        check_name(&incoming.name)?;
+        check_bowler(incoming, self.rules.checked_inputs)?;
         if incoming.name != leaving && self.on_lane(&incoming.name) {
             return Err(Refusal::DuplicateName(incoming.name.clone()));
         }

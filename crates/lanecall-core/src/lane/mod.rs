@@ -64,6 +64,7 @@ pub use event::{
 use fouls::BallRef;
 use holds::SlowClock;
 pub use holds::{Hold, Pause};
+pub use lineup::MAX_HANDICAP;
 pub use refusal::Refusal;
 pub use rules::{FOUL_WINDOW_MS, FoulMode, Rules};
 use scoring::{Position, ScoredBall};
@@ -486,11 +487,13 @@ impl Lane {
                 frame,
                 ball,
                 standing,
+                twice,
                 foul,
                 later,
             } => {
                 let fix = Fix {
                     standing: *standing,
+                    twice: *twice,
                     foul: *foul,
                     later,
                 };

@@ -21,6 +21,23 @@ pub enum Refusal {
     EmptyName,
     #[error("two bowlers named {0:?} on the lane")]
     DuplicateName(String),
+    /// `name` is the start of the name as given, escaped
+    /// ([`crate::names::shown`]): the refusal never carries the trick.
+    #[error("the bowler \"{name}\": {problem}")]
+    BadName {
+        name: String,
+        problem: crate::names::NameProblem,
+    },
+    #[error("{bowler}'s team: {problem}")]
+    BadTeam {
+        bowler: String,
+        problem: crate::names::NameProblem,
+    },
+    #[error(
+        "{bowler}'s handicap is {handicap}: a handicap is 0 to {} pins a game, as in the programme",
+        super::lineup::MAX_HANDICAP
+    )]
+    HandicapOutOfRange { bowler: String, handicap: i32 },
     #[error(
         "block {0} is open: the lane order is locked (substitute between games, or end the block)"
     )]
@@ -105,6 +122,27 @@ pub enum Refusal {
         were_named(*.pins), list(*.deck)
     )]
     PinsNotStanding { pins: PinSet, deck: PinSet },
+    #[error(
+        "correction of frame {frame} ball {ball} of {bowler}: {} twice: enter each standing pin once",
+        pins_named(*.pins)
+    )]
+    CorrectionPinsTwice {
+        bowler: String,
+        frame: u8,
+        ball: u8,
+        pins: PinSet,
+    },
+    #[error(
+        "correction of frame {frame} ball {ball} of {bowler}: {} not standing: the deck it was bowled at was {}",
+        were_named(*.pins), list(*.deck)
+    )]
+    CorrectionPinsNotStanding {
+        bowler: String,
+        frame: u8,
+        ball: u8,
+        pins: PinSet,
+        deck: PinSet,
+    },
     #[error(
         "withdraw refused: the {what} at t={at} was made by {}; only they, within {} s (the panel's Undo), or the chief judge may withdraw it",
         .made_by.as_deref().unwrap_or("the lane"), UNDO_WINDOW_MS / 1000

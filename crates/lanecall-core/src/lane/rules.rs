@@ -83,6 +83,19 @@ pub struct Rules {
     /// be refused as too soon, and replays so.
     #[serde(default)]
     pub cycle_per_link: bool,
+    /// Whether the lane says what it cannot take as typed or reported
+    /// (journal.md, "Checked inputs"): a lineup's or a substitute's name
+    /// that breaks the one rule for names ([`crate::names`]) or a
+    /// handicap outside 0 to 300 is refused, a correction is checked as
+    /// pins entered by hand are (only pins of the deck the ball was bowled
+    /// at, none twice), and a pin report naming pins standing that were
+    /// down at that deck is flagged to the judges (`pins_stood_up`). Not a
+    /// setting: always on in a new journal; a header without it was
+    /// written when such inputs were taken as they came (a name as typed,
+    /// a correction's pins off the deck ignored, the report scored without
+    /// a word), and replays so.
+    #[serde(default)]
+    pub checked_inputs: bool,
 }
 
 /// `speaker_extras` of a journal header that does not carry it: lanecall
@@ -106,6 +119,7 @@ impl Default for Rules {
             foul_window_ms: Some(FOUL_WINDOW_MS),
             blindfolds_between_blocks: true,
             cycle_per_link: true,
+            checked_inputs: true,
         }
     }
 }

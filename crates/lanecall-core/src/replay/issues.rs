@@ -108,6 +108,11 @@ pub mod kind {
     pub const JOURNAL: &str = "journal";
     /// Pinsetter lines lost between two sequence numbers (a warning).
     pub const SERIAL_GAP: &str = "serial_gap";
+    /// A pin report naming pins standing that were down at the deck the
+    /// ball was bowled at (a warning: the ball is applied and counted,
+    /// and the lane's `conduct` has a `pins_stood_up` entry for the
+    /// judges).
+    pub const PINS_STOOD_UP: &str = "pins_stood_up";
 }
 
 #[cfg(test)]

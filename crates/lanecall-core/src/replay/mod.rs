@@ -28,7 +28,9 @@ pub use sheet::{render_scores, render_sheet};
 use std::io::BufRead;
 
 use crate::journal::{Checked, Header, HeaderError, Input, Item, LineError, Reader};
-use crate::lane::{Callout, Effect, Event, Lane, Millis, OutputChange, Refusal, Stamped};
+use crate::lane::{
+    Callout, ConductKind, Effect, Event, Lane, Millis, OutputChange, Refusal, Stamped,
+};
 use crate::wall::{DayDate, WallTime};
 pub use wall_clock::WallClock;
 
@@ -238,6 +240,11 @@ impl Replay {
                         message: format!("pinsetter sequence number jumped: {lost} line(s) lost"),
                     },
                 ),
+                Effect::Conduct(c) if matches!(c.kind, ConductKind::PinsStoodUp { .. }) => {
+                    let message = c.kind.to_string();
+                    self.warnings
+                        .push(kind::PINS_STOOD_UP, Issue { line, message });
+                }
                 Effect::Conduct(_) | Effect::Changed => {}
             }
         }

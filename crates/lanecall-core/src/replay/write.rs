@@ -337,7 +337,9 @@ mod tests {
             };
             if seed % 2 == 1 {
                 // Quotes, a backslash, control characters and non-ASCII
-                // text, each escaped as serde does.
+                // text, each escaped as serde does: names a journal from
+                // before the rule `checked_inputs` can hold.
+                scenario.rules.checked_inputs = false;
                 for b in &mut scenario.bowlers {
                     b.name.insert_str(0, "\"\\\u{1}é\t");
                     b.team = Some("\u{7f}\n".into());

@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::{LineError, entered, fields, pins};
+use super::{LineError, entered, fields};
 use crate::lane::{
     Action, Bowler, Class, DateFrom, Language, LaterBall, Millis, Verbosity, Voice, Withdrawable,
 };
@@ -129,18 +129,22 @@ pub(super) fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
                 .later
                 .iter()
                 .map(|l| {
+                    let (standing, twice) = entered(ev, &l.standing)?;
                     Ok(LaterBall {
-                        standing: pins(ev, &l.standing)?,
+                        standing,
+                        twice,
                         foul: l.foul,
                     })
                 })
                 .collect::<Result<_, LineError>>()?;
+            let (standing, twice) = entered(ev, &f.standing)?;
             Action::Correct {
                 bowler: f.bowler,
                 game: f.game,
                 frame: f.frame,
                 ball: f.ball,
-                standing: pins(ev, &f.standing)?,
+                standing,
+                twice,
                 foul: f.foul,
                 later,
             }
