@@ -1,6 +1,8 @@
 //! The panel's server under connections that hang: the real daemon, a flood
 //! of half-open connections, a slow client, too many live views, a stop
-//! with connections open, and HTTPS.
+//! with connections open, and HTTPS; request bodies trickled into a lane and
+//! into the centre, a stranger's post answered unread, and a body's deadline
+//! (the server itself with short limits).
 //!
 //! Times are generous bounds well above the server's timeouts (10 s for a
 //! first byte and for a head): a server without them would hang past them.
@@ -8,12 +10,17 @@
 mod support;
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use lanecall::config::Config;
+use serde_json::json;
+use support::centre::Centre;
+use support::centre_scene::{Via, centre_config};
+use support::http::Http;
 use support::{Daemon, free_port};
 
 /// `hash_pin("2468")`.
@@ -341,4 +348,373 @@ fn https_files_are_checked_when_the_config_is_read() {
     assert!(views.contains("web.max_live_views"), "{views}");
     let small = web_config(&dir, "max_connections = 16\n").unwrap();
     assert_eq!(small.web.max_live_views, 8, "the default fits under half");
+}
+
+// ----- request bodies ---------------------------------------------------------
+
+/// The address the `i`th slow client connects from: each its own, as on a
+/// venue's Wi-Fi, so that the login limit (a few tries an address) is not
+/// what stops them.
+fn stranger(i: usize) -> Ipv4Addr {
+    Ipv4Addr::new(127, 0, 1 + (i / 200) as u8, 1 + (i % 200) as u8)
+}
+
+fn connect_from(source: Ipv4Addr, port: u16) -> TcpStream {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    socket
+        .bind(&SocketAddr::from((source, 0)).into())
+        .unwrap_or_else(|e| panic!("cannot bind {source}: {e}"));
+    socket
+        .connect(&SocketAddr::from((Ipv4Addr::LOCALHOST, port)).into())
+        .expect("the port takes connections");
+    socket.into()
+}
+
+/// A request's head for a body of `length` bytes that will come slowly.
+fn slow_head(path: &str, content_type: &str, length: usize) -> String {
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {content_type}\r\n\
+         Content-Length: {length}\r\n\r\n"
+    )
+}
+
+/// Whether the server on `port` has read every byte sent to it by the
+/// slow clients ([`stranger`]'s addresses), from the kernel's table of
+/// TCP sockets: their heads are then parsed and their bodies being read.
+fn all_read(port: u16) -> Result<(), String> {
+    let table = std::fs::read_to_string("/proc/net/tcp").map_err(|e| e.to_string())?;
+    let mut unread = 0;
+    for line in table.lines().skip(1) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (Some(local), Some(remote), Some(queues)) =
+            (fields.get(1), fields.get(2), fields.get(4))
+        else {
+            continue;
+        };
+        let port_of = |a: &str| {
+            a.split_once(':')
+                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+        };
+        let ip_of = |a: &str| {
+            a.split_once(':')
+                .and_then(|(ip, _)| u32::from_str_radix(ip, 16).ok())
+                .map(|n| Ipv4Addr::from(n.to_le_bytes()))
+        };
+        let from_stranger =
+            ip_of(remote).is_some_and(|ip| ip.octets()[..2] == [127, 0] && ip.octets()[2] > 0);
+        if port_of(local) != Some(port) || !from_stranger {
+            continue;
+        }
+        let rx = queues
+            .split_once(':')
+            .and_then(|(_, rx)| usize::from_str_radix(rx, 16).ok())
+            .unwrap_or(0);
+        if rx > 0 {
+            unread += 1;
+        }
+    }
+    if unread == 0 {
+        Ok(())
+    } else {
+        Err(format!("{unread} connections with bytes not yet read"))
+    }
+}
+
+/// `n` connections from as many addresses, each posting to one of `posts`
+/// (path and content type, in turn) a 1,000-byte body that comes a byte
+/// every 2 s.
+struct Trickle {
+    stop: mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<Vec<TcpStream>>,
+}
+
+impl Trickle {
+    fn start(port: u16, posts: &[(&str, &str)], n: usize) -> Trickle {
+        let mut streams = Vec::with_capacity(n);
+        for i in 0..n {
+            let (path, kind) = posts[i % posts.len()];
+            let mut s = connect_from(stranger(i), port);
+            s.write_all(slow_head(path, kind, 1000).as_bytes())
+                .expect("a head is sent");
+            s.write_all(b"{").expect("the body's first byte");
+            streams.push(s);
+        }
+        // Every connection taken and its bytes read: on a server that reads
+        // bodies without a deadline, every one is now a request in flight.
+        support::eventually("the server to read what the slow clients sent", || {
+            all_read(port)
+        });
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            // The attack's pace, not a wait for anything.
+            while let Err(mpsc::RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(Duration::from_secs(2))
+            {
+                for s in &mut streams {
+                    let _ = s.write_all(b" ");
+                }
+            }
+            streams
+        });
+        Trickle { stop, thread }
+    }
+
+    /// Stops the trickle: the connections, still open on this side.
+    fn stop(self) -> Vec<TcpStream> {
+        let _ = self.stop.send(());
+        self.thread.join().expect("the trickle's thread")
+    }
+}
+
+/// What has come back on `s` so far: an answer's first line, if any.
+fn status_line(s: &mut TcpStream) -> Option<String> {
+    s.set_nonblocking(true).ok()?;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&got).into_owned();
+    text.lines().next().map(str::to_owned)
+}
+
+/// How the slow clients' posts were answered: count by first line.
+fn answers(streams: &mut [TcpStream]) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for s in streams {
+        let line = status_line(s).unwrap_or_else(|| "(nothing)".to_owned());
+        *out.entry(line).or_default() += 1;
+    }
+    out
+}
+
+#[test]
+fn a_judge_gets_in_while_256_slow_bodies_trickle_into_the_lane() {
+    support::raise_file_limit(2048);
+    let dir = temp_dir("slow-bodies");
+    let http = free_port();
+    let hash = lanecall::web::hash_pin(support::centre_lane::PIN).unwrap();
+    let config = support::write_config(&dir, 3, "/dev/null-pinsetter", http, &hash);
+    let mut d = Daemon::start(&config, http);
+    // Half post a login, which is read before any session, half an action.
+    let posts = [
+        ("/api/login", "application/json"),
+        ("/api/actions", "application/json"),
+    ];
+    let trickle = Trickle::start(http, &posts, 256);
+
+    let asked = Instant::now();
+    d.http = Http::new(http);
+    d.login(support::centre_lane::PIN);
+    let logged_in = asked.elapsed();
+    let (status, said) = d.action(json!({"ev": "hold", "on": true, "reason": "oil"}));
+    let acted = asked.elapsed();
+    let mut streams = trickle.stop();
+    let answered = answers(&mut streams);
+    eprintln!(
+        "256 slow bodies on a lane: a judge logged in after {logged_in:?}, acted after {acted:?}; \
+         the slow posts were answered {answered:?}"
+    );
+    assert_eq!(status, 200, "{said}");
+    assert_eq!(
+        answered.get("HTTP/1.1 401 Unauthorized"),
+        Some(&128),
+        "every action without a login is answered 401, unread: {answered:?}"
+    );
+    assert!(d.stop().success());
+}
+
+/// A centre with its own broker and a judge's PIN ([`centre_config`]).
+fn centre(name: &str) -> (Centre, u16, PathBuf) {
+    let dir = temp_dir(name);
+    let state = dir.join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let web = free_port();
+    let config = centre_config(&dir, &state, web, Via::Embedded(free_port()));
+    (Centre::start(&config, web), web, dir)
+}
+
+#[test]
+fn a_judge_gets_in_while_256_slow_bodies_trickle_into_the_centre() {
+    support::raise_file_limit(2048);
+    let (mut c, web, _dir) = centre("centre-slow-bodies");
+    let posts = [
+        ("/api/login", "application/json"),
+        ("/api/push", "application/json"),
+        ("/api/entries/import", "text/csv"),
+        ("/api/hold", "application/json"),
+    ];
+    let trickle = Trickle::start(web, &posts, 256);
+
+    let asked = Instant::now();
+    c.http = Http::new(web);
+    let (cookie, _) = c.login(support::centre_lane::PIN, "Chief Judge");
+    let logged_in = asked.elapsed();
+    let hold = json!({"lane": 1, "on": true, "reason": "oil"});
+    let (status, said) = c.post(Some(&cookie), "/api/hold", &hold);
+    let acted = asked.elapsed();
+    let mut streams = trickle.stop();
+    let answered = answers(&mut streams);
+    eprintln!(
+        "256 slow bodies on the centre: a judge logged in after {logged_in:?}, acted after \
+         {acted:?}; the slow posts were answered {answered:?}"
+    );
+    assert_eq!(status, 200, "{said}");
+    assert_eq!(
+        answered.get("HTTP/1.1 401 Unauthorized"),
+        Some(&192),
+        "every change without a login is answered 401, unread: {answered:?}"
+    );
+    c.stop();
+}
+
+/// Posts a head announcing `length` bytes and none of them: the first line
+/// of the answer, if one comes within 10 s.
+fn post_unsent(port: u16, path: &str, content_type: &str, length: usize) -> Option<String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(slow_head(path, content_type, length).as_bytes())
+        .unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut buf = [0u8; 512];
+    let n = s.read(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf[..n]).into_owned();
+    text.lines().next().map(str::to_owned)
+}
+
+#[test]
+fn a_post_that_needs_a_login_is_refused_before_its_body_is_read() {
+    let (d, http, _dir) = daemon("unread", "");
+    let lane = post_unsent(http, "/api/actions", "application/json", 10_000);
+    assert_eq!(lane.as_deref(), Some("HTTP/1.1 401 Unauthorized"));
+    assert!(d.stop().success());
+
+    let (c, web, _dir) = centre("centre-unread");
+    for path in [
+        "/api/push",
+        "/api/hold",
+        "/api/blocks/lanes",
+        "/api/finals/roll-off",
+        "/api/entries/add",
+        "/api/entries/edit",
+        "/api/entries/withdraw",
+        "/api/entries/delete",
+    ] {
+        let answer = post_unsent(web, path, "application/json", 60_000);
+        assert_eq!(
+            answer.as_deref(),
+            Some("HTTP/1.1 401 Unauthorized"),
+            "{path}"
+        );
+    }
+    // A 1 MiB upload's head: no memory is taken for a body never read.
+    let import = post_unsent(web, "/api/entries/import", "text/csv", 1 << 20);
+    assert_eq!(import.as_deref(), Some("HTTP/1.1 401 Unauthorized"));
+    c.stop();
+}
+
+// ----- a body's deadline, on the server itself ---------------------------------
+
+/// The server with a body deadline of `body` and `rate` bytes a second,
+/// serving `POST /echo` (the body's length), on a port of its own.
+fn short_server(body: Duration, rate: u64) -> (u16, tokio::runtime::Runtime) {
+    use axum::routing::post;
+    use lanecall::web::server::{Limits, serve};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = axum::Router::new().route(
+        "/echo",
+        post(|body: axum::body::Bytes| async move { body.len().to_string() }),
+    );
+    let limits = Limits {
+        body,
+        body_rate: rate,
+        ..Limits::new(8)
+    };
+    runtime.spawn(serve(listener, app, None, limits, std::future::pending()));
+    (port, runtime)
+}
+
+/// Reads an answer to its end (the server closes after a `408`).
+fn answer_of(s: &mut TcpStream) -> String {
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got);
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[test]
+fn a_body_that_stops_or_trickles_is_answered_408_and_closed() {
+    // 200 ms for a body's gaps and start, 1 KiB/s after: the defaults
+    // (10 s, 1 KiB/s) scaled down, so that nothing here waits long.
+    let (port, _runtime) = short_server(Duration::from_millis(200), 1024);
+
+    // Whole at once: served.
+    let mut whole = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut req = slow_head("/echo", "text/plain", 5).into_bytes();
+    req.extend_from_slice(b"hello");
+    whole.write_all(&req).unwrap();
+    let mut buf = [0u8; 512];
+    whole
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let n = whole.read(&mut buf).unwrap();
+    let text = String::from_utf8_lossy(&buf[..n]);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.ends_with("\r\n\r\n5"), "{text}");
+
+    // A body that stops after its first byte.
+    let mut stalled = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stalled
+        .write_all(slow_head("/echo", "text/plain", 100).as_bytes())
+        .unwrap();
+    stalled.write_all(b"x").unwrap();
+    let answer = answer_of(&mut stalled);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("connection: close"), "{answer}");
+    assert!(
+        answer.contains("the request body came too slowly"),
+        "{answer}"
+    );
+
+    // A body that keeps coming, a byte every 50 ms (20 bytes a second):
+    // never a gap, but far below the rate.
+    let mut trickling = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    trickling
+        .write_all(slow_head("/echo", "text/plain", 1000).as_bytes())
+        .unwrap();
+    let started = Instant::now();
+    trickling.set_nonblocking(true).unwrap();
+    let mut sent = 0;
+    let answer = loop {
+        let _ = trickling.write_all(b"x");
+        sent += 1;
+        let mut buf = [0u8; 1024];
+        match trickling.read(&mut buf) {
+            Ok(n) if n > 0 => break String::from_utf8_lossy(&buf[..n]).into_owned(),
+            Ok(_) => break String::new(),
+            Err(_) => {}
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "a body trickled at 20 bytes a second is still read after {sent} bytes"
+        );
+        // The trickle's pace.
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    eprintln!(
+        "a body trickled at 20 B/s was answered after {sent} bytes, {:?}",
+        started.elapsed()
+    );
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 }

@@ -24,6 +24,11 @@
 //!   logged in.
 //! - `GET /`, `GET /tv`, `GET /protocol`, `GET /centre/{file}`: the page
 //!   (web/centre/); `/protocol` is the results protocol to print.
+//!
+//! Every route that needs a judge checks the session before the body is
+//! read ([`login_first`]): a stranger's post is answered `401` unread, so
+//! stalled uploads hold no memory (the server's body deadline,
+//! `crate::web::server`, bounds a judge's own).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -33,6 +38,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, Request, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum_extra::extract::cookie::Key;
@@ -124,30 +130,35 @@ pub fn router(
         login: login.clone(),
         standings: Arc::default(),
     };
+    let judged = || middleware::from_fn_with_state(shared.clone(), login_first);
     let import = Router::new()
         .route("/api/entries/import", post(entries::import))
+        .route_layer(judged())
         .with_state(shared.clone())
         .layer(RequestBodyLimitLayer::new(entries::MAX_IMPORT_BODY));
+    let changes = Router::new()
+        .route("/api/push", post(push))
+        .route("/api/hold", post(hold))
+        .route("/api/blocks/lanes", post(blocks::set_lanes))
+        .route("/api/finals/roll-off", post(blocks::set_roll_off))
+        .route("/api/entries/add", post(entries::add))
+        .route("/api/entries/edit", post(entries::edit))
+        .route("/api/entries/withdraw", post(entries::withdraw))
+        .route("/api/entries/delete", post(entries::delete))
+        .route_layer(judged());
     Router::new()
+        .merge(changes)
         .route("/api/lanes", get(lanes))
         .route("/api/centre", get(centre))
         .route("/api/pushes", get(pushes))
-        .route("/api/push", post(push))
-        .route("/api/hold", post(hold))
         .route("/api/standings", get(standings_json))
         .route("/api/programme", get(programme_blocks))
         .route("/api/finals", get(blocks::proposals))
-        .route("/api/blocks/lanes", post(blocks::set_lanes))
-        .route("/api/finals/roll-off", post(blocks::set_roll_off))
         .route("/results.txt", get(results_text))
         .route("/results.csv", get(results_csv))
         .route("/results.json", get(results_json))
         .route("/api/entries", get(entries::list))
         .route("/entries.csv", get(entries::export))
-        .route("/api/entries/add", post(entries::add))
-        .route("/api/entries/edit", post(entries::edit))
-        .route("/api/entries/withdraw", post(entries::withdraw))
-        .route("/api/entries/delete", post(entries::delete))
         .route_service("/api/login", login.clone())
         .route_service("/api/logout", login.clone())
         .route_service("/api/session", login)
@@ -308,6 +319,15 @@ async fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
         .ok()?;
     let v: Value = serde_json::from_slice(&body).ok()?;
     v.get("judge")?.as_str().map(str::to_owned)
+}
+
+/// Answers `401` to a request without a judge's session before its body
+/// is read; the handler behind checks the session again, as it reads it.
+async fn login_first(State(s): State<Shared>, req: Request<Body>, next: Next) -> Response {
+    if judge(&s, req.headers()).await.is_none() {
+        return error(StatusCode::UNAUTHORIZED, "a judge must log in");
+    }
+    next.run(req).await
 }
 
 /// The judge and the JSON body, or the answer refusing them.

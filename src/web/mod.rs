@@ -75,7 +75,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRef, Path, State};
+use axum::extract::{FromRef, FromRequest as _, Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -622,8 +622,10 @@ async fn actions(
     State(shared): State<Shared>,
     jar: SignedCookieJar,
     headers: HeaderMap,
-    raw: Result<Bytes, BytesRejection>,
+    posted: Body,
 ) -> ApiResult {
+    // The session first, the body after: a stranger's post is answered
+    // unread, however slowly its body would come.
     let Some((judge, chief)) = login::judge_and_chief(&shared, &jar) else {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
@@ -631,7 +633,7 @@ async fn actions(
         ));
     };
     require_json(&headers)?;
-    let raw = body(raw)?;
+    let raw = body(Bytes::from_request(axum::http::Request::new(posted), &()).await)?;
     let action = parse_action(&raw, &judge)?;
     let name = action.name();
     // Only the centre's link and the lane's own clock give the others.
