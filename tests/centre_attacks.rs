@@ -35,21 +35,35 @@ fn topic(lane: u32, kind: &str) -> String {
     format!("lanecall/{SITE}/lane/{lane}/{kind}")
 }
 
-/// An MQTT client of the attacker's: what the broker answered, and how
-/// often it closed the connection.
+/// An MQTT client of the attacker's: what the broker answered, how
+/// often it closed the connection, and what it received.
 struct Attacker {
     client: Client,
     /// The return code of the last CONNACK.
     connack: Arc<Mutex<Option<ConnectReturnCode>>>,
     /// Connections lost (refused, or cut off by the broker).
     lost: Arc<AtomicU32>,
+    /// SUBACKs received.
+    subscribed: Arc<AtomicU32>,
+    /// PUBACKs received.
+    acked: Arc<AtomicU32>,
+    /// The messages received: (topic, payload).
+    got: Arc<Mutex<Vec<(String, Vec<u8>)>>>,
     stop: Arc<AtomicBool>,
 }
 
 impl Attacker {
     fn connect(port: u16, id: &str, login: Option<(&str, &str)>) -> Attacker {
-        let mut opts = MqttOptions::new(format!("{id}-{}", std::process::id()), "127.0.0.1", port);
+        let id = format!("{id}-{}", std::process::id());
+        Attacker::connect_as(port, &id, login, true)
+    }
+
+    /// A client with the client id `id` exactly, a persistent session
+    /// unless `clean`.
+    fn connect_as(port: u16, id: &str, login: Option<(&str, &str)>, clean: bool) -> Attacker {
+        let mut opts = MqttOptions::new(id, "127.0.0.1", port);
         opts.set_keep_alive(Duration::from_secs(5))
+            .set_clean_session(clean)
             .set_max_packet_size(4 << 20, 4 << 20);
         if let Some((u, p)) = login {
             opts.set_credentials(u, p);
@@ -57,9 +71,13 @@ impl Attacker {
         let (client, mut connection) = Client::new(opts, 4096);
         let connack = Arc::new(Mutex::new(None));
         let lost = Arc::new(AtomicU32::new(0));
+        let subscribed = Arc::new(AtomicU32::new(0));
+        let acked = Arc::new(AtomicU32::new(0));
+        let got = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         {
             let (connack, lost, stop) = (connack.clone(), lost.clone(), stop.clone());
+            let (subscribed, acked, got) = (subscribed.clone(), acked.clone(), got.clone());
             // Iterated, never polled with a timeout: a timeout would drop
             // a connection still waiting for its CONNACK and start anew.
             std::thread::spawn(move || {
@@ -70,6 +88,17 @@ impl Attacker {
                     match ev {
                         Ok(Event::Incoming(Packet::ConnAck(a))) => {
                             *connack.lock().unwrap() = Some(a.code);
+                        }
+                        Ok(Event::Incoming(Packet::SubAck(_))) => {
+                            subscribed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(Event::Incoming(Packet::PubAck(_))) => {
+                            acked.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(Event::Incoming(Packet::Publish(p))) => {
+                            got.lock()
+                                .unwrap()
+                                .push((p.topic.clone(), p.payload.to_vec()));
                         }
                         Err(rumqttc::ConnectionError::ConnectionRefused(code)) => {
                             // Refused: it does not knock again.
@@ -91,6 +120,9 @@ impl Attacker {
             client,
             connack,
             lost,
+            subscribed,
+            acked,
+            got,
             stop,
         }
     }
@@ -120,6 +152,7 @@ impl Attacker {
 impl Drop for Attacker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        let _ = self.client.try_disconnect();
     }
 }
 
@@ -161,8 +194,10 @@ fn attacks(dir: &Path, via: Via) {
     assert_ne!(guesser.answer(), ConnectReturnCode::Success);
 
     // Lane 2's login, stolen: it may write lane 2's topics and no other.
+    // It connects with its own client id (any other is refused or
+    // replaced), so it and lane 2 take turns at the broker.
     let (file1, lines1) = journal_file(&lanes[0]);
-    let insider = Attacker::connect(port, "insider", Some(("lane2", &lane_secret(2))));
+    let insider = Attacker::connect_as(port, "lane2", Some(("lane2", &lane_secret(2))), true);
     assert_eq!(insider.answer(), ConnectReturnCode::Success);
     let forged = lanecall::journal::seal(r#"{"t":999999,"ev":"ball"}"#, lines1 + 1);
     let lane5 = support::sealed_log("four_bowlers.jsonl", 5, 1);
@@ -233,6 +268,28 @@ fn attacks(dir: &Path, via: Via) {
     );
     let big = json!({"lane": 1, "delivering": true, "pad": "x".repeat(1 << 19)});
     insider.publish(&topic(1, "state"), true, big.to_string());
+    // Every message through the broker (Mosquitto acknowledges and drops
+    // what its ACL refuses), or (embedded) the insider cut off at its
+    // first foreign message, and again each time it came back with it,
+    // and the stolen login, connecting again and again beside lane 2's
+    // own connection, seen. Then the insider is gone, and lane 2 stays
+    // connected again.
+    let sent = 3 + 2 + lane5.lines().count() as u32 + 1 + 2 + 1 + 1;
+    until("the insider's messages through the broker", || {
+        let acked = insider.acked.load(Ordering::Relaxed);
+        let lost = insider.lost.load(Ordering::Relaxed);
+        let alarms = centre.get("/api/centre")["alarms"].clone();
+        let done = match via {
+            Via::Embedded(_) => {
+                lost >= 1 && alarms[0]["kind"] == "duplicate_lane" && alarms[0]["lane"] == 2
+            }
+            _ => acked >= sent,
+        };
+        done.then_some(()).ok_or(format!(
+            "{acked} of {sent} acknowledged, {lost} lost, alarms {alarms}"
+        ))
+    });
+    drop(insider);
     // Nothing else happened: the lanes bowl on, the centre agrees with
     // them, lane 1 held nothing and took no lineup, lane 5 is unknown.
     for l in &mut lanes {
@@ -254,16 +311,6 @@ fn attacks(dir: &Path, via: Via) {
     assert_eq!(known, [1, 2], "only the competition's lanes");
     assert!(!state.join("lanes/5").exists());
     if let Via::Embedded(_) = via {
-        // The embedded broker cut the insider off at its first foreign
-        // message, and again each time it came back with it; the stolen
-        // login, connecting again and again beside lane 2's own
-        // connection, is seen.
-        until("the stolen login seen", || {
-            let alarms = centre.get("/api/centre")["alarms"].clone();
-            let seen = alarms[0]["kind"] == "duplicate_lane" && alarms[0]["lane"] == 2;
-            seen.then_some(()).ok_or(format!("alarms: {alarms}"))
-        });
-        assert!(insider.lost.load(Ordering::Relaxed) >= 1);
         let broker = centre.get("/api/centre")["broker"].clone();
         assert!(broker["publish_denied"].as_u64() >= Some(1), "{broker}");
         assert!(broker["bad_logins"].as_u64() >= Some(1), "{broker}");
@@ -289,6 +336,166 @@ fn attacks_through_mosquitto_with_the_centres_acl_change_nothing() {
     let dir = temp("mosquitto");
     let broker = secure_mosquitto(&dir);
     attacks(&dir, Via::MosquittoLogins(broker.port));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The password of the read-only `tv` login the takeover tests add.
+const TV_SECRET: &str = "tv-secret";
+
+/// The client ids an attacker asks for: the centre's and lane 1's, each
+/// as its link uses it without a login and with one.
+fn others_ids() -> [String; 4] {
+    [
+        format!("lanecall-centre-{SITE}"),
+        "centre".to_owned(),
+        format!("lanecall-{SITE}-lane-1"),
+        "lane1".to_owned(),
+    ]
+}
+
+/// Lane 2's login (no lane 2 running) and the read-only `tv` login
+/// connect, one at a time, with the centre's client id and with lane
+/// 1's, keeping a session (clean_session 0) as the centre's link does:
+/// the session of that id, with the centre's subscriptions, is what they
+/// are after. Through `via`'s broker (`mosquitto`: the one of `via`, to
+/// read its log). Each time lane 1 bowls on, its lines are mirrored, and
+/// the attacker, when let in at all, gets a later message but none of
+/// the lines.
+fn takeovers(dir: &Path, via: Via, mosquitto: Option<&support::mosquitto::Broker>) {
+    let (state, web) = (dir.join("state"), free_port());
+    let config = centre_config(dir, &state, web, via);
+    if let Via::Embedded(_) = via {
+        // A reader's login beside the lanes'.
+        let passwords = dir.join("passwords");
+        let text = std::fs::read_to_string(&passwords).unwrap();
+        let tv = format!("tv:{}\n", support::cheap_hash(TV_SECRET));
+        std::fs::write(&passwords, text + &tv).unwrap();
+    }
+    let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
+    let port = via.port();
+    let mut lane1 = lane(dir, 1, port);
+    lane1.bowl("X");
+    assert_agree(&mut centre, &state, &[&lane1], "before the takeovers");
+    let lane2_secret = lane_secret(2);
+    let logins = [("lane2", lane2_secret.as_str()), ("tv", TV_SECRET)];
+    for (user, password) in logins {
+        for id in others_ids() {
+            let attacker = Attacker::connect_as(port, &id, Some((user, password)), false);
+            let answer = attacker.answer();
+            if let Via::Embedded(_) = via {
+                assert_eq!(answer, ConnectReturnCode::BadClientId, "{user} as {id}");
+            } else {
+                // Mosquitto lets it in under its own name
+                // (`use_username_as_clientid`).
+                assert_eq!(answer, ConnectReturnCode::Success, "{user} as {id}");
+                attacker
+                    .client
+                    .subscribe(format!("lanecall/{SITE}/lane/+/state"), QoS::AtLeastOnce)
+                    .unwrap();
+                until("the attacker subscribed", || {
+                    (attacker.subscribed.load(Ordering::Relaxed) >= 1)
+                        .then_some(())
+                        .ok_or("no SUBACK")
+                });
+            }
+            // Lane 1 bowls on: its lines reach the centre, lane 1 and the
+            // centre's link stay up.
+            lane1.bowl("72");
+            assert_agree(
+                &mut centre,
+                &state,
+                &[&lane1],
+                &format!("with {user} as {id}"),
+            );
+            if answer == ConnectReturnCode::Success {
+                // A message sent after lane 1's lines reached the centre,
+                // which the attacker receives: any of the lines would have
+                // come before it.
+                let marker = format!("marker: {user} as {id}");
+                let helper = (user != "lane2").then(|| {
+                    let h =
+                        Attacker::connect_as(port, "lane2", Some(("lane2", &lane2_secret)), true);
+                    assert_eq!(h.answer(), ConnectReturnCode::Success);
+                    h
+                });
+                helper.as_ref().unwrap_or(&attacker).publish(
+                    &topic(2, "state"),
+                    false,
+                    marker.clone(),
+                );
+                until("the marker at the attacker", || {
+                    let got = attacker.got.lock().unwrap();
+                    got.iter()
+                        .any(|(_, p)| *p == marker.as_bytes())
+                        .then_some(())
+                        .ok_or(format!("{} messages", got.len()))
+                });
+            }
+            let got = attacker.got.lock().unwrap().clone();
+            let forbidden: Vec<&String> = got
+                .iter()
+                .map(|(t, _)| t)
+                .filter(|t| !t.ends_with("/state") && !t.ends_with("/status"))
+                .collect();
+            assert!(
+                forbidden.is_empty(),
+                "{user} as {id} received {forbidden:?}"
+            );
+            if let Some(broker) = mosquitto {
+                // Nobody was closed for the attacker: Mosquitto says so
+                // when a client id connects again.
+                for taken in others_ids() {
+                    let kick = format!("Client {taken} already connected");
+                    assert!(!broker.logged(&kick), "{user} as {id}: {kick}");
+                }
+            }
+        }
+    }
+    let lane1_state = centre.lane(1).unwrap();
+    assert_eq!(lane1_state["online"], true, "{lane1_state}");
+    let alarms = centre.get("/api/centre")["alarms"].clone();
+    let raised = |kind: &str, lane: u32, login: &str| {
+        alarms.as_array().unwrap().iter().any(|a| {
+            a["kind"] == kind
+                && a["lane"] == lane
+                && a["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.contains(&format!("the login {login} ")))
+        })
+    };
+    assert!(!raised("duplicate_lane", 1, "lane1"), "{alarms}");
+    if let Via::Embedded(_) = via {
+        // Each refused and counted, and each login named in an alarm.
+        assert!(raised("takeover", 2, "lane2"), "{alarms}");
+        assert!(raised("takeover", 0, "tv"), "{alarms}");
+        let broker = centre.get("/api/centre")["broker"].clone();
+        assert_eq!(broker["takeovers_refused"], 8, "{broker}");
+        assert_eq!(broker["client_id_refused"], 8, "{broker}");
+    } else {
+        assert_eq!(alarms, json!([]));
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn another_login_with_the_centres_or_lane_1s_client_id_is_refused_by_the_embedded_broker() {
+    let dir = temp("takeover-embedded");
+    takeovers(&dir, Via::Embedded(free_port()), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn another_login_with_the_centres_or_lane_1s_client_id_takes_nothing_on_mosquitto() {
+    let dir = temp("takeover-mosquitto");
+    let mut broker = secure_mosquitto(&dir);
+    // The read-only login, as docs/centre.md adds one.
+    support::mosquitto::add_login(&dir.join("mosquitto.passwd"), "tv", TV_SECRET);
+    broker.restart();
+    takeovers(&dir, Via::MosquittoLogins(broker.port), Some(&broker));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -383,7 +590,7 @@ fn a_connect_flood_keeps_no_lane_out() {
         .filter_map(|_| TcpStream::connect(("127.0.0.1", mqtt)).ok())
         .collect();
     let since = Instant::now();
-    let lane2 = Attacker::connect(mqtt, "late-lane-2", Some(("lane2", &lane_secret(2))));
+    let lane2 = Attacker::connect_as(mqtt, "lane2", Some(("lane2", &lane_secret(2))), true);
     assert_eq!(lane2.answer(), ConnectReturnCode::Success);
     assert!(
         since.elapsed() < Duration::from_secs(5),

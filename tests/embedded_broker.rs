@@ -1,7 +1,7 @@
 //! The centre's embedded broker, started through `broker::start` on free
-//! ports, against rumqttc clients: logins, the access rules, rumqttd
-//! behind the front, the `passwords` file, and a flood of connections
-//! that never log in.
+//! ports, against rumqttc clients: logins, client ids bound to them, the
+//! access rules, rumqttd behind the front, the `passwords` file, and a
+//! flood of connections that never log in.
 
 mod support;
 
@@ -38,6 +38,14 @@ fn passwords(dir: &Path, text: &str, mode: u32) -> PathBuf {
 
 /// The broker on a free port with `passwords`; its port and what it says.
 fn start(passwords: Option<PathBuf>) -> Result<(u16, Started), String> {
+    start_alarmed(passwords, Box::new(|_| {}))
+}
+
+/// [`start`], its alarms told to `on_alarm`.
+fn start_alarmed(
+    passwords: Option<PathBuf>,
+    on_alarm: Box<dyn Fn(broker::Alarm) + Send + Sync>,
+) -> Result<(u16, Started), String> {
     let port = support::free_port();
     let started = broker::start(
         BrokerSettings {
@@ -47,7 +55,7 @@ fn start(passwords: Option<PathBuf>) -> Result<(u16, Started), String> {
             site: SITE.into(),
             centre_user: "centre".into(),
         },
-        Box::new(|_| {}),
+        on_alarm,
     )?;
     Ok((port, started))
 }
@@ -76,8 +84,20 @@ enum Ev {
 
 /// A client of the broker on `port`, its events as they come.
 fn client(port: u16, id: &str, login: Option<(&str, &str)>) -> (Client, Receiver<Ev>) {
+    client_as(port, id, login, true)
+}
+
+/// [`client`], with a persistent session unless `clean`.
+fn client_as(
+    port: u16,
+    id: &str,
+    login: Option<(&str, &str)>,
+    clean: bool,
+) -> (Client, Receiver<Ev>) {
     let mut options = MqttOptions::new(id, "127.0.0.1", port);
-    options.set_keep_alive(Duration::from_secs(5));
+    options
+        .set_keep_alive(Duration::from_secs(5))
+        .set_clean_session(clean);
     if let Some((user, password)) = login {
         options.set_credentials(user, password);
     }
@@ -207,8 +227,8 @@ fn a_lane_publishing_for_another_lane_or_a_command_is_cut_off_and_nobody_gets_it
     });
 
     // Lane 2's login on lane 1's journal, then on lane 1's commands.
-    for (what, id) in [("journal", "lane2-a"), ("command", "lane2-b")] {
-        let (lane2, rx) = client(port, id, Some(("lane2", "two")));
+    for what in ["journal", "command"] {
+        let (lane2, rx) = client(port, "lane2", Some(("lane2", "two")));
         connected(&rx, "lane 2");
         lane2
             .publish(topic(1, what), QoS::AtLeastOnce, false, "forged")
@@ -254,11 +274,8 @@ fn a_lane_publishing_for_another_lane_or_a_command_is_cut_off_and_nobody_gets_it
 )]
 fn a_lane_subscribing_to_another_lanes_commands_or_to_everything_is_cut_off() {
     let (port, started) = two_lanes("subscribe");
-    for (filter, id) in [
-        (topic(1, "command"), "lane2-a"),
-        ("#".to_owned(), "lane2-b"),
-    ] {
-        let (lane2, rx) = client(port, id, Some(("lane2", "two")));
+    for filter in [topic(1, "command"), "#".to_owned()] {
+        let (lane2, rx) = client(port, "lane2", Some(("lane2", "two")));
         connected(&rx, "lane 2");
         lane2.subscribe(&filter, QoS::AtLeastOnce).unwrap();
         lost(&rx, &format!("lane 2 subscribing to {filter}"));
@@ -385,4 +402,114 @@ fn a_flood_of_connections_that_never_log_in_keeps_no_lane_out_and_each_is_closed
         "a connection that never logs in is still open after 8 s"
     );
     assert!(stat(&started, "login_timeouts") > 0);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn another_logins_client_id_is_refused_and_alarmed_and_the_centre_and_lane_1_keep_theirs() {
+    let dir = temp("takeover");
+    let text = format!(
+        "lane1:{}\nlane2:{}\ntv:{}\n",
+        support::cheap_hash("one"),
+        support::cheap_hash("two"),
+        support::cheap_hash("three")
+    );
+    let (alarms, alarmed) = channel();
+    let alarms = std::sync::Mutex::new(alarms);
+    let on_alarm = Box::new(move |a| {
+        let _ = alarms.lock().unwrap().send(a);
+    });
+    let (port, started) = start_alarmed(Some(passwords(&dir, &text, 0o600)), on_alarm).unwrap();
+    // The centre with the id its link used before it used its login's
+    // name, and a persistent session; lane 1 with its login's name.
+    let centre_id = format!("lanecall-centre-{SITE}");
+    let login = ("centre", started.centre_password.as_str());
+    let (centre, centre_rx) = client_as(port, &centre_id, Some(login), false);
+    connected(&centre_rx, "the centre");
+    centre
+        .subscribe(format!("lanecall/{SITE}/lane/+/journal"), QoS::AtLeastOnce)
+        .unwrap();
+    let (lane1, lane1_rx) = client(port, "lane1", Some(("lane1", "one")));
+    connected(&lane1_rx, "lane 1");
+    lane1
+        .subscribe(topic(1, "command"), QoS::AtLeastOnce)
+        .unwrap();
+    let (mut centre_got, mut lane1_got) = (Vec::new(), Vec::new());
+    wait(&centre_rx, "the centre subscribed", &mut centre_got, |e| {
+        *e == Ev::Subscribed
+    });
+    wait(&lane1_rx, "lane 1 subscribed", &mut lane1_got, |e| {
+        *e == Ev::Subscribed
+    });
+
+    // A lane's login and a reader's, each with the centre's ids and lane
+    // 1's, keeping the session: refused at the CONNECT, each an alarm
+    // naming the login.
+    use broker::acl::Whose;
+    let ids = [
+        (centre_id.clone(), Whose::Centre),
+        ("centre".to_owned(), Whose::Centre),
+        (format!("lanecall-{SITE}-lane-1"), Whose::Lane(1)),
+        ("lane1".to_owned(), Whose::Lane(1)),
+    ];
+    for (user, password) in [("lane2", "two"), ("tv", "three")] {
+        for (id, whose) in &ids {
+            let (_c, rx) = client_as(port, id, Some((user, password)), false);
+            assert_eq!(
+                lost(&rx, &format!("{user} as {id}")),
+                Ev::Refused(ConnectReturnCode::BadClientId),
+                "{user} as {id}"
+            );
+            let alarm = alarmed.recv_timeout(PATIENCE).expect("an alarm");
+            assert_eq!(
+                alarm,
+                broker::Alarm::Takeover {
+                    login: Some(user.to_owned()),
+                    client_id: id.clone(),
+                    whose: whose.clone(),
+                }
+            );
+            assert_eq!(alarm.kind(), "takeover");
+            assert!(
+                alarm.detail().contains(&format!("the login {user} ")),
+                "{}",
+                alarm.detail()
+            );
+        }
+    }
+    // An id of its own making: refused, no alarm.
+    let (_c, rx) = client(port, "tv-screen-2", Some(("tv", "three")));
+    assert_eq!(
+        lost(&rx, "tv as tv-screen-2"),
+        Ev::Refused(ConnectReturnCode::BadClientId)
+    );
+    assert_eq!(stat(&started, "takeovers_refused"), 8);
+    assert_eq!(stat(&started, "client_id_refused"), 9);
+    // The centre and lane 1 were never cut off (`wait` fails on a lost
+    // connection): lane 1's line reaches the centre, the centre's command
+    // reaches lane 1.
+    lane1
+        .publish(topic(1, "journal"), QoS::AtLeastOnce, false, "after")
+        .unwrap();
+    centre
+        .publish(topic(1, "command"), QoS::AtLeastOnce, false, "command")
+        .unwrap();
+    let line = Ev::Message(topic(1, "journal"), b"after".to_vec());
+    wait(
+        &centre_rx,
+        "lane 1's line at the centre",
+        &mut centre_got,
+        |e| *e == line,
+    );
+    let command = Ev::Message(topic(1, "command"), b"command".to_vec());
+    wait(&lane1_rx, "the command at lane 1", &mut lane1_got, |e| {
+        *e == command
+    });
+    assert!(alarmed.try_recv().is_err(), "no other alarm");
+    // A reader with its own name is let in.
+    let (_c, rx) = client(port, "tv", Some(("tv", "three")));
+    connected(&rx, "tv as tv");
 }

@@ -1,5 +1,5 @@
-//! The centre's MQTT client: one connection (client id
-//! `lanecall-centre-<site>`, persistent session), QoS 1 subscriptions to
+//! The centre's MQTT client: one connection (client id: its login name,
+//! else `lanecall-centre-<site>`; persistent session), QoS 1 subscriptions to
 //! every lane's status, state, journal and reply topics, and its own
 //! status with a last will. Each message is checked and handed on: status
 //! and state to the [`Book`], journal lines to the mirror's thread,
@@ -20,7 +20,7 @@ use super::MAX_PAYLOAD;
 use super::book::Book;
 use super::commands::Commands;
 use super::mirror::{ToMirror, check_journal};
-use crate::mqtt::{BrokerUrl, topic};
+use crate::mqtt::{BrokerUrl, client_id, topic};
 
 /// How often the centre publishes its clock.
 pub const TIME_EVERY: Duration = Duration::from_secs(15);
@@ -60,11 +60,11 @@ pub struct LinkSettings {
 
 /// The client and its event loop, not yet polled.
 pub fn client(s: &LinkSettings) -> (AsyncClient, EventLoop) {
-    let mut opts = MqttOptions::new(
-        format!("lanecall-centre-{}", s.site),
-        &s.broker.host,
-        s.broker.port,
+    let id = client_id::of_link(
+        s.username.as_deref(),
+        client_id::centre_without_login(&s.site),
     );
+    let mut opts = MqttOptions::new(id, &s.broker.host, s.broker.port);
     opts.set_transport(s.transport.clone())
         .set_clean_session(false)
         .set_keep_alive(Duration::from_secs(10))

@@ -101,20 +101,17 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
             };
             let user = settings.centre_user.clone();
             let alarms = Arc::clone(&book);
-            let on_duplicate = Box::new(move |lane: u32| {
+            let centre_user = user.clone();
+            let on_alarm = Box::new(move |a: broker::Alarm| {
                 alarms.lock().unwrap_or_else(PoisonError::into_inner).alarm(
-                    "duplicate_lane",
-                    lane,
-                    format!(
-                        "the login lane{lane} keeps connecting while it is connected: two lanes \
-                         may be configured as lane {lane}"
-                    ),
+                    a.kind(),
+                    a.lane(&centre_user),
+                    a.detail(),
                 );
             });
-            let started =
-                tokio::task::spawn_blocking(move || broker::start(settings, on_duplicate))
-                    .await
-                    .map_err(|e| e.to_string())??;
+            let started = tokio::task::spawn_blocking(move || broker::start(settings, on_alarm))
+                .await
+                .map_err(|e| e.to_string())??;
             embedded_login = Some((user, started.centre_password));
             login_lanes = Some(started.lanes);
             backlog = Some(started.backlog);

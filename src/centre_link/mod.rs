@@ -165,11 +165,12 @@ impl CentreLink {
                 broker: config.broker.to_string(),
                 reason,
             })?;
-        let mut options = MqttOptions::new(
-            format!("lanecall-{}-lane-{}", config.site, lane.lane),
-            config.broker.host.clone(),
-            config.broker.port,
+        // Its login name when it has one (docs/mqtt.md, "Client ids").
+        let id = crate::mqtt::client_id::of_link(
+            config.username.as_deref(),
+            crate::mqtt::client_id::lane_without_login(&config.site, lane.lane),
         );
+        let mut options = MqttOptions::new(id, config.broker.host.clone(), config.broker.port);
         options
             .set_transport(transport)
             .set_keep_alive(KEEP_ALIVE)

@@ -17,16 +17,18 @@ pub struct Broker {
 }
 
 impl Broker {
-    /// `extra`: more lines for its config (a password file, an ACL).
+    /// `extra`: more lines for its config (a password file, an ACL). With
+    /// a password file, each login's client id is its name
+    /// (`use_username_as_clientid`), as docs/centre.md configures it.
     pub fn start(dir: &Path, extra: &str) -> Broker {
         let port = super::free_port();
         let config = dir.join("mosquitto.conf");
         let store = dir.join("mosquitto-db");
         fs::create_dir_all(&store).unwrap();
-        let anonymous = if extra.contains("password_file") {
-            "false"
+        let (anonymous, ids) = if extra.contains("password_file") {
+            ("false", "use_username_as_clientid true\n")
         } else {
-            "true"
+            ("true", "")
         };
         let Some(program) = super::require_tool("mosquitto", "mosquitto") else {
             panic!("a broker test cannot skip: it needs `mosquitto`");
@@ -45,7 +47,7 @@ impl Broker {
                  persistence true\npersistence_location {}/\nautosave_interval 1\n\
                  max_queued_messages 100000\n\
                  log_dest file {}\nlog_type error\nlog_type warning\nlog_type notice\n\
-                 log_type information\nlog_type subscribe\n{extra}",
+                 log_type information\nlog_type subscribe\n{ids}{extra}",
                 store.display(),
                 dir.join("mosquitto.log").display()
             ),
@@ -75,6 +77,13 @@ impl Broker {
             });
         self.child = Some(child);
         super::wait_listening(self.port);
+    }
+
+    /// Stops the broker and starts it again on its port with its config
+    /// (a password file changed meanwhile read anew).
+    pub fn restart(&mut self) {
+        self.kill();
+        self.run();
     }
 
     /// Whether the broker's log holds `text` yet.
@@ -164,4 +173,17 @@ impl Drop for Broker {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Adds (or replaces) `user`'s login in the Mosquitto password file
+/// `passwd` (`mosquitto_passwd -b`); read by a broker (re)started after.
+pub fn add_login(passwd: &Path, user: &str, password: &str) {
+    let program = super::require_tool("mosquitto_passwd", "mosquitto").expect("mosquitto_passwd");
+    let status = Command::new(program)
+        .arg("-b")
+        .arg(passwd)
+        .args([user, password])
+        .status()
+        .expect("mosquitto_passwd runs (Debian's mosquitto package)");
+    assert!(status.success(), "mosquitto_passwd {user}");
 }

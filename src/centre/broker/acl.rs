@@ -7,9 +7,14 @@
 //! the centre publishes commands and the centre's status and time;
 //! everyone may read the lanes' `state` and `status` and the centre's
 //! status and time.
+//!
+//! Client ids ([`client_id`]): a login is kept at the broker under its
+//! own name, so that no login can take another's session (docs/mqtt.md,
+//! "Client ids").
 
 use std::fmt::Write as _;
 
+use crate::mqtt::client_id::{centre_without_login, lane_of};
 use crate::mqtt::topic::{self, COMMAND, FROM_LANE, lane_number};
 
 /// What a client is, from its login name.
@@ -37,6 +42,73 @@ impl Role {
                 .and_then(lane_number)
                 .map_or(Role::Other, Role::Lane),
         }
+    }
+}
+
+/// Whose client id a client asked for, when it is not its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Whose {
+    /// The centre's (its login name, or `lanecall-centre-<site>`).
+    Centre,
+    /// Lane N's (`lane<N>`, or `lanecall-<site>-lane-<N>`).
+    Lane(u32),
+    /// Another login's name.
+    Login(String),
+}
+
+/// What the broker makes of the client id of a CONNECT.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientId {
+    /// The client's own: it is kept under this id (a login's name; a
+    /// client without a login keeps the id it gave).
+    Own(String),
+    /// Another's: a takeover, refused.
+    Others(Whose),
+    /// Neither the login's nor another's: refused.
+    Foreign,
+}
+
+/// The client id a client connecting as `login` (`None`: no login) with
+/// `id` gets. A login's own ids are its name, an empty id, and for the
+/// centre and lane N the id its link uses without a login
+/// (`lanecall-centre-<site>`, `lanecall-<site>-lane-<N>`, those of an
+/// earlier release): each is kept as the login's name. A client without a
+/// login may use any id but a login's name. `is_login` says whether a
+/// name is a login; `centre_user` is the centre's.
+pub fn client_id(
+    site: &str,
+    centre_user: &str,
+    login: Option<&str>,
+    id: &str,
+    is_login: impl Fn(&str) -> bool,
+) -> ClientId {
+    let whose = |id: &str| match Role::of(Some(id), centre_user) {
+        Role::Centre => Whose::Centre,
+        Role::Lane(n) => Whose::Lane(n),
+        _ => Whose::Login(id.to_owned()),
+    };
+    let Some(login) = login else {
+        return if is_login(id) {
+            ClientId::Others(whose(id))
+        } else {
+            ClientId::Own(id.to_owned())
+        };
+    };
+    let own = match Role::of(Some(login), centre_user) {
+        Role::Centre => id == centre_without_login(site),
+        Role::Lane(n) => lane_of(site, id) == Some(n),
+        Role::Anonymous | Role::Other => false,
+    };
+    if own || id.is_empty() || id == login {
+        ClientId::Own(login.to_owned())
+    } else if id == centre_without_login(site) {
+        ClientId::Others(Whose::Centre)
+    } else if let Some(n) = lane_of(site, id) {
+        ClientId::Others(Whose::Lane(n))
+    } else if is_login(id) {
+        ClientId::Others(whose(id))
+    } else {
+        ClientId::Foreign
     }
 }
 
@@ -99,8 +171,11 @@ pub fn may_subscribe(site: &str, role: &Role, filter: &str) -> bool {
 /// centre's block, and one block per lane in `lanes`. (Mosquitto checks a
 /// last will against `write` when the client connects.)
 pub fn mosquitto_acl(site: &str, centre_user: &str, lanes: &[u32]) -> String {
-    let mut acl =
-        String::from("# Everyone: the lanes' states and statuses, the centre's status and time.\n");
+    let mut acl = String::from(
+        "# For a Mosquitto with `use_username_as_clientid true` (docs/centre.md): each\n\
+         # login keeps its session under its own name, and no login can take another's.\n\n\
+         # Everyone: the lanes' states and statuses, the centre's status and time.\n",
+    );
     for what in SEEN_BY_ALL {
         let _ = writeln!(acl, "pattern read {}", topic::every_lane(site, what));
     }
@@ -147,6 +222,64 @@ mod tests {
             assert_eq!(Role::of(user, "centre"), role, "{user:?}");
         }
         assert_eq!(Role::of(Some("lane5"), "lane5"), Role::Centre);
+    }
+
+    #[test]
+    fn a_login_gets_its_own_client_id_and_never_anothers() {
+        let logins = ["centre", "lane1", "lane2", "tv"];
+        let is_login = |u: &str| logins.contains(&u);
+        let id = |login: Option<&str>, id: &str| client_id(SITE, "centre", login, id, is_login);
+        let own = |name: &str| ClientId::Own(name.to_owned());
+        // Each login's own ids, kept under its name.
+        for (login, asked) in [
+            ("centre", "centre"),
+            ("centre", "lanecall-centre-cup"),
+            ("centre", ""),
+            ("lane1", "lane1"),
+            ("lane1", "lanecall-cup-lane-1"),
+            ("lane1", ""),
+            ("tv", "tv"),
+            ("tv", ""),
+        ] {
+            assert_eq!(id(Some(login), asked), own(login), "{login} as {asked:?}");
+        }
+        // Another's: a takeover.
+        for (login, asked, whose) in [
+            ("lane2", "lanecall-centre-cup", Whose::Centre),
+            ("lane2", "centre", Whose::Centre),
+            ("tv", "lanecall-centre-cup", Whose::Centre),
+            ("tv", "lanecall-cup-lane-1", Whose::Lane(1)),
+            ("tv", "lane1", Whose::Lane(1)),
+            ("lane2", "lanecall-cup-lane-1", Whose::Lane(1)),
+            ("lane2", "lanecall-cup-lane-9", Whose::Lane(9)),
+            ("centre", "lane1", Whose::Lane(1)),
+            ("lane1", "tv", Whose::Login("tv".into())),
+        ] {
+            assert_eq!(
+                id(Some(login), asked),
+                ClientId::Others(whose),
+                "{login} as {asked}"
+            );
+        }
+        // Anything else a login asks for is refused.
+        for (login, asked) in [
+            ("lane1", "lane1-b"),
+            ("lane1", "lanecall-cup-lane-01"),
+            ("tv", "tv-2"),
+            ("tv", "lanecall-other-lane-1"),
+            ("centre", "lanecall-centre-other"),
+        ] {
+            assert_eq!(
+                id(Some(login), asked),
+                ClientId::Foreign,
+                "{login} as {asked}"
+            );
+        }
+        // No login: any id but a login's name.
+        assert_eq!(id(None, "lanecall-cup-lane-3"), own("lanecall-cup-lane-3"));
+        assert_eq!(id(None, "lanecall-centre-cup"), own("lanecall-centre-cup"));
+        assert_eq!(id(None, "centre"), ClientId::Others(Whose::Centre));
+        assert_eq!(id(None, "lane2"), ClientId::Others(Whose::Lane(2)));
     }
 
     #[test]

@@ -7,6 +7,12 @@
 //!   username or password) or 5 (not authorized) and closed. Only then is
 //!   rumqttd connected, with the CONNECT's password replaced by the
 //!   login's internal secret: rumqttd takes nothing but the front.
+//! - **Client id.** A login is kept at rumqttd under its own name
+//!   ([`acl::client_id`]): a CONNECT asking for another's id (the centre's,
+//!   a lane's, another login's) is a takeover, answered with CONNACK 2
+//!   (identifier rejected), counted and raised as an alarm naming the
+//!   login; any other id not the login's is refused the same way, without
+//!   the alarm.
 //! - **Access.** Each PUBLISH (and the CONNECT's will) and SUBSCRIBE is
 //!   checked against [`acl`]; one the login may not make closes the
 //!   connection, and never reaches rumqttd.
@@ -31,10 +37,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio_util::bytes::BytesMut;
 
-use super::FrontStats;
-use super::acl::{self, Role};
+use super::acl::{self, ClientId, Role};
 use super::duplicates::Duplicates;
 use super::logins::Logins;
+use super::{Alarm, FrontStats};
 use crate::centre::MAX_PAYLOAD;
 
 /// How long a client has from its TCP connect to send a whole CONNECT.
@@ -77,8 +83,9 @@ pub struct Settings {
     pub logins: Arc<Logins>,
     /// Login ([`ANONYMOUS`] for none) → the secret rumqttd takes for it.
     pub secrets: HashMap<String, String>,
-    /// Told of a lane whose login is used by two clients at once.
-    pub on_duplicate: Box<dyn Fn(u32) + Send + Sync>,
+    /// Told of a lane whose login is used by two clients at once, and of
+    /// a takeover refused.
+    pub on_alarm: Box<dyn Fn(Alarm) + Send + Sync>,
     /// A lane's PUBLISH waits while the centre is far behind.
     pub backlog: Arc<super::backlog::Backlog>,
 }
@@ -285,7 +292,7 @@ async fn serve(
                         lane = n,
                         "lane {n}'s login is used by two clients at once: two lanes configured as lane {n}?"
                     );
-                    (front.settings.on_duplicate)(n);
+                    (front.settings.on_alarm)(Alarm::Duplicate(n));
                 }
             }
         }
@@ -386,6 +393,46 @@ async fn log_in(
             );
         });
         return refuse(client, ConnectReturnCode::NotAuthorized).await;
+    }
+    match acl::client_id(
+        &s.site,
+        &s.centre_user,
+        user.as_deref(),
+        &connect.client_id,
+        |u| s.logins.knows(u),
+    ) {
+        ClientId::Own(id) => connect.client_id = id,
+        ClientId::Others(whose) => {
+            count(&front.stats.client_id_refused);
+            count(&front.stats.takeovers_refused);
+            let asked = connect.client_id.clone();
+            front.tell(&login, "takeover", || {
+                tracing::warn!(
+                    login,
+                    client_id = asked,
+                    "the embedded broker refused a client id that is another's (a takeover)"
+                );
+            });
+            (s.on_alarm)(Alarm::Takeover {
+                login: user,
+                client_id: connect.client_id,
+                whose,
+            });
+            return refuse(client, ConnectReturnCode::BadClientId).await;
+        }
+        ClientId::Foreign => {
+            count(&front.stats.client_id_refused);
+            let asked = connect.client_id.clone();
+            front.tell(&login, "client id", || {
+                tracing::warn!(
+                    login,
+                    client_id = asked,
+                    "the embedded broker refused a client id not this login's: a login \
+                     connects with its own name as its client id"
+                );
+            });
+            return refuse(client, ConnectReturnCode::BadClientId).await;
+        }
     }
     let Some(secret) = s.secrets.get(&login) else {
         return refuse(client, ConnectReturnCode::ServiceUnavailable).await;

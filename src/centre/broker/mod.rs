@@ -73,11 +73,82 @@ pub struct Started {
     pub inner: SocketAddr,
 }
 
+/// What the embedded broker tells the centre to show the judges as an
+/// alarm (`alarms` in `GET /api/centre`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Alarm {
+    /// Lane N's login keeps connecting while it is connected: two lanes
+    /// may be configured as lane N.
+    Duplicate(u32),
+    /// A client of `login` asked for another's client id (`whose`) and was
+    /// refused: someone with that login tried to take the centre's or
+    /// another lane's connection.
+    Takeover {
+        /// The login name (`None`: a client without one).
+        login: Option<String>,
+        /// The client id it asked for.
+        client_id: String,
+        whose: acl::Whose,
+    },
+}
+
+impl Alarm {
+    /// The alarm's kind: `duplicate_lane` or `takeover`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Alarm::Duplicate(_) => "duplicate_lane",
+            Alarm::Takeover { .. } => "takeover",
+        }
+    }
+
+    /// The lane it is about: the duplicated lane; for a takeover, the lane
+    /// of the login that tried (0 when the login is not a lane's).
+    pub fn lane(&self, centre_user: &str) -> u32 {
+        match self {
+            Alarm::Duplicate(n) => *n,
+            Alarm::Takeover { login, .. } => match acl::Role::of(login.as_deref(), centre_user) {
+                acl::Role::Lane(n) => n,
+                _ => 0,
+            },
+        }
+    }
+
+    /// What was seen, for the judge; it names the login.
+    pub fn detail(&self) -> String {
+        match self {
+            Alarm::Duplicate(n) => format!(
+                "the login lane{n} keeps connecting while it is connected: two lanes may be \
+                 configured as lane {n}"
+            ),
+            Alarm::Takeover {
+                login,
+                client_id,
+                whose,
+            } => {
+                let who = match login {
+                    Some(l) => format!("the login {l}"),
+                    None => "a client without a login".to_owned(),
+                };
+                let whose = match whose {
+                    acl::Whose::Centre => "the centre's".to_owned(),
+                    acl::Whose::Lane(n) => format!("lane {n}'s"),
+                    acl::Whose::Login(l) => format!("the login {l}'s"),
+                };
+                format!(
+                    "{who} connected with the client id {client_id:?}, {whose}: refused (it \
+                     would have taken that connection); whoever holds this login's password \
+                     is trying to"
+                )
+            }
+        }
+    }
+}
+
 /// This build has no embedded broker: always [`NOT_BUILT`].
 #[cfg(not(feature = "broker"))]
 pub fn start(
     _settings: BrokerSettings,
-    _on_duplicate: Box<dyn Fn(u32) + Send + Sync>,
+    _on_alarm: Box<dyn Fn(Alarm) + Send + Sync>,
 ) -> Result<Started, String> {
     Err(NOT_BUILT.to_owned())
 }
@@ -92,6 +163,8 @@ pub struct FrontStats {
     login_timeouts: AtomicU64,
     evicted_before_login: AtomicU64,
     refused_when_full: AtomicU64,
+    client_id_refused: AtomicU64,
+    takeovers_refused: AtomicU64,
 }
 
 impl FrontStats {
@@ -105,6 +178,8 @@ impl FrontStats {
             ("login_timeouts", &self.login_timeouts),
             ("evicted_before_login", &self.evicted_before_login),
             ("refused_when_full", &self.refused_when_full),
+            ("client_id_refused", &self.client_id_refused),
+            ("takeovers_refused", &self.takeovers_refused),
         ]
         .into_iter()
         .map(|(name, n)| (name, n.load(Ordering::Relaxed)))

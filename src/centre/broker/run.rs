@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
 use tokio_util::bytes::BytesMut;
 
-use super::{BrokerSettings, FrontStats, Started, acl, front, logins};
+use super::{Alarm, BrokerSettings, FrontStats, Started, acl, front, logins};
 use crate::centre::MAX_PAYLOAD;
 use crate::web::auth::secret;
 
@@ -17,11 +17,12 @@ const MAX_CONNECTIONS: usize = 1024;
 
 /// Starts the broker on `s.listen` on its own threads; returns once it
 /// accepts connections. It runs until the process ends (rumqttd has no
-/// stop). `on_duplicate` is told of a lane whose login two clients use at
-/// once (at most every 30 s per lane).
+/// stop). `on_alarm` is told of a lane whose login two clients use at
+/// once (at most every 30 s per lane), and of each takeover refused (a
+/// login asking for another's client id).
 pub fn start(
     s: BrokerSettings,
-    on_duplicate: Box<dyn Fn(u32) + Send + Sync>,
+    on_alarm: Box<dyn Fn(Alarm) + Send + Sync>,
 ) -> Result<Started, String> {
     let hashes = match &s.passwords {
         Some(path) => logins::load(path)?,
@@ -132,7 +133,7 @@ pub fn start(
         allow_anonymous: s.allow_anonymous,
         logins,
         secrets,
-        on_duplicate,
+        on_alarm,
         backlog: Arc::clone(&backlog),
     };
     front::start(outer, settings, Arc::clone(&stats))

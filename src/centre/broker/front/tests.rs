@@ -45,6 +45,18 @@ fn front_with(
     check_time: Duration,
     logins: Logins,
 ) -> (SocketAddr, Arc<FrontStats>) {
+    front_alarmed(inner, max, login_time, check_time, logins, Box::new(|_| {}))
+}
+
+/// [`front_with`], its alarms told to `on_alarm`.
+fn front_alarmed(
+    inner: SocketAddr,
+    max: usize,
+    login_time: Duration,
+    check_time: Duration,
+    logins: Logins,
+    on_alarm: Box<dyn Fn(Alarm) + Send + Sync>,
+) -> (SocketAddr, Arc<FrontStats>) {
     let outer = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = outer.local_addr().unwrap();
     let stats = Arc::new(FrontStats::default());
@@ -58,7 +70,7 @@ fn front_with(
         allow_anonymous: false,
         logins: Arc::new(logins),
         secrets: HashMap::from([("centre".to_owned(), "inner-secret".to_owned())]),
-        on_duplicate: Box::new(|_| {}),
+        on_alarm,
         backlog: Arc::default(),
     };
     start(outer, settings, Arc::clone(&stats)).unwrap();
@@ -67,7 +79,12 @@ fn front_with(
 
 /// The centre's CONNECT with `keep_alive` and `password`.
 fn connect(keep_alive: u16, password: &str) -> Vec<u8> {
-    let mut c = Connect::new("centre-client");
+    connect_as("centre", keep_alive, password)
+}
+
+/// [`connect`] with the client id `id`.
+fn connect_as(id: &str, keep_alive: u16, password: &str) -> Vec<u8> {
+    let mut c = Connect::new(id);
     c.keep_alive = keep_alive;
     c.set_login("centre", password);
     c.last_will = Some(rumqttc::LastWill::new(
@@ -226,4 +243,64 @@ fn when_full_the_oldest_not_logged_in_makes_room_never_a_logged_in_one() {
     assert_eq!(stat(&stats, "evicted_before_login"), 4);
     assert_eq!(stat(&stats, "refused_when_full"), 0);
     assert_eq!(stat(&stats, "login_timeouts"), 0);
+}
+
+#[test]
+fn a_login_is_kept_under_its_own_name_and_anothers_id_is_refused_and_alarmed() {
+    let (broker, first) = chatty_broker();
+    let hash = crate::web::auth::hash_secret(b"secret-1").unwrap();
+    let logins = Logins::new(vec![("lane1".into(), hash)], "centre", CENTRE_PASSWORD);
+    let (alarms, alarmed) = std::sync::mpsc::channel();
+    let alarms = Mutex::new(alarms);
+    let on_alarm = Box::new(move |a| {
+        let _ = alarms.lock().unwrap().send(a);
+    });
+    let (front, stats) = front_alarmed(broker, 4, LOGIN_TIME, CHECK_TIME, logins, on_alarm);
+    // The id the centre's link used before it used its login name: kept
+    // at the broker as the login's name.
+    let mut centre = std::net::TcpStream::connect(front).unwrap();
+    centre
+        .write_all(&connect_as(
+            &format!("lanecall-centre-{SITE}"),
+            5,
+            CENTRE_PASSWORD,
+        ))
+        .unwrap();
+    let got = first.recv_timeout(Duration::from_secs(20)).unwrap();
+    let Packet::Connect(c) = Packet::read(&mut BytesMut::from(&got[..]), 1 << 16).unwrap() else {
+        panic!("not a CONNECT: {got:?}");
+    };
+    assert_eq!(c.client_id, "centre");
+    // The centre's login asking for lane 1's id, then for an id of its
+    // own making: CONNACK 2, nothing reaches the broker.
+    for (id, takeover) in [("lane1", true), ("centre-2", false)] {
+        let mut c = std::net::TcpStream::connect(front).unwrap();
+        c.write_all(&connect_as(id, 5, CENTRE_PASSWORD)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut ack = Vec::new();
+        c.read_to_end(&mut ack).unwrap();
+        assert_eq!(ack, [0x20, 2, 0, 2], "{id}");
+        let alarm = alarmed.try_recv();
+        if takeover {
+            let alarm = alarm.unwrap();
+            assert_eq!(
+                alarm,
+                Alarm::Takeover {
+                    login: Some("centre".into()),
+                    client_id: "lane1".into(),
+                    whose: acl::Whose::Lane(1),
+                }
+            );
+            assert!(
+                alarm.detail().contains("the login centre"),
+                "{}",
+                alarm.detail()
+            );
+        } else {
+            assert!(alarm.is_err(), "{alarm:?}");
+        }
+    }
+    assert!(first.try_recv().is_err());
+    assert_eq!(stat(&stats, "client_id_refused"), 2);
+    assert_eq!(stat(&stats, "takeovers_refused"), 1);
 }
