@@ -92,11 +92,13 @@ impl TestLane {
     }
 
     fn connect_over(n: u32, port: u16, login: Login, transport: Transport) -> TestLane {
-        let mut opts = MqttOptions::new(
-            format!("test-lane-{n}-{}", std::process::id()),
-            "127.0.0.1",
-            port,
-        );
+        // A login's client id is its name (docs/mqtt.md, "Client ids").
+        let id = match login {
+            Login::Anonymous => format!("test-lane-{n}-{}", std::process::id()),
+            Login::Own => format!("lane{n}"),
+            Login::As(u, _) => u.to_owned(),
+        };
+        let mut opts = MqttOptions::new(id, "127.0.0.1", port);
         opts.set_transport(transport)
             .set_keep_alive(Duration::from_secs(5))
             .set_max_packet_size(1 << 21, 1 << 21)
