@@ -2732,3 +2732,304 @@ fn a_busy_neighbour_stops_the_slow_clock_and_a_bad_neighbour_changes_nothing() {
     );
     assert_eq!(s.snapshot(), with_eight);
 }
+
+// ----- inputs said, not smoothed (the rule `checked_inputs`) -----------------
+
+/// The rules of a journal written before `checked_inputs`: its inputs are
+/// taken as they came then.
+fn before_checked_inputs() -> Rules {
+    Rules {
+        checked_inputs: false,
+        ..Rules::default()
+    }
+}
+
+fn lineup_of(bowlers: Vec<Bowler>) -> Action {
+    Action::Lineup { bowlers }
+}
+
+#[test]
+fn a_lineup_name_that_hides_characters_turns_the_text_or_runs_long_is_refused_by_the_one_rule() {
+    let rlo = "Anna\u{202E}K.";
+    let bad = [
+        rlo.to_owned(),
+        "An\u{200B}na".to_owned(),
+        "Anna\u{1b}[2J".to_owned(),
+        "a".repeat(8000),
+        "centre: Anna".to_owned(),
+    ];
+    for name in &bad {
+        let mut s = Sim::new(Rules::default());
+        let before = s.snapshot();
+        let fx = s.judge(0, lineup_of(vec![bowler(name, Class::B3)]));
+        let refused = refusals(&fx);
+        assert!(
+            matches!(&refused[..], [Refusal::BadName { problem, .. }]
+                if lanecall_core_names_problem(name) == Some(*problem)),
+            "{name:.40?}: {refused:?}"
+        );
+        assert_eq!(s.snapshot(), before, "{name:.40?}: nothing changed");
+        // The message says what is wrong and never carries the trick.
+        let message = refused[0].to_string();
+        assert!(!message.contains('\u{202E}') && !message.contains('\u{1b}'));
+        assert!(message.chars().count() < 200, "{message}");
+        // A journal from before the rule takes it, as it did.
+        let mut old = Sim::new(before_checked_inputs());
+        old.ok(0, lineup_of(vec![bowler(name, Class::B3)]));
+    }
+    let fx = Sim::new(Rules::default()).judge(0, lineup_of(vec![bowler(rlo, Class::B3)]));
+    assert_eq!(
+        refusals(&fx)[0].to_string(),
+        "the bowler \"Anna\\u{202e}K.\": the name holds an invisible formatting character \
+         (U+202E): type it with letters, digits, spaces and punctuation only"
+    );
+    // 64 characters, letters of any script: taken.
+    let mut s = Sim::new(Rules::default());
+    s.ok(
+        0,
+        lineup_of(vec![
+            bowler(&"я".repeat(64), Class::B1),
+            bowler("D'Arcy-Smith Jr.", Class::B2),
+        ]),
+    );
+}
+
+/// What the core's rule says of `name`, for the test to compare with the
+/// lane's refusal.
+fn lanecall_core_names_problem(name: &str) -> Option<lanecall_core::names::NameProblem> {
+    lanecall_core::names::check_name(name).err()
+}
+
+#[test]
+fn a_lineup_team_follows_the_name_rule_and_a_handicap_is_0_to_300() {
+    let with = |team: Option<&str>, handicap: i32| {
+        lineup_of(vec![Bowler {
+            team: team.map(str::to_owned),
+            handicap,
+            ..bowler("Anna", Class::B3)
+        }])
+    };
+    let mut s = Sim::new(Rules::default());
+    let fx = s.judge(0, with(Some("Kazan\u{202E}"), 0));
+    assert!(
+        matches!(&refusals(&fx)[..], [Refusal::BadTeam { bowler, .. }] if bowler == "Anna"),
+        "{fx:?}"
+    );
+    for handicap in [100_000, 301, -1] {
+        let fx = s.judge(0, with(None, handicap));
+        assert_eq!(
+            refusals(&fx),
+            [Refusal::HandicapOutOfRange {
+                bowler: "Anna".into(),
+                handicap
+            }]
+        );
+        assert_eq!(s.lane.pending_lineup(), None);
+    }
+    assert_eq!(
+        refusals(&s.judge(0, with(None, 100_000)))[0].to_string(),
+        "Anna's handicap is 100000: a handicap is 0 to 300 pins a game, as in the programme"
+    );
+    s.ok(0, with(Some("Kazan"), 300));
+    s.ok(0, with(None, 0));
+    // Before the rule: taken as it came.
+    Sim::new(before_checked_inputs()).ok(0, with(Some("Kazan\u{202E}"), 100_000));
+}
+
+#[test]
+fn a_substitute_follows_the_same_rule() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 2);
+    let t = s.open_frames_through_game(1_000, 1);
+    let sub = |incoming: Bowler| Action::Substitute {
+        out: "Anna".into(),
+        incoming,
+    };
+    let before = s.snapshot_after_time(t);
+    let fx = s.judge(t, sub(bowler("Boris\u{2066}", Class::B3)));
+    assert!(
+        matches!(&refusals(&fx)[..], [Refusal::BadName { .. }]),
+        "{fx:?}"
+    );
+    let fx = s.judge(
+        t,
+        sub(Bowler {
+            handicap: 100_000,
+            ..bowler("Boris", Class::B3)
+        }),
+    );
+    assert!(
+        matches!(&refusals(&fx)[..], [Refusal::HandicapOutOfRange { .. }]),
+        "{fx:?}"
+    );
+    assert_eq!(s.snapshot(), before);
+    s.ok(t, sub(bowler("Boris", Class::B3)));
+}
+
+fn correct_entered(frame: u8, ball: u8, entered: &[u8], later: &[&[u8]]) -> Action {
+    // Pins as a pin pad gives them: a pin tapped twice is in `twice`.
+    let split = |list: &[u8]| {
+        let mut standing = PinSet::EMPTY;
+        let mut twice = PinSet::EMPTY;
+        for &n in list {
+            let one = pins(&[n]);
+            if standing.contains(Pin::new(n).unwrap()) {
+                twice = twice.union(one);
+            }
+            standing = standing.union(one);
+        }
+        (standing, twice)
+    };
+    let (standing, twice) = split(entered);
+    Action::Correct {
+        bowler: "Anna".to_owned(),
+        game: 1,
+        frame,
+        ball,
+        standing,
+        twice,
+        foul: None,
+        later: later
+            .iter()
+            .map(|l| {
+                let (standing, twice) = split(l);
+                LaterBall {
+                    standing,
+                    twice,
+                    foul: None,
+                }
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn a_correction_is_checked_as_manual_pins_are_not_clamped_silently() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.bowl(1_000, pins(&[7, 10]));
+    s.bowl(11_000, pins(&[10]));
+    assert_eq!(s.marks(0, 0), ["81"]);
+    let before = s.snapshot_after_time(20_000);
+
+    // The second ball was bowled at the 7-10: the 1 was down.
+    let fx = s.judge(20_000, correct_entered(1, 2, &[1, 10], &[]));
+    assert_eq!(
+        refusals(&fx),
+        [Refusal::CorrectionPinsNotStanding {
+            bowler: "Anna".into(),
+            frame: 1,
+            ball: 2,
+            pins: pins(&[1]),
+            deck: pins(&[7, 10]),
+        }]
+    );
+    assert_eq!(
+        refusals(&fx)[0].to_string(),
+        "correction of frame 1 ball 2 of Anna: pin 1 was not standing: the deck it was bowled \
+         at was 7, 10"
+    );
+    // A pin tapped twice.
+    let fx = s.judge(20_000, correct_entered(1, 1, &[7, 7, 10], &[]));
+    assert_eq!(
+        refusals(&fx),
+        [Refusal::CorrectionPinsTwice {
+            bowler: "Anna".into(),
+            frame: 1,
+            ball: 1,
+            pins: pins(&[7]),
+        }]
+    );
+    // A later ball re-entered with a pin off the deck it is counted at
+    // (the first ball corrected to the 10 alone: the second faces the 10).
+    let fx = s.judge(20_000, correct_entered(1, 1, &[10], &[&[7, 10]]));
+    assert_eq!(
+        refusals(&fx),
+        [Refusal::CorrectionPinsNotStanding {
+            bowler: "Anna".into(),
+            frame: 1,
+            ball: 2,
+            pins: pins(&[7]),
+            deck: pins(&[10]),
+        }]
+    );
+    assert_eq!(s.snapshot(), before, "nothing changed");
+    // A correction within the deck is taken.
+    s.ok(20_000, correct_entered(1, 2, &[], &[]));
+    assert_eq!(s.marks(0, 0), ["8/"]);
+
+    // The ball awaiting its report is given pins of the deck it is
+    // bowled at only.
+    s.ready(30_000, PinSet::FULL);
+    s.ball(35_000);
+    let fx = s.judge(36_000, correct_entered(2, 1, &[7, 7], &[]));
+    assert!(
+        matches!(&refusals(&fx)[..], [Refusal::CorrectionPinsTwice { .. }]),
+        "{fx:?}"
+    );
+
+    // Before the rule: the pin off the deck is ignored, as it was.
+    let mut old = Sim::start(before_checked_inputs(), &[("Anna", Class::B3)], 1);
+    old.bowl(1_000, pins(&[7, 10]));
+    old.bowl(11_000, pins(&[10]));
+    old.ok(20_000, correct_entered(1, 2, &[1, 10], &[]));
+    assert_eq!(old.marks(0, 0), ["81"]);
+}
+
+#[test]
+fn a_pin_report_standing_pins_that_had_fallen_is_counted_as_fallen_and_flagged_to_the_judges() {
+    let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
+    s.bowl(1_000, pins(&[7, 10]));
+    // The machine set the 7-10; its report after the ball has the 1 and
+    // the 2 standing again, and the 7 and the 10.
+    let fx = s.bowl(11_000, pins(&[1, 2, 7, 10]));
+    assert_eq!(refusals(&fx), [], "journaled and applied as it came");
+    let flagged = conducts(&fx);
+    assert_eq!(
+        flagged.iter().map(|c| &c.kind).collect::<Vec<_>>(),
+        [&ConductKind::PinsStoodUp {
+            game: 1,
+            frame: 1,
+            ball: 2,
+            pins: vec![1, 2],
+            bowled_at: vec![7, 10],
+        }]
+    );
+    assert_eq!(flagged[0].bowler.as_deref(), Some("Anna"));
+    assert_eq!(s.lane.conduct().len(), 1, "on the lane's state the panel shows");
+    assert_eq!(
+        flagged[0].kind.to_string(),
+        "pin report for game 1, frame 1, ball 2 names pins 1, 2 standing that were down at the \
+         deck it was bowled at (7, 10): counted as fallen; a judge checks the deck and corrects \
+         the ball or declares it dead"
+    );
+    // The ball counts what the report says of the deck's pins: the 7 and
+    // the 10 stand, nothing fell.
+    assert_eq!(s.marks(0, 0), ["8-"]);
+    let json = serde_json::to_value(&flagged[0]).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"t": 16_500, "bowler": "Anna", "kind": "pins_stood_up",
+            "game": 1, "frame": 1, "ball": 2, "pins": [1, 2], "bowled_at": [7, 10]})
+    );
+    // A report within the deck raises nothing.
+    let fx = s.bowl(21_000, pins(&[7]));
+    assert_eq!(conducts(&fx), []);
+
+    // A string pinsetter's deck after a ball, the same.
+    let mut s = string_lane();
+    s.ball(6_000);
+    s.sensor(7_500, deck(DeckAfter::Ball, &[7, 10]));
+    s.sensor(12_000, deck(DeckAfter::Set, &[7, 10]));
+    s.ball(20_000);
+    let fx = s.sensor(21_500, deck(DeckAfter::Ball, &[4, 7, 10]));
+    assert!(
+        matches!(&conducts(&fx)[..], [Conduct { kind: ConductKind::PinsStoodUp { pins, .. }, .. }] if pins == &[4]),
+        "{fx:?}"
+    );
+
+    // Before the rule: scored the same, without a word.
+    let mut old = Sim::start(before_checked_inputs(), &[("Anna", Class::B3)], 1);
+    old.bowl(1_000, pins(&[7, 10]));
+    let fx = old.bowl(11_000, pins(&[1, 2, 7, 10]));
+    assert_eq!(conducts(&fx), []);
+    assert_eq!(old.marks(0, 0), ["8-"]);
+}

@@ -117,7 +117,46 @@ logs!(
     dead_ball,
     late_foul,
     string_pinsetter,
+    pins_stood_up,
 );
+
+/// `pins_stood_up.jsonl` under the header lanecall wrote before the rule
+/// `checked_inputs`: every input is taken as it came then. The name with
+/// the right-to-left override and the handicap of 100,000 are set as the
+/// lane order (and replaced), the correction naming the 1 is clamped to
+/// the 10 and the pin report is scored without a word, to the same 28.
+#[test]
+fn a_journal_from_before_checked_inputs_replays_as_it_did() {
+    let text = std::fs::read_to_string(logs().join("pins_stood_up.jsonl")).unwrap();
+    let old = text.replacen(",\"checked_inputs\":true", "", 1);
+    assert_ne!(old, text);
+    let path = std::env::temp_dir().join(format!("lanecall-unchecked-{}.jsonl", std::process::id()));
+    std::fs::write(&path, old).unwrap();
+    let out = replay_json(&path);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out["errors"], serde_json::json!([]));
+    assert_eq!(out["warnings"], serde_json::json!([]));
+    assert_eq!(out["conduct"], serde_json::json!([]));
+    let game = &out["bowlers"][0]["games"][0];
+    assert_eq!(game["total"], 28);
+    assert_eq!(game["frames"][0]["marks"], "81");
+}
+
+/// Only `pins_stood_up` is written under `checked_inputs`: the others
+/// pin, as they always did, how journals from before it replay.
+#[test]
+fn the_older_logs_are_from_before_checked_inputs() {
+    for entry in std::fs::read_dir(logs()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let header = text.lines().next().unwrap_or_default();
+            let checked = header.contains("\"checked_inputs\":true");
+            let name = path.file_stem().unwrap().to_string_lossy();
+            assert_eq!(checked, name == "pins_stood_up", "{name}");
+        }
+    }
+}
 
 #[test]
 fn a_refused_start_block_names_the_unchecked_bowler() {
