@@ -8,9 +8,7 @@
 //! numbers); any other name is simply not found, so a
 //! request never reaches a file outside the journal folder.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{self, BufReader, Seek};
 use std::path::{Path, PathBuf};
@@ -286,27 +284,6 @@ fn summarize(id: &str, path: &Path, bytes: u64) -> Result<Summary, HistoryError>
 
 // ----- CSV --------------------------------------------------------------------
 
-/// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a
-/// line break, with its quotes doubled.
-fn field(s: &str) -> Cow<'_, str> {
-    if s.contains([',', '"', '\r', '\n']) {
-        Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
-    } else {
-        Cow::Borrowed(s)
-    }
-}
-
-/// A name or team as a CSV field. One that a spreadsheet would take for a
-/// formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return)
-/// gets a leading `'`, so opening the sheet never runs it.
-fn text_field(s: &str) -> Cow<'_, str> {
-    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        Cow::Owned(field(&format!("'{s}")).into_owned())
-    } else {
-        field(s)
-    }
-}
-
 /// A JSON value as CSV text: `null` is empty.
 fn plain(v: &Value) -> String {
     match v {
@@ -322,8 +299,10 @@ fn items(v: &Value) -> &[Value] {
 }
 
 /// The score sheet as CSV: [`CSV_HEADER`], then one row per frame bowled,
-/// lines ending in CRLF. Made from the replay-output.md object, so the
-/// sheet and `GET /api/history/{id}` always agree.
+/// lines ending in CRLF, each cell written by [`crate::csv::cell`] (a name
+/// or team a spreadsheet would take for a formula gets a leading `'`).
+/// Made from the replay-output.md object, so the sheet and `GET
+/// /api/history/{id}` always agree.
 pub fn sheet_csv(report: &Value) -> String {
     let mut out = String::with_capacity(4096);
     out.push_str(CSV_HEADER);
@@ -334,23 +313,23 @@ pub fn sheet_csv(report: &Value) -> String {
                 let marks = f["marks"].as_str().unwrap_or("");
                 let balls: Vec<String> = marks.chars().map(String::from).collect();
                 let row = [
-                    field(&plain(&b["block"])).into_owned(),
-                    field(&plain(&b["position"])).into_owned(),
-                    text_field(&plain(&b["name"])).into_owned(),
-                    field(&plain(&b["class"])).into_owned(),
-                    text_field(&plain(&b["team"])).into_owned(),
-                    field(&plain(&b["handicap"])).into_owned(),
-                    field(&plain(&g["game"])).into_owned(),
-                    field(&plain(&f["frame"])).into_owned(),
-                    field(marks).into_owned(),
-                    field(&balls.join(" ")).into_owned(),
-                    field(&plain(&f["cumulative"])).into_owned(),
-                    field(&plain(&g["total"])).into_owned(),
-                    field(&plain(&g["complete"])).into_owned(),
-                    field(&plain(&b["series"])).into_owned(),
-                    field(&plain(&b["series_with_handicap"])).into_owned(),
+                    plain(&b["block"]),
+                    plain(&b["position"]),
+                    plain(&b["name"]),
+                    plain(&b["class"]),
+                    plain(&b["team"]),
+                    plain(&b["handicap"]),
+                    plain(&g["game"]),
+                    plain(&f["frame"]),
+                    marks.to_owned(),
+                    balls.join(" "),
+                    plain(&f["cumulative"]),
+                    plain(&g["total"]),
+                    plain(&g["complete"]),
+                    plain(&b["series"]),
+                    plain(&b["series_with_handicap"]),
                 ];
-                let _ = write!(out, "{}\r\n", row.join(","));
+                out.push_str(&crate::csv::row(row.iter().map(String::as_str)));
             }
         }
     }
@@ -422,13 +401,19 @@ mod tests {
     }
 
     #[test]
-    fn fields_are_quoted_only_when_they_must_be() {
-        assert_eq!(field("Anna"), "Anna");
-        assert_eq!(field("Kuznetsova, Anna"), "\"Kuznetsova, Anna\"");
-        assert_eq!(field("Anna \"K\""), "\"Anna \"\"K\"\"\"");
-        assert_eq!(field("a\nb"), "\"a\nb\"");
-        assert_eq!(field("Анна Кузнецова"), "Анна Кузнецова");
-        assert_eq!(text_field("=1+1"), "'=1+1");
-        assert_eq!(text_field("=A1,B1"), "\"'=A1,B1\"");
+    fn the_sheet_writes_each_cell_as_data() {
+        let report = serde_json::json!({ "bowlers": [{
+            "block": 1, "position": 1, "name": "=HYPERLINK(\"http://x\",\"Anna\")",
+            "class": "B1", "team": "+cmd|' /C calc'!A0", "handicap": -5, "series": 9,
+            "series_with_handicap": 4,
+            "games": [{ "game": 1, "total": 9, "complete": false,
+                        "frames": [{ "frame": 1, "marks": "-/", "cumulative": null }] }],
+        }]});
+        let csv = sheet_csv(&report);
+        let row = csv.lines().nth(1).unwrap();
+        assert_eq!(
+            row,
+            "1,1,\"'=HYPERLINK(\"\"http://x\"\",\"\"Anna\"\")\",B1,'+cmd|' /C calc'!A0,-5,1,1,'-/,'- /,,9,false,9,4"
+        );
     }
 }

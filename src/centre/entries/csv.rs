@@ -1,13 +1,22 @@
 //! The entries as CSV (docs/programme.md, "Entries as CSV"): read as
-//! spreadsheets write them (UTF-8 with or without a byte order mark, comma
-//! or semicolon separated, RFC 4180 quotes), every problem by its row and
-//! column; written with a byte order mark, commas and `\r\n`.
+//! spreadsheets write them ([`crate::csv::read`]: UTF-8 with or without a
+//! byte order mark, comma or semicolon separated, RFC 4180 quotes), a
+//! piece at a time as the file arrives, every problem by its row and
+//! column (the first [`SHOWN`], and how many more); written with a byte
+//! order mark, commas and `\r\n`, each cell by [`crate::csv::cell`].
 //!
 //! It reads the values of each row into an [`Entry`]; whether the entries
 //! make a programme is checked after, by the programme's own checks.
+//!
+//! What a file costs is bounded whatever it holds: the value being read,
+//! at most [`MAX_ENTRIES`] entries, and [`SHOWN`] problems, each quoting at
+//! most [`MAX_QUOTED`] characters of a value.
 
-use super::{Issue, entry_from};
+use std::borrow::Cow;
+
+use super::{Issue, MAX_ENTRIES, entry_from};
 use crate::centre::programme::Entry;
+use crate::csv::read::{Reader, Sink};
 
 /// The largest CSV file taken.
 pub const MAX_CSV: usize = 1 << 20;
@@ -23,6 +32,14 @@ pub const COLUMNS: [&str; 7] = [
 ];
 /// The columns every file must have.
 pub const REQUIRED: [&str; 4] = ["name", "class", "sex", "region"];
+/// Problems an import lists; any more are counted.
+pub const SHOWN: usize = 100;
+/// The columns of a first row that are read: a good one has at most
+/// [`COLUMNS`]`.len()`.
+const MAX_HEADER: usize = 64;
+/// The longest problem in characters: a longer one (a long value quoted
+/// in it) is cut in the middle.
+pub const MAX_QUOTED: usize = 300;
 
 /// A CSV file read: its entries, and for each the row it is on (the
 /// header is row 1) and the columns by their number (from 1).
@@ -46,6 +63,70 @@ impl Parsed {
     }
 }
 
+/// The problems found: the first [`SHOWN`], and how many more.
+#[derive(Debug, Default)]
+pub struct Problems {
+    pub shown: Vec<Issue>,
+    pub more: usize,
+}
+
+impl Problems {
+    /// Lists `issue` while fewer than [`SHOWN`] are, else counts it; a
+    /// message over [`MAX_QUOTED`] characters is cut in the middle.
+    pub fn push(&mut self, mut issue: Issue) {
+        if self.shown.len() >= SHOWN {
+            self.more += 1;
+            return;
+        }
+        if let Cow::Owned(m) = shorten(&issue.message) {
+            issue.message = m;
+        }
+        self.shown.push(issue);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shown.is_empty()
+    }
+
+    /// Every problem shown, one a line, then how many more there are.
+    pub fn text(&self) -> String {
+        let mut lines: Vec<String> = self.shown.iter().map(Issue::to_string).collect();
+        if self.more > 0 {
+            lines.push(self.more_text());
+        }
+        lines.join("\n")
+    }
+
+    fn more_text(&self) -> String {
+        format!(
+            "… and {} more problems, not listed: mend these and import again",
+            self.more
+        )
+    }
+}
+
+impl FromIterator<Issue> for Problems {
+    fn from_iter<I: IntoIterator<Item = Issue>>(issues: I) -> Problems {
+        let mut p = Problems::default();
+        for i in issues {
+            p.push(i);
+        }
+        p
+    }
+}
+
+/// `m` cut to at most [`MAX_QUOTED`] characters: its start and its end
+/// (where a problem says what to do), ` … ` between.
+fn shorten(m: &str) -> Cow<'_, str> {
+    let n = m.chars().count();
+    if n <= MAX_QUOTED {
+        return Cow::Borrowed(m);
+    }
+    let head: String = m.chars().take(MAX_QUOTED * 2 / 3).collect();
+    let tail: String = m.chars().skip(n - MAX_QUOTED / 3 + 3).collect();
+    Cow::Owned(format!("{head} … {tail}"))
+}
+
 fn at(row: usize, column: Option<usize>, field: Option<&str>, message: String) -> Issue {
     Issue {
         row: Some(row),
@@ -56,203 +137,218 @@ fn at(row: usize, column: Option<usize>, field: Option<&str>, message: String) -
     }
 }
 
-/// The records of `text`, each with the row it starts on.
-fn records(text: &str, sep: char) -> Result<Vec<(usize, Vec<String>)>, Vec<Issue>> {
-    let mut out = Vec::new();
-    let mut issues = Vec::new();
-    let mut record: Vec<String> = Vec::new();
-    let mut field = String::new();
-    // The field began with a quote and it is not closed yet; it was closed.
-    let (mut quoted, mut closed) = (false, false);
-    let mut row = 1;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    chars.next();
-                    field.push('"');
-                }
-                '"' => (quoted, closed) = (false, true),
-                c => field.push(c),
+/// An import's file, read a piece at a time as it arrives
+/// ([`Import::push`]), then [`Import::finish`].
+pub struct Import {
+    reader: Reader,
+    rows: Rows,
+}
+
+/// What the reader's records make: the header, then the entries.
+#[derive(Default)]
+struct Rows {
+    /// The first row's columns, lowercase, once it is read.
+    columns: Option<Vec<String>>,
+    /// The first row has a problem: the rows after are not checked.
+    bad_header: bool,
+    /// The values of the record being read that are kept (the header's
+    /// first [`MAX_HEADER`], a row's up to its last column).
+    record: Vec<String>,
+    /// How many values the record has, and whether one is not blank.
+    values: usize,
+    filled: bool,
+    parsed: Vec<Entry>,
+    rows: Vec<usize>,
+    /// Good rows, counted past [`MAX_ENTRIES`].
+    good: usize,
+    problems: Problems,
+}
+
+impl Sink for Rows {
+    fn field(&mut self, row: usize, column: usize, value: String) {
+        self.values = column;
+        let blank = value.trim().is_empty();
+        self.filled |= !blank;
+        match &self.columns {
+            None if column <= MAX_HEADER => self.record.push(value),
+            None => {}
+            Some(columns) if column <= columns.len() => self.record.push(value),
+            Some(_) if blank || self.bad_header => {}
+            Some(_) => {
+                let m = format!("{value:?} is beyond the last column");
+                self.problems.push(at(row, Some(column), None, m));
             }
-            continue;
-        }
-        match c {
-            '"' if field.is_empty() && !closed => quoted = true,
-            c if c == sep => {
-                record.push(std::mem::take(&mut field));
-                closed = false;
-            }
-            '\r' if chars.peek() == Some(&'\n') => {}
-            '\n' | '\r' => {
-                record.push(std::mem::take(&mut field));
-                out.push((row, std::mem::take(&mut record)));
-                row += 1;
-                closed = false;
-            }
-            c if closed => {
-                let m =
-                    format!("{c:?} after a closing quote: a quoted value ends at its column's end");
-                issues.push(at(row, Some(record.len() + 1), None, m));
-                closed = false;
-                field.push(c);
-            }
-            '"' => {
-                let m =
-                    "a quote inside a value that does not start with one: quote the whole value \
-                         and double the quotes in it (\"say \"\"hi\"\"\")"
-                        .to_owned();
-                issues.push(at(row, Some(record.len() + 1), None, m));
-                field.push(c);
-            }
-            c => field.push(c),
         }
     }
-    if quoted {
-        let m = "a quote opened here is never closed".to_owned();
-        issues.push(at(row, Some(record.len() + 1), None, m));
+
+    fn end(&mut self, row: usize, broken: bool) {
+        let record = std::mem::take(&mut self.record);
+        let values = std::mem::take(&mut self.values);
+        if !std::mem::take(&mut self.filled) {
+            return;
+        }
+        if self.columns.is_none() {
+            return self.header(row, &record, values, broken);
+        }
+        if self.bad_header || broken {
+            return;
+        }
+        self.entry(row, &record);
     }
-    if !field.is_empty() || !record.is_empty() {
-        record.push(field);
-        out.push((row, record));
-    }
-    if issues.is_empty() {
-        Ok(out)
-    } else {
-        Err(issues)
+
+    fn problem(&mut self, row: usize, column: Option<usize>, message: String) {
+        self.problems.push(at(row, column, None, message));
     }
 }
 
-/// The separator of the header line: `;` when it has more of them than
-/// commas (outside quotes), else `,`.
-fn separator(text: &str) -> char {
-    let (mut quoted, mut commas, mut semicolons) = (false, 0, 0);
-    for c in text.chars() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => commas += 1,
-            ';' if !quoted => semicolons += 1,
-            '\n' | '\r' if !quoted => break,
-            _ => {}
+impl Rows {
+    fn header(&mut self, row: usize, record: &[String], values: usize, broken: bool) {
+        let columns: Vec<String> = record.iter().map(|h| h.trim().to_lowercase()).collect();
+        let before = self.problems.shown.len() + self.problems.more;
+        for (i, c) in columns.iter().enumerate() {
+            if !COLUMNS.contains(&c.as_str()) {
+                let m = format!(
+                    "{c:?} is not a column; the columns are {}",
+                    COLUMNS.join(", ")
+                );
+                self.problems.push(at(row, Some(i + 1), None, m));
+            } else if columns[..i].contains(c) {
+                let m = format!("column {c:?} is twice");
+                self.problems.push(at(row, Some(i + 1), Some(c), m));
+            }
         }
-    }
-    if semicolons > commas { ';' } else { ',' }
-}
-
-/// Reads a CSV file of entries: every problem, each by its row and column,
-/// or the entries.
-pub fn parse(bytes: &[u8]) -> Result<Parsed, Vec<Issue>> {
-    if bytes.len() > MAX_CSV {
-        return Err(vec![Issue::message(format!(
-            "the file is {} bytes: at most {MAX_CSV} (1 MiB)",
-            bytes.len()
-        ))]);
-    }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let before = &bytes[..e.valid_up_to()];
-            let row = before.iter().filter(|&&b| b == b'\n').count() + 1;
-            let m = "not UTF-8 text: save the file as \"CSV UTF-8\"".to_owned();
-            return Err(vec![at(row, None, None, m)]);
-        }
-    };
-    let records = records(text, separator(text))?;
-    let blank = |r: &[String]| r.iter().all(|f| f.trim().is_empty());
-    let mut records = records.into_iter().filter(|(_, r)| !blank(r));
-    let Some((head_row, header)) = records.next() else {
-        return Err(vec![Issue::message(format!(
-            "the file is empty: its first row names the columns ({})",
-            COLUMNS.join(", ")
-        ))]);
-    };
-    let mut issues = Vec::new();
-    let columns: Vec<String> = header.iter().map(|h| h.trim().to_lowercase()).collect();
-    for (i, c) in columns.iter().enumerate() {
-        if !COLUMNS.contains(&c.as_str()) {
+        if values > MAX_HEADER {
             let m = format!(
-                "{c:?} is not a column; the columns are {}",
+                "the first row has {values} columns: the columns are {}",
                 COLUMNS.join(", ")
             );
-            issues.push(at(head_row, Some(i + 1), None, m));
-        } else if columns[..i].contains(c) {
-            issues.push(at(
-                head_row,
-                Some(i + 1),
-                Some(c),
-                format!("column {c:?} is twice"),
-            ));
+            self.problems.push(at(row, Some(MAX_HEADER + 1), None, m));
         }
-    }
-    for r in REQUIRED {
-        if !columns.iter().any(|c| c == r) {
-            issues.push(at(
-                head_row,
-                None,
-                Some(r),
-                format!("there is no column {r:?}"),
-            ));
-        }
-    }
-    if !issues.is_empty() {
-        return Err(issues);
-    }
-    let mut parsed = Parsed {
-        entries: Vec::new(),
-        rows: Vec::new(),
-        columns: columns.clone(),
-    };
-    for (row, record) in records {
-        for (i, v) in record.iter().enumerate().skip(columns.len()) {
-            if !v.trim().is_empty() {
-                let m = format!("{v:?} is beyond the last column");
-                issues.push(at(row, Some(i + 1), None, m));
+        for r in REQUIRED {
+            if !columns.iter().any(|c| c == r) {
+                let m = format!("there is no column {r:?}");
+                self.problems.push(at(row, None, Some(r), m));
             }
         }
+        self.bad_header = broken || self.problems.shown.len() + self.problems.more > before;
+        self.columns = Some(columns);
+    }
+
+    fn entry(&mut self, row: usize, record: &[String]) {
+        let columns = self.columns.as_deref().unwrap_or_default();
         let get = |name: &str| {
             let i = columns.iter().position(|c| c == name)?;
-            Some(record.get(i).map_or("", |v| v.as_str()).trim().to_owned())
+            let v = record.get(i).map_or("", |v| v.trim());
+            // A value the export marked as text (`'=…`) as it was.
+            Some(crate::csv::plain(v).trim().to_owned())
         };
         match entry_from(get) {
             Ok(e) => {
-                parsed.entries.push(e);
-                parsed.rows.push(row);
+                self.good += 1;
+                if self.good <= MAX_ENTRIES {
+                    self.parsed.push(e);
+                    self.rows.push(row);
+                } else if self.good == MAX_ENTRIES + 1 {
+                    let m = format!("more than {MAX_ENTRIES} entries: a competition has at most {MAX_ENTRIES}");
+                    self.problems.push(at(row, None, None, m));
+                }
             }
             Err(list) => {
                 for (field, m) in list {
                     let column = columns.iter().position(|c| c == field).map(|c| c + 1);
-                    issues.push(at(row, column, Some(field), m));
+                    self.problems.push(at(row, column, Some(field), m));
                 }
             }
         }
     }
-    if issues.is_empty() {
-        Ok(parsed)
-    } else {
-        Err(issues)
+}
+
+impl Default for Import {
+    fn default() -> Import {
+        Import::new()
     }
 }
 
-fn quote(v: &str) -> String {
-    let plain = !v.contains([',', ';', '"', '\n', '\r']) && v.trim() == v;
-    if plain {
-        v.to_owned()
-    } else {
-        format!("\"{}\"", v.replace('"', "\"\""))
+impl Import {
+    pub fn new() -> Import {
+        Import {
+            reader: Reader::new(MAX_CSV),
+            rows: Rows::default(),
+        }
     }
+
+    /// Reads the file's next piece. Past [`MAX_CSV`] bytes nothing more is
+    /// read (the bytes are counted, to say how large the file was).
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.reader.push(bytes, &mut self.rows);
+    }
+
+    /// Every byte given.
+    pub fn bytes(&self) -> usize {
+        self.reader.bytes()
+    }
+
+    /// Whether more than [`MAX_CSV`] bytes were given.
+    pub fn too_large(&self) -> bool {
+        self.reader.over_limit()
+    }
+
+    /// The file has ended: its entries, or its problems.
+    pub fn finish(self) -> Result<Parsed, Problems> {
+        if self.too_large() {
+            return Err([too_large(self.bytes())].into_iter().collect());
+        }
+        let Import { reader, mut rows } = self;
+        reader.finish(&mut rows);
+        let Some(columns) = rows.columns else {
+            if rows.problems.is_empty() {
+                rows.problems.push(Issue::message(format!(
+                    "the file is empty: its first row names the columns ({})",
+                    COLUMNS.join(", ")
+                )));
+            }
+            return Err(rows.problems);
+        };
+        if !rows.problems.is_empty() {
+            return Err(rows.problems);
+        }
+        Ok(Parsed {
+            entries: rows.parsed,
+            rows: rows.rows,
+            columns,
+        })
+    }
+}
+
+/// The problem of a file of `bytes` bytes, over [`MAX_CSV`].
+pub fn too_large(bytes: usize) -> Issue {
+    Issue::message(format!(
+        "the file is {bytes} bytes: at most {MAX_CSV} (1 MiB)"
+    ))
+}
+
+/// Reads a whole CSV file of entries ([`Import`] in one piece): the
+/// entries, or the problems shown (the last saying how many more, if
+/// any).
+pub fn parse(bytes: &[u8]) -> Result<Parsed, Vec<Issue>> {
+    let mut import = Import::new();
+    import.push(bytes);
+    import.finish().map_err(|p| {
+        let more = (p.more > 0).then(|| Issue::message(p.more_text()));
+        p.shown.into_iter().chain(more).collect()
+    })
 }
 
 /// The entries as CSV: a byte order mark (so that spreadsheets read it as
-/// UTF-8), the header, one row per entry, `\r\n` line ends.
+/// UTF-8), the header, one row per entry, `\r\n` line ends; each value by
+/// [`crate::csv::cell`], so that no name or region is a formula to a
+/// spreadsheet.
 pub fn write(entries: &[Entry]) -> String {
     let mut out = String::from("\u{FEFF}");
-    out += &COLUMNS.join(",");
-    out += "\r\n";
+    out += &crate::csv::row(COLUMNS);
     for e in entries {
         let handicap = e.handicap.to_string();
-        let row = [
+        out += &crate::csv::row([
             e.name.as_str(),
             e.class.as_str(),
             e.sex.as_str(),
@@ -260,9 +356,11 @@ pub fn write(entries: &[Entry]) -> String {
             e.team.as_deref().unwrap_or(""),
             &handicap,
             if e.withdrawn { "yes" } else { "" },
-        ];
-        out += &row.map(quote).join(",");
-        out += "\r\n";
+        ]);
     }
     out
 }
+
+#[cfg(test)]
+#[path = "csv_tests.rs"]
+mod tests;

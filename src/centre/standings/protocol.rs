@@ -132,7 +132,9 @@ fn table(out: &mut String, lines: &[Standing]) {
 
 /// The protocol as CSV (RFC 4180): one row per category line and per
 /// team, `category,rank,name,region,class,sex,team,game 1..game N,
-/// scratch,handicap,bonus,total`, N the most games of any row.
+/// scratch,handicap,bonus,total`, N the most games of any row, each cell
+/// written by [`crate::csv::cell`] (a name, region or team a spreadsheet
+/// would take for a formula gets a leading `'`).
 pub fn protocol_csv(standings: &Standings) -> String {
     let mut rows: Vec<(&str, &Standing)> = Vec::new();
     for c in &standings.categories {
@@ -163,29 +165,53 @@ pub fn protocol_csv(standings: &Standings) -> String {
         for n in [s.scratch, s.handicap, s.bonus, s.total] {
             fields.push(n.to_string());
         }
-        let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&fields.join(","));
-        out.push_str("\r\n");
+        out.push_str(&crate::csv::row(fields.iter().map(String::as_str)));
     }
     out
-}
-
-fn csv_field(f: &str) -> String {
-    if f.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", f.replace('"', "\"\""))
-    } else {
-        f.to_owned()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use super::super::CategoryStanding;
 
     #[test]
-    fn a_csv_field_is_quoted_only_when_it_must_be() {
-        assert_eq!(csv_field("Tula"), "Tula");
-        assert_eq!(csv_field("Tula, \"TOS\""), "\"Tula, \"\"TOS\"\"\"");
-        assert_eq!(csv_field("a\nb"), "\"a\nb\"");
+    fn a_name_region_or_team_is_data_in_the_csv() {
+        let standing = Standing {
+            rank: 1,
+            name: "=HYPERLINK(\"http://x\",\"Anna\")".into(),
+            lane: Some(1),
+            class: None,
+            sex: None,
+            region: Some("+cmd|' /C calc'!A0".into()),
+            team: Some("@SUM(A1)".into()),
+            games: vec![180],
+            complete: 1,
+            playing: None,
+            scratch: 180,
+            handicap: 0,
+            bonus: 0,
+            total: 180,
+        };
+        let standings = Standings {
+            categories: vec![CategoryStanding {
+                id: "B1-F".into(),
+                title: String::new(),
+                title_ru: String::new(),
+                combined: false,
+                women_pins: 0,
+                entries: vec![standing],
+            }],
+            teams: Vec::new(),
+            finals: Default::default(),
+            unplaced: Vec::new(),
+        };
+        let csv = protocol_csv(&standings);
+        assert_eq!(
+            csv.lines().nth(1),
+            Some(
+                "B1-F,1,\"'=HYPERLINK(\"\"http://x\"\",\"\"Anna\"\")\",'+cmd|' /C calc'!A0,,,'@SUM(A1),180,180,0,0,180"
+            )
+        );
     }
 }
