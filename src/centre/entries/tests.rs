@@ -65,14 +65,27 @@ fn a_byte_order_mark_and_semicolons_are_as_spreadsheets_write_them() {
 #[test]
 fn quoted_values_hold_separators_quotes_and_line_breaks() {
     let text = "name,class,sex,region,team\n\
-                \"Orlov, Dmitri\",B1,M,\"Kazan \"\"Ak Bars\"\"\",\"Two\nlines\"\n\
+                \"Orlov, Dmitri\",B1,M,\"Kazan \"\"Ak Bars\"\"\",\"Two, \"\"lines\"\"\"\n\
                 Olga,B3,F,Tula,\n";
     let p = parse(text.as_bytes()).unwrap();
     assert_eq!(p.entries[0].name, "Orlov, Dmitri");
     assert_eq!(p.entries[0].region, "Kazan \"Ak Bars\"");
-    assert_eq!(p.entries[0].team.as_deref(), Some("Two\nlines"));
-    // The quoted line break does not count as a row.
+    assert_eq!(p.entries[0].team.as_deref(), Some("Two, \"lines\""));
     assert_eq!(p.rows, [2, 3]);
+    // A quoted line break is read whole and does not count as a row; a
+    // team holding it is refused by the rule for names, as a region that
+    // turns the text around is.
+    let broken = "name,class,sex,region,team\n\
+                  Orlov,B1,M,Kazan,\"Two\nlines\"\n\
+                  Olga,B3,F,Tula\u{202E},\n";
+    assert_eq!(
+        issues(broken.as_bytes()),
+        [
+            "row 2, column 5 (team): the team's name holds a control character (U+000A)",
+            "row 3, column 4 (region): the region holds an invisible formatting character \
+             (U+202E): type it with letters, digits, spaces and punctuation only"
+        ]
+    );
     // Written and read back: the same entries.
     let again = parse(write(&p.entries).as_bytes()).unwrap();
     assert_eq!(again.entries, p.entries);
@@ -275,4 +288,65 @@ fn at_most_a_thousand_entries() {
         .unwrap_err();
     assert!(r.text().contains("no more fit"), "{}", r.text());
     assert_eq!(e.programme().entries.len(), MAX_ENTRIES);
+}
+
+/// The names a person types follow one rule (the core's `names`), on the
+/// page as in a file: a region with a right-to-left override or ESC, or
+/// 60,000 characters long, and a name or a team likewise, are refused and
+/// nothing changes.
+#[test]
+fn an_entrys_name_region_and_team_follow_the_one_rule_for_names() {
+    let (programme, state) = folder("text");
+    let mut e = Entries::load(&programme, &state).unwrap();
+    let before = names(&e);
+    let entry = |name: &str, region: &str, team: Option<&str>| {
+        let fields = [
+            ("name", name.to_owned()),
+            ("class", "B2".to_owned()),
+            ("sex", "F".to_owned()),
+            ("region", region.to_owned()),
+        ];
+        entry_from(|k| {
+            fields
+                .iter()
+                .find(|(f, _)| *f == k)
+                .map(|(_, v)| v.clone())
+                .or_else(|| (k == "team").then(|| team.map(str::to_owned)).flatten())
+        })
+    };
+    let long = "x".repeat(60_000);
+    for (name, region, team, field) in [
+        ("Anna", "Kazan\u{202E}", None, "region"),
+        ("Anna", "Kazan\u{1b}[31m", None, "region"),
+        ("Anna", long.as_str(), None, "region"),
+        ("An\u{200B}na", "Kazan", None, "name"),
+        ("centre: Anna", "Kazan", None, "name"),
+        ("Anna", "Kazan", Some("Team\u{2067}"), "team"),
+    ] {
+        let bad = entry(name, region, team).unwrap_err();
+        assert_eq!(
+            bad.iter().map(|(f, _)| *f).collect::<Vec<_>>(),
+            [field],
+            "{name:.20?} {region:.20?}: {bad:?}"
+        );
+    }
+    assert_eq!(
+        entry("Anna", &"x".repeat(65), None).unwrap_err()[0].1,
+        "the region is longer than 64 characters"
+    );
+    // The same through a change made otherwise than from fields: refused,
+    // placed at its entry, nothing written.
+    let mut good = entry("Anna Sokolova", "Kazan", None).unwrap();
+    good.region = "Ka\u{202E}zan".into();
+    let r = e
+        .apply(Change::Add(good), &BTreeSet::new(), "Judge Orlova")
+        .unwrap_err();
+    assert_eq!(r.status, 400);
+    assert_eq!(r.problems[0].field.as_deref(), Some("region"));
+    assert_eq!(names(&e), before);
+    // A region may be empty; 64 characters of any script are taken.
+    let ok = entry("Anna Sokolova", &"я".repeat(64), Some("Kazan")).unwrap();
+    e.apply(Change::Add(ok), &BTreeSet::new(), "Judge Orlova")
+        .unwrap();
+    assert!(entry("Anna", "", None).is_ok());
 }
