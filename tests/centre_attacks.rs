@@ -35,6 +35,9 @@ fn topic(lane: u32, kind: &str) -> String {
     format!("lanecall/{SITE}/lane/{lane}/{kind}")
 }
 
+/// A message an attacker received: its topic and payload.
+type Received = (String, Vec<u8>);
+
 /// An MQTT client of the attacker's: what the broker answered, how
 /// often it closed the connection, and what it received.
 struct Attacker {
@@ -47,8 +50,8 @@ struct Attacker {
     subscribed: Arc<AtomicU32>,
     /// PUBACKs received.
     acked: Arc<AtomicU32>,
-    /// The messages received: (topic, payload).
-    got: Arc<Mutex<Vec<(String, Vec<u8>)>>>,
+    /// The messages received.
+    got: Arc<Mutex<Vec<Received>>>,
     stop: Arc<AtomicBool>,
 }
 
