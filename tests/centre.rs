@@ -1005,3 +1005,123 @@ fn a_config_with_an_unknown_key_is_refused_with_its_line() {
         "{err}"
     );
 }
+
+/// Every bowler's series in journal `text` as the centre's standings
+/// show it without a programme (scratch, lane `lane`), `times` over.
+fn series_of(text: &str, lane: u32, times: u64) -> std::collections::BTreeMap<String, (u32, u64)> {
+    let replay = lanecall::replay::Replay::from_reader(text.as_bytes()).unwrap();
+    let report = serde_json::to_value(replay.report()).unwrap();
+    report["bowlers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| !b["games"].as_array().unwrap().is_empty())
+        .map(|b| {
+            let series = b["series"].as_u64().unwrap() * times;
+            (b["name"].as_str().unwrap().to_owned(), (lane, series))
+        })
+        .collect()
+}
+
+/// Lane 1 sends its own sealed journal again, byte for byte, under every
+/// other name a lane could give it: an old-style name without its `seq`,
+/// a new stamp with the same `seq`, a name whose `seq` is not the
+/// header's, and a new stamp with the same `seq` in seven digits. Each
+/// copy is refused and alarmed (`journal_copy`), never mirrored: the
+/// standings do not move. A genuinely new journal (the next `seq`, the
+/// same games) still counts.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn a_journal_sent_again_under_any_other_name_counts_once() {
+    let dir = temp_dir("copies");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
+    let s1 = log("four_bowlers.jsonl", 1, 1);
+    let lines: Vec<&str> = s1.lines().collect();
+    let len = lines.len() as u64;
+    let lane = TestLane::connect(1, mqtt, Login::Own);
+    lane.wait_connected();
+    lane.status("online");
+    let name = "lane1-20261129T110000Z-000001.jsonl";
+    lane.lines(name, &lines, 1, lines.len());
+    centre.wait_lane(1, "S1 mirrored", |l| l["mirror"]["lines"] == len);
+    let once = series_of(&s1, 1, 1);
+    assert!(!once.is_empty());
+    eventually("the standings of S1", || {
+        let totals = support::centre::centre_totals(web);
+        (totals.as_ref() == Some(&once))
+            .then_some(())
+            .ok_or(format!("{totals:?}"))
+    });
+    let refused_before = centre.get("/api/centre")["refused_total"].as_u64().unwrap();
+
+    let copies = [
+        "lane1-20261129T110000Z-01.jsonl",
+        "lane1-20261129T120000Z-000001.jsonl",
+        "lane1-20261129T110000Z-000002.jsonl",
+        "lane1-20261130T090000Z-0000001.jsonl",
+    ];
+    for copy in copies {
+        lane.lines(copy, &lines, 1, lines.len());
+    }
+    // Every line of every copy taken one way or another: mirrored, held
+    // or refused.
+    let copied = copies.len() as u64 * len;
+    eventually("every copy's lines dealt with", || {
+        let l = centre.lane(1).unwrap_or_default();
+        let c = centre.get("/api/centre");
+        let refused = c["refused_total"].as_u64().unwrap_or(0) - refused_before;
+        let mirrored = l["mirror"]["lines"].as_u64().unwrap_or(0)
+            + l["mirror"]["held"].as_u64().unwrap_or(0)
+            - len;
+        (mirrored + refused == copied)
+            .then_some(())
+            .ok_or(format!("{mirrored} mirrored or held, {refused} refused"))
+    });
+    let l = centre.lane(1).unwrap();
+    assert_eq!(l["mirror"]["files"], 1, "a copy was mirrored: {l}");
+    assert_eq!(l["mirror"]["lines"], len, "{l}");
+    assert_eq!(l["mirror"]["held"], 0, "{l}");
+    let mirrored: Vec<String> = support::centre::files(&dir.join("state/lanes/1"))
+        .into_keys()
+        .collect();
+    assert_eq!(mirrored, [name]);
+    let c = centre.get("/api/centre");
+    let alarm = c["alarms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "journal_copy" && a["lane"] == 1)
+        .unwrap_or_else(|| panic!("no journal_copy alarm: {}", c["alarms"]))
+        .clone();
+    assert!(alarm["detail"].as_str().unwrap().contains(name), "{alarm}");
+    assert_eq!(
+        c["refused"]["journal_copy"],
+        copies.len(),
+        "{}",
+        c["refused"]
+    );
+    // The standings as they were: each game once.
+    assert_eq!(support::centre::centre_totals(web), Some(once));
+
+    // The lane's next journal, the same games under a header of its own
+    // (seq 2), is new: mirrored, and counted.
+    let s2 = log("four_bowlers.jsonl", 1, 2);
+    let next: Vec<&str> = s2.lines().collect();
+    let name2 = "lane1-20261129T130000Z-000002.jsonl";
+    lane.lines(name2, &next, 1, next.len());
+    centre.wait_lane(1, "S2 mirrored", |l| l["mirror"]["lines"] == 2 * len);
+    let twice = series_of(&s1, 1, 2);
+    eventually("the standings of S1 and S2", || {
+        let totals = support::centre::centre_totals(web);
+        (totals.as_ref() == Some(&twice))
+            .then_some(())
+            .ok_or(format!("{totals:?}"))
+    });
+    assert_mirror_equals(&dir, 1, name2, &s2);
+}

@@ -127,11 +127,13 @@ impl LaneBook {
         why
     }
 
-    /// The lane's journals in the order it wrote them (by `seq`).
+    /// The lane's journals in the order it wrote them: by the `seq` their
+    /// headers say (the mirror takes a journal only under the name of its
+    /// header's `seq`, but a name alone never places it).
     pub fn journals_in_order(&self) -> Vec<(&str, &Feed)> {
         let mut list: Vec<(&str, &Feed)> =
             self.journals.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        list.sort_by_key(|(name, _)| (journal_seq(name), *name));
+        list.sort_by_key(|(name, feed)| (feed.seq(), *name));
         list
     }
 }
@@ -156,7 +158,9 @@ pub const MAX_ALARMS: usize = 64;
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Alarm {
     /// `duplicate_lane`: two lanes (or two journal histories) say they
-    /// are this lane; `conflict`: a line came again with other text.
+    /// are this lane; `conflict`: a line came again with other text;
+    /// `journal_copy`: a journal mirrored already came again under another
+    /// name (refused, not counted).
     pub kind: &'static str,
     pub lane: u32,
     /// When it was first raised (UTC).

@@ -82,6 +82,9 @@ pub struct Feed {
     /// settled event's, until the next event confirms it.
     settled: Option<(Millis, Millis)>,
     stale: bool,
+    /// The header's `seq` (0 before the header, and in format 1): where
+    /// the journal stands among its lane's.
+    seq: u64,
 }
 
 impl Default for Feed {
@@ -97,6 +100,7 @@ impl Feed {
             state: State::Empty,
             settled: None,
             stale: false,
+            seq: 0,
         }
     }
 
@@ -119,6 +123,12 @@ impl Feed {
             State::Running(_, r) => Some(r),
             _ => None,
         }
+    }
+
+    /// The header's `seq`: the journal's place among its lane's (0 before
+    /// the header, and in format 1).
+    pub fn seq(&self) -> u64 {
+        self.seq
     }
 
     /// Why the journal cannot be replayed, if it cannot.
@@ -170,6 +180,7 @@ impl Feed {
             };
             self.state = match Checked::new(Reader::new(reader)) {
                 Ok((header, checked)) => {
+                    self.seq = header.seq;
                     let replay = Replay::new(&header);
                     State::Running(Box::new(checked), Box::new(replay))
                 }

@@ -44,7 +44,7 @@ impl Mirror {
                 Some((file, lines)) => {
                     let disk = lane.files.get(file);
                     let have = disk.map_or(0, |f| f.crcs.len() as u64);
-                    let conflicted = disk.is_some_and(|f| f.conflicted);
+                    let conflicted = disk.is_some_and(|f| f.conflicted || f.refused);
                     lane.online_at = None;
                     (have < lines && valid_file_name(file) && !conflicted)
                         .then(|| Some((file.to_owned(), have + 1)))
@@ -62,6 +62,7 @@ impl Mirror {
                         let newest = lane
                             .files
                             .iter()
+                            .filter(|(_, f)| !f.refused)
                             .max_by_key(|(name, _)| (journal_seq(name), name.as_str()));
                         Some(newest.map(|(name, f)| (name.clone(), f.next())))
                     }

@@ -63,7 +63,6 @@ use tokio::sync::mpsc;
 use super::book::{Book, MirrorFailure, MirrorStats};
 use super::feed::Feed;
 use super::{MAX_FILES, MAX_LANE_NUMBER};
-use crate::journal::names::journal_seq;
 use crate::wall_clock::{rfc3339, unix_now};
 
 /// Lines held after gaps, per lane.
@@ -146,6 +145,11 @@ struct FileDisk {
     /// name, and no line is added to it any more (until the centre starts
     /// again), lest the two be spliced.
     conflicted: bool,
+    /// What its line 1 says it is, once taken ([`proof::admit`]).
+    id: Option<proof::Identity>,
+    /// Its line 1 was refused (a journal mirrored already, sent again):
+    /// no line of it is taken, until a line 1 that is admitted.
+    refused: bool,
     last_line: Instant,
     dirty: bool,
     settled: bool,
@@ -168,6 +172,8 @@ impl FileDisk {
             dropped: false,
             conflict_asked: None,
             conflicted: false,
+            id: None,
+            refused: false,
             last_line: Instant::now(),
             dirty: false,
             settled: true,
@@ -222,15 +228,20 @@ struct LaneDisk {
 impl LaneDisk {
     /// Whether no line of the lane is mirrored.
     fn empty(&self) -> bool {
-        self.files.values().all(|f| f.crcs.is_empty())
+        self.files.values().all(|f| f.crcs.is_empty() || f.refused)
     }
     fn held(&self) -> usize {
         self.files.values().map(|f| f.held.len()).sum()
     }
     fn stats(&self) -> MirrorStats {
         MirrorStats {
-            files: self.files.values().filter(|f| !f.crcs.is_empty()).count(),
-            lines: self.files.values().map(|f| f.crcs.len() as u64).sum(),
+            files: (self.files.values())
+                .filter(|f| !f.crcs.is_empty() && !f.refused)
+                .count(),
+            lines: (self.files.values())
+                .filter(|f| !f.refused)
+                .map(|f| f.crcs.len() as u64)
+                .sum(),
             gaps: self.files.values().filter(|f| !f.held.is_empty()).count(),
             held: self.held(),
             duplicates: self.duplicates,
@@ -265,74 +276,6 @@ fn lock(book: &Mutex<Book>) -> MutexGuard<'_, Book> {
 }
 
 impl Mirror {
-    /// Reads the mirror under `dir` (`state_dir/lanes`) back into `book`.
-    pub fn load(dir: PathBuf, book: Arc<Mutex<Book>>, resend: Resend) -> std::io::Result<Mirror> {
-        fs::create_dir_all(&dir)?;
-        let mut mirror = Mirror {
-            dir,
-            checked: Instant::now(),
-            lanes: HashMap::new(),
-            book,
-            resend,
-        };
-        for entry in fs::read_dir(&mirror.dir)? {
-            let entry = entry?;
-            let name = entry.file_name();
-            let Some(n) = name
-                .to_str()
-                .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-                .and_then(|s| s.parse::<u32>().ok())
-                .filter(|n| (1..=MAX_LANE_NUMBER).contains(n))
-            else {
-                continue;
-            };
-            mirror.load_lane(n, &entry.path())?;
-        }
-        Ok(mirror)
-    }
-
-    fn load_lane(&mut self, n: u32, dir: &Path) -> std::io::Result<()> {
-        let mut book = lock(&self.book);
-        let Some(lane_book) = book.lane(n) else {
-            return Ok(());
-        };
-        let lane = self.lanes.entry(n).or_default();
-        for entry in fs::read_dir(dir)? {
-            let path = entry?.path();
-            let Some(name) = path.file_name().and_then(|s| s.to_str()).map(str::to_owned) else {
-                continue;
-            };
-            if !valid_file_name(&name) || lane.files.len() >= MAX_FILES {
-                continue;
-            }
-            let mut bytes = fs::read(&path)?;
-            let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            if whole < bytes.len() {
-                tracing::warn!(file = %path.display(), "the mirror's last line was cut short: removed, it will be asked for again");
-                bytes.truncate(whole);
-                OpenOptions::new()
-                    .write(true)
-                    .open(&path)?
-                    .set_len(whole as u64)?;
-            }
-            let mut disk = FileDisk::new(path.clone());
-            disk.len = whole as u64;
-            disk.crcs = bytes
-                .split(|&b| b == b'\n')
-                .take(bytes.iter().filter(|&&b| b == b'\n').count())
-                .map(crc32c::crc32c)
-                .collect();
-            disk.file = Some(OpenOptions::new().append(true).open(&path)?);
-            let mut feed = Feed::from_bytes(&bytes);
-            feed.settle();
-            lane_book.journals.insert(name.clone(), feed);
-            lane.files.insert(name, disk);
-        }
-        lane_book.mirror = lane.stats();
-        book.journals_changed += 1;
-        Ok(())
-    }
-
     /// Runs the mirror until the channel closes.
     pub fn run(mut self, mut rx: mpsc::Receiver<ToMirror>) {
         while let Some(msg) = rx.blocking_recv() {
@@ -504,27 +447,21 @@ impl Mirror {
                 lock(&self.book).refuse("too_many_files");
                 return;
             }
-            // One lane writes one journal per `seq`: another file with the
-            // same is a second lane configured with this number.
-            let seq = journal_seq(&msg.file);
-            if let Some(other) = lane
-                .files
-                .keys()
-                .find(|other| seq != 0 && journal_seq(other) == seq)
-            {
-                lock(&self.book).alarm(
-                    "duplicate_lane",
-                    n,
-                    format!(
-                        "two journals with seq {seq}: {other} and {}; two lanes may be \
-                         configured as lane {n}",
-                        msg.file
-                    ),
-                );
-            }
             let path = self.dir.join(n.to_string()).join(&msg.file);
             lane.files.insert(msg.file.clone(), FileDisk::new(path));
         }
+        // A journal is known by its header: a copy is never taken.
+        if let Err(why) = self.identify(n, &msg) {
+            let mut book = lock(&self.book);
+            book.refuse(why);
+            if let (Some(lane), Some(b)) = (self.lanes.get(&n), book.lanes.get_mut(&n)) {
+                b.mirror = lane.stats();
+            }
+            return;
+        }
+        let Some(lane) = self.lanes.get_mut(&n) else {
+            return;
+        };
         let held_now = lane.held();
         let Some(f) = lane.files.get_mut(&msg.file) else {
             return;
@@ -691,6 +628,7 @@ fn append(lane: u32, dir: &Path, f: &mut FileDisk, line: &str) -> std::io::Resul
 }
 
 mod check;
+mod load;
 mod proof;
 mod sync;
 #[cfg(test)]

@@ -184,13 +184,12 @@ fn only_lines_proved_to_be_the_lanes_own_pass() {
         check_journal(&message(file, 1, &lane_5), 7),
         Err("journal_header_lane")
     );
+    // A header under a name that is not its `seq`'s passes here: the
+    // mirror refuses it, where it can tell a copy (and alarm).
     let seq_3 = Header::new(7, None, Default::default())
         .with_seq(3)
         .to_line();
-    assert_eq!(
-        check_journal(&message(file, 1, &seq_3), 7),
-        Err("journal_header_seq")
-    );
+    assert_eq!(check_journal(&message(file, 1, &seq_3), 7).unwrap().n, 1);
 }
 
 /// What a mirror asked for: lane, file, from, to.
@@ -326,8 +325,8 @@ fn a_gap_is_asked_for_to_its_end_and_the_next_one_at_once() {
 
 /// A line that comes again with other text stops its file where it is
 /// (what follows could be either journal's), raises an alarm and asks the
-/// lane for that line; a second file with a `seq` the lane has used is a
-/// second history: an alarm, and a file of its own.
+/// lane for that line; a second journal with a `seq` the lane has used is
+/// a second history: an alarm, and never mirrored.
 #[test]
 fn a_conflict_stops_the_file_and_a_second_history_is_never_spliced() {
     let (dir, book, asked, mut mirror) = lane_3("conflict");
@@ -343,13 +342,19 @@ fn a_conflict_stops_the_file_and_a_second_history_is_never_spliced() {
         ));
         mirror.sync();
     };
-    send(&mut mirror, name, 1, "one");
+    let header = |started: &str| {
+        crate::journal::Header::new(3, Some(started.into()), Default::default())
+            .with_seq(1)
+            .to_line()
+    };
+    let one = header("2026-11-29T14:00:00Z");
+    send(&mut mirror, name, 1, &one);
     send(&mut mirror, name, 2, "two");
     send(&mut mirror, name, 2, "other two");
     send(&mut mirror, name, 3, "three");
     assert_eq!(
         fs::read_to_string(dir.join("3").join(name)).unwrap(),
-        "one\ntwo\n"
+        format!("{one}\ntwo\n")
     );
     {
         let book = lock(&book);
@@ -366,16 +371,17 @@ fn a_conflict_stops_the_file_and_a_second_history_is_never_spliced() {
         asked.lock().unwrap().as_slice(),
         [(3, Some(name.to_owned()), 2, Some(2))]
     );
-    // Another journal with seq 1: its own file, and an alarm.
+    // Another journal with seq 1: never mirrored, and an alarm.
     let other = "lane3-20261129T150000Z-000001.jsonl";
-    send(&mut mirror, other, 1, "ONE");
-    assert_eq!(
-        fs::read_to_string(dir.join("3").join(other)).unwrap(),
-        "ONE\n"
-    );
+    send(&mut mirror, other, 1, &header("2026-11-29T15:00:00Z"));
+    send(&mut mirror, other, 2, "TWO");
+    assert!(!dir.join("3").join(other).exists());
     let book = lock(&book);
     assert_eq!(book.alarms[1].kind, "duplicate_lane");
     assert!(book.alarms[1].detail.contains("two journals with seq 1"));
+    assert_eq!(book.refused["journal_seq_again"], 1);
+    assert_eq!(book.refused["journal_file_refused"], 1);
+    assert!(!book.lanes[&3].journals.contains_key(other));
     drop(book);
     let _ = fs::remove_dir_all(&dir);
 }
@@ -399,5 +405,167 @@ fn a_lane_never_heard_is_asked_only_after_quiet() {
     assert_eq!(check(&mut mirror, start), [], "not asked at once");
     assert_eq!(check(&mut mirror, start + QUIET - CHECK_EVERY), []);
     assert_eq!(check(&mut mirror, start + QUIET), [(3, None, 1, None)]);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Lane 3's format 2 journal: its header (`seq`, started at `started`)
+/// and a ball.
+fn journal_3(seq: u64, started: &str) -> [String; 2] {
+    let header = crate::journal::Header::new(3, Some(started.into()), Default::default())
+        .with_seq(seq)
+        .to_line();
+    [header, crate::journal::seal(r#"{"t":5120,"ev":"ball"}"#, 2)]
+}
+
+/// Sends lines `lines` of `file`, line 2 first (held until line 1 comes)
+/// and line 2 again, and syncs.
+fn send_journal(mirror: &mut Mirror, file: &str, lines: &[String]) {
+    for n in [2, 1, 2] {
+        mirror.handle(ToMirror::Line(
+            3,
+            JournalLine {
+                file: file.into(),
+                n,
+                line: lines[n as usize - 1].clone(),
+            },
+        ));
+    }
+    mirror.sync();
+}
+
+/// A journal is known by its header, never by its name alone: the lane's
+/// own journal sent again under every other name a lane could give it is
+/// refused (its held lines too) and alarmed, never mirrored nor replayed;
+/// a header under a name without its `seq` is refused; a journal new by
+/// its header is taken, under a name a copy was refused under too.
+#[test]
+fn a_journal_is_known_by_its_header_and_a_copy_never_counts() {
+    let (dir, book, _, mut mirror) = lane_3("copies");
+    let s1 = journal_3(1, "2026-11-29T11:00:00Z");
+    let name = "lane3-20261129T110000Z-000001.jsonl";
+    send_journal(&mut mirror, name, &s1);
+    let copies = [
+        "lane3-20261129T110000Z-01.jsonl",
+        "lane3-20261129T120000Z-000001.jsonl",
+        "lane3-20261129T110000Z-000002.jsonl",
+        "lane3-20261130T090000Z-0000001.jsonl",
+    ];
+    for copy in copies {
+        send_journal(&mut mirror, copy, &s1);
+        assert!(!dir.join("3").join(copy).exists(), "{copy} written");
+    }
+    {
+        let book = lock(&book);
+        let lane = &book.lanes[&3];
+        assert_eq!(lane.journals.keys().collect::<Vec<_>>(), [name]);
+        assert_eq!(
+            (lane.mirror.files, lane.mirror.lines, lane.mirror.held),
+            (1, 2, 0)
+        );
+        assert_eq!(book.refused["journal_copy"], 4);
+        assert_eq!(book.refused["journal_file_refused"], 4);
+        let alarm = book.alarms.iter().find(|a| a.kind == "journal_copy");
+        let detail = &alarm.expect("a journal_copy alarm").detail;
+        assert!(
+            detail.contains(name) && detail.contains("seq 1"),
+            "{detail}"
+        );
+    }
+
+    // A format 2 header whose `seq` its name does not carry: refused.
+    let s4 = journal_3(4, "2026-11-29T16:00:00Z");
+    send_journal(&mut mirror, "lane3-20261129T160000Z-01.jsonl", &s4);
+    send_journal(&mut mirror, "lane3-20261129T160000Z-000005.jsonl", &s4);
+    assert_eq!(lock(&book).refused["journal_header_seq"], 2);
+
+    // New journals are taken: the next `seq`, and the lane's own journal
+    // under a name a copy took first.
+    let s2 = journal_3(2, "2026-11-29T13:00:00Z");
+    let name2 = "lane3-20261129T130000Z-000002.jsonl";
+    send_journal(&mut mirror, name2, &s2);
+    let taken = "lane3-20261129T180000Z-000003.jsonl";
+    send_journal(&mut mirror, taken, &s1);
+    send_journal(&mut mirror, taken, &journal_3(3, "2026-11-29T18:00:00Z"));
+    let book = lock(&book);
+    let lane = &book.lanes[&3];
+    assert_eq!(
+        lane.journals_in_order()
+            .iter()
+            .map(|(name, f)| (*name, f.seq()))
+            .collect::<Vec<_>>(),
+        [(name, 1), (name2, 2), (taken, 3)]
+    );
+    assert_eq!((lane.mirror.files, lane.mirror.lines), (3, 6));
+    drop(book);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Journals without a `seq` in their header (format 1, and the format 2
+/// headers of lanes the tests start from a journal of their own) are
+/// known by their header's bytes: each new one is taken, under any name
+/// without a `seq`; one sent again is a copy.
+#[test]
+fn journals_without_a_seq_are_known_by_their_header() {
+    let (dir, book, _, mut mirror) = lane_3("no-seq");
+    let a = journal_3(0, "2026-01-01T00:00:00Z");
+    let b = journal_3(0, "2026-01-01T00:05:00Z");
+    send_journal(&mut mirror, "lane3-20260101T000000Z-01.jsonl", &a);
+    send_journal(&mut mirror, "lane3-20260101T000500Z-01.jsonl", &b);
+    send_journal(&mut mirror, "lane3-20260101T000000Z-02.jsonl", &a);
+    let book = lock(&book);
+    assert_eq!(book.lanes[&3].mirror.files, 2);
+    assert_eq!(book.refused["journal_copy"], 1);
+    drop(book);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A mirror read back at start weighs its files as their lines were
+/// weighed: copies an older centre took are kept on the disk but not
+/// replayed (an alarm), the journal under its own name is; a format 1
+/// journal under a name of its time is read back as before.
+#[test]
+fn copies_on_the_disk_are_not_replayed_after_a_restart() {
+    let dir = std::env::temp_dir().join(format!("lanecall-mirror-reload-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("3")).unwrap();
+    let s1 = journal_3(1, "2026-11-29T11:00:00Z").join("\n") + "\n";
+    let name = "lane3-20261129T110000Z-000001.jsonl";
+    let copies = [
+        "lane3-20261129T110000Z-01.jsonl",
+        "lane3-20261129T120000Z-000001.jsonl",
+    ];
+    for file in [name].iter().chain(&copies) {
+        fs::write(dir.join("3").join(file), &s1).unwrap();
+    }
+    let old = "lane3-20261129T100000Z-01.jsonl";
+    let format_1 = include_str!("../../../tests/logs/all_spares.jsonl");
+    fs::write(dir.join("3").join(old), format_1).unwrap();
+    let book = Arc::new(Mutex::new(Book::default()));
+    lock(&book).lane(3);
+    let resend: Resend = Box::new(|_, _, _, _| {});
+    let mut mirror = Mirror::load(dir.clone(), Arc::clone(&book), resend).unwrap();
+    {
+        let book = lock(&book);
+        let lane = &book.lanes[&3];
+        let mut replayed: Vec<&str> = lane.journals.keys().map(String::as_str).collect();
+        replayed.sort();
+        assert_eq!(replayed, [old, name]);
+        assert!(lane.journals[old].replay().is_some());
+        assert_eq!(lane.mirror.files, 2);
+        assert!(book.alarms.iter().any(|a| a.kind == "journal_copy"));
+    }
+    for file in copies {
+        assert_eq!(fs::read_to_string(dir.join("3").join(file)).unwrap(), s1);
+    }
+    // A line of a copy that comes again is refused.
+    mirror.handle(ToMirror::Line(
+        3,
+        JournalLine {
+            file: copies[0].into(),
+            n: 3,
+            line: "three".into(),
+        },
+    ));
+    assert_eq!(lock(&book).refused["journal_file_refused"], 1);
     let _ = fs::remove_dir_all(&dir);
 }
