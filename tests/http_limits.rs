@@ -98,24 +98,29 @@ fn a_fresh_client_is_served_while_1100_connections_hang() {
     );
 
     // The server kept no more than its cap: the others were closed to make
-    // room, at once rather than at their timeouts.
-    let until = Instant::now() + Duration::from_secs(5);
-    let mut closed = 0;
-    for s in &mut hanging {
-        let left = until.saturating_duration_since(Instant::now());
-        if support::closed_within(s, left) {
-            closed += 1;
-        }
+    // room, at once rather than at their timeouts. (Which ones: those heard
+    // from least recently, silent ones and half heads mixed.)
+    for s in &hanging {
+        s.set_nonblocking(true).unwrap();
     }
-    let kept = HANGING - closed;
+    let mut open = hanging;
+    support::eventually_within(
+        "the daemon to keep at most its cap of 256 hanging connections",
+        Duration::from_secs(5),
+        || {
+            open.retain_mut(|s| !closed_now(s));
+            if open.len() <= 256 {
+                Ok(())
+            } else {
+                Err(format!("{} kept", open.len()))
+            }
+        },
+    );
+    let kept = open.len();
     let files = open_files(pid);
     eprintln!(
         "{HANGING} hanging connections opened in {connecting:?}; the daemon kept {kept} \
          with {files} files open; a fresh GET /api/lane was answered in {served:?}"
-    );
-    assert!(
-        kept <= 256,
-        "{kept} hanging connections kept open, over the cap of 256"
     );
     assert!(
         files < 256 + 128,
@@ -123,8 +128,20 @@ fn a_fresh_client_is_served_while_1100_connections_hang() {
     );
     // The daemon still works as before.
     assert_eq!(d.lane()["lane"], 3);
-    drop(hanging);
+    drop(open);
     assert!(d.stop().success());
+}
+
+/// Whether the server has closed `s` (nonblocking): end of file or reset.
+fn closed_now(s: &mut TcpStream) -> bool {
+    let mut buf = [0u8; 64];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e) => return e.kind() != std::io::ErrorKind::WouldBlock,
+        }
+    }
 }
 
 #[test]
