@@ -117,7 +117,11 @@ pub fn router(
         inputs,
         lane,
         cookie_key,
-        auth,
+        // A locked login is told to unlock the centre, not a lane.
+        auth: AuthSettings {
+            place: crate::web::limit::Place::Centre,
+            ..auth
+        },
         journal_dir: None,
         live_views: 1,
         event: String::new(),

@@ -323,11 +323,21 @@ pub(super) fn centre_demo(demo: CentreDemo, judge_pin: &str) -> ExitCode {
     result.map_or_else(|code| code, |()| ExitCode::SUCCESS)
 }
 
-/// Leaves the unlock file for the daemon and waits for it to be taken.
+/// Leaves the unlock file for the daemon (a lane's, or a centre's when
+/// `config` is a centre's) and waits for it to be taken.
 pub(super) fn unlock(config: &Path) -> ExitCode {
     use crate::web::pins::UNLOCK_FILE;
-    let state_dir = match Config::load(config) {
-        Ok(c) => c.state_dir,
+    // A centre keeps its judges' logins, and takes the same file, in its
+    // own state_dir.
+    let (loaded, daemon) = if is_centre_config(config) {
+        let loaded = crate::centre::config::CentreConfig::load(config).map(|c| c.state_dir);
+        (loaded.map_err(|e| e.to_string()), "centre")
+    } else {
+        let loaded = Config::load(config).map(|c| c.state_dir);
+        (loaded.map_err(|e| e.to_string()), "daemon")
+    };
+    let state_dir = match loaded {
+        Ok(d) => d,
         Err(e) => {
             eprintln!("lanecall unlock: {e}");
             return ExitCode::FAILURE;
@@ -337,7 +347,7 @@ pub(super) fn unlock(config: &Path) -> ExitCode {
     if let Err(e) = std::fs::write(&file, b"") {
         let fix = match e.kind() {
             io::ErrorKind::NotFound if !state_dir.is_dir() => format!(
-                " ({} (state_dir in {}) does not exist: no daemon has run with this config; \
+                " ({} (state_dir in {}) does not exist: no {daemon} has run with this config; \
                  name the config the running one uses with --config)",
                 state_dir.display(),
                 config.display()
@@ -360,7 +370,7 @@ pub(super) fn unlock(config: &Path) -> ExitCode {
     }
     let _ = std::fs::remove_file(&file);
     eprintln!(
-        "lanecall unlock: the daemon did not take {} within 5 s: is it running with {}? \
+        "lanecall unlock: the {daemon} did not take {} within 5 s: is it running with {}? \
          (a restart also ends a lockout)",
         file.display(),
         config.display()

@@ -156,9 +156,9 @@ pub enum Command {
         /// the shell's history.
         pin: Option<String>,
     },
-    /// End a PIN lockout (after too many wrong PINs) on the running daemon.
+    /// End a PIN lockout (after too many wrong PINs) on the running daemon or centre.
     Unlock {
-        /// The running daemon's config (its state_dir is where the unlock file goes).
+        /// The running daemon's config, or the centre's (its state_dir is where the unlock file goes).
         #[arg(long, default_value = DEFAULT_CONFIG)]
         config: PathBuf,
     },

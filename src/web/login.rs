@@ -1,5 +1,5 @@
 //! Logging in and out: a judge's PIN checked (argon2, on its own thread,
-//! behind the lockout of [`super::pins`]) against their own PIN or the
+//! [`super::pins`], behind the lockout of [`super::limit`]) against their own PIN or the
 //! shared one, the server-side session that follows, and what a session
 //! may see of the PIN checks (`/api/security`). Never logs a PIN or a
 //! cookie; never touches the lane.
@@ -16,6 +16,7 @@ use axum_extra::extract::cookie::SignedCookieJar;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::limit::{Lock, Place};
 use super::pins::Verdict;
 use super::{ApiError, ApiResult, Shared, auth, body, pin_shape_ok, require_json};
 
@@ -69,18 +70,7 @@ pub(super) async fn login(
             tracing::info!(name = typed, "login with a wrong PIN");
             return Err(ApiError::new(StatusCode::UNAUTHORIZED, "wrong PIN"));
         }
-        Verdict::Locked(left) => {
-            let secs = left.as_secs() + 1;
-            let message = format!(
-                "too many wrong PINs: logins are locked for {secs} s \
-                 (`lanecall unlock` on the lane's computer ends it)"
-            );
-            let body = json!({ "error": message, "retry_after_s": secs });
-            let mut res = (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
-            res.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-            return Ok(res);
-        }
+        Verdict::Locked(lock) => return Ok(locked(lock, shared.api.auth.place)),
         Verdict::Busy => {
             return Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -108,21 +98,55 @@ pub(super) async fn login(
     Ok((jar, Json(json!({ "name": name }))).into_response())
 }
 
-/// The judge of this request's session, if it is open.
+/// The judge of this request's session, if it is open, as the config
+/// names them now.
 pub(super) fn judge(shared: &Shared, jar: &SignedCookieJar) -> Option<String> {
-    auth::session_id(jar).and_then(|id| shared.sessions.judge(&id))
+    judge_and_chief(shared, jar).map(|(judge, _)| judge)
 }
 
 /// The judge of this request's session, if it is open, and whether they
 /// are the chief judge: logged in with the shared PIN (`[web]
 /// judge_pin_hash`), not a PIN of their own (`[[web.judges]]`).
+///
+/// A session keeps the digest of the login it was made with
+/// ([`super::sessions::login_digest`]: a named judge's name and PIN hash,
+/// or the shared PIN's hash): a judge renamed or removed in the config no
+/// longer has one, and their old session is no good (it is dropped at the
+/// start that reads the new config; here, it would not be believed
+/// either). A named judge acts under the name the config gives now.
 pub(super) fn judge_and_chief(shared: &Shared, jar: &SignedCookieJar) -> Option<(String, bool)> {
-    let (judge, pin) = auth::session_id(jar).and_then(|id| shared.sessions.login(&id))?;
-    let chief = shared
-        .logins
-        .iter()
-        .any(|(named, digest)| named.is_none() && *digest == pin);
-    Some((judge, chief))
+    let id = auth::session_id(jar)?;
+    let (typed, digest) = shared.sessions.login(&id)?;
+    let Some((named, _)) = shared.logins.iter().find(|(_, d)| *d == digest) else {
+        shared.sessions.revoke(&id);
+        return None;
+    };
+    Some(match named {
+        Some(name) => (name.clone(), false),
+        None => (typed, true),
+    })
+}
+
+/// The answer to a login a lock refused: `429` with `Retry-After`, the
+/// seconds left as `retry_after_s`, and what ends it where the judge is.
+fn locked(lock: Lock, place: Place) -> Response {
+    let secs = lock.left().as_secs() + 1;
+    let why = match lock {
+        Lock::Address(_) => format!(
+            "too many wrong PINs from this device: it may try again in {secs} s; \
+             another judge's device can still log in"
+        ),
+        Lock::Overall(_) => format!(
+            "too many wrong PINs from several devices: logins from devices that have not \
+             logged in lately are locked for {secs} s"
+        ),
+    };
+    let message = format!("{why} ({} ends it)", place.unlock_hint());
+    let body = json!({ "error": message, "retry_after_s": secs });
+    let mut res = (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
+    res.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    res
 }
 
 /// Only as JSON: a cross-site form must not log a judge out.

@@ -32,8 +32,9 @@
 //!
 //! Logins are limited per client address ([`limit`]): past a small burst an
 //! address gets `429` with `Retry-After` until its quota refills. Wrong
-//! PINs from all addresses together lock the PIN checks for a while
-//! ([`pins`]): `429` with `Retry-After` too, and no argon2 work.
+//! PINs lock the address they came from for a while, and many from
+//! several addresses lock those that have not logged in lately ([`limit`],
+//! kept by [`pins`]): `429` with `Retry-After` too, and no argon2 work.
 //!
 //! The routes are served by [`server`]: its own accept loop with timeouts,
 //! a cap on open connections, and HTTPS when configured.
@@ -167,6 +168,8 @@ pub struct AuthSettings {
     /// served over TLS, never over plain HTTP (the browser would then not
     /// send it back).
     pub secure: bool,
+    /// A lane's or the centre's: what a locked login is told to run.
+    pub place: limit::Place,
 }
 
 impl AuthSettings {
@@ -180,6 +183,7 @@ impl AuthSettings {
             lockout: Lockout::default(),
             state_dir: None,
             secure: false,
+            place: limit::Place::Lane,
         }
     }
 
@@ -200,6 +204,7 @@ impl AuthSettings {
             state_dir: Some(config.state_dir.clone()),
             // Over HTTPS the session cookie never goes out in the clear.
             secure: w.tls(),
+            place: limit::Place::Lane,
         }
     }
 
@@ -264,7 +269,7 @@ pub fn router(mut state: ApiState) -> Router {
     );
     let logins: Vec<(Option<String>, String)> = hashes
         .iter()
-        .map(|(name, h)| (name.clone(), sessions::pin_digest(h)))
+        .map(|(name, h)| (name.clone(), sessions::login_digest(name.as_deref(), h)))
         .collect();
     let digests: Vec<String> = logins.iter().map(|(_, d)| d.clone()).collect();
     let sessions = Sessions::load(

@@ -8,21 +8,16 @@
 //! reused by every check after it: the daemon's memory stays flat however
 //! many logins come.
 //!
-//! Why a lockout rather than a slower rate: a rate per address is beaten by
-//! many addresses, and a global rate slow enough to matter also keeps the
-//! real judge waiting. After [`Lockout::after`] wrong PINs in a row (from
-//! anywhere) the checks stop for [`Lockout::base`], doubling with each lock
-//! up to [`Lockout::max`]; while locked, a login is answered at once,
-//! without argon2 work. At the defaults (5 tries, 1 min doubling to 1 h)
-//! that is about 30 PINs in the first hour of an attack and 5 an hour after
-//! it.
+//! Before a check, and with its answer, the lockout of [`super::limit`]
+//! is asked and told: wrong PINs lock the address they came from, and
+//! many from several addresses lock the addresses that have not logged in
+//! lately; a locked login is answered at once, without argon2 work.
 //!
 //! `lanecall unlock` clears the lockout through a file, `state_dir/unlock`:
 //! the checker looks for it once a second and removes it when it has
 //! cleared the lock. A file needs no socket to keep open or clean up, and
 //! whoever may write the state directory may run the lane anyway.
 
-use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender, TrySendError};
@@ -30,10 +25,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use argon2::Block;
-use serde::Serialize;
 use tokio::sync::oneshot;
 
 use super::auth::StoredHash;
+use super::limit::{Guard, Lock, Security};
+
+pub use super::limit::Lockout;
 
 /// The name of the file `lanecall unlock` writes in the state directory.
 pub const UNLOCK_FILE: &str = "unlock";
@@ -46,30 +43,6 @@ pub const QUEUE: usize = 4;
 /// How often the checker looks for the unlock file while idle.
 const UNLOCK_POLL: Duration = Duration::from_secs(1);
 
-/// How many addresses of wrong tries are shown to the judges.
-const ADDRESSES_SHOWN: usize = 10;
-
-/// When PIN checks lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lockout {
-    /// Wrong PINs in a row (from any address) that lock the checks.
-    pub after: u32,
-    /// The first lock's length; each lock after it is twice as long.
-    pub base: Duration,
-    /// The longest lock.
-    pub max: Duration,
-}
-
-impl Default for Lockout {
-    fn default() -> Lockout {
-        Lockout {
-            after: 5,
-            base: Duration::from_secs(60),
-            max: Duration::from_secs(3600),
-        }
-    }
-}
-
 /// The answer to one login's PIN.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -77,139 +50,10 @@ pub enum Verdict {
     /// [`Checker::start`]).
     Match(usize),
     Wrong,
-    /// The checks are locked for this much longer; nothing was checked.
-    Locked(Duration),
+    /// A lock refused it (see [`Lock`]); nothing was checked.
+    Locked(Lock),
     /// The queue is full (or the checker stopped); nothing was checked.
     Busy,
-}
-
-/// What the judges are shown about wrong PINs (`GET /api/security`).
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
-pub struct Security {
-    /// Whether logins are refused now.
-    pub locked: bool,
-    /// Seconds until they are taken again (0 when not locked).
-    pub locked_for_s: u64,
-    /// Wrong PINs since the daemon started (or since `lanecall unlock`).
-    pub wrong_pins: u64,
-    /// Wrong PINs since the last lock or right PIN: the lock comes at
-    /// `lock_after`.
-    pub wrong_in_a_row: u32,
-    pub lock_after: u32,
-    /// How many times the checks locked.
-    pub lockouts: u32,
-    /// The addresses the last wrong PINs came from, newest first, each once.
-    pub addresses: Vec<String>,
-    /// Argon2 checks run since start: a locked login does not add to it.
-    pub pin_checks: u64,
-}
-
-/// The lockout's state. Times are on the monotonic clock, so setting the
-/// wall clock neither ends nor extends a lock.
-#[derive(Debug)]
-struct Guard {
-    lockout: Lockout,
-    wrong_in_a_row: u32,
-    wrong_total: u64,
-    /// Locks since the last right PIN or quiet spell: each doubles.
-    locks_in_a_row: u32,
-    lockouts: u32,
-    locked_until: Option<Instant>,
-    last_wrong: Option<Instant>,
-    addresses: VecDeque<IpAddr>,
-    checks: u64,
-}
-
-impl Guard {
-    fn new(lockout: Lockout) -> Guard {
-        Guard {
-            lockout,
-            wrong_in_a_row: 0,
-            wrong_total: 0,
-            locks_in_a_row: 0,
-            lockouts: 0,
-            locked_until: None,
-            last_wrong: None,
-            addresses: VecDeque::new(),
-            checks: 0,
-        }
-    }
-
-    /// How much longer the checks are locked, if they are.
-    fn locked(&self, now: Instant) -> Option<Duration> {
-        self.locked_until
-            .and_then(|until| until.checked_duration_since(now))
-            .filter(|left| !left.is_zero())
-    }
-
-    fn wrong(&mut self, now: Instant, from: Option<IpAddr>) {
-        // A long quiet spell after the last lock ends the doubling: a judge
-        // who mistypes next week is not locked out for an hour.
-        if self
-            .last_wrong
-            .is_some_and(|t| now.saturating_duration_since(t) > self.lockout.max * 2)
-        {
-            self.locks_in_a_row = 0;
-        }
-        self.last_wrong = Some(now);
-        self.wrong_total += 1;
-        self.wrong_in_a_row += 1;
-        if let Some(ip) = from {
-            self.addresses.retain(|a| *a != ip);
-            self.addresses.push_front(ip);
-            self.addresses.truncate(ADDRESSES_SHOWN);
-        }
-        if self.wrong_in_a_row >= self.lockout.after {
-            let doubling = 2u32.saturating_pow(self.locks_in_a_row.min(31));
-            let length = self
-                .lockout
-                .base
-                .saturating_mul(doubling)
-                .min(self.lockout.max);
-            self.locked_until = Some(now + length);
-            self.locks_in_a_row += 1;
-            self.lockouts += 1;
-            self.wrong_in_a_row = 0;
-            let addresses: Vec<String> = self.addresses.iter().map(IpAddr::to_string).collect();
-            // Once per lock, not per try: a guessing run must not flood the
-            // log (or the card it is on).
-            tracing::warn!(
-                wrong_pins = self.wrong_total,
-                seconds = length.as_secs(),
-                addresses = addresses.join(" "),
-                "PIN checks locked after {} wrong PINs in a row: someone may be guessing the \
-                 judge PIN; `lanecall unlock` ends the lock",
-                self.lockout.after,
-            );
-        }
-    }
-
-    fn right(&mut self) {
-        self.wrong_in_a_row = 0;
-        self.locks_in_a_row = 0;
-    }
-
-    fn unlock(&mut self) {
-        *self = Guard {
-            checks: self.checks,
-            ..Guard::new(self.lockout)
-        };
-    }
-
-    fn security(&self, now: Instant) -> Security {
-        let left = self.locked(now);
-        Security {
-            locked: left.is_some(),
-            // Rounded up: "0 s left" while still locked would mislead.
-            locked_for_s: left.map_or(0, |d| d.as_secs() + u64::from(d.subsec_nanos() > 0)),
-            wrong_pins: self.wrong_total,
-            wrong_in_a_row: self.wrong_in_a_row,
-            lock_after: self.lockout.after,
-            lockouts: self.lockouts,
-            addresses: self.addresses.iter().map(IpAddr::to_string).collect(),
-            pin_checks: self.checks,
-        }
-    }
 }
 
 struct Job {
@@ -261,8 +105,8 @@ impl Checker {
     /// Checks `pin` from `from`: against every hash, in one buffer, unless
     /// the checks are locked or the queue is full.
     pub async fn check(&self, pin: String, from: Option<IpAddr>) -> Verdict {
-        if let Some(left) = lock(&self.guard).locked(Instant::now()) {
-            return Verdict::Locked(left);
+        if let Some(locked) = lock(&self.guard).locked(Instant::now(), from) {
+            return Verdict::Locked(locked);
         }
         let (reply, answer) = oneshot::channel();
         match self.queue.try_send(Job { pin, from, reply }) {
@@ -309,8 +153,8 @@ fn run(
         };
         // Checked again here: tries queued before the lock must not be
         // checked after it.
-        if let Some(left) = lock(guard).locked(Instant::now()) {
-            let _ = reply.send(Verdict::Locked(left));
+        if let Some(locked) = lock(guard).locked(Instant::now(), from) {
+            let _ = reply.send(Verdict::Locked(locked));
             continue;
         }
         if memory.len() < blocks {
@@ -332,7 +176,7 @@ fn run(
             g.checks += 1;
             match found {
                 Some(i) => {
-                    g.right();
+                    g.right(Instant::now(), from);
                     Verdict::Match(i)
                 }
                 None => {
@@ -348,52 +192,6 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn locks_after_the_set_number_doubling_up_to_the_max() {
-        let lockout = Lockout {
-            after: 3,
-            base: Duration::from_secs(60),
-            max: Duration::from_secs(200),
-        };
-        let mut g = Guard::new(lockout);
-        let t0 = Instant::now();
-        let ip: IpAddr = "10.0.0.1".parse().unwrap();
-        g.wrong(t0, Some(ip));
-        g.wrong(t0, Some(ip));
-        assert_eq!(g.locked(t0), None);
-        g.wrong(t0, None);
-        assert_eq!(g.locked(t0), Some(Duration::from_secs(60)));
-        let t1 = t0 + Duration::from_secs(61);
-        assert_eq!(g.locked(t1), None);
-        for _ in 0..3 {
-            g.wrong(t1, None);
-        }
-        assert_eq!(g.locked(t1), Some(Duration::from_secs(120)));
-        let t2 = t1 + Duration::from_secs(121);
-        for _ in 0..3 {
-            g.wrong(t2, None);
-        }
-        assert_eq!(g.locked(t2), Some(Duration::from_secs(200)), "capped");
-        let s = g.security(t2);
-        assert_eq!((s.wrong_pins, s.lockouts, s.addresses.len()), (9, 3, 1));
-        g.unlock();
-        assert_eq!(g.locked(t2), None);
-    }
-
-    #[test]
-    fn a_right_pin_ends_the_doubling() {
-        let mut g = Guard::new(Lockout {
-            after: 1,
-            ..Lockout::default()
-        });
-        let t0 = Instant::now();
-        g.wrong(t0, None);
-        let t1 = t0 + Duration::from_secs(61);
-        g.right();
-        g.wrong(t1, None);
-        assert_eq!(g.locked(t1), Some(Duration::from_secs(60)));
-    }
 
     #[test]
     fn the_checker_finds_the_matching_hash_and_counts_wrong_ones() {

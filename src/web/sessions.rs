@@ -14,9 +14,12 @@
 //! since the file was written is taken off, but only ever taken off: a
 //! clock set backwards gives a session no more than it had.
 //!
-//! A session is made with one configured PIN hash and remembers a digest of
-//! it: when the config's hash for that PIN changes, the sessions made with
-//! the old one are dropped at start.
+//! A session is made with one of the config's logins and remembers a
+//! digest of it ([`login_digest`]): of a named judge's name and PIN hash,
+//! or of the shared PIN's hash. When the config changes that login (a new
+//! PIN hash, a judge renamed or removed), the sessions made with the old
+//! one are dropped at start: a judge renamed with the same PIN does not go
+//! on acting under the old name.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -42,7 +45,28 @@ const SAVE_IDLE_EVERY: Duration = Duration::from_secs(60);
 /// without keeping the hash (or anything that could check a guess) in the
 /// sessions file.
 pub fn pin_digest(hash: &str) -> String {
-    let d = Sha256::digest(hash.as_bytes());
+    hex16(&Sha256::digest(hash.as_bytes()))
+}
+
+/// A digest of one of the config's logins, which a session keeps: the
+/// shared PIN's is [`pin_digest`] of its hash (`name` `None`); a named
+/// judge's covers their name too, so renaming or removing the judge ends
+/// the sessions made under the old name, as a new PIN does.
+pub fn login_digest(name: Option<&str>, hash: &str) -> String {
+    let Some(name) = name else {
+        return pin_digest(hash);
+    };
+    let mut d = Sha256::new();
+    // A name has no control character: the NULs keep the parts apart.
+    d.update(b"judge\0");
+    d.update(name.as_bytes());
+    d.update(b"\0");
+    d.update(hash.as_bytes());
+    hex16(&d.finalize())
+}
+
+/// The first 16 bytes of a digest, in hex.
+fn hex16(d: &[u8]) -> String {
     d.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
@@ -110,7 +134,7 @@ fn unix_now() -> u64 {
 
 impl Sessions {
     /// The sessions kept in `file` (none if it is `None`, missing or
-    /// unreadable) whose PIN digest is among `pins`.
+    /// unreadable) whose login digest ([`login_digest`]) is among `pins`.
     pub fn load(file: Option<PathBuf>, lengths: Lengths, pins: &[String]) -> Sessions {
         let now = Instant::now();
         let mut list = Vec::new();
@@ -128,6 +152,8 @@ impl Sessions {
                         else {
                             continue;
                         };
+                        // A login the config no longer has (a new PIN, a
+                        // judge renamed or removed): the session ends.
                         let known = pins.contains(&e.pin);
                         let sane = crate::ports::valid_name(&e.judge).is_ok() && e.id.len() == 64;
                         if known && sane && !left.is_zero() && !idle.is_zero() {
@@ -395,6 +421,30 @@ mod tests {
         std::fs::write(&file, text).unwrap();
         let other = Sessions::load(Some(file.clone()), lengths(), &["q".into()]);
         assert_eq!(other.judge(&id), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_named_judges_digest_changes_with_the_name_and_the_shared_pins_does_not() {
+        let hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA";
+        assert_eq!(login_digest(None, hash), pin_digest(hash));
+        let orlova = login_digest(Some("Judge Orlova"), hash);
+        assert_eq!(orlova, login_digest(Some("Judge Orlova"), hash));
+        assert_ne!(orlova, login_digest(Some("Judge Petrova"), hash));
+        assert_ne!(orlova, pin_digest(hash));
+        assert_eq!(orlova.len(), 32);
+
+        let dir = std::env::temp_dir().join(format!("lanecall-renamed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(SESSIONS_FILE);
+        let _ = std::fs::remove_file(&file);
+        let s = Sessions::load(Some(file.clone()), lengths(), std::slice::from_ref(&orlova));
+        let id = s.create("Judge Orlova", &orlova).unwrap();
+        s.save_now();
+        let renamed = login_digest(Some("Judge Petrova"), hash);
+        let again = Sessions::load(Some(file.clone()), lengths(), &[renamed]);
+        assert_eq!(again.judge(&id), None, "the old name's session ended");
+        assert!(again.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
