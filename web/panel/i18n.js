@@ -287,6 +287,9 @@ const ru = {
   atWrongDeck: 'при неверной расстановке',
   deckAgain: (p) => 'перебросить при расстановке: ' + p,
   k_dead_ball: 'Недействительный бросок',
+  // A pin report with pins standing that had fallen (pins_stood_up).
+  k_pins_stood_up: 'Упавшие кегли в отчёте снова стоят',
+  stoodUp: (p, d) => 'отчёт: стоят ' + p + ', но они уже упали (расстановка: ' + d + '); засчитаны упавшими: проверьте и исправьте бросок или объявите его недействительным',
   // The legend of the marks (legend.js), one tap away.
   legendBtn: 'Обозначения',
   legendBtnLabel: 'Обозначения: что значат знаки на листе',
@@ -586,6 +589,8 @@ const en = {
   atWrongDeck: 'at a wrong deck',
   deckAgain: (p) => 'bowled again at: ' + p,
   k_dead_ball: 'Dead ball',
+  k_pins_stood_up: 'Fallen pins reported standing',
+  stoodUp: (p, d) => 'the report has ' + p + ' standing, which were down (deck: ' + d + '); counted as fallen: check the deck, correct the ball or declare it dead',
   legendBtn: 'Legend',
   legendBtnLabel: 'Legend: what the marks on the sheet mean',
   legendTitle: 'What the marks mean',

@@ -20,6 +20,7 @@ export function conductText(c, lane) {
   if (c.withdrawn) parts.push(t('withdrawn'));
   if (c.confirmed_by) parts.push(t('confirmedBy', c.confirmed_by));
   if (c.deck) parts.push(t('deckAgain', pinsText(c.deck)));
+  if (c.kind === 'pins_stood_up') parts.push(t('stoodUp', pinsText(c.pins), pinsText(c.bowled_at)));
   if (c.by) parts.push(c.by);
   return parts.filter((x) => x !== null && x !== undefined && x !== '').join(' · ');
 }
