@@ -4,11 +4,16 @@
 //! `lanecall replay` reads it.
 //!
 //! - Only lines [`check_journal`] proved come here.
+//! - A journal is known by its header (line 1, sealed: its `seq`, its
+//!   `started_at`, its bytes), never by its file's name alone
+//!   ([`proof::admit`]): a journal whose header repeats one mirrored, sent
+//!   again under another name, is refused (`journal_copy`, an alarm); one
+//!   with a `seq` mirrored already is a second history of the lane
+//!   (`duplicate_lane`), refused too; a format 2 header under a name
+//!   without its `seq` is refused. No line of a refused journal is taken.
 //! - A line already written comes again: the same text is a duplicate
 //!   (ignored), another text a conflict (counted, never written, an alarm,
-//!   and the line asked for again). A second file with a `seq` the lane
-//!   used already is a second history of the lane: an alarm, never
-//!   spliced into the first file.
+//!   and the line asked for again).
 //! - A line after a gap is held, up to [`MAX_HELD`] lines per lane, and
 //!   the missing lines are asked for with a `resend` command (`from` the
 //!   gap `to` the line before the first held one), again after
@@ -44,8 +49,8 @@
 //!   asked for again every [`RESEND_AGAIN`]: the first that comes back
 //!   is written again, and once the disk takes it the rest follows.
 //! - At start the mirror reads its files back (a torn last line is cut
-//!   off) and, once connected, asks each lane for what comes after, as
-//!   above.
+//!   off; a copy is kept on the disk but not replayed, `load.rs`) and,
+//!   once connected, asks each lane for what comes after, as above.
 //!
 //! It runs on its own thread; the MQTT link hands it lines through a
 //! bounded channel, and it updates the shared [`Book`] briefly per line.
