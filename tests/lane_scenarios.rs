@@ -2994,7 +2994,11 @@ fn a_pin_report_standing_pins_that_had_fallen_is_counted_as_fallen_and_flagged_t
         }]
     );
     assert_eq!(flagged[0].bowler.as_deref(), Some("Anna"));
-    assert_eq!(s.lane.conduct().len(), 1, "on the lane's state the panel shows");
+    assert_eq!(
+        s.lane.conduct().len(),
+        1,
+        "on the lane's state the panel shows"
+    );
     assert_eq!(
         flagged[0].kind.to_string(),
         "pin report for game 1, frame 1, ball 2 names pins 1, 2 standing that were down at the \

@@ -457,3 +457,121 @@ fn what_the_lane_did_but_events(report: &Value) -> Value {
         part("outputs"),
     ])
 }
+
+// ----- one rule for names; reports flagged, never re-scored -----------------
+
+/// Text as people type it, and as an attacker would: letters of two
+/// scripts, spaces, a colon and `centre`, control characters, the
+/// bidirectional overrides and isolates, zero-width characters; short
+/// and long.
+fn typed() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "a",
+        "Я",
+        "é",
+        " ",
+        ":",
+        "centre",
+        "-",
+        "'",
+        "\u{1b}",
+        "\n",
+        "\t",
+        "\u{7f}",
+        "\u{202E}",
+        "\u{2066}",
+        "\u{200B}",
+        "\u{FEFF}",
+        "\u{AD}",
+        "\u{E0041}",
+        "漢",
+    ]);
+    prop::collection::vec(pieces, 0..80).prop_map(|v| v.concat())
+}
+
+fn lineup_of(name: &str, handicap: i32) -> Event {
+    use lanecall::lane::{Action, Bowler, Class, Panel};
+    Event::Panel(Panel::new(
+        None,
+        Action::Lineup {
+            bowlers: vec![Bowler {
+                name: name.to_owned(),
+                class: Class::B3,
+                handicap,
+                team: None,
+                voice: Default::default(),
+            }],
+        },
+    ))
+}
+
+fn refused(lane: &mut lanecall::lane::Lane, t: u64, event: &Event) -> bool {
+    let mut out = Vec::new();
+    lane.handle(t, event, &mut out);
+    out.iter()
+        .any(|e| matches!(e, lanecall::lane::Effect::Refused(_)))
+}
+
+proptest! {
+    /// The lane's lineup, the judges' logins and the centre's entries
+    /// take and refuse the same names: the core's one rule.
+    #[test]
+    fn one_rule_for_names_on_the_lane_at_login_and_at_the_centre(name in typed(), handicap in -5i32..400) {
+        use lanecall::lane::{Lane, Rules};
+        let rule = lanecall_core::names::check_name(&name);
+        prop_assert_eq!(lanecall::ports::valid_name(&name), rule.map_err(|e| e.to_string()));
+        let entry = lanecall::centre::entries::text_problems(&name, "Kazan", None);
+        prop_assert_eq!(entry.iter().any(|(f, _)| *f == "name"), rule.is_err());
+        let mut lane = Lane::new(1, Rules::default());
+        let taken = !refused(&mut lane, 0, &lineup_of(&name, handicap));
+        prop_assert_eq!(taken, rule.is_ok() && (0..=300).contains(&handicap));
+        // A journal from before the rule: only an empty name was refused.
+        let before = Rules { checked_inputs: false, ..Rules::default() };
+        let mut lane = Lane::new(1, before);
+        let taken = !refused(&mut lane, 0, &lineup_of(&name, handicap));
+        prop_assert_eq!(taken, !name.trim().is_empty());
+    }
+
+    /// A second ball's report is flagged exactly when it names a pin
+    /// standing that the deck set had down, and the flag never changes
+    /// the score: the lane counts it as a journal from before the rule
+    /// does.
+    #[test]
+    fn a_report_is_flagged_when_it_stands_a_fallen_pin_and_scored_as_before(
+        first in 1u16..1023, second in 0u16..1024,
+    ) {
+        use lanecall::lane::{ConductKind, Lane, Rules};
+        use lanecall::pinsetter::{Body, Message, format_line};
+        let leave = PinSet::from_bits(first).unwrap();
+        let report = PinSet::from_bits(second).unwrap();
+        let play = |rules: Rules| {
+            let mut lane = Lane::new(1, rules);
+            let mut out = Vec::new();
+            lane.handle(0, &lineup_of("Anna", 0), &mut out);
+            let start = lanecall::lane::Action::StartBlock { games: 1 };
+            lane.handle(0, &Event::Panel(lanecall::lane::Panel::new(None, start)), &mut out);
+            let lines = [
+                (1_000, Body::Ready(PinSet::FULL)),
+                (6_000, Body::Pins(leave)),
+                (10_000, Body::Ready(leave)),
+                (15_000, Body::Pins(report)),
+            ];
+            for (seq, (t, body)) in lines.into_iter().enumerate() {
+                let line = format_line(&Message { seq: seq as u8, body });
+                lane.handle(t, &Event::Sensor(Sensor::Serial { line }), &mut out);
+            }
+            let flagged = lane
+                .conduct()
+                .iter()
+                .any(|c| matches!(c.kind, ConductKind::PinsStoodUp { .. }));
+            (flagged, lane.practice().len(), lane.entries().first().map(|e| e.games.clone()))
+        };
+        let (flagged, practice, games) = play(Rules::default());
+        let (was_flagged, was_practice, was_games) =
+            play(Rules { checked_inputs: false, ..Rules::default() });
+        prop_assert_eq!(flagged, !report.without(leave).is_empty());
+        prop_assert!(!was_flagged);
+        prop_assert_eq!(practice, 0);
+        prop_assert_eq!((practice, games), (was_practice, was_games));
+    }
+}

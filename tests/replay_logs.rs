@@ -130,7 +130,8 @@ fn a_journal_from_before_checked_inputs_replays_as_it_did() {
     let text = std::fs::read_to_string(logs().join("pins_stood_up.jsonl")).unwrap();
     let old = text.replacen(",\"checked_inputs\":true", "", 1);
     assert_ne!(old, text);
-    let path = std::env::temp_dir().join(format!("lanecall-unchecked-{}.jsonl", std::process::id()));
+    let path =
+        std::env::temp_dir().join(format!("lanecall-unchecked-{}.jsonl", std::process::id()));
     std::fs::write(&path, old).unwrap();
     let out = replay_json(&path);
     let _ = std::fs::remove_file(&path);
