@@ -408,7 +408,7 @@ async fn bad_posts_say_what_is_wrong_and_never_reach_the_lane() {
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let message = json_of(res).await["error"].as_str().unwrap().to_owned();
     assert!(message.contains("missing field `pin`"), "{message}");
-    let long = "x".repeat(61);
+    let long = "x".repeat(lanecall::ports::MAX_NAME_CHARS + 1);
     let res = send(
         &lane.app,
         post(
