@@ -13,13 +13,16 @@ const E = { list: null, changes: [], editing: null, judge: null, onChange: () =>
 function problems(r) {
   const list = (r.body && r.body.problems) || [];
   if (!list.length) return [(r.body && r.body.error) || String(r.status)];
-  return list.map((p) => {
+  const lines = list.map((p) => {
     const at = [];
     if (p.row) at.push(t('row', p.row));
     if (p.column) at.push(t('column', p.column));
     if (p.field) at.push(t('field_' + p.field));
     return (at.length ? at.join(', ') + ': ' : '') + p.message;
   });
+  // An import lists its first 100 problems and counts the rest.
+  if (r.body.more_problems) lines.push(t('moreProblems', r.body.more_problems));
+  return lines;
 }
 
 function say(lines, good) {
