@@ -252,10 +252,7 @@ fn the_centres_csv_files_hold_names_and_regions_as_data_not_formulas() {
     let web = free_port();
     let mut c = Centre::start(&config(&dir, web), web);
     let (cookie, _) = c.login(SECRETARY_PIN, "");
-    for (name, region, team) in [
-        (HYPERLINK, DDE, AT),
-        (DDE_MINUS, "@Tula", "=1+1"),
-    ] {
+    for (name, region, team) in [(HYPERLINK, DDE, AT), (DDE_MINUS, "@Tula", "=1+1")] {
         let add = json!({ "entry": { "name": name, "class": "B2", "sex": "F", "region": region, "team": team } });
         let (status, v) = c.post(Some(&cookie), "/api/entries/add", &add);
         assert_eq!(status, 200, "{v}");
@@ -282,10 +279,17 @@ fn the_centres_csv_files_hold_names_and_regions_as_data_not_formulas() {
             );
         }
     }
-    let entries = c.http.request("GET", "/entries.csv", &[], b"").unwrap().body;
+    let entries = c
+        .http
+        .request("GET", "/entries.csv", &[], b"")
+        .unwrap()
+        .body;
     let text = String::from_utf8(entries).unwrap();
     // The handicap, a number the centre writes, is still one.
-    assert!(text.contains("\r\nSergei Volkov,B2,M,Tula,,8,\r\n"), "{text}");
+    assert!(
+        text.contains("\r\nSergei Volkov,B2,M,Tula,,8,\r\n"),
+        "{text}"
+    );
 
     // The file imported back: the same entries, as they were typed.
     let (status, v) = c.post_as(

@@ -251,7 +251,11 @@ impl Head {
     }
 
     fn separator(&self) -> char {
-        if self.semicolons > self.commas { ';' } else { ',' }
+        if self.semicolons > self.commas {
+            ';'
+        } else {
+            ','
+        }
     }
 }
 
@@ -337,8 +341,7 @@ mod tests {
         let f = read(b"a,\"b\"c,d\nA\"B\nok\n\"open,x\ny");
         assert_eq!(f.records.len(), 4);
         assert!(f.records[0].2 && f.records[1].2 && !f.records[2].2 && f.records[3].2);
-        let places: Vec<(usize, Option<usize>)> =
-            f.problems.iter().map(|p| (p.0, p.1)).collect();
+        let places: Vec<(usize, Option<usize>)> = f.problems.iter().map(|p| (p.0, p.1)).collect();
         assert_eq!(places, [(1, Some(2)), (2, Some(1)), (4, Some(1))]);
         assert!(f.problems[0].2.starts_with("'c' after a closing quote"));
         assert!(f.problems[1].2.starts_with("a quote inside a value"));
@@ -351,7 +354,11 @@ mod tests {
         assert_eq!(f.records, [(1, vec!["a".into(), "b".into()], false)]);
         assert_eq!(
             f.problems,
-            [(2, None, "not UTF-8 text: save the file as \"CSV UTF-8\"".into())]
+            [(
+                2,
+                None,
+                "not UTF-8 text: save the file as \"CSV UTF-8\"".into()
+            )]
         );
         // Cut short inside a character, or a byte order mark's start.
         assert_eq!(read(&"a,б".as_bytes()[..3]).problems.len(), 1);

@@ -249,7 +249,9 @@ impl Rows {
                     self.parsed.push(e);
                     self.rows.push(row);
                 } else if self.good == MAX_ENTRIES + 1 {
-                    let m = format!("more than {MAX_ENTRIES} entries: a competition has at most {MAX_ENTRIES}");
+                    let m = format!(
+                        "more than {MAX_ENTRIES} entries: a competition has at most {MAX_ENTRIES}"
+                    );
                     self.problems.push(at(row, None, None, m));
                 }
             }

@@ -142,7 +142,10 @@ fn more_entries_than_a_competition_has_are_refused_at_the_first_too_many() {
     assert_eq!(p.shown.len(), 1);
     assert_eq!(
         p.shown[0].to_string(),
-        format!("row {}: more than 1000 entries: a competition has at most 1000", MAX_ENTRIES + 2)
+        format!(
+            "row {}: more than 1000 entries: a competition has at most 1000",
+            MAX_ENTRIES + 2
+        )
     );
 }
 
@@ -164,13 +167,21 @@ fn too_large_a_file_is_said_with_its_size_and_not_read() {
 #[test]
 fn the_export_writes_names_and_regions_as_data_and_reads_them_back() {
     let entries = [
-        entry("=HYPERLINK(\"http://x\",\"Anna\")", "+cmd|' /C calc'!A0", None, 0),
+        entry(
+            "=HYPERLINK(\"http://x\",\"Anna\")",
+            "+cmd|' /C calc'!A0",
+            None,
+            0,
+        ),
         entry("@Olga", "-Tula", Some("=1+1"), 12),
         entry("Irina", "Tula", Some("'=quoted"), -5),
     ];
     let csv = write(&entries);
     let lines: Vec<&str> = csv.split("\r\n").collect();
-    assert_eq!(lines[0], "\u{FEFF}name,class,sex,region,team,handicap,withdrawn");
+    assert_eq!(
+        lines[0],
+        "\u{FEFF}name,class,sex,region,team,handicap,withdrawn"
+    );
     assert_eq!(
         lines[1],
         "\"'=HYPERLINK(\"\"http://x\"\",\"\"Anna\"\")\",B1,F,'+cmd|' /C calc'!A0,,0,"

@@ -172,8 +172,8 @@ pub fn protocol_csv(standings: &Standings) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::CategoryStanding;
+    use super::*;
 
     #[test]
     fn a_name_region_or_team_is_data_in_the_csv() {
