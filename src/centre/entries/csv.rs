@@ -9,8 +9,8 @@
 //! make a programme is checked after, by the programme's own checks.
 //!
 //! What a file costs is bounded whatever it holds: the value being read,
-//! at most [`MAX_ENTRIES`] entries, and [`SHOWN`] problems, each quoting at
-//! most [`MAX_QUOTED`] characters of a value.
+//! at most [`MAX_ENTRIES`] entries, and [`SHOWN`] problems of at most
+//! [`MAX_QUOTED`] characters each (a long value quoted in one is cut).
 
 use std::borrow::Cow;
 
