@@ -113,14 +113,16 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 pub const FD_RESERVE: u64 = 128;
 
 /// The answer to a connection beyond the cap when none can be closed for
-/// it (every connection is being handled or answered). Written straight to the socket: the connection gets no task.
+/// it (every connection is being handled or answered). Written straight to
+/// the socket: the connection gets no task. The centre serves it too: it
+/// names no lane.
 const FULL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
 Content-Type: application/json\r\n\
 Retry-After: 5\r\n\
 Connection: close\r\n\
-Content-Length: 67\r\n\
+Content-Length: 55\r\n\
 \r\n\
-{\"error\":\"too many connections to the lane: try again in a moment\"}";
+{\"error\":\"too many connections: try again in a moment\"}";
 
 /// The server's limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
