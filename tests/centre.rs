@@ -1006,30 +1006,117 @@ fn a_config_with_an_unknown_key_is_refused_with_its_line() {
     );
 }
 
-/// Every bowler's series in journal `text` as the centre's standings
-/// show it without a programme (scratch, lane `lane`), `times` over.
-fn series_of(text: &str, lane: u32, times: u64) -> std::collections::BTreeMap<String, (u32, u64)> {
+/// Lane 1's four bowlers (tests/logs/four_bowlers.jsonl) in blocks S1,
+/// S2 and S3 of one singles event: a journal of theirs fills the first
+/// block not yet taken, as the centre places a lane's journals.
+const THREE_BLOCKS: &str = r#"
+title = "Three blocks"
+dates = "29-30 November 2026"
+place = "Kazan"
+judges = ["chief judge: Irina Orlova"]
+
+[[entry]]
+name = "Anna Kuznetsova"
+class = "B1"
+sex = "F"
+region = "Moscow"
+
+[[entry]]
+name = "Boris Tikhonov"
+class = "B2"
+sex = "M"
+region = "Tula"
+
+[[entry]]
+name = "Vera Matveeva"
+class = "B3"
+sex = "F"
+region = "Kazan"
+
+[[entry]]
+name = "Gleb Romanov"
+class = "B1"
+sex = "M"
+region = "Tula"
+
+[[event]]
+id = "singles"
+kind = "singles"
+
+[[block]]
+id = "S1"
+event = "singles"
+games = 1
+day = 1
+lanes = { 1 = ["Anna Kuznetsova", "Boris Tikhonov", "Vera Matveeva", "Gleb Romanov"] }
+
+[[block]]
+id = "S2"
+event = "singles"
+games = 1
+day = 1
+lanes = { 1 = ["Anna Kuznetsova", "Boris Tikhonov", "Vera Matveeva", "Gleb Romanov"] }
+
+[[block]]
+id = "S3"
+event = "singles"
+games = 1
+day = 2
+lanes = { 1 = ["Anna Kuznetsova", "Boris Tikhonov", "Vera Matveeva", "Gleb Romanov"] }
+"#;
+
+/// Each bowler's games in the centre's standings, by name.
+type Games = std::collections::BTreeMap<String, Vec<u64>>;
+
+fn standings_games(web: u16) -> Option<Games> {
+    let v = support::centre::get(web, "/api/standings")?;
+    let mut out = Games::new();
+    for c in v["categories"].as_array()? {
+        for e in c["entries"].as_array()? {
+            let games = e["games"].as_array()?.iter().filter_map(Value::as_u64);
+            (out.entry(e["name"].as_str()?.to_owned()).or_default()).extend(games);
+        }
+    }
+    Some(out)
+}
+
+/// Each bowler's game scores in journal `text`, the journal counted
+/// `times`.
+fn games_of(text: &str, times: usize) -> Games {
     let replay = lanecall::replay::Replay::from_reader(text.as_bytes()).unwrap();
     let report = serde_json::to_value(replay.report()).unwrap();
     report["bowlers"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|b| !b["games"].as_array().unwrap().is_empty())
         .map(|b| {
-            let series = b["series"].as_u64().unwrap() * times;
-            (b["name"].as_str().unwrap().to_owned(), (lane, series))
+            let games: Vec<u64> = (b["games"].as_array().unwrap().iter())
+                .map(|g| g["total"].as_u64().unwrap())
+                .collect();
+            (b["name"].as_str().unwrap().to_owned(), games.repeat(times))
         })
         .collect()
 }
 
-/// Lane 1 sends its own sealed journal again, byte for byte, under every
-/// other name a lane could give it: an old-style name without its `seq`,
-/// a new stamp with the same `seq`, a name whose `seq` is not the
-/// header's, and a new stamp with the same `seq` in seven digits. Each
-/// copy is refused and alarmed (`journal_copy`), never mirrored: the
-/// standings do not move. A genuinely new journal (the next `seq`, the
-/// same games) still counts.
+/// Waits until the standings show `want`.
+fn wait_standings(web: u16, what: &str, want: &Games) {
+    eventually(what, || {
+        let got = standings_games(web);
+        (got.as_ref() == Some(want))
+            .then_some(())
+            .ok_or(format!("{got:?}"))
+    });
+}
+
+/// Lane 1 sends its own sealed S1 journal again, byte for byte, under
+/// every other name a lane could give it: an old-style name without its
+/// `seq`, a new stamp with the same `seq`, a name whose `seq` is not the
+/// header's, and a new stamp with the same `seq` in seven digits. The
+/// programme has blocks S2 and S3 for the same bowlers, which a copy
+/// taken as a new journal would fill. Each copy is refused and alarmed
+/// (`journal_copy`), never mirrored: the standings do not move. The
+/// lane's genuinely next journal (the same games under a header of its
+/// own) still counts, in S2.
 #[test]
 #[cfg_attr(
     not(feature = "broker"),
@@ -1039,6 +1126,10 @@ fn a_journal_sent_again_under_any_other_name_counts_once() {
     let dir = temp_dir("copies");
     let (web, mqtt) = (free_port(), free_port());
     let config = centre_config(&dir, web, mqtt, None, true);
+    let programme = dir.join("programme.toml");
+    std::fs::write(&programme, THREE_BLOCKS).unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("programme = {programme:?}\n{text}")).unwrap();
     let mut centre = Centre::start(&config, web);
     centre.wait_connected();
     let s1 = log("four_bowlers.jsonl", 1, 1);
@@ -1050,14 +1141,9 @@ fn a_journal_sent_again_under_any_other_name_counts_once() {
     let name = "lane1-20261129T110000Z-000001.jsonl";
     lane.lines(name, &lines, 1, lines.len());
     centre.wait_lane(1, "S1 mirrored", |l| l["mirror"]["lines"] == len);
-    let once = series_of(&s1, 1, 1);
-    assert!(!once.is_empty());
-    eventually("the standings of S1", || {
-        let totals = support::centre::centre_totals(web);
-        (totals.as_ref() == Some(&once))
-            .then_some(())
-            .ok_or(format!("{totals:?}"))
-    });
+    let once = games_of(&s1, 1);
+    assert!(once.values().all(|g| g.len() == 1), "{once:?}");
+    wait_standings(web, "the standings of S1", &once);
     let refused_before = centre.get("/api/centre")["refused_total"].as_u64().unwrap();
 
     let copies = [
@@ -1069,8 +1155,7 @@ fn a_journal_sent_again_under_any_other_name_counts_once() {
     for copy in copies {
         lane.lines(copy, &lines, 1, lines.len());
     }
-    // Every line of every copy taken one way or another: mirrored, held
-    // or refused.
+    // Every line of every copy dealt with: mirrored, held or refused.
     let copied = copies.len() as u64 * len;
     eventually("every copy's lines dealt with", || {
         let l = centre.lane(1).unwrap_or_default();
@@ -1083,6 +1168,8 @@ fn a_journal_sent_again_under_any_other_name_counts_once() {
             .then_some(())
             .ok_or(format!("{mirrored} mirrored or held, {refused} refused"))
     });
+    // The standings as they were: each game once, S2 and S3 empty.
+    assert_eq!(standings_games(web), Some(once.clone()));
     let l = centre.lane(1).unwrap();
     assert_eq!(l["mirror"]["files"], 1, "a copy was mirrored: {l}");
     assert_eq!(l["mirror"]["lines"], len, "{l}");
@@ -1106,22 +1193,14 @@ fn a_journal_sent_again_under_any_other_name_counts_once() {
         "{}",
         c["refused"]
     );
-    // The standings as they were: each game once.
-    assert_eq!(support::centre::centre_totals(web), Some(once));
 
     // The lane's next journal, the same games under a header of its own
-    // (seq 2), is new: mirrored, and counted.
+    // (seq 2), is new: mirrored, and counted in S2.
     let s2 = log("four_bowlers.jsonl", 1, 2);
     let next: Vec<&str> = s2.lines().collect();
     let name2 = "lane1-20261129T130000Z-000002.jsonl";
     lane.lines(name2, &next, 1, next.len());
     centre.wait_lane(1, "S2 mirrored", |l| l["mirror"]["lines"] == 2 * len);
-    let twice = series_of(&s1, 1, 2);
-    eventually("the standings of S1 and S2", || {
-        let totals = support::centre::centre_totals(web);
-        (totals.as_ref() == Some(&twice))
-            .then_some(())
-            .ok_or(format!("{totals:?}"))
-    });
+    wait_standings(web, "the standings of S1 and S2", &games_of(&s1, 2));
     assert_mirror_equals(&dir, 1, name2, &s2);
 }

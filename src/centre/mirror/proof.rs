@@ -114,8 +114,9 @@ pub(super) fn admit<'a>(
             alarm: Some((
                 "duplicate_lane",
                 format!(
-                    "two journals with seq {}: {other} and {name}; only the first is mirrored; \
-                     two lanes may be configured as lane {lane}",
+                    "two journals with seq {}: {other} and {name}; only the first is mirrored \
+                     and counted. Two lanes may be configured as lane {lane}, or the lane lost \
+                     its journals (a new card) and numbers them from 1 again",
                     id.seq
                 ),
             )),
