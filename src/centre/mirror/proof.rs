@@ -116,7 +116,8 @@ pub(super) fn admit<'a>(
                 format!(
                     "two journals with seq {}: {other} and {name}; only the first is mirrored \
                      and counted. Two lanes may be configured as lane {lane}, or the lane lost \
-                     its journals (a new card) and numbers them from 1 again",
+                     its journals (a new card) and numbers them from 1 again: put its journals back \
+                     (docs/install.md, \"A new SD card\")",
                     id.seq
                 ),
             )),
