@@ -25,30 +25,13 @@ Python 3, standard library only.
 import http.client
 import json
 import os
-import shutil
 import socket
-import subprocess
 import sys
-import tempfile
 import time
 
+from bench_centre import PIN, Centre
+
 MIB = 1 << 20
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                out[key] = int(value.split()[0])
-    return out
 
 
 def body_of(kind):
@@ -64,32 +47,10 @@ def main():
     binary = sys.argv[1]
     kind = sys.argv[2] if len(sys.argv) > 2 else "short"
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    work = tempfile.mkdtemp(prefix="lanecall-import-bench-")
-    shutil.copy(os.path.join(root, "tests/programme/example.toml"), work)
-    pin_hash = subprocess.run([binary, "hash-pin", "123456"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    web, mqtt = free_port(), free_port()
-    with open(os.path.join(work, "centre.toml"), "w") as f:
-        f.write(f'site = "bench"\nstate_dir = "{work}/state"\n'
-                f'broker = "mqtt://127.0.0.1:{mqtt}"\n'
-                f'programme = "{work}/example.toml"\n'
-                f'[web]\nlisten = "127.0.0.1:{web}"\njudge_pin_hash = "{pin_hash}"\n')
-    log = open(os.path.join(work, "centre.log"), "w")
-    centre = subprocess.Popen([binary, "centre", "--config", os.path.join(work, "centre.toml")],
-                              stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", web), timeout=1).close()
-                break
-            except OSError:
-                if time.time() > deadline or centre.poll() is not None:
-                    sys.exit("the centre did not start: see " + log.name)
-                time.sleep(0.1)
+    with Centre(binary, "import") as centre:
+        web = centre.web
         conn = http.client.HTTPConnection("127.0.0.1", web, timeout=600)
-        conn.request("POST", "/api/login", json.dumps({"pin": "123456", "name": "Bench"}),
+        conn.request("POST", "/api/login", json.dumps({"pin": PIN, "name": "Bench"}),
                      {"Content-Type": "application/json"})
         r = conn.getresponse()
         r.read()
@@ -110,8 +71,8 @@ def main():
             stalled.append(sock)
         if stalled:
             time.sleep(2)
-            print(f"{len(stalled)} stalled uploads: {status(centre.pid)}")
-        print(f"before the imports: {status(centre.pid)}")
+            print(f"{len(stalled)} stalled uploads: {centre.status()}")
+        print(f"before the imports: {centre.status()}")
         for i in range(runs):
             conn = http.client.HTTPConnection("127.0.0.1", web, timeout=600)
             t = time.monotonic()
@@ -127,11 +88,7 @@ def main():
             except ValueError:
                 shown, more = "?", None
             print(f"import {i + 1}: {r.status} in {took:.2f} s, answer {len(answer)} bytes, "
-                  f"{shown} problems shown, more_problems {more}; {status(centre.pid)}")
-    finally:
-        centre.terminate()
-        centre.wait()
-        shutil.rmtree(work, ignore_errors=True)
+                  f"{shown} problems shown, more_problems {more}; {centre.status()}")
 
 
 if __name__ == "__main__":

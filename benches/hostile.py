@@ -25,31 +25,13 @@ Python 3, standard library only.
 import http.client
 import json
 import os
-import shutil
 import socket
-import subprocess
 import sys
-import tempfile
 import time
 
+from bench_centre import PIN, Centre
+
 MIB = 1 << 20
-PIN = "123456"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                out[key] = int(value.split()[0])
-    return out
 
 
 def stranger(i):
@@ -121,35 +103,13 @@ def main():
     slow = int(sys.argv[2]) if len(sys.argv) > 2 else 256
     uploads = int(sys.argv[3]) if len(sys.argv) > 3 else 200
     seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 30
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    work = tempfile.mkdtemp(prefix="lanecall-hostile-bench-")
-    shutil.copy(os.path.join(root, "tests/programme/example.toml"), work)
-    pin_hash = subprocess.run([binary, "hash-pin", PIN], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    web, mqtt = free_port(), free_port()
-    with open(os.path.join(work, "centre.toml"), "w") as f:
-        f.write(f'site = "bench"\nstate_dir = "{work}/state"\n'
-                f'broker = "mqtt://127.0.0.1:{mqtt}"\n'
-                f'programme = "{work}/example.toml"\n'
-                f'[web]\nlisten = "127.0.0.1:{web}"\njudge_pin_hash = "{pin_hash}"\n')
-    log = open(os.path.join(work, "centre.log"), "w")
-    centre = subprocess.Popen([binary, "centre", "--config", os.path.join(work, "centre.toml")],
-                              stdout=subprocess.DEVNULL, stderr=log)
     held = []
-    try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", web), timeout=1).close()
-                break
-            except OSError:
-                if time.time() > deadline or centre.poll() is not None:
-                    sys.exit("the centre did not start: see " + log.name)
-                time.sleep(0.1)
+    with Centre(binary, "hostile") as centre:
+        web = centre.web
         print(f"{binary} centre; {slow} slow bodies, {uploads} stalled 1 MiB uploads, "
               f"{seconds:.0f} s; {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-        print(f"before: judge {judge(web)}; {status(centre.pid)}")
-        start = status(centre.pid)
+        print(f"before: judge {judge(web)}; {centre.status()}")
+        start = centre.status()
         t = time.monotonic()
         sent = 0
         for i in range(uploads):
@@ -157,7 +117,7 @@ def main():
             held.append(s)
             sent += n
         print(f"{uploads} uploads sent {sent / MIB:.0f} MiB in {time.monotonic() - t:.1f} s; "
-              f"{status(centre.pid)}")
+              f"{centre.status()}")
         trickling = []
         for i in range(uploads, uploads + slow):
             s = connect_from(i, web)
@@ -181,18 +141,14 @@ def main():
             if now >= next_judge:
                 print(f"  {now - t:5.1f} s: judge {judge(web)}")
                 next_judge += 2
-            peak_rss = max(peak_rss, status(centre.pid)["VmRSS"])
+            peak_rss = max(peak_rss, centre.status()["VmRSS"])
             time.sleep(0.2)
-        now = status(centre.pid)
+        now = centre.status()
         print(f"start VmRSS {start['VmRSS']} kB; peak VmRSS seen {peak_rss} kB "
               f"(+{(peak_rss - start['VmRSS']) / 1024:.0f} MiB), VmHWM {now['VmHWM']} kB; "
               f"end VmRSS {now['VmRSS']} kB")
-    finally:
         for s in held:
             s.close()
-        centre.terminate()
-        centre.wait()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
