@@ -307,6 +307,20 @@ fn each_check_names_the_problem_and_where() {
         "entry[1].team",
         "the team's name is empty",
     );
+    // A region follows the rule the page and the lanes follow: nothing
+    // that turns the text around or writes to a terminal.
+    refused(
+        "region = \"Moscow\"",
+        "region = \"Mos\\u202Ecow\"",
+        "entry[1].region",
+        "the region holds an invisible formatting character (U+202E)",
+    );
+    refused(
+        "region = \"Moscow\"",
+        "region = \"\\u001B[2JMoscow\"",
+        "entry[1].region",
+        "the region holds a control character (U+001B)",
+    );
     refused(
         "lanes = { 5 = [\"Anna Kuznetsova\", \"Ivan Petrov\"], 6",
         "lanes = { 5 = [\"Anna Kuznetsova\", \"Ivan Petrov\"], 05 = [], 6",

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use super::programme::text_problems;
 use super::programme::{Entry, Programme, ProgrammeError, Sex};
 use crate::lane::Class;
 use crate::wall_clock::{rfc3339, unix_now};
@@ -181,30 +182,6 @@ pub fn entry_from(
         }),
         _ => Err(bad),
     }
-}
-
-/// What is wrong with the text a person typed for an entry, by field:
-/// the name and the team follow the one rule for names, the region its
-/// own (the core's [`lanecall_core::names`]: no control, invisible or
-/// direction-changing characters, at most 64 characters), as the lanes'
-/// lineups and the judges' names do.
-pub fn text_problems(name: &str, region: &str, team: Option<&str>) -> Vec<(&'static str, String)> {
-    use lanecall_core::names::{check_name, check_region};
-    let mut bad = Vec::new();
-    if let Err(e) = check_name(name) {
-        bad.push(("name", e.to_string()));
-    }
-    if let Err(e) = check_region(region) {
-        bad.push(("region", e.to_string()));
-    }
-    if let Some(Err(e)) = team.map(check_name) {
-        let m = e.to_string();
-        bad.push((
-            "team",
-            format!("the team's {}", m.trim_start_matches("the ")),
-        ));
-    }
-    bad
 }
 
 /// A change's own entries (`n`: the entry's number from 1) refused for

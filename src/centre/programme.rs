@@ -11,6 +11,8 @@
 
 mod check;
 
+pub use check::text_problems;
+
 use std::path::Path;
 
 use serde::Deserialize;

@@ -10,7 +10,7 @@ use super::{
     Block, Entry, Event, EventKind, Finals, Judge, Programme, ROUND_ROBIN_SIZE, Sex, Team,
 };
 use crate::config::Problem;
-use crate::lane::{Class, MAX_BOWLERS, MAX_GAMES};
+use crate::lane::{Class, MAX_BOWLERS, MAX_GAMES, MAX_HANDICAP};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,7 +39,7 @@ struct RawEntry {
     name: Spanned<String>,
     class: Class,
     sex: Sex,
-    region: String,
+    region: Spanned<String>,
     team: Option<Spanned<String>>,
     handicap: Option<Spanned<i64>>,
     #[serde(default)]
@@ -121,27 +121,29 @@ pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
     for (i, e) in raw.entry.iter().enumerate() {
         let key = format!("entry[{}]", i + 1);
         let name = e.name.get_ref();
-        if let Err(m) = crate::ports::valid_name(name) {
-            found.add(format!("{key}.name"), &e.name, m);
-        } else if entries.iter().any(|x| &x.name == name) {
+        let team = e.team.as_ref().map(|t| t.get_ref().as_str());
+        let text = text_problems(name, e.region.get_ref(), team);
+        for (field, m) in text {
+            let at = match field {
+                "region" => &e.region,
+                "team" => e.team.as_ref().unwrap_or(&e.name),
+                _ => &e.name,
+            };
+            found.add(format!("{key}.{field}"), at, m);
+        }
+        if entries.iter().any(|x| &x.name == name) {
             found.add(
                 format!("{key}.name"),
                 &e.name,
                 format!("{name:?} is entered twice"),
             );
         }
-        if let Some(t) = &e.team
-            && let Err(m) = crate::ports::valid_name(t.get_ref())
-        {
-            found.add(
-                format!("{key}.team"),
-                t,
-                format!("the team's {}", m.trim_start_matches("the ")),
-            );
-        }
         let handicap = match &e.handicap {
-            Some(h) if !(0..=300).contains(h.get_ref()) => {
-                let m = format!("{} is not a handicap (0 to 300 pins a game)", h.get_ref());
+            Some(h) if !(0..=i64::from(MAX_HANDICAP)).contains(h.get_ref()) => {
+                let m = format!(
+                    "{} is not a handicap (0 to {MAX_HANDICAP} pins a game)",
+                    h.get_ref()
+                );
                 found.add(format!("{key}.handicap"), h, m);
                 0
             }
@@ -152,7 +154,7 @@ pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
             name: name.clone(),
             class: e.class,
             sex: e.sex,
-            region: e.region.clone(),
+            region: e.region.get_ref().clone(),
             team: e.team.as_ref().map(|t| t.get_ref().clone()),
             handicap,
             withdrawn: e.withdrawn,
@@ -445,4 +447,28 @@ fn kind_name(kind: EventKind) -> &'static str {
         EventKind::Trios => "trios",
         EventKind::Teams => "teams",
     }
+}
+
+/// What is wrong with the text a person typed for an entry, by field:
+/// the name and the team follow the one rule for names, the region its
+/// own (the core's [`lanecall_core::names`]: no control, invisible or
+/// direction-changing characters, at most 64 characters), as the lanes'
+/// lineups and the judges' names do.
+pub fn text_problems(name: &str, region: &str, team: Option<&str>) -> Vec<(&'static str, String)> {
+    use lanecall_core::names::{check_name, check_region};
+    let mut bad = Vec::new();
+    if let Err(e) = check_name(name) {
+        bad.push(("name", e.to_string()));
+    }
+    if let Err(e) = check_region(region) {
+        bad.push(("region", e.to_string()));
+    }
+    if let Some(Err(e)) = team.map(check_name) {
+        let m = e.to_string();
+        bad.push((
+            "team",
+            format!("the team's {}", m.trim_start_matches("the ")),
+        ));
+    }
+    bad
 }
