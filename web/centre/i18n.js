@@ -107,6 +107,11 @@ const ru = {
   standingsCat: 'Одиночный разряд', standingsTeams: 'Командные виды', standingsFinals: 'Финалы',
   pushOf: (id) => 'Отправить составы блока ' + id,
   showAll: 'Всё', showWhat: 'Показать',
+  neverConnected: 'НИ РАЗУ НЕ НА СВЯЗИ', holdLane: (n) => 'Остановить дорожку ' + n, resumeLane: (n) => 'Возобновить дорожку ' + n,
+  holdReason: 'Причина остановки', holdReasonNeeded: 'Укажите причину остановки',
+  heldPush: (what, at, by) => 'Ждёт дорожку: ' + what + ' · ' + at + ' · ' + by, cancelPush: 'Отменить',
+  cancelPushOf: (what, n) => 'Отменить «' + what + '» для дорожки ' + n,
+  pushKind_lineup: 'составы', pushKind_hold: 'остановка', cancelledBy: (by, at) => 'отменено: ' + by + ' · ' + at,
 };
 
 const en = {
@@ -215,6 +220,11 @@ const en = {
   standingsCat: 'Singles', standingsTeams: 'Team events', standingsFinals: 'Finals',
   pushOf: (id) => 'Push block ' + id + "'s lineups",
   showAll: 'All', showWhat: 'Show',
+  neverConnected: 'NEVER CONNECTED', holdLane: (n) => 'Hold lane ' + n, resumeLane: (n) => 'Resume lane ' + n,
+  holdReason: 'Reason for the hold', holdReasonNeeded: 'Say why the lane is held',
+  heldPush: (what, at, by) => 'Waiting for the lane: ' + what + ' · ' + at + ' · ' + by, cancelPush: 'Cancel',
+  cancelPushOf: (what, n) => 'Cancel "' + what + '" for lane ' + n,
+  pushKind_lineup: 'lineups', pushKind_hold: 'hold', cancelledBy: (by, at) => 'cancelled: ' + by + ' · ' + at,
 };
 
 const TABLES = { ru, en };
