@@ -172,11 +172,22 @@ fn the_help_reader_sees_an_option_without_help() {
 fn check_config_reads_the_shipped_centre_config_as_a_centres() {
     const CENTRE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config/centre.toml");
     const PROGRAMME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/programme/example.toml");
-    let out = lanecall(&["check-config", "--config", CENTRE]);
+    // As installed: its broker's logins file there (the shipped path names
+    // one this machine has not).
+    let dir = scratch("centre");
+    let logins = dir.join("mqtt-passwords");
+    fs::write(&logins, "lane1:secret\n").unwrap();
+    fs::set_permissions(&logins, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+    let shipped = fs::read_to_string(CENTRE).unwrap().replace(
+        "passwords = \"/etc/lanecall/mqtt-passwords\"",
+        &format!("passwords = {logins:?}"),
+    );
+    let installed = dir.join("installed.toml");
+    fs::write(&installed, &shipped).unwrap();
+    let out = lanecall(&["check-config", "--config", installed.to_str().unwrap()]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let line = fs::read_to_string(CENTRE)
-        .unwrap()
+    let line = shipped
         .lines()
         .position(|l| l.starts_with("judge_pin_hash = "))
         .unwrap()
@@ -190,8 +201,6 @@ fn check_config_reads_the_shipped_centre_config_as_a_centres() {
     let problems = stderr.lines().filter(|l| !l.starts_with("warning:"));
     assert_eq!(problems.count(), 1, "{stderr}");
 
-    let dir = scratch("centre");
-    let shipped = fs::read_to_string(CENTRE).unwrap();
     let placeholder = shipped
         .lines()
         .find_map(|l| l.strip_prefix("judge_pin_hash = \""))
@@ -573,6 +582,67 @@ fn a_centre_that_cannot_start_says_why_once() {
         1,
         "{stderr}"
     );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A centre whose embedded broker's `passwords` file is missing, or that
+/// it cannot read, can never start: check-config names the file and the
+/// line, and `lanecall centre` says the same and exits 78 (no restart).
+#[test]
+fn a_missing_or_unreadable_passwords_file_fails_check_config_and_the_centre_exits_78() {
+    use std::os::unix::process::CommandExt;
+    let dir = scratch("centre-logins");
+    fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let logins = dir.join("mqtt-passwords");
+    let file = dir.join("centre.toml");
+    fs::write(
+        &file,
+        format!(
+            "site = \"cup\"\nstate_dir = {:?}\nembedded_listen = \"127.0.0.1:1\"\n\
+             passwords = {logins:?}\n[web]\nlisten = \"127.0.0.1:1\"\njudge_pin_hash = {:?}\n",
+            dir.join("state"),
+            lanecall::web::hash_pin("482913").unwrap()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    // Run as `nobody` when root, so that a file of mode 000 is unreadable.
+    let run = |args: &[&str]| {
+        let mut command = Command::new(BIN);
+        command.args(args).arg(&file);
+        if rustix::process::getuid().is_root() {
+            command.uid(65534).gid(65534);
+        }
+        command.output().unwrap()
+    };
+    let missing = format!(
+        "passwords: cannot read {}: No such file or directory (os error 2): \
+         the embedded broker's logins",
+        logins.display()
+    );
+    fs::write(&logins, "lane1:secret\n").unwrap();
+    fs::set_permissions(&logins, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    let unreadable = format!(
+        "passwords: cannot read {}: Permission denied (os error 13)",
+        logins.display()
+    );
+    for (case, wanted) in [("unreadable", unreadable), ("missing", missing)] {
+        if case == "missing" {
+            fs::remove_file(&logins).unwrap();
+        }
+        let out = run(&["check-config"]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{case}: {stderr}");
+        assert!(
+            stderr.contains(&wanted) && stderr.contains("(line 4, column 1)"),
+            "{case}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{case}: {}", text(&out.stdout));
+        let out = run(&["centre", "--config"]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(78), "{case}: {stderr}");
+        assert_eq!(stderr.matches(&wanted).count(), 1, "{case}: {stderr}");
+    }
     let _ = fs::remove_dir_all(&dir);
 }
 

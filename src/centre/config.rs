@@ -158,8 +158,32 @@ pub fn valid_site(site: &str) -> bool {
 
 impl CentreConfig {
     /// Reads and checks the file at `path`.
+    /// Refuses too, by the same problems, an embedded broker's
+    /// `passwords` file the centre could never start with
+    /// ([`passwords_problem`]): `lanecall check-config` and `lanecall
+    /// centre` (exit 78) say the same.
     pub fn load(path: &Path) -> Result<CentreConfig, ConfigError> {
-        load_file(path, CentreConfig::parse)
+        load_file(path, |text, path| {
+            let config = CentreConfig::parse(text, path)?;
+            let problems: Vec<Problem> = match (&config.broker, &config.passwords) {
+                (Broker::Embedded { .. }, Some(file)) => passwords_problem(file)
+                    .map(|message| Problem {
+                        at: key_position(text, "passwords"),
+                        ..Problem::new("passwords", message)
+                    })
+                    .into_iter()
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if problems.is_empty() {
+                Ok(config)
+            } else {
+                Err(ConfigError::Invalid {
+                    path: path.to_owned(),
+                    problems,
+                })
+            }
+        })
     }
 
     /// Every key of the centre's file, with what it holds and its
@@ -178,6 +202,42 @@ impl CentreConfig {
             }
         })
     }
+}
+
+/// Why the embedded broker could not take its logins from the
+/// `passwords` file at `file` (as `broker::logins` reads it at start):
+/// missing, not a file, readable by everyone, or unreadable. Its lines
+/// are checked at start, where plain passwords are hashed in place.
+pub fn passwords_problem(file: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let what = "the embedded broker's logins, `lane<N>:password` lines (docs/centre.md)";
+    let meta = match std::fs::metadata(file) {
+        Ok(m) => m,
+        Err(e) => return Some(format!("cannot read {}: {e}: {what}", file.display())),
+    };
+    if !meta.is_file() {
+        return Some(format!("{} is not a file: {what}", file.display()));
+    }
+    if meta.permissions().mode() & 0o004 != 0 {
+        return Some(format!(
+            "{0} is readable by everyone: run `chmod 640 {0}`",
+            file.display()
+        ));
+    }
+    match std::fs::File::open(file) {
+        Ok(_) => None,
+        Err(e) => Some(format!("cannot read {}: {e}: {what}", file.display())),
+    }
+}
+
+/// The line and column of top-level `key = ...` in `text`, from 1.
+fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
+    text.lines().enumerate().find_map(|(n, line)| {
+        let rest = line.trim_start();
+        rest.strip_prefix(key)
+            .filter(|r| r.trim_start().starts_with('='))
+            .map(|_| (n + 1, line.len() - rest.len() + 1))
+    })
 }
 
 /// A path key of the centre's file, through the one absolute-path check.
