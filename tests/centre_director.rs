@@ -134,6 +134,88 @@ fn a_push_to_a_lane_not_running_is_said_at_once_and_delivered_when_it_comes_onli
     assert_eq!(v["offline"], json!([]), "{v}");
 }
 
+/// Every lane of the competition has a card, one that never connected
+/// too; a hold held for an offline lane is cancelled by a judge (recorded
+/// by who and when) and never reaches the lane when it comes online.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn a_held_push_is_cancelled_and_never_reaches_the_lane() {
+    let dir = temp_dir("cancel");
+    let (mut c, mqtt) = centre(&dir, None);
+    // The logins' lanes, neither heard from yet.
+    let lanes = c.get("/api/lanes");
+    let cards: Vec<(u64, bool)> = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["lane"].as_u64().unwrap(), l["never_connected"] == true))
+        .collect();
+    assert_eq!(cards, [(1, true), (2, true)], "{lanes}");
+
+    let cookie = c.login(PIN, "Irina Orlova").0;
+    let hold = json!({ "lane": 1, "on": true, "reason": "oil" });
+    let (status, v) = c.post(Some(&cookie), "/api/hold", &hold);
+    assert_eq!(status, 200, "{v}");
+    let push = v["push"].as_u64().unwrap();
+    let cancel = |lane: Value| json!({ "push": push, "lane": lane });
+    assert_eq!(c.post(None, "/api/pushes/cancel", &cancel(json!(1))).0, 401);
+    let (status, v) = c.post(
+        Some(&cookie),
+        "/api/pushes/cancel",
+        &json!({ "push": push + 100 }),
+    );
+    assert_eq!(status, 404, "{v}");
+    let (status, v) = c.post(Some(&cookie), "/api/pushes/cancel", &cancel(json!(2)));
+    assert_eq!(status, 409, "push {push} sent nothing to lane 2: {v}");
+    let (status, v) = c.post(Some(&cookie), "/api/pushes/cancel", &cancel(json!("x")));
+    assert_eq!(status, 400, "{v}");
+    let (status, v) = c.post(Some(&cookie), "/api/pushes/cancel", &cancel(json!(1)));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["cancelled"], json!([1]), "{v}");
+    let (status, v) = c.post(Some(&cookie), "/api/pushes/cancel", &cancel(json!(1)));
+    assert_eq!(status, 409, "cancelled once: {v}");
+    let l1 = c.get("/api/pushes")[0]["lanes"]["1"].clone();
+    assert_eq!(l1["status"], "cancelled", "{l1}");
+    assert_eq!(l1["cancelled_by"], "Irina Orlova", "{l1}");
+    assert!(l1["cancelled_at_unix"].is_u64(), "{l1}");
+
+    // The lane comes online: a later command is answered, the cancelled
+    // hold (which would have gone first) never came.
+    let _lane = lane(&dir, 1, mqtt, &["Ivan Petrov"]);
+    c.wait_lane(1, "online", |l| {
+        l["online"] == true && l["state"].is_object()
+    });
+    let lanes = c.get("/api/lanes");
+    assert_eq!(lanes[0]["never_connected"], Value::Null, "{lanes}");
+    assert_eq!(lanes[1]["never_connected"], true, "{lanes}");
+    let hold = json!({ "lane": 1, "on": false });
+    let (status, v) = c.post(Some(&cookie), "/api/hold", &hold);
+    assert_eq!(status, 200, "{v}");
+    let answered = eventually("lane 1 to answer the resume", || {
+        let p = c.get("/api/pushes");
+        match p[0]["lanes"]["1"]["status"].as_str() {
+            Some("accepted" | "refused") => Ok(p[0]["lanes"]["1"].clone()),
+            _ => Err(p.to_string()),
+        }
+    });
+    assert_eq!(
+        answered["status"], "refused",
+        "the lane was never held: {answered}"
+    );
+    assert!(
+        answered["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not held")),
+        "{answered}"
+    );
+    assert_eq!(c.get("/api/pushes")[1]["lanes"]["1"]["status"], "cancelled");
+    let l = c.wait_lane(1, "its state", |l| l["state"].is_object());
+    assert_eq!(l["state"]["hold"], Value::Null, "{l}");
+}
+
 #[test]
 fn a_finals_block_gets_the_proposed_lanes_kept_across_a_restart_and_can_be_pushed() {
     let dir = temp_dir("finals");

@@ -1,15 +1,17 @@
 //! The centre's HTTP API and page.
 //!
 //! - `GET /api/lanes`: every lane known (`lane`, `online`, `state`,
-//!   `mirror`), `GET /api/centre`: the broker link and the messages
+//!   `mirror`; a lane of the competition never heard from with
+//!   `never_connected`), `GET /api/centre`: the broker link and the messages
 //!   refused, `GET /api/pushes`: the pushes and each lane's answer. Anyone
 //!   may read them, like a lane's `/api/lane`.
 //! - `POST /api/login`, `/api/logout`, `GET /api/session`: the chief
 //!   judge's login, served by the lane's own login code (src/web/): the
 //!   same PIN checks, lockout and sessions.
 //! - `POST /api/push` `{"block":"S1","lanes":{"7":[bowlers]}}`: a `lineup`
-//!   command per lane; `POST /api/hold` `{"lane":7,"on":true,"reason":"…"}`.
-//!   Both need the chief judge logged in.
+//!   command per lane; `POST /api/hold` `{"lane":7,"on":true,"reason":"…"}`;
+//!   `POST /api/pushes/cancel` `{"push":12,"lane":3}`: a command held for
+//!   an offline lane never sent. All need the chief judge logged in.
 //! - `GET /api/standings` (docs/programme.md, "Standings"), `GET
 //!   /api/programme` (the blocks and their lanes; `null` with no
 //!   programme), `GET /api/finals` (the finals' lanes proposed from the
@@ -143,6 +145,7 @@ pub fn router(
     let changes = Router::new()
         .route("/api/push", post(push))
         .route("/api/hold", post(hold))
+        .route("/api/pushes/cancel", post(cancel_push))
         .route("/api/blocks/lanes", post(blocks::set_lanes))
         .route("/api/finals/roll-off", post(blocks::set_roll_off))
         .route("/api/entries/add", post(entries::add))
@@ -206,11 +209,35 @@ fn serve_file(path: &str) -> Response {
 }
 
 async fn lanes(State(s): State<Shared>) -> Response {
-    let pieces = s
-        .book
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .lanes_json();
+/// `GET /api/lanes`: the lanes heard from, then every other lane of the
+/// competition (the programme's, the config's or the logins') as one that
+/// never connected (`"never_connected": true`, no state).
+    let known = blocks::lanes_known(&s);
+    let pieces = {
+        let book = lock(&s.book);
+        let mut pieces = book.lanes_json();
+        let never: Vec<u32> = known
+            .into_iter()
+            .filter(|n| !book.lanes.contains_key(n))
+            .collect();
+        if !never.is_empty()
+            && let Some(last) = pieces.pop()
+        {
+            // The list's closing `]` gives way to the lanes never heard.
+            let mut text = last[..last.len().saturating_sub(1)].to_vec();
+            for (i, n) in never.iter().enumerate() {
+                if i > 0 || !book.lanes.is_empty() {
+                    text.push(b',');
+                }
+                let card = json!({ "lane": n, "online": false, "never_connected": true,
+                                   "state": null, "mirror": null });
+                text.extend_from_slice(card.to_string().as_bytes());
+            }
+            text.push(b']');
+            pieces.push(Bytes::from(text));
+        }
+        pieces
+    };
     let length: usize = pieces.iter().map(Bytes::len).sum();
     let body = futures_util::stream::iter(pieces.into_iter().map(Ok::<_, Infallible>));
     (
@@ -329,6 +356,44 @@ async fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
 /// is read; the handler behind checks the session again, as it reads it.
 async fn login_first(State(s): State<Shared>, req: Request<Body>, next: Next) -> Response {
     if judge(&s, req.headers()).await.is_none() {
+/// `POST /api/pushes/cancel` `{"push":12,"lane":3}`: what push 12 holds
+/// for lane 3 (for every lane it holds for, with no `lane`) is never sent;
+/// the push records who cancelled it and when.
+async fn cancel_push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let (by, v) = match judged(&s, &headers, &body).await {
+        Ok(x) => x,
+        Err(res) => return res,
+    };
+    let example =
+        "cancel a held push: {\"push\":12,\"lane\":3} (no \"lane\": every lane it holds for)";
+    let Some(push) = v.get("push").and_then(Value::as_u64) else {
+        return error(StatusCode::BAD_REQUEST, example);
+    };
+    let lane = match v.get("lane") {
+        None | Some(Value::Null) => None,
+        Some(l) => match l
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| (1..=MAX_LANE_NUMBER).contains(n))
+        {
+            Some(n) => Some(n),
+            None => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    format!("lane: {l} is not a lane number (1 to {MAX_LANE_NUMBER})"),
+                );
+            }
+        },
+    };
+    match s.commands.cancel(push, lane, &by) {
+        Ok(lanes) => json_response(json!({ "push": push, "cancelled": lanes })),
+        Err(e @ super::commands::CancelRefused::NoPush(_)) => {
+            error(StatusCode::NOT_FOUND, e.to_string())
+        }
+        Err(e) => error(StatusCode::CONFLICT, e.to_string()),
+    }
+}
+
         return error(StatusCode::UNAUTHORIZED, "a judge must log in");
     }
     next.run(req).await

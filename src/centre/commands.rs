@@ -1,6 +1,8 @@
 //! Commands to the lanes (docs/mqtt.md, "command and reply"): a block's
 //! lineups pushed to several lanes, a hold, a `resend` for the mirror; and
-//! what each lane answered. The last [`MAX_PUSHES`] pushes are kept.
+//! what each lane answered. The last [`MAX_PUSHES`] pushes are kept. A
+//! command held for a lane that is offline can be cancelled by a judge
+//! before it is sent ([`Commands::cancel`]), recorded by who and when.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +31,45 @@ struct Sent {
     /// The lane was offline: the command waits to be sent when it comes
     /// back (`Commands::lane_online`).
     held: Option<Value>,
+    /// Cancelled while held, by whom and when: never sent.
+    cancelled: Option<Cancelled>,
+}
+
+struct Cancelled {
+    by: String,
+    at: String,
+    at_unix: u64,
+}
+
+/// Why [`Commands::cancel`] cancelled nothing.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CancelRefused {
+    /// No push of that number is kept.
+    NoPush(u64),
+    /// The push has no command for that lane.
+    NoLane(u64, u32),
+    /// Nothing of the push is held any more (sent, or cancelled already).
+    NotHeld(u64, Option<u32>),
+}
+
+impl std::fmt::Display for CancelRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CancelRefused::NoPush(p) => write!(
+                f,
+                "there is no push {p} (the last {MAX_PUSHES} are kept: GET /api/pushes)"
+            ),
+            CancelRefused::NoLane(p, l) => write!(f, "push {p} sent nothing to lane {l}"),
+            CancelRefused::NotHeld(p, Some(l)) => write!(
+                f,
+                "push {p} is not held for lane {l}: it was sent already, or cancelled"
+            ),
+            CancelRefused::NotHeld(p, None) => write!(
+                f,
+                "push {p} is held for no lane: it was sent already, or cancelled"
+            ),
+        }
+    }
 }
 
 struct Push {
@@ -45,11 +86,18 @@ struct Push {
 struct LaneStatus<'a> {
     lane: u32,
     command: &'a str,
-    /// `offline` (held until the lane comes back), `pending`, `accepted`,
-    /// `refused` or `no_answer`.
+    /// `offline` (held until the lane comes back), `cancelled` (while
+    /// held: never sent), `pending`, `accepted`, `refused` or `no_answer`.
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// Status `cancelled`: the judge who cancelled it and when.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cancelled_by: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cancelled_at: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cancelled_at_unix: Option<u64>,
 }
 
 /// Publishes commands and keeps the answers.
@@ -143,6 +191,7 @@ impl Commands {
                 at: Instant::now(),
                 answer,
                 held,
+                cancelled: None,
             });
         }
         let mut pushes = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
@@ -182,6 +231,45 @@ impl Commands {
         sent
     }
 
+    /// Cancels what push `push` holds for `lane` (every lane it holds
+    /// for, with no `lane`), by the judge `by`: it is never sent. Returns
+    /// the lanes cancelled.
+    pub fn cancel(
+        &self,
+        push: u64,
+        lane: Option<u32>,
+        by: &str,
+    ) -> Result<Vec<u32>, CancelRefused> {
+        let mut pushes = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
+        let p = pushes
+            .iter_mut()
+            .find(|p| p.id == push)
+            .ok_or(CancelRefused::NoPush(push))?;
+        if let Some(l) = lane
+            && !p.lanes.iter().any(|s| s.lane == l)
+        {
+            return Err(CancelRefused::NoLane(push, l));
+        }
+        let now = unix_now();
+        let mut done = Vec::new();
+        for s in p.lanes.iter_mut() {
+            if lane.is_some_and(|l| l != s.lane) || s.held.take().is_none() {
+                continue;
+            }
+            s.cancelled = Some(Cancelled {
+                by: by.to_owned(),
+                at: rfc3339(now),
+                at_unix: now,
+            });
+            done.push(s.lane);
+        }
+        if done.is_empty() {
+            return Err(CancelRefused::NotHeld(push, lane));
+        }
+        tracing::info!(push, ?done, by, "a held command cancelled");
+        Ok(done)
+    }
+
     /// A lane's reply, from lane `lane`'s own topic: only the first answer
     /// to an id this centre sent that lane counts (a later one is refused
     /// as `reply_again`). Answers to `resend` are only logged when refused.
@@ -212,7 +300,8 @@ impl Commands {
         let sent = pushes
             .iter_mut()
             .flat_map(|p| p.lanes.iter_mut())
-            .find(|s| s.lane == lane && s.id == id)
+            // A cancelled command was never sent: nothing answers it.
+            .find(|s| s.lane == lane && s.id == id && s.cancelled.is_none())
             .ok_or("reply_unknown_id")?;
         if sent.answer.is_some() {
             tracing::warn!(
@@ -240,6 +329,7 @@ impl Commands {
                         .iter()
                         .map(|s| {
                             let (status, error) = match &s.answer {
+                                None if s.cancelled.is_some() => ("cancelled", None),
                                 None if s.held.is_some() => ("offline", None),
                                 Some(Ok(())) => ("accepted", None),
                                 Some(Err(e)) => ("refused", Some(e.as_str())),
@@ -251,6 +341,9 @@ impl Commands {
                                 command: &s.id,
                                 status,
                                 error,
+                                cancelled_by: s.cancelled.as_ref().map(|c| c.by.as_str()),
+                                cancelled_at: s.cancelled.as_ref().map(|c| c.at.as_str()),
+                                cancelled_at_unix: s.cancelled.as_ref().map(|c| c.at_unix),
                             };
                             (s.lane.to_string(), st)
                         })
@@ -321,6 +414,38 @@ mod tests {
         let reply = json!({ "id": id, "ok": true }).to_string().into_bytes();
         assert_eq!(c.reply(5, &reply), Ok(()));
         assert_eq!(status(&c, "5")["status"], "accepted");
+    }
+
+    #[test]
+    fn a_held_command_cancelled_is_never_sent_and_says_by_whom() {
+        let (c, _events) = commands();
+        let actions = vec![(5, json!({"ev": "lineup"})), (6, json!({"ev": "lineup"}))];
+        let p = c.push_to("lineup", Some("S1".into()), "Ivanova", actions, |l| l == 5);
+        assert_eq!(
+            c.cancel(p + 1, Some(5), "Orlova"),
+            Err(CancelRefused::NoPush(p + 1))
+        );
+        assert_eq!(
+            c.cancel(p, Some(7), "Orlova"),
+            Err(CancelRefused::NoLane(p, 7))
+        );
+        // Lane 6 was online: its command went at once.
+        assert_eq!(
+            c.cancel(p, Some(6), "Orlova"),
+            Err(CancelRefused::NotHeld(p, Some(6)))
+        );
+        assert_eq!(c.cancel(p, Some(5), "Orlova"), Ok(vec![5]));
+        let s = status(&c, "5");
+        assert_eq!(s["status"], "cancelled");
+        assert_eq!(s["cancelled_by"], "Orlova");
+        assert!(s["cancelled_at_unix"].as_u64().is_some(), "{s}");
+        assert_eq!(
+            c.cancel(p, None, "Orlova"),
+            Err(CancelRefused::NotHeld(p, None))
+        );
+        assert_eq!(c.lane_online(5), 0, "a cancelled command is never sent");
+        assert_eq!(status(&c, "5")["status"], "cancelled");
+        assert_eq!(status(&c, "6")["status"], "pending");
     }
 
     #[test]

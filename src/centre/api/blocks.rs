@@ -20,7 +20,7 @@ use crate::centre::standings::{Standings, programme_lanes, propose};
 
 /// The lanes a block may be given: the programme's and those the centre
 /// knows, within those it admits.
-fn lanes_known(s: &Shared) -> Vec<u32> {
+pub(super) fn lanes_known(s: &Shared) -> Vec<u32> {
     let mut set: BTreeSet<u32> = s
         .programme()
         .map(|p| programme_lanes(&p).into_iter().collect())
