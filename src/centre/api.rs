@@ -208,10 +208,10 @@ fn serve_file(path: &str) -> Response {
         .into_response()
 }
 
-async fn lanes(State(s): State<Shared>) -> Response {
 /// `GET /api/lanes`: the lanes heard from, then every other lane of the
 /// competition (the programme's, the config's or the logins') as one that
 /// never connected (`"never_connected": true`, no state).
+async fn lanes(State(s): State<Shared>) -> Response {
     let known = blocks::lanes_known(&s);
     let pieces = {
         let book = lock(&s.book);
@@ -331,31 +331,6 @@ async fn pushes(State(s): State<Shared>) -> Response {
     json_response(s.commands.list())
 }
 
-/// The judge logged in on this request, asked of the lane's session route.
-async fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
-    let mut req = Request::get("/api/session");
-    if let Some(cookie) = headers.get(header::COOKIE) {
-        req = req.header(header::COOKIE, cookie);
-    }
-    let mut req = req.body(Body::empty()).ok()?;
-    // The login code reads the client's address for its limits.
-    req.extensions_mut()
-        .insert(axum::extract::ConnectInfo(SocketAddr::from((
-            [127, 0, 0, 1],
-            0,
-        ))));
-    let res = s.login.clone().oneshot(req).await.ok()?;
-    let body = axum::body::to_bytes(res.into_body(), 64 * 1024)
-        .await
-        .ok()?;
-    let v: Value = serde_json::from_slice(&body).ok()?;
-    v.get("judge")?.as_str().map(str::to_owned)
-}
-
-/// Answers `401` to a request without a judge's session before its body
-/// is read; the handler behind checks the session again, as it reads it.
-async fn login_first(State(s): State<Shared>, req: Request<Body>, next: Next) -> Response {
-    if judge(&s, req.headers()).await.is_none() {
 /// `POST /api/pushes/cancel` `{"push":12,"lane":3}`: what push 12 holds
 /// for lane 3 (for every lane it holds for, with no `lane`) is never sent;
 /// the push records who cancelled it and when.
@@ -394,6 +369,31 @@ async fn cancel_push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -
     }
 }
 
+/// The judge logged in on this request, asked of the lane's session route.
+async fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
+    let mut req = Request::get("/api/session");
+    if let Some(cookie) = headers.get(header::COOKIE) {
+        req = req.header(header::COOKIE, cookie);
+    }
+    let mut req = req.body(Body::empty()).ok()?;
+    // The login code reads the client's address for its limits.
+    req.extensions_mut()
+        .insert(axum::extract::ConnectInfo(SocketAddr::from((
+            [127, 0, 0, 1],
+            0,
+        ))));
+    let res = s.login.clone().oneshot(req).await.ok()?;
+    let body = axum::body::to_bytes(res.into_body(), 64 * 1024)
+        .await
+        .ok()?;
+    let v: Value = serde_json::from_slice(&body).ok()?;
+    v.get("judge")?.as_str().map(str::to_owned)
+}
+
+/// Answers `401` to a request without a judge's session before its body
+/// is read; the handler behind checks the session again, as it reads it.
+async fn login_first(State(s): State<Shared>, req: Request<Body>, next: Next) -> Response {
+    if judge(&s, req.headers()).await.is_none() {
         return error(StatusCode::UNAUTHORIZED, "a judge must log in");
     }
     next.run(req).await
