@@ -12,6 +12,7 @@
 
 pub mod blocks;
 pub mod csv;
+pub mod import;
 
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -123,6 +124,35 @@ pub enum Change {
     },
     /// Every entry replaced by these (a CSV import).
     Import(Vec<Entry>),
+    /// These added to the entries, each whose name is entered already
+    /// taking its values (a CSV import "add to the list").
+    AddImport(Vec<Entry>),
+    /// The entries as they were before the last import, when it was the
+    /// last change.
+    UndoImport,
+}
+
+/// `s` uppercase, each Cyrillic letter that looks like a Latin one (as a
+/// Russian keyboard types `В1` or `М`) the Latin letter: a class or a sex
+/// is read as what it means.
+pub fn latin(s: &str) -> String {
+    s.to_uppercase()
+        .chars()
+        .map(|c| match c {
+            'А' => 'A',
+            'В' => 'B',
+            'Е' => 'E',
+            'К' => 'K',
+            'М' => 'M',
+            'Н' => 'H',
+            'О' => 'O',
+            'Р' => 'P',
+            'С' => 'C',
+            'Т' => 'T',
+            'Х' => 'X',
+            other => other,
+        })
+        .collect()
 }
 
 /// An entry from its fields' text (`get` gives `None` for a column not
@@ -132,20 +162,23 @@ pub fn entry_from(
 ) -> Result<Entry, Vec<(&'static str, String)>> {
     let mut bad = Vec::new();
     let name = get("name").unwrap_or_default();
-    let class = match get("class").unwrap_or_default().to_uppercase().as_str() {
+    let class_text = get("class").unwrap_or_default();
+    let class = match latin(&class_text).as_str() {
         "B1" => Some(Class::B1),
         "B2" => Some(Class::B2),
         "B3" => Some(Class::B3),
-        other => {
-            bad.push(("class", format!("{other:?} is not a class: B1, B2 or B3")));
+        _ => {
+            let m = format!("{class_text:?} is not a class: B1, B2 or B3");
+            bad.push(("class", m));
             None
         }
     };
-    let sex = match get("sex").unwrap_or_default().to_uppercase().as_str() {
-        "M" | "М" => Some(Sex::M),
+    let sex_text = get("sex").unwrap_or_default();
+    let sex = match latin(&sex_text).as_str() {
+        "M" => Some(Sex::M),
         "F" | "Ж" => Some(Sex::F),
-        other => {
-            bad.push(("sex", format!("{other:?} is not M or F")));
+        _ => {
+            bad.push(("sex", format!("{sex_text:?} is not M or F")));
             None
         }
     };
@@ -153,10 +186,21 @@ pub fn entry_from(
     let team = get("team").filter(|t| !t.is_empty());
     let handicap = match get("handicap").filter(|h| !h.is_empty()) {
         None => 0,
-        Some(h) => h.parse::<i32>().unwrap_or_else(|_| {
-            bad.push(("handicap", format!("{h:?} is not a whole number of pins")));
-            0
-        }),
+        Some(h) => match h.parse::<i32>() {
+            Ok(n) if (0..=crate::lane::MAX_HANDICAP).contains(&n) => n,
+            Ok(n) => {
+                let max = crate::lane::MAX_HANDICAP;
+                bad.push((
+                    "handicap",
+                    format!("{n} is not a handicap (0 to {max} pins a game)"),
+                ));
+                0
+            }
+            Err(_) => {
+                bad.push(("handicap", format!("{h:?} is not a whole number of pins")));
+                0
+            }
+        },
     };
     let withdrawn = match get("withdrawn").unwrap_or_default().to_lowercase().as_str() {
         "" | "no" | "0" | "false" | "нет" => false,
@@ -252,6 +296,9 @@ pub struct Entries {
     changes: VecDeque<Value>,
     /// What the page set over the programme file (`blocks.rs`).
     set: blocks::Set,
+    state_dir: PathBuf,
+    /// The entries before the last import, while it is the last change.
+    before_import: Option<Vec<Entry>>,
 }
 
 impl Entries {
@@ -297,6 +344,9 @@ impl Entries {
         let changes = read_tail(&log);
         let set = blocks::load(state_dir, &programme)?;
         blocks::overlay(&mut programme, &set);
+        let before_import = import::kept(state_dir, &programme.title)
+            .and_then(|v| Programme::with_entries(&text, v, &state_dir.join(import::BEFORE)).ok())
+            .map(|p| p.entries);
         Ok(Entries {
             text,
             file,
@@ -305,6 +355,8 @@ impl Entries {
             revision: 0,
             changes,
             set,
+            state_dir: state_dir.to_owned(),
+            before_import,
         })
     }
 
@@ -318,6 +370,7 @@ impl Entries {
             "entries": self.programme.entries,
             "own": self.file.exists(),
             "max": MAX_ENTRIES,
+            "undo_import": self.before_import.is_some(),
             "changes": self.changes.iter().rev().collect::<Vec<_>>(),
         })
     }
@@ -372,6 +425,50 @@ impl Entries {
         bowled: &BTreeSet<String>,
         by: &str,
     ) -> Result<(), Refusal> {
+        let importing = matches!(change, Change::Import(_) | Change::AddImport(_));
+        let old = self.programme.entries.clone();
+        let (programme, record) = self.plan(change, bowled, by)?;
+        self.save(&programme, &record)?;
+        // One level: an import keeps the list before it; any other change
+        // forgets it.
+        let kept = if importing {
+            import::keep(&self.state_dir, &programme.title, &old).map(|()| Some(old))
+        } else {
+            import::forget(&self.state_dir).map(|()| None)
+        };
+        self.before_import = kept.unwrap_or_else(|e| {
+            tracing::warn!("the entries before the import are not kept: {e}");
+            None
+        });
+        self.programme = Arc::new(programme);
+        self.revision += 1;
+        if self.changes.len() >= SHOWN_CHANGES {
+            self.changes.pop_front();
+        }
+        self.changes.push_back(record);
+        Ok(())
+    }
+
+    /// What `change` would do, checked as [`Entries::apply`] checks it,
+    /// nothing made: for an import, the names it adds, removes and
+    /// changes.
+    pub fn preview(&self, change: Change, bowled: &BTreeSet<String>) -> Result<Value, Refusal> {
+        self.plan(change, bowled, "").map(|(_, mut record)| {
+            if let Some(r) = record.as_object_mut() {
+                r.remove("at");
+                r.remove("by");
+            }
+            record
+        })
+    }
+
+    /// The programme `change` makes, and its record; or why not.
+    fn plan(
+        &self,
+        change: Change,
+        bowled: &BTreeSet<String>,
+        by: &str,
+    ) -> Result<(Programme, Value), Refusal> {
         let mut list = self.programme.entries.clone();
         let mut record = json!({ "at": rfc3339(unix_now()), "by": by });
         match change {
@@ -415,12 +512,35 @@ impl Entries {
                 record["change"] = "delete".into();
                 record["name"] = name.into();
             }
-            Change::Import(new) => {
+            Change::Import(_) | Change::AddImport(_) | Change::UndoImport => {
+                let (mode, new) = match change {
+                    Change::Import(new) => ("replace", new),
+                    Change::AddImport(new) => ("add", import::merge(&list, new, import::Mode::Add)),
+                    _ => match &self.before_import {
+                        Some(before) => ("undo", before.clone()),
+                        None => {
+                            let m = "there is no import to undo: only the last change, if it was an import, can be undone";
+                            return Err(Refusal::new(409, m));
+                        }
+                    },
+                };
                 if new.len() > MAX_ENTRIES {
                     let m = format!("{} entries: at most {MAX_ENTRIES}", new.len());
                     return Err(Refusal::new(400, m));
                 }
-                check_text(new.iter().enumerate().map(|(k, e)| (k + 1, e)))?;
+                let diff = import::diff(&list, &new);
+                let changed: BTreeSet<&str> = diff
+                    .added
+                    .iter()
+                    .chain(&diff.changed)
+                    .map(String::as_str)
+                    .collect();
+                check_text(
+                    new.iter()
+                        .enumerate()
+                        .filter(|(_, e)| mode == "replace" || changed.contains(e.name.as_str()))
+                        .map(|(k, e)| (k + 1, e)),
+                )?;
                 let kept: BTreeSet<&str> = new.iter().map(|e| e.name.as_str()).collect();
                 let lost: Vec<Issue> = list
                     .iter()
@@ -438,13 +558,18 @@ impl Entries {
                         problems: lost,
                     });
                 }
-                let old: BTreeSet<&str> = list.iter().map(|e| e.name.as_str()).collect();
-                let added: Vec<&str> = kept.difference(&old).copied().collect();
-                let removed: Vec<&str> = old.difference(&kept).copied().collect();
-                record["change"] = "import".into();
+                record["change"] = if mode == "undo" {
+                    "undo_import"
+                } else {
+                    "import"
+                }
+                .into();
+                record["mode"] = mode.into();
                 record["entries"] = new.len().into();
-                record["added"] = json!(added);
-                record["removed"] = json!(removed);
+                record["added"] = json!(diff.added);
+                record["removed"] = json!(diff.removed);
+                record["changed"] = json!(diff.changed);
+                record["unchanged"] = diff.unchanged.into();
                 list = new;
             }
         }
@@ -452,14 +577,7 @@ impl Entries {
         let mut programme =
             Programme::with_entries(&self.text, values, &self.file).map_err(|e| refusal_of(&e))?;
         blocks::overlay(&mut programme, &self.set);
-        self.save(&programme, &record)?;
-        self.programme = Arc::new(programme);
-        self.revision += 1;
-        if self.changes.len() >= SHOWN_CHANGES {
-            self.changes.pop_front();
-        }
-        self.changes.push_back(record);
-        Ok(())
+        Ok((programme, record))
     }
 
     /// Writes `entries.toml` whole, then records the change; if the record

@@ -32,6 +32,36 @@ pub const COLUMNS: [&str; 7] = [
 ];
 /// The columns every file must have.
 pub const REQUIRED: [&str; 4] = ["name", "class", "sex", "region"];
+/// The Russian headers a secretary's spreadsheet has, and the column each
+/// is (after [`column_name`]'s forgiving of case and spaces).
+pub const RUSSIAN: [(&str, &str); 10] = [
+    ("фамилия имя", "name"),
+    ("фамилия, имя", "name"),
+    ("имя", "name"),
+    ("фио", "name"),
+    ("класс", "class"),
+    ("пол", "sex"),
+    ("регион", "region"),
+    ("команда", "team"),
+    ("гандикап", "handicap"),
+    ("снят", "withdrawn"),
+];
+
+/// The column a first row's cell names: its text lowercase, its spaces
+/// trimmed and runs of them one; a Russian header ([`RUSSIAN`]) is the
+/// column it means.
+pub fn column_name(header: &str) -> String {
+    let h = header
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+        .replace('ё', "е");
+    match RUSSIAN.iter().find(|(ru, _)| *ru == h) {
+        Some((_, column)) => (*column).to_owned(),
+        None => h,
+    }
+}
 /// Problems an import lists; any more are counted.
 pub const SHOWN: usize = 100;
 /// The columns of a first row that are read: a good one has at most
@@ -161,6 +191,9 @@ struct Rows {
     rows: Vec<usize>,
     /// Good rows, counted past [`MAX_ENTRIES`].
     good: usize,
+    /// Each name read, with the first row it is on: a name twice is
+    /// found with the rows' other problems.
+    names: std::collections::HashMap<String, usize>,
     problems: Problems,
 }
 
@@ -203,12 +236,13 @@ impl Sink for Rows {
 
 impl Rows {
     fn header(&mut self, row: usize, record: &[String], values: usize, broken: bool) {
-        let columns: Vec<String> = record.iter().map(|h| h.trim().to_lowercase()).collect();
+        let columns: Vec<String> = record.iter().map(|h| column_name(h)).collect();
         let before = self.problems.shown.len() + self.problems.more;
         for (i, c) in columns.iter().enumerate() {
             if !COLUMNS.contains(&c.as_str()) {
                 let m = format!(
-                    "{c:?} is not a column; the columns are {}",
+                    "{c:?} is not a column; the columns are {} (or in Russian: Фамилия Имя, \
+                     Класс, Пол, Регион, Команда, Гандикап, Снят)",
                     COLUMNS.join(", ")
                 );
                 self.problems.push(at(row, Some(i + 1), None, m));
@@ -242,7 +276,33 @@ impl Rows {
             // A value the export marked as text (`'=…`) as it was.
             Some(crate::csv::plain(v).trim().to_owned())
         };
-        match entry_from(get) {
+        let mut more = Vec::new();
+        let name = get("name").unwrap_or_default();
+        if !name.is_empty() {
+            if let Some(first) = self.names.get(&name) {
+                more.push((
+                    "name",
+                    format!("{name:?} is entered twice: on row {first} too"),
+                ));
+            } else if self.names.len() <= MAX_ENTRIES {
+                self.names.insert(name, row);
+            }
+        }
+        if get("region").is_some_and(|r| r.is_empty()) {
+            more.push((
+                "region",
+                "the region is empty: write the bowler's region".to_owned(),
+            ));
+        }
+        let read = match entry_from(get) {
+            Ok(e) if more.is_empty() => Ok(e),
+            Ok(_) => Err(more),
+            Err(mut list) => {
+                list.extend(more);
+                Err(list)
+            }
+        };
+        match read {
             Ok(e) => {
                 self.good += 1;
                 if self.good <= MAX_ENTRIES {

@@ -71,17 +71,18 @@ fn all_bad(row: &str) -> Vec<u8> {
 
 #[test]
 fn a_file_of_bad_rows_lists_the_first_hundred_problems_and_counts_the_rest() {
-    // Each row: its class and its sex are wrong.
+    // Each row: its class and its sex are wrong, and after the first its
+    // name is entered twice.
     let text = all_bad("Anna,X,Y,Tula\r\n");
     let rows = (text.len() - 47) / 15;
     let p = import_in(&text, 16 * 1024).unwrap_err();
     assert_eq!(p.shown.len(), SHOWN);
-    assert_eq!(p.more, 2 * rows - SHOWN);
+    assert_eq!(p.more, 3 * rows - 1 - SHOWN);
     assert_eq!(
         p.shown[0].to_string(),
         "row 2, column 2 (class): \"X\" is not a class: B1, B2 or B3"
     );
-    assert_eq!(p.shown[99].row, Some(51));
+    assert_eq!(p.shown[99].row, Some(35));
     let said = p.text();
     let text_lines: Vec<&str> = said.lines().collect();
     assert_eq!(text_lines.len(), SHOWN + 1);
@@ -190,6 +191,89 @@ fn the_export_writes_names_and_regions_as_data_and_reads_them_back() {
     // A number stays a number; a `'` the name had is kept apart from the
     // one the export adds.
     assert_eq!(lines[3], "Irina,B1,F,Tula,''=quoted,-5,");
-    let back = parse(csv.as_bytes()).unwrap();
-    assert_eq!(back.entries, entries);
+    // Read back: the same entries; a handicap under 0 is refused as the
+    // file is read, as the programme refuses it.
+    let e = parse(csv.as_bytes()).unwrap_err();
+    assert_eq!(
+        e[0].to_string(),
+        "row 4, column 6 (handicap): -5 is not a handicap (0 to 300 pins a game)"
+    );
+    let back = parse(csv.replace(",-5,", ",5,").as_bytes()).unwrap();
+    let mut expected = entries.to_vec();
+    expected[2].handicap = 5;
+    assert_eq!(back.entries, expected);
+}
+
+#[test]
+fn russian_headers_and_cyrillic_look_alikes_are_read_as_what_they_mean() {
+    let text = "\u{FEFF}Фамилия  Имя; КЛАСС ;пол;Регион;Команда;Гандикап\r\n\
+                Иван Петров;В1;м;Москва;;5\r\n\
+                Анна Орлова;в2;Ж;Тула;Тула-1;\r\n\
+                Ольга Серова;B3;ж;Тверь;;\r\n\
+                Пётр Седов;В3;М;Тверь;;\r\n";
+    let p = parse(text.as_bytes()).unwrap();
+    let got: Vec<(Class, Sex, i32)> = p
+        .entries
+        .iter()
+        .map(|e| (e.class, e.sex, e.handicap))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Class::B1, Sex::M, 5),
+            (Class::B2, Sex::F, 0),
+            (Class::B3, Sex::F, 0),
+            (Class::B3, Sex::M, 0)
+        ]
+    );
+    assert_eq!(p.entries[1].team.as_deref(), Some("Тула-1"));
+    assert_eq!(p.columns[0], "name");
+    // Only "Имя" for the name; a class that is no class is quoted as typed.
+    let p = parse("Имя,Класс,Пол,Регион\nИван,В4,Х,Москва\n".as_bytes()).unwrap_err();
+    let said: Vec<String> = p.iter().map(Issue::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "row 2, column 2 (class): \"В4\" is not a class: B1, B2 or B3",
+            "row 2, column 3 (sex): \"Х\" is not M or F",
+        ]
+    );
+}
+
+#[test]
+fn a_missing_required_column_is_one_clear_problem() {
+    for (header, missing) in [
+        ("Имя;Пол;Регион", "class"),
+        ("name,class,region", "sex"),
+        ("Класс,Пол,Регион,Команда", "name"),
+    ] {
+        let text = format!("{header}\nИван Петров;В1;М;Москва\nАнна;X;Y;\n");
+        let p = parse(text.as_bytes()).unwrap_err();
+        let said: Vec<String> = p.iter().map(Issue::to_string).collect();
+        assert_eq!(
+            said,
+            [format!("row 1, {missing}: there is no column {missing:?}")],
+            "{header}"
+        );
+    }
+}
+
+#[test]
+fn every_problem_is_listed_at_once_a_name_twice_and_an_empty_region_among_them() {
+    let text = "name,class,sex,region\n\
+                Anna Orlova,B4,F,Tula\n\
+                Ivan Petrov,B1,M,\n\
+                Olga Serova,B2,Q,Tver\n\
+                Anna Orlova,B1,F,Tula\n";
+    let p = parse(text.as_bytes()).unwrap_err();
+    let said: Vec<String> = p.iter().map(Issue::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "row 2, column 2 (class): \"B4\" is not a class: B1, B2 or B3",
+            "row 3, column 4 (region): the region is empty: write the bowler's region",
+            "row 4, column 3 (sex): \"Q\" is not M or F",
+            "row 5, column 1 (name): \"Anna Orlova\" is entered twice: on row 2 too",
+        ]
+    );
 }

@@ -137,9 +137,29 @@ fn an_import_with_one_bad_row_changes_nothing() {
     let before = names(&e);
     let mut csv = write(&e.programme().entries);
     // A seventh bowler with a handicap the programme refuses, and a name
-    // entered twice.
+    // entered twice: both found as the file is read.
     csv += "New Bowler,B3,M,Tver,,400,\r\nYulia Frolova,B2,F,Tula,,,\r\n";
-    let parsed = parse(csv.as_bytes()).unwrap();
+    let said: Vec<String> = parse(csv.as_bytes())
+        .unwrap_err()
+        .iter()
+        .map(Issue::to_string)
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "row 8, column 6 (handicap): 400 is not a handicap (0 to 300 pins a game)",
+            "row 9, column 1 (name): \"Yulia Frolova\" is entered twice: on row 7 too",
+        ]
+    );
+    // The same entries given whole: the programme's checks refuse them.
+    let mut parsed = parse(write(&e.programme().entries).as_bytes()).unwrap();
+    let twice = e.programme().entry("Yulia Frolova").unwrap().clone();
+    let mut new = twice.clone();
+    new.name = "New Bowler".into();
+    new.class = crate::lane::Class::B3;
+    new.handicap = 400;
+    parsed.entries.extend([new, twice]);
+    parsed.rows.extend([8, 9]);
     let r = e
         .apply(
             Change::Import(parsed.entries.clone()),
