@@ -67,10 +67,22 @@ pub fn cell(s: &str) -> Cow<'_, str> {
 /// A row of cells, each through [`cell`], separated by commas, ending
 /// with `\r\n`.
 pub fn row<'a>(cells: impl IntoIterator<Item = &'a str>) -> String {
+    row_sep(',', cells)
+}
+
+/// The byte order mark a file starts with so that a spreadsheet reads it
+/// as UTF-8 (Excel in a Russian locale takes a file without it for
+/// cp1251).
+pub const BOM: &str = "\u{feff}";
+
+/// [`row`] with `sep` between the cells: `;` for a spreadsheet in a
+/// locale whose decimal mark is a comma (a Russian one). [`cell`] quotes a
+/// cell holding either separator, so a row reads the same with both.
+pub fn row_sep<'a>(sep: char, cells: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = String::new();
     for (i, c) in cells.into_iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(sep);
         }
         out.push_str(&cell(c));
     }
@@ -148,6 +160,7 @@ mod tests {
     fn a_row_ends_with_crlf() {
         assert_eq!(row(["a", "=b", "-3", "c,d"]), "a,'=b,-3,\"c,d\"\r\n");
         assert_eq!(row([]), "\r\n");
+        assert_eq!(row_sep(';', ["a", "b;c", "d,e"]), "a;\"b;c\";\"d,e\"\r\n");
     }
 
     #[test]

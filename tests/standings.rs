@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use lanecall::centre::programme::{LineupError, Programme, ProgrammeError};
 use lanecall::centre::standings::{
-    BowledGame, Standing, Standings, bowled_games, protocol_csv, protocol_text,
+    BowledGame, CsvLang, Mark, Standing, Standings, bowled_games, protocol_csv, protocol_text,
     round_robin_schedule, standings,
 };
 use lanecall::lane::{Action, Class, Effect, Event, Lane, Panel, Rules};
@@ -46,12 +46,13 @@ fn game(lane: u32, block: &str, name: &str, game: u32, score: u32) -> BowledGame
     }
 }
 
-/// The category's lines as (rank, name, total).
+/// The category's lines as (rank, name, total), rank 0 for a line not
+/// ranked.
 fn ranks(s: &Standings, category: &str) -> Vec<(u32, String, u32)> {
     let c = s.categories.iter().find(|c| c.id == category).unwrap();
     c.entries
         .iter()
-        .map(|e| (e.rank, e.name.clone(), e.total))
+        .map(|e| (e.rank.unwrap_or(0), e.name.clone(), e.total))
         .collect()
 }
 
@@ -531,8 +532,8 @@ fn without_a_programme_every_bowler_is_ranked_in_their_class_on_live_totals() {
         .map(String::as_str)
         .collect();
     let mut want = [
-        "rank", "name", "lane", "class", "sex", "region", "team", "games", "complete", "playing",
-        "scratch", "handicap", "bonus", "total",
+        "rank", "mark", "name", "lane", "class", "sex", "region", "team", "games", "complete",
+        "playing", "scratch", "handicap", "bonus", "total",
     ];
     want.sort();
     let mut keys = keys;
@@ -717,7 +718,12 @@ fn team_games_add_up_the_members_games_of_the_same_block_and_game() {
         .iter()
         .map(|e| {
             let s = &e.standing;
-            (s.rank, s.name.as_str(), s.games.as_slice(), s.total)
+            (
+                s.rank.unwrap_or(0),
+                s.name.as_str(),
+                s.games.as_slice(),
+                s.total,
+            )
         })
         .collect();
     assert_eq!(
@@ -1014,7 +1020,20 @@ fn the_text_protocol_has_the_heading_and_every_ranking() {
         .find(|l| l.contains("Ivan Petrov") && l.contains("1030"))
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
         .unwrap();
-    assert_eq!(rr, ["1", "Ivan", "Petrov", "410", "590", "30", "1030"]);
+    // Rank, name, preliminary, scratch, handicap, women's pins, bonus, total.
+    assert_eq!(
+        rr,
+        ["1", "Ivan", "Petrov", "410", "590", "0", "0", "30", "1030"]
+    );
+    // Anna's women's pins have their own column: the row adds up.
+    let anna_rr = lines
+        .iter()
+        .find(|l| l.contains("Anna Kuznetsova") && l.contains("535"))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .unwrap();
+    let n: Vec<u32> = anna_rr[3..].iter().map(|x| x.parse().unwrap()).collect();
+    assert_eq!(n[..5].iter().sum::<u32>(), n[5], "{anna_rr:?}");
+    assert_eq!(n[3], 30, "three games of +10: {anna_rr:?}");
     assert!(
         lines.contains(&"Step-ladder 1: Dmitri Orlov 200 : 200 Anna Kuznetsova"),
         "{text}"
@@ -1027,29 +1046,170 @@ fn the_csv_protocol_has_a_row_per_bowler_and_team() {
     let mut games = finals_games();
     games.push(game(5, "D1", "Anna Kuznetsova", 1, 150));
     let s = standings(Some(&p), &games);
-    let csv = protocol_csv(&s);
+    let csv = protocol_csv(&s, CsvLang::En);
+    // UTF-8 with a byte order mark, for a spreadsheet to read it so.
+    let csv = csv.strip_prefix('\u{feff}').expect("a byte order mark");
     let rows: Vec<&str> = csv.split("\r\n").collect();
     assert_eq!(
         rows[0],
-        "category,rank,name,region,class,sex,team,game 1,game 2,scratch,handicap,bonus,total"
+        "category,rank,name,region,class,sex,team,game 1,game 2,scratch,handicap,bonus,total,place,mark,members"
     );
+    // The final place is the step-ladder's, not the preliminaries' rank:
+    // the roll-off is not recorded, so the finals are not decided yet.
     assert_eq!(
         rows[1],
-        "B1,1,Ivan Petrov,Moscow,B1,M,Moscow,200,210,410,0,0,410"
+        "B1,1,Ivan Petrov,Moscow,B1,M,Moscow,200,210,410,0,0,410,,,"
     );
     assert_eq!(
         rows[2],
-        "B1,2,Anna Kuznetsova,Moscow,B1,F,Moscow,190,195,385,0,20,405"
+        "B1,2,Anna Kuznetsova,Moscow,B1,F,Moscow,190,195,385,0,20,405,,,"
     );
-    // B2: nobody has bowled; Sergei and Yulia both 0: rank 1, by name.
-    assert_eq!(rows[5], "B2,1,Sergei Volkov,Tula,B2,M,,,,0,0,0,0");
-    // Moscow's doubles: Anna's 150.
-    assert_eq!(rows[7], "doubles,1,Moscow,,,,,150,,150,0,0,150");
+    // B2: nobody has bowled, though S1 (their block) has: not ranked, DNS.
+    assert_eq!(rows[5], "B2,,Sergei Volkov,Tula,B2,M,,,,0,0,0,0,,DNS,");
+    // Moscow's doubles: Anna's 150, and the team's members.
+    assert_eq!(
+        rows[7],
+        "doubles,1,Moscow,,,,,150,,150,0,0,150,1,,\"Anna Kuznetsova, Ivan Petrov\""
+    );
+    // Then the round robin of B1 and its step-ladder.
+    let rr = rows
+        .iter()
+        .position(|r| r.starts_with("category,round robin rank,"))
+        .unwrap();
+    assert_eq!(
+        rows[rr],
+        "category,round robin rank,name,preliminary,match 1,match 2,match 3,scratch,handicap,women's pins,wins,ties,bonus,total"
+    );
+    assert_eq!(
+        rows[rr + 1],
+        "B1,1,Ivan Petrov,410,180,220,190,590,0,0,1,1,30,1030"
+    );
+    let anna = rows[rr + 1..rr + 5]
+        .iter()
+        .find(|r| r.contains("Anna"))
+        .unwrap();
+    assert_eq!(
+        *anna,
+        "B1,2,Anna Kuznetsova,405,200,150,185,535,0,30,2,0,40,1010"
+    );
+    let sl = rows
+        .iter()
+        .position(|r| r.starts_with("category,step-ladder match,"))
+        .unwrap();
+    assert_eq!(rows[sl + 1], "B1,1,Dmitri Orlov,200,Anna Kuznetsova,200,");
     assert_eq!(rows.last(), Some(&""));
     // A field with a comma or a quote is quoted.
     let text = example_text().replacen("region = \"Tula\"", "region = \"Tula, \\\"TOS\\\"\"", 1);
     let s = standings(Some(&parse(&text).unwrap()), &[]);
-    assert!(protocol_csv(&s).contains(",\"Tula, \"\"TOS\"\"\",B2,"));
+    assert!(protocol_csv(&s, CsvLang::En).contains(",\"Tula, \"\"TOS\"\"\",B2,"));
+}
+
+#[test]
+fn the_russian_csv_has_semicolons_russian_headings_and_the_final_places() {
+    let text = example_text().replace(
+        "round_robin = \"RR-B1\"",
+        "round_robin = \"RR-B1\"\nroll_off = [\"Dmitri Orlov\"]",
+    );
+    let p = parse(&text).unwrap();
+    let s = standings(Some(&p), &finals_games());
+    let csv = protocol_csv(&s, CsvLang::Ru);
+    let csv = csv.strip_prefix('\u{feff}').expect("a byte order mark");
+    let rows: Vec<&str> = csv.split("\r\n").collect();
+    assert!(
+        rows[0].starts_with("категория;место в квалификации;фамилия имя;"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[0].ends_with(";итого;место;отметка;состав"),
+        "{}",
+        rows[0]
+    );
+    // Places after the step-ladder: Dmitri won both matches; Ivan 2nd;
+    // Anna lost the first; Olga 4th in the round robin.
+    let place = |name: &str| {
+        let r = rows
+            .iter()
+            .find(|r| r.starts_with("B1;") && r.contains(name))
+            .unwrap();
+        let cells: Vec<&str> = r.split(';').collect();
+        (
+            cells[1].to_owned(),
+            cells[cells.len() - 3].to_owned(),
+            cells[5].to_owned(),
+        )
+    };
+    assert_eq!(place("Dmitri Orlov"), ("3".into(), "1".into(), "М".into()));
+    assert_eq!(place("Ivan Petrov"), ("1".into(), "2".into(), "М".into()));
+    assert_eq!(
+        place("Anna Kuznetsova"),
+        ("2".into(), "3".into(), "Ж".into())
+    );
+    assert_eq!(place("Olga Smirnova"), ("4".into(), "4".into(), "Ж".into()));
+    assert!(rows.iter().any(|r| r.contains(";не явился;")), "{csv}");
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("категория;встреча степ-лэддера;"))
+    );
+}
+
+#[test]
+fn withdrawn_and_no_show_bowlers_are_not_ranked_and_come_last_with_their_mark() {
+    // Olga withdrawn after her best games; Sergei never bowled; Yulia
+    // bowled S1.
+    let text = example_text().replacen(
+        "name = \"Olga Smirnova\"",
+        "name = \"Olga Smirnova\"\nwithdrawn = true",
+        1,
+    );
+    let p = parse(&text).unwrap();
+    let mut games = vec![
+        game(1, "S1", "Olga Smirnova", 1, 290),
+        game(1, "S1", "Anna Kuznetsova", 1, 150),
+        game(2, "S1", "Ivan Petrov", 1, 170),
+        game(3, "S1", "Yulia Frolova", 1, 120),
+    ];
+    for g in &mut games[3..] {
+        g.class = Some(Class::B2);
+    }
+    let s = standings(Some(&p), &games);
+    assert_eq!(
+        ranks(&s, "B1"),
+        [
+            (1, "Ivan Petrov".to_owned(), 170),
+            (2, "Anna Kuznetsova".to_owned(), 160),
+            (0, "Dmitri Orlov".to_owned(), 0),
+            (0, "Olga Smirnova".to_owned(), 300),
+        ]
+    );
+    assert_eq!(line(&s, "Olga Smirnova").mark, Some(Mark::Withdrawn));
+    assert_eq!(line(&s, "Dmitri Orlov").mark, Some(Mark::Dns));
+    assert_eq!(line(&s, "Anna Kuznetsova").mark, None);
+    assert_eq!(ranks(&s, "B2")[1], (0, "Sergei Volkov".to_owned(), 0));
+    assert_eq!(line(&s, "Sergei Volkov").mark, Some(Mark::Dns));
+    // In the JSON: no rank, the mark.
+    let v = serde_json::to_value(&s).unwrap();
+    let olga = &v["categories"][0]["entries"][3];
+    assert_eq!(
+        (&olga["rank"], &olga["mark"]),
+        (&Value::Null, &json!("withdrawn"))
+    );
+    // The finals seed only ranked bowlers.
+    assert_eq!(s.finals["B1"].seeds, ["Ivan Petrov", "Anna Kuznetsova"]);
+    // In the text protocol: no rank, the mark in both languages.
+    let text = protocol_text(Some(&p), &s);
+    let olga = text.lines().find(|l| l.contains("Olga Smirnova")).unwrap();
+    assert!(olga.trim_start().starts_with("Olga"), "{olga}");
+    assert!(olga.ends_with("withdrawn / снят"), "{olga}");
+    // Before any block is bowled: nobody ranked, nobody marked DNS.
+    let s = standings(Some(&p), &[]);
+    assert!(
+        s.categories
+            .iter()
+            .flat_map(|c| &c.entries)
+            .all(|e| e.rank.is_none())
+    );
+    assert_eq!(line(&s, "Dmitri Orlov").mark, None);
 }
 
 #[test]

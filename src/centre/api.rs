@@ -55,7 +55,7 @@ use super::book::Book;
 use super::commands::Commands;
 use super::entries::Entries;
 use super::programme::Programme;
-use super::standings::{Standings, protocol_csv, protocol_text, standings};
+use super::standings::{CsvLang, Standings, protocol_csv, protocol_text, standings};
 use super::{MAX_LANE_NUMBER, MAX_LANES};
 use crate::web::{AuthSettings, page::CONTENT_SECURITY_POLICY};
 
@@ -164,6 +164,7 @@ pub fn router(
         .route("/results.txt", get(results_text))
         .route("/results.csv", get(results_csv))
         .route("/results.json", get(results_json))
+        .route("/startlist.txt", get(start_list))
         .route("/api/entries", get(entries::list))
         .route("/entries.csv", get(entries::export))
         .route_service("/api/login", login.clone())
@@ -212,7 +213,7 @@ fn serve_file(path: &str) -> Response {
 /// competition (the programme's, the config's or the logins') as one that
 /// never connected (`"never_connected": true`, no state).
 async fn lanes(State(s): State<Shared>) -> Response {
-    let known = blocks::lanes_known(&s);
+    let known = blocks::competition_lanes(&s);
     let pieces = {
         let book = lock(&s.book);
         let mut pieces = book.lanes_json();
@@ -305,9 +306,33 @@ async fn results_text(State(s): State<Shared>) -> Response {
     download(&s, "txt", "text/plain; charset=utf-8", text)
 }
 
-async fn results_csv(State(s): State<Shared>) -> Response {
-    let csv = protocol_csv(&current(&s));
+/// `?lang=ru`: Russian headings and `;` between cells (Excel in a
+/// Russian locale); else English and `,`.
+async fn results_csv(State(s): State<Shared>, uri: axum::http::Uri) -> Response {
+    let lang = match super::results::query_value(uri.query(), "lang").as_deref() {
+        Some("ru") => CsvLang::Ru,
+        _ => CsvLang::En,
+    };
+    let csv = protocol_csv(&current(&s), lang);
     download(&s, "csv", "text/csv; charset=utf-8", csv)
+}
+
+/// `GET /startlist.txt[?block=ID][&lang=ru]`: the programme's start list.
+async fn start_list(State(s): State<Shared>, uri: axum::http::Uri) -> Response {
+    let q = uri.query();
+    let ru = super::results::query_value(q, "lang").as_deref() == Some("ru");
+    let block = super::results::query_value(q, "block");
+    let block = block.as_deref();
+    let Some(p) = s.programme() else {
+        return error(StatusCode::NOT_FOUND, "there is no programme");
+    };
+    match super::standings::start_list_text(&p, block, ru) {
+        Some(text) => download(&s, "txt", "text/plain; charset=utf-8", text),
+        None => error(
+            StatusCode::NOT_FOUND,
+            format!("the programme has no block {:?}", block.unwrap_or("")),
+        ),
+    }
 }
 
 async fn results_json(State(s): State<Shared>) -> Response {
@@ -497,7 +522,26 @@ async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
     let id = s
         .commands
         .push_to("lineup", block, &by, actions, |n| !online.contains(&n));
-    json_response(json!({ "push": id, "offline": held }))
+    // What each lane answered, as `GET /api/pushes` gives it: a lane online
+    // answers at once, so its answer is waited for a little; one still
+    // `pending` then is followed there.
+    let wait = std::time::Duration::from_secs(2);
+    let deadline = tokio::time::Instant::now() + wait;
+    let lanes = loop {
+        let list = s.commands.list();
+        let lanes = list
+            .as_array()
+            .and_then(|pushes| pushes.iter().find(|p| p["id"] == id))
+            .map_or(Value::Null, |p| p["lanes"].clone());
+        let pending = lanes
+            .as_object()
+            .is_some_and(|l| l.values().any(|l| l["status"] == "pending"));
+        if !pending || tokio::time::Instant::now() >= deadline {
+            break lanes;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    json_response(json!({ "push": id, "offline": held, "lanes": lanes }))
 }
 
 /// The lanes online now (their status topic): a push to any other lane

@@ -68,6 +68,34 @@ fn place<'p>(
     Some(&block.id)
 }
 
+/// The value of `key` in a URL's query (`a=1&lang=ru`), percent-decoded;
+/// the first one when given twice; `None` when absent or not UTF-8.
+pub fn query_value(query: Option<&str>, key: &str) -> Option<String> {
+    query?.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == key).then(|| percent_decode(v)).flatten()
+    })
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
 /// `GET /api/programme`: the title, dates, place and judges, the entries,
 /// the events and each block with its lanes' bowlers.
 pub fn programme_json(p: &Programme) -> Value {
@@ -271,6 +299,18 @@ lanes = { 6 = ["Dmitri Orlov", "Yulia Petrova"] }
         // is not S1's (it takes S2, the next block that fits).
         assert_eq!(s1(false), Some("S2".to_owned()));
         assert_eq!(s1(true), Some("S1".to_owned()));
+    }
+
+    #[test]
+    fn a_query_value_is_found_and_decoded() {
+        let q = Some("x=1&block=RR%2DB1&lang=ru&lang=en&name=a+b");
+        assert_eq!(query_value(q, "lang").as_deref(), Some("ru"));
+        assert_eq!(query_value(q, "block").as_deref(), Some("RR-B1"));
+        assert_eq!(query_value(q, "name").as_deref(), Some("a b"));
+        assert_eq!(query_value(q, "none"), None);
+        assert_eq!(query_value(None, "lang"), None);
+        assert_eq!(query_value(Some("lang=%D0%B"), "lang"), None);
+        assert_eq!(query_value(Some("lang=%FF"), "lang"), None);
     }
 
     #[test]

@@ -10,11 +10,13 @@
 mod finals;
 mod proposal;
 mod protocol;
+mod startlist;
 mod teams;
 
 pub use finals::{FinalsStanding, Match, RoundRobinStanding, StepLadder, round_robin_schedule};
 pub use proposal::{BlockProposal, FinalsProposal, programme_lanes, propose};
-pub use protocol::{protocol_csv, protocol_text};
+pub use protocol::{CsvLang, protocol_csv, protocol_text};
+pub use startlist::start_list_text;
 pub use teams::{TeamEventStanding, TeamStanding};
 
 use std::cmp::Ordering;
@@ -108,10 +110,41 @@ pub struct CategoryStanding {
     pub entries: Vec<Standing>,
 }
 
+/// Why a bowler's line is not ranked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mark {
+    /// The entry is withdrawn (снят): listed with any games bowled,
+    /// never ranked.
+    Withdrawn,
+    /// Did not start (не явился): no game, though a block the bowler is
+    /// assigned to has been bowled.
+    Dns,
+}
+
+impl Mark {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mark::Withdrawn => "withdrawn",
+            Mark::Dns => "DNS",
+        }
+    }
+    pub fn as_str_ru(self) -> &'static str {
+        match self {
+            Mark::Withdrawn => "снят",
+            Mark::Dns => "не явился",
+        }
+    }
+}
+
 /// A bowler's line in a category.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Standing {
-    pub rank: u32,
+    /// `None` for a line that is not ranked: a withdrawn entry, or one
+    /// with no game yet (listed last, by name).
+    pub rank: Option<u32>,
+    /// Why the line is not ranked, when there is a reason to print.
+    pub mark: Option<Mark>,
     pub name: String,
     /// The lane of the latest game, or of the bowler's first assignment.
     pub lane: Option<u32>,
@@ -194,7 +227,8 @@ pub(super) fn line(name: &str, played: &[&BowledGame], handicap: u32, bonus: u32
         frames: played[i].frames,
     });
     Standing {
-        rank: 0,
+        rank: None,
+        mark: None,
         name: name.to_owned(),
         lane: played.last().map(|g| g.lane),
         class: played.iter().rev().find_map(|g| g.class),
@@ -225,7 +259,7 @@ impl Ranked for Standing {
         &self.name
     }
     fn set_rank(&mut self, rank: u32) {
-        self.rank = rank;
+        self.rank = Some(rank);
     }
     fn key(&self) -> (u32, Vec<u32>) {
         let n = self.games.len() as u32;
@@ -295,12 +329,15 @@ fn by_class(games: &[BowledGame]) -> Vec<CategoryStanding> {
 struct Placed<'g> {
     /// By entry name, each game with its block's place in the programme.
     singles: BTreeMap<&'g str, Vec<(usize, &'g BowledGame)>>,
+    /// Every block some placed game was bowled in.
+    blocks: std::collections::BTreeSet<&'g str>,
     unplaced: Vec<Unplaced>,
 }
 
 fn place<'g>(p: &Programme, games: &'g [BowledGame]) -> Placed<'g> {
     let mut placed = Placed {
         singles: BTreeMap::new(),
+        blocks: Default::default(),
         unplaced: Vec::new(),
     };
     let finals_blocks: Vec<&str> = p
@@ -334,6 +371,9 @@ fn place<'g>(p: &Programme, games: &'g [BowledGame]) -> Placed<'g> {
         }
         let Some(i) = block else { continue };
         let b = &p.blocks[i];
+        if let Some(id) = g.block.as_deref() {
+            placed.blocks.insert(id);
+        }
         let singles = p
             .event(&b.event)
             .is_some_and(|e| e.kind == super::programme::EventKind::Singles);
@@ -347,9 +387,11 @@ fn place<'g>(p: &Programme, games: &'g [BowledGame]) -> Placed<'g> {
     placed
 }
 
-/// A category's ranked lines from the placed singles games.
+/// A category's ranked lines from the placed singles games: a withdrawn
+/// entry and one with no game are not ranked; they follow the ranked
+/// lines, those with no game first, each by name.
 fn category_lines(p: &Programme, c: &Category, placed: &Placed) -> Vec<Standing> {
-    let mut entries: Vec<Standing> = p
+    let entries: Vec<Standing> = p
         .entries
         .iter()
         .filter(|e| c.holds(e))
@@ -366,11 +408,34 @@ fn category_lines(p: &Programme, c: &Category, placed: &Placed) -> Vec<Standing>
             s.sex = Some(e.sex);
             s.region = Some(e.region.clone());
             s.team = e.team.clone();
+            s.mark = if e.withdrawn {
+                Some(Mark::Withdrawn)
+            } else if s.games.is_empty() && bowled_without(p, &e.name, placed) {
+                Some(Mark::Dns)
+            } else {
+                None
+            };
             s
         })
         .collect();
-    rank(&mut entries);
-    entries
+    let (mut ranked, mut unranked): (Vec<Standing>, Vec<Standing>) = entries
+        .into_iter()
+        .partition(|s| s.mark.is_none() && !s.games.is_empty());
+    rank(&mut ranked);
+    unranked.sort_by(|a, b| {
+        let withdrawn = |s: &Standing| s.mark == Some(Mark::Withdrawn);
+        withdrawn(a).cmp(&withdrawn(b)).then(a.name.cmp(&b.name))
+    });
+    ranked.extend(unranked);
+    ranked
+}
+
+/// Whether a block that assigns `name` has been bowled by someone.
+fn bowled_without(p: &Programme, name: &str, placed: &Placed) -> bool {
+    p.blocks.iter().any(|b| {
+        b.lanes.iter().any(|(_, l)| l.iter().any(|n| n == name))
+            && placed.blocks.contains(b.id.as_str())
+    })
 }
 
 fn first_lane(p: &Programme, name: &str) -> Option<u32> {

@@ -53,7 +53,14 @@ pub struct RoundRobinStanding {
     /// Round-robin games, scratch, by round (a bye or a game not bowled
     /// is left out).
     pub games: Vec<u32>,
-    /// Round-robin pins with handicap and bonus pins.
+    /// The round-robin games' scratch pins.
+    pub scratch: u32,
+    /// The programme's handicap, once per round-robin game bowled.
+    pub handicap: u32,
+    /// A woman's pins in a combined category (+10), once per round-robin
+    /// game bowled: `pins` = `scratch` + `handicap` + `women_pins`.
+    pub women_pins: u32,
+    /// Round-robin pins with handicap and women's pins.
     pub pins: u32,
     pub wins: u32,
     pub ties: u32,
@@ -131,9 +138,16 @@ fn game_of(games: &[BowledGame], block: &str, name: &str, n: u32, add: u32) -> O
 }
 
 fn add(p: &Programme, name: &str) -> u32 {
-    p.entry(name).map_or(0, |e| {
+    let (h, women) = handicap_and_women(p, name);
+    h + women
+}
+
+/// The pins a game of `name` gets: the programme's handicap and a
+/// woman's pins in a combined category.
+fn handicap_and_women(p: &Programme, name: &str) -> (u32, u32) {
+    p.entry(name).map_or((0, 0), |e| {
         let (h, women) = p.singles_handicap(e);
-        h.max(0) as u32 + women
+        (h.max(0) as u32, women)
     })
 }
 
@@ -180,7 +194,13 @@ pub(super) fn finals(
     preliminaries: &[Standing],
     games: &[BowledGame],
 ) -> FinalsStanding {
-    let seeds: Vec<&Standing> = preliminaries.iter().take(ROUND_ROBIN_SIZE).collect();
+    // Only ranked lines are seeded: a withdrawn bowler or one with no
+    // game is never in the finals.
+    let seeds: Vec<&Standing> = preliminaries
+        .iter()
+        .filter(|s| s.rank.is_some())
+        .take(ROUND_ROBIN_SIZE)
+        .collect();
     let names: Vec<String> = seeds.iter().map(|s| s.name.clone()).collect();
     let mut matches = Vec::new();
     let schedule = round_robin_schedule(seeds.len());
@@ -198,10 +218,13 @@ pub(super) fn finals(
     let mut table: Vec<RoundRobinStanding> = seeds
         .iter()
         .map(|s| {
-            let extra = add(p, &s.name);
+            let (handicap, women) = handicap_and_women(p, &s.name);
+            let extra = handicap + women;
             let played = games_in(games, &f.round_robin, &s.name);
             let rr: Vec<u32> = played.iter().map(|g| g.score).collect();
-            let pins = rr.iter().map(|g| g + extra).sum::<u32>();
+            let n = rr.len() as u32;
+            let scratch = rr.iter().sum::<u32>();
+            let pins = scratch + extra * n;
             let mine = matches
                 .iter()
                 .filter(|m| m.a == s.name || m.b.as_ref() == Some(&s.name));
@@ -220,6 +243,9 @@ pub(super) fn finals(
                 lane: s.lane,
                 preliminary: s.total,
                 games: rr,
+                scratch,
+                handicap: handicap * n,
+                women_pins: women * n,
                 pins,
                 wins,
                 ties,

@@ -47,16 +47,30 @@ pub fn protocol_text(programme: Option<&Programme>, standings: &Standings) -> St
         );
         let _ = writeln!(
             out,
-            "{:>4}  {:<28} {:>7} {:>6} {:>6} {:>6}",
-            "Rank", "Name", "Prelim", "Pins", "Bonus", "Total"
+            "{:>4}  {:<28} {:>7} {:>7} {:>4} {:>5} {:>5} {:>6}",
+            "Rank", "Name", "Prelim", "Scratch", "Hcp", "Women", "Bonus", "Total"
         );
         for r in &f.round_robin {
             let _ = writeln!(
                 out,
-                "{:>4}  {:<28} {:>7} {:>6} {:>6} {:>6}",
-                r.rank, r.name, r.preliminary, r.pins, r.bonus, r.total
+                "{:>4}  {:<28} {:>7} {:>7} {:>4} {:>5} {:>5} {:>6}",
+                r.rank,
+                r.name,
+                r.preliminary,
+                r.scratch,
+                r.handicap,
+                r.women_pins,
+                r.bonus,
+                r.total
             );
         }
+        let _ = writeln!(
+            out,
+            "  Women: a woman's pins in a combined category / жен. +10 за игру; \
+             Bonus: {} a match won, {} a tie / бонус за победу и ничью",
+            super::finals::WIN_BONUS,
+            super::finals::TIE_BONUS
+        );
         for (i, m) in f.step_ladder.matches.iter().enumerate() {
             let score = |s: Option<u32>| s.map_or("-".to_owned(), |s| s.to_string());
             let _ = writeln!(
@@ -94,13 +108,13 @@ fn table(out: &mut String, lines: &[Standing]) {
     let _ = write!(
         head,
         " {:>7} {:>4} {:>5} {:>6}",
-        "Scratch", "Hcp", "Bonus", "Total"
+        "Scratch", "Hcp", "Women", "Total"
     );
     let _ = writeln!(out, "{}", head.trim_end());
     for s in lines {
         let mut row = format!(
             "{:>4}  {:<28} {:<16} {:<5}",
-            s.rank,
+            s.rank.map_or(String::new(), |r| r.to_string()),
             s.name,
             s.region.as_deref().unwrap_or(""),
             s.class.map_or("", |c| c.as_str())
@@ -123,6 +137,9 @@ fn table(out: &mut String, lines: &[Standing]) {
             " {:>7} {:>4} {:>5} {:>6}",
             s.scratch, s.handicap, s.bonus, s.total
         );
+        if let Some(m) = s.mark {
+            let _ = write!(row, "  {} / {}", m.as_str(), m.as_str_ru());
+        }
         let _ = writeln!(out, "{row}");
     }
     if lines.iter().any(|s| s.playing.is_some()) {
@@ -130,33 +147,131 @@ fn table(out: &mut String, lines: &[Standing]) {
     }
 }
 
-/// The protocol as CSV (RFC 4180): one row per category line and per
-/// team, `category,rank,name,region,class,sex,team,game 1..game N,
-/// scratch,handicap,bonus,total`, N the most games of any row, each cell
-/// written by [`crate::csv::cell`] (a name, region or team a spreadsheet
-/// would take for a formula gets a leading `'`).
-pub fn protocol_csv(standings: &Standings) -> String {
-    let mut rows: Vec<(&str, &Standing)> = Vec::new();
+/// The language of a CSV file: its headings, its marks, and its
+/// separator (`,` in English; `;` in Russian, as Excel in a Russian locale
+/// reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CsvLang {
+    En,
+    Ru,
+}
+
+impl CsvLang {
+    fn sep(self) -> char {
+        match self {
+            CsvLang::En => ',',
+            CsvLang::Ru => ';',
+        }
+    }
+    fn pick(self, en: &'static str, ru: &'static str) -> &'static str {
+        match self {
+            CsvLang::En => en,
+            CsvLang::Ru => ru,
+        }
+    }
+}
+
+/// The final place of each bowler of a category that has finals, once
+/// the step-ladder has decided them: the step-ladder's places, then the
+/// others in their preliminary order. `None` while the finals are on.
+fn final_places(standings: &Standings, category: &str) -> Option<Vec<String>> {
+    let f = standings.finals.get(category)?;
+    if f.step_ladder.places.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut out = f.step_ladder.places.clone();
+    let c = standings.categories.iter().find(|c| c.id == category)?;
+    out.extend(
+        c.entries
+            .iter()
+            .filter(|s| s.rank.is_some() && !out.contains(&s.name))
+            .map(|s| s.name.clone())
+            .collect::<Vec<_>>(),
+    );
+    Some(out)
+}
+
+/// A row of the CSV's first table: its category (or team event), the
+/// category's final places (`None` without finals), the line, the team's
+/// members.
+type CsvLine<'a> = (&'a str, Option<Vec<String>>, &'a Standing, &'a [String]);
+
+/// The protocol as CSV (RFC 4180), UTF-8 with a byte order mark, every
+/// cell written by [`crate::csv::cell`] (a name, region or team a
+/// spreadsheet would take for a formula gets a leading `'`), the
+/// separator `lang`'s. First one row per category line and per team:
+/// `category,rank,name,region,class,sex,team,game 1..game N,scratch,
+/// handicap,bonus,total,place,mark,members`, N the most games of any row,
+/// `rank` empty for a line not ranked and `mark` saying why, `place` the
+/// final place (after the finals where the category has them). Then, after
+/// an empty row, each category's round robin and step-ladder. Headings
+/// and marks are in `lang`.
+pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
+    let sep = lang.sep();
+    let row = |cells: &[String]| crate::csv::row_sep(sep, cells.iter().map(String::as_str));
+    let l = |en, ru| lang.pick(en, ru).to_owned();
+    let mut rows: Vec<CsvLine> = Vec::new();
     for c in &standings.categories {
-        rows.extend(c.entries.iter().map(|s| (c.id.as_str(), s)));
+        let places = final_places(standings, &c.id);
+        rows.extend(
+            c.entries
+                .iter()
+                .map(|s| (c.id.as_str(), places.clone(), s, &[][..])),
+        );
     }
     for t in &standings.teams {
-        rows.extend(t.entries.iter().map(|e| (t.event.as_str(), &e.standing)));
+        rows.extend(
+            t.entries
+                .iter()
+                .map(|e| (t.event.as_str(), None, &e.standing, &e.members[..])),
+        );
     }
-    let games = rows.iter().map(|(_, s)| s.games.len()).max().unwrap_or(0);
-    let mut out = String::from("category,rank,name,region,class,sex,team");
+    let games = rows.iter().map(|r| r.2.games.len()).max().unwrap_or(0);
+    let mut out = String::from(crate::csv::BOM);
+    let mut head = vec![
+        l("category", "категория"),
+        l("rank", "место в квалификации"),
+        l("name", "фамилия имя"),
+        l("region", "регион"),
+        l("class", "класс"),
+        l("sex", "пол"),
+        l("team", "команда"),
+    ];
     for g in 1..=games {
-        let _ = write!(out, ",game {g}");
+        head.push(format!("{} {g}", lang.pick("game", "игра")));
     }
-    out.push_str(",scratch,handicap,bonus,total\r\n");
-    for (category, s) in rows {
+    for (en, ru) in [
+        ("scratch", "кегли"),
+        ("handicap", "гандикап"),
+        ("bonus", "жен. +10"),
+        ("total", "итого"),
+        ("place", "место"),
+        ("mark", "отметка"),
+        ("members", "состав"),
+    ] {
+        head.push(l(en, ru));
+    }
+    out.push_str(&row(&head));
+    for (category, places, s, members) in rows {
+        let place = match places {
+            None => s.rank.map(|r| r.to_string()),
+            Some(list) => list
+                .iter()
+                .position(|n| *n == s.name)
+                .map(|i| (i + 1).to_string()),
+        };
+        let sex = s.sex.map_or(String::new(), |x| match (lang, x.as_str()) {
+            (CsvLang::Ru, "F") => "Ж".to_owned(),
+            (CsvLang::Ru, "M") => "М".to_owned(),
+            (_, other) => other.to_owned(),
+        });
         let mut fields: Vec<String> = vec![
             category.to_owned(),
-            s.rank.to_string(),
+            s.rank.map_or(String::new(), |r| r.to_string()),
             s.name.clone(),
             s.region.clone().unwrap_or_default(),
             s.class.map_or(String::new(), |c| c.as_str().to_owned()),
-            s.sex.map_or(String::new(), |x| x.as_str().to_owned()),
+            sex,
             s.team.clone().unwrap_or_default(),
         ];
         for g in 0..games {
@@ -165,7 +280,90 @@ pub fn protocol_csv(standings: &Standings) -> String {
         for n in [s.scratch, s.handicap, s.bonus, s.total] {
             fields.push(n.to_string());
         }
-        out.push_str(&crate::csv::row(fields.iter().map(String::as_str)));
+        fields.push(place.unwrap_or_default());
+        fields.push(s.mark.map_or(String::new(), |m| {
+            lang.pick(m.as_str(), m.as_str_ru()).to_owned()
+        }));
+        fields.push(members.join(", "));
+        out.push_str(&row(&fields));
+    }
+    for (category, f) in &standings.finals {
+        out.push_str("\r\n");
+        let n = f
+            .round_robin
+            .iter()
+            .map(|r| r.games.len())
+            .max()
+            .unwrap_or(0);
+        let mut head = vec![
+            l("category", "категория"),
+            l("round robin rank", "место в круговом турнире"),
+            l("name", "фамилия имя"),
+            l("preliminary", "квалификация"),
+        ];
+        for g in 1..=n {
+            head.push(format!("{} {g}", lang.pick("match", "встреча")));
+        }
+        for (en, ru) in [
+            ("scratch", "кегли"),
+            ("handicap", "гандикап"),
+            ("women's pins", "жен. +10"),
+            ("wins", "победы"),
+            ("ties", "ничьи"),
+            ("bonus", "бонус"),
+            ("total", "итого"),
+        ] {
+            head.push(l(en, ru));
+        }
+        out.push_str(&row(&head));
+        for r in &f.round_robin {
+            let mut fields = vec![
+                category.clone(),
+                r.rank.to_string(),
+                r.name.clone(),
+                r.preliminary.to_string(),
+            ];
+            for g in 0..n {
+                fields.push(r.games.get(g).map_or(String::new(), u32::to_string));
+            }
+            for v in [
+                r.scratch,
+                r.handicap,
+                r.women_pins,
+                r.wins,
+                r.ties,
+                r.bonus,
+                r.total,
+            ] {
+                fields.push(v.to_string());
+            }
+            out.push_str(&row(&fields));
+        }
+        if f.step_ladder.matches.is_empty() {
+            continue;
+        }
+        out.push_str("\r\n");
+        out.push_str(&row(&[
+            l("category", "категория"),
+            l("step-ladder match", "встреча степ-лэддера"),
+            l("bowler", "спортсмен"),
+            l("pins", "кегли"),
+            l("bowler", "спортсмен"),
+            l("pins", "кегли"),
+            l("winner", "победитель"),
+        ]));
+        let score = |s: Option<u32>| s.map_or(String::new(), |s| s.to_string());
+        for (i, m) in f.step_ladder.matches.iter().enumerate() {
+            out.push_str(&row(&[
+                category.clone(),
+                (i + 1).to_string(),
+                m.a.clone(),
+                score(m.a_score),
+                m.b.clone().unwrap_or_default(),
+                score(m.b_score),
+                m.winner.clone().unwrap_or_default(),
+            ]));
+        }
     }
     out
 }
@@ -178,7 +376,8 @@ mod tests {
     #[test]
     fn a_name_region_or_team_is_data_in_the_csv() {
         let standing = Standing {
-            rank: 1,
+            rank: Some(1),
+            mark: None,
             name: "=HYPERLINK(\"http://x\",\"Anna\")".into(),
             lane: Some(1),
             class: None,
@@ -206,11 +405,11 @@ mod tests {
             finals: Default::default(),
             unplaced: Vec::new(),
         };
-        let csv = protocol_csv(&standings);
+        let csv = protocol_csv(&standings, CsvLang::En);
         assert_eq!(
             csv.lines().nth(1),
             Some(
-                "B1-F,1,\"'=HYPERLINK(\"\"http://x\"\",\"\"Anna\"\")\",'+cmd|' /C calc'!A0,,,'@SUM(A1),180,180,0,0,180"
+                "B1-F,1,\"'=HYPERLINK(\"\"http://x\"\",\"\"Anna\"\")\",'+cmd|' /C calc'!A0,,,'@SUM(A1),180,180,0,0,180,1,,"
             )
         );
     }

@@ -65,7 +65,8 @@ pub(super) fn team_events(p: &Programme, games: &[BowledGame]) -> Vec<TeamEventS
                 frames: by_game.values().nth(i).map_or(0, |t| t.3),
             });
             lines.push(Standing {
-                rank: 0,
+                rank: None,
+                mark: None,
                 name: team.name.clone(),
                 lane,
                 class: None,
