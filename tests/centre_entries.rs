@@ -179,6 +179,139 @@ fn an_import_with_an_error_changes_nothing_and_a_good_one_replaces_the_entries()
     assert_eq!(after["changes"][0]["by"], SECRETARY);
 }
 
+/// A secretary's file: a byte order mark, semicolons, Russian headers,
+/// Cyrillic `В2`, `М`, `м`; one bowler changed, one new.
+const RUSSIAN_CSV: &str = "\u{FEFF}Фамилия Имя; Класс ;Пол;Регион;Команда;Гандикап\r\n\
+                           Sergei Volkov;В2;М;Tula;;10\r\n\
+                           Пётр Седов;В3;м;Тверь;;\r\n";
+
+fn names(v: &Value) -> Vec<String> {
+    v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn an_import_says_what_it_would_do_adds_to_the_list_and_is_undone() {
+    let dir = temp_dir("preview");
+    let web = free_port();
+    let path = config(&dir, web);
+    let mut c = Centre::start(&path, web);
+    let (cookie, _) = c.login(SECRETARY_PIN, "");
+    let nina =
+        json!({ "entry": { "name": "Nina Guseva", "class": "B3", "sex": "F", "region": "Tver" } });
+    let (status, v) = c.post(Some(&cookie), "/api/entries/add", &nina);
+    assert_eq!(status, 200, "{v}");
+    let before = c.get("/api/entries");
+    assert_eq!(before["undo_import"], false, "{before}");
+    let import = |c: &mut Centre, query: &str, body: &str| {
+        let path = format!("/api/entries/import{query}");
+        c.post_as(Some(&cookie), &path, "text/csv", body.as_bytes())
+    };
+
+    // What "add to the list" would do, by name; nothing done.
+    let (status, v) = import(&mut c, "?mode=add&dry_run=1", RUSSIAN_CSV);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["added"], json!(["Пётр Седов"]), "{v}");
+    assert_eq!(v["changed"], json!(["Sergei Volkov"]), "{v}");
+    assert_eq!(v["removed"], json!([]), "{v}");
+    assert_eq!(v["entries"], 8, "{v}");
+    assert_eq!(c.get("/api/entries")["entries"], before["entries"]);
+
+    // Replacing the list with it would leave out bowlers on a block's
+    // lanes: the preview says so as the import would.
+    let (status, v) = import(&mut c, "?mode=replace&dry_run=1", RUSSIAN_CSV);
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("cannot be left out"),
+        "{v}"
+    );
+    assert_eq!(c.get("/api/entries")["entries"], before["entries"]);
+    let (status, v) = import(&mut c, "?mode=merge", RUSSIAN_CSV);
+    assert_eq!(status, 400, "{v}");
+
+    // Added: the bowler added by hand stays.
+    let (status, v) = import(&mut c, "?mode=add", RUSSIAN_CSV);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["undo_import"], true, "{v}");
+    assert_eq!(v["changes"][0]["mode"], "add", "{v}");
+    assert_eq!(v["changes"][0]["changed"], json!(["Sergei Volkov"]), "{v}");
+    let mut expected = names(&before);
+    expected.push("Пётр Седов".into());
+    assert_eq!(names(&v), expected);
+    let petr = entry(&v, "Пётр Седов").unwrap();
+    assert_eq!((&petr["class"], &petr["sex"]), (&json!("B3"), &json!("M")));
+    assert_eq!(entry(&v, "Sergei Volkov").unwrap()["handicap"], 10);
+
+    // Undone, after a restart: the list as it was, once.
+    c.stop();
+    let mut c = Centre::start(&path, web);
+    let (cookie, _) = c.login(SECRETARY_PIN, "");
+    assert_eq!(c.get("/api/entries")["undo_import"], true);
+    let undo = |c: &mut Centre| {
+        c.post_as(
+            Some(&cookie),
+            "/api/entries/import?undo=1",
+            "application/json",
+            b"{}",
+        )
+    };
+    let (status, v) = undo(&mut c);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["entries"], before["entries"], "{v}");
+    assert_eq!(v["undo_import"], false, "{v}");
+    assert_eq!(v["changes"][0]["change"], "undo_import", "{v}");
+    assert_eq!(v["changes"][0]["removed"], json!(["Пётр Седов"]), "{v}");
+    let (status, v) = undo(&mut c);
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("no import to undo"),
+        "{v}"
+    );
+}
+
+#[test]
+fn an_import_lists_every_problem_at_once_and_requires_its_columns() {
+    let dir = temp_dir("problems");
+    let web = free_port();
+    let mut c = Centre::start(&config(&dir, web), web);
+    let (cookie, _) = c.login(SECRETARY_PIN, "");
+    let mut import = |body: &str| {
+        c.post_as(
+            Some(&cookie),
+            "/api/entries/import?mode=add",
+            "text/csv",
+            body.as_bytes(),
+        )
+    };
+    let (status, v) = import("Имя;Пол;Регион\nПётр Седов;М;Тверь\n");
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(
+        v["error"], "row 1, class: there is no column \"class\"",
+        "{v}"
+    );
+    let (status, v) = import(
+        "Фамилия Имя;Класс;Пол;Регион\n\
+         Пётр Седов;В4;М;Тверь\n\
+         Олег Белов;В3;М;\n\
+         Пётр Седов;В3;М;Тверь\n",
+    );
+    assert_eq!(status, 400, "{v}");
+    let lines: Vec<&str> = v["error"].as_str().unwrap().lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "row 2, column 2 (class): \"В4\" is not a class: B1, B2 or B3",
+            "row 3, column 4 (region): the region is empty: write the bowler's region",
+            "row 4, column 1 (name): \"Пётр Седов\" is entered twice: on row 2 too",
+        ],
+        "{v}"
+    );
+}
+
 /// `tests/browser/entries.mjs` in headless Chromium, as tests/centre.rs
 /// runs the page's other script: skipped when node, chromium or `npm ci`
 /// in tests/browser are missing, except under CI.

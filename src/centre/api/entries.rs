@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt as _;
@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use super::{Shared, error, json_response, judge, judged, lock};
 use crate::centre::entries::csv::{self, MAX_CSV, Problems};
+use crate::centre::entries::import::{self, Mode};
 use crate::centre::entries::{Change, Entries, Issue, Refusal, entry_from};
 use crate::centre::programme::{Entry, Programme};
 
@@ -110,6 +111,21 @@ async fn apply(
     })
     .await;
     made.unwrap_or_else(|e| Err(Refusal::new(500, e.to_string())))
+}
+
+/// What `change` would do, checked as [`apply`] checks it, nothing made.
+async fn preview(
+    s: &Shared,
+    entries: Arc<Mutex<Entries>>,
+    change: Change,
+) -> Result<Value, Refusal> {
+    let s = s.clone();
+    let seen = tokio::task::spawn_blocking(move || {
+        let bowled = bowled(&s);
+        lock(&entries).preview(change, &bowled)
+    })
+    .await;
+    seen.unwrap_or_else(|e| Err(Refusal::new(500, e.to_string())))
 }
 
 /// The entry in `v["entry"]`; `withdrawn` when the object does not say.
@@ -222,15 +238,63 @@ fn refused_import(status: StatusCode, problems: &Problems) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
-/// `POST /api/entries/import`: a CSV file (`Content-Type: text/csv`) that
-/// replaces every entry, or changes nothing. The judge is checked before
-/// any of the body is read; the file is read a piece at a time as it
-/// arrives, so what it costs is bounded whatever it holds.
-pub(super) async fn import(State(s): State<Shared>, headers: HeaderMap, body: Body) -> Response {
+/// An import's query: `mode=replace|add`, `dry_run=1`, `undo=1`.
+struct ImportQuery {
+    mode: Mode,
+    dry_run: bool,
+    undo: bool,
+}
+
+fn import_query(q: Option<&str>) -> Result<ImportQuery, String> {
+    let mut out = ImportQuery {
+        mode: Mode::Replace,
+        dry_run: false,
+        undo: false,
+    };
+    for pair in q.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let yes = match v {
+            "1" | "true" | "yes" | "" => true,
+            "0" | "false" | "no" => false,
+            _ if k == "mode" => false,
+            _ => return Err(format!("{k}={v:?}: write {k}=1 or {k}=0")),
+        };
+        match k {
+            "mode" => {
+                out.mode = Mode::parse(v)
+                    .ok_or_else(|| format!("mode={v:?}: the mode is replace or add"))?;
+            }
+            "dry_run" => out.dry_run = yes,
+            "undo" => out.undo = yes,
+            _ => return Err(format!("{k:?} is not a parameter: mode, dry_run or undo")),
+        }
+    }
+    Ok(out)
+}
+
+/// `POST /api/entries/import`: a CSV file (`Content-Type: text/csv`)
+/// whose entries replace every entry (`mode=replace`, the default) or are
+/// added to them (`mode=add`), or change nothing. With `dry_run=1` it
+/// answers what it would do (the names added, removed and changed),
+/// nothing made. With `undo=1` and no file, the entries are put back as
+/// they were before the last import, while it is the last change. The
+/// judge is checked before any of the body is read; the file is read a
+/// piece at a time as it arrives, so what it costs is bounded whatever it
+/// holds.
+pub(super) async fn import(
+    State(s): State<Shared>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let q = match import_query(query.as_deref()) {
+        Ok(q) => q,
+        Err(m) => return error(StatusCode::BAD_REQUEST, m),
+    };
     let csv_type = headers
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"text/csv"));
-    if !csv_type {
+    if !csv_type && !q.undo {
         return error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "send the CSV file as it is (Content-Type: text/csv)",
@@ -242,6 +306,17 @@ pub(super) async fn import(State(s): State<Shared>, headers: HeaderMap, body: Bo
     let Some(entries) = s.entries.clone() else {
         return no_programme();
     };
+    if q.undo {
+        let made = if q.dry_run {
+            preview(&s, entries, Change::UndoImport).await
+        } else {
+            apply(&s, entries, Change::UndoImport, &by).await
+        };
+        return match made {
+            Ok(v) => json_response(v),
+            Err(r) => refused(&r),
+        };
+    }
     let mut file = csv::Import::new();
     let mut stream = body.into_data_stream();
     while let Some(piece) = stream.next().await {
@@ -262,13 +337,44 @@ pub(super) async fn import(State(s): State<Shared>, headers: HeaderMap, body: Bo
         Ok(p) => p,
         Err(problems) => return refused_import(StatusCode::BAD_REQUEST, &problems),
     };
+    // The list the import makes, to place a problem of its `n`th entry at
+    // the file's row.
+    let made = import::merge(
+        &lock(&entries).programme().entries,
+        parsed.entries.clone(),
+        q.mode,
+    );
     let list = parsed.entries.clone();
-    match apply(&s, entries, Change::Import(list), &by).await {
+    let change = match q.mode {
+        Mode::Replace => Change::Import(list),
+        Mode::Add => Change::AddImport(list),
+    };
+    let answer = if q.dry_run {
+        preview(&s, entries, change).await
+    } else {
+        apply(&s, entries, change, &by).await
+    };
+    match answer {
         Ok(v) => json_response(v),
         // Each problem at its row and column.
         Err(r) => {
             let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);
-            let problems = r.problems.into_iter().map(|i| parsed.place(i)).collect();
+            let problems = r
+                .problems
+                .into_iter()
+                .map(|mut i| {
+                    let name = i.entry.and_then(|n| made.get(n.wrapping_sub(1)));
+                    let in_file =
+                        name.and_then(|m| parsed.entries.iter().position(|e| e.name == m.name));
+                    match in_file {
+                        Some(k) => {
+                            i.entry = Some(k + 1);
+                            parsed.place(i)
+                        }
+                        None => i,
+                    }
+                })
+                .collect();
             refused_import(status, &problems)
         }
     }
