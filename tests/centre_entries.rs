@@ -328,6 +328,7 @@ fn entries_are_imported_and_edited_on_the_page_in_a_real_browser() {
     let kept = std::fs::read_to_string(dir.join("state/entries.toml")).unwrap();
     assert!(kept.contains("name = \"Nina Guseva\""), "{kept}");
     assert!(kept.contains("handicap = 15"), "{kept}");
+    assert!(!kept.contains("Пётр Седов"), "the import undone: {kept}");
     assert_eq!(
         entry(&c.get("/api/entries"), "Nina Guseva").unwrap()["handicap"],
         15

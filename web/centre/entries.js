@@ -1,5 +1,8 @@
 // The entries on the centre's page: the list, a form to add or edit a
 // bowler, withdraw, reinstate or delete one, and CSV import and export.
+// An import is added to the list or replaces it; the page first shows
+// what it would do (the centre's dry run) and asks before applying it,
+// and the last import can be undone.
 // Reading is open to all; a change needs a judge logged in (the centre
 // records their name with it).
 import { t } from './i18n.js';
@@ -7,7 +10,7 @@ import { h, api, clock } from './common.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_CSV = 1 << 20;
-const E = { list: null, changes: [], editing: null, judge: null, onChange: () => {} };
+const E = { list: null, changes: [], editing: null, judge: null, undo: false, file: null, mode: 'add', onChange: () => {} };
 
 // The problems of a refused change, each by its row and column or field.
 function problems(r) {
@@ -41,6 +44,7 @@ function done(r) {
   if (r.status === 200) {
     E.list = r.body.entries;
     E.changes = r.body.changes || [];
+    E.undo = !!r.body.undo_import;
     say([t('saved')], true);
     render();
     E.onChange();
@@ -95,8 +99,10 @@ function row(e) {
 function render() {
   const box = $('entries');
   if (!box) return;
+  importControls();
   $('entry-form').hidden = !E.judge;
   $('entries-import').hidden = !E.judge;
+  $('entries-undo').hidden = !(E.judge && E.undo);
   if (E.list === null) { box.replaceChildren(h('p', { text: t('noProgramme') })); return; }
   const head = ['name', 'class', 'sex', 'region', 'team', 'handicap', 'status'].map((k) => h('th', { scope: 'col', text: t('field_' + k) }));
   box.replaceChildren(h('table', {},
@@ -109,6 +115,7 @@ function render() {
 }
 
 export function labels() {
+  importControls();
   for (const k of ['name', 'class', 'sex', 'region', 'team', 'handicap']) $('entry-' + k + '-label').textContent = t('field_' + k);
   $('entry-save').textContent = E.editing ? t('saveEntry', E.editing) : t('addEntry');
   $('entry-cancel').textContent = t('cancel');
@@ -117,13 +124,20 @@ export function labels() {
   $('entries-export').textContent = t('csvExport');
   $('entries-changes-title').textContent = t('changes');
   $('entries-csv-help').textContent = t('csvHelp');
+  $('entries-mode-label').textContent = t('csvMode');
+  $('entries-mode').replaceChildren(...['add', 'replace'].map((m) =>
+    h('option', { value: m, text: t(m === 'add' ? 'csvModeAdd' : 'csvModeReplace') })));
+  $('entries-mode').value = E.mode;
+  $('entries-apply').textContent = t('csvApply');
+  $('entries-discard').textContent = t('cancel');
+  $('entries-undo').textContent = t('csvUndo');
   render();
 }
 
 // Reads the entries again (on opening the view, and as the page polls it).
 export async function refresh() {
   const r = await api('/api/entries');
-  if (r.status === 200) { E.list = r.body.entries; E.changes = r.body.changes || []; } else E.list = null;
+  if (r.status === 200) { E.list = r.body.entries; E.changes = r.body.changes || []; E.undo = !!r.body.undo_import; } else E.list = null;
   render();
   return E.list;
 }
@@ -134,8 +148,60 @@ export function withdrawnNames() {
   return new Set((E.list || []).filter((e) => e.withdrawn).map((e) => e.name));
 }
 
+// The import's controls, beside the file: how to import, what it would
+// do with "apply" and "cancel", and "undo the last import".
+function importControls() {
+  const box = $('entries-import');
+  if (!box || $('entries-mode')) return;
+  box.prepend(h('label', {}, h('span', { id: 'entries-mode-label' }), h('select', { id: 'entries-mode' })));
+  box.append(
+    h('div', { id: 'entries-preview', class: 'entries-preview', role: 'status', hidden: true },
+      h('ul', { id: 'entries-preview-lines' }),
+      h('button', { type: 'button', id: 'entries-apply' }),
+      h('button', { type: 'button', id: 'entries-discard' })),
+    h('button', { type: 'button', id: 'entries-undo', hidden: true }));
+  $('entries-mode').addEventListener('change', () => { E.mode = $('entries-mode').value; discard(); });
+  $('entries-apply').addEventListener('click', async () => {
+    if (!E.file) return;
+    const r = await importFile(E.file, false);
+    discard();
+    done(r);
+  });
+  $('entries-discard').addEventListener('click', discard);
+  $('entries-undo').addEventListener('click', async () => {
+    if (!window.confirm(t('csvUndoAsk'))) return;
+    discard();
+    done(await api('/api/entries/import?undo=1', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }));
+  });
+}
+
+function importFile(body, dryRun) {
+  const mode = E.mode === 'replace' ? 'replace' : 'add';
+  return api('/api/entries/import?mode=' + mode + (dryRun ? '&dry_run=1' : ''),
+    { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body });
+}
+
+function discard() {
+  E.file = null;
+  $('entries-preview').hidden = true;
+  $('entries-preview-lines').replaceChildren();
+}
+
+// What the import would do, by name, before it is applied.
+function preview(d) {
+  const lines = [];
+  if (d.added.length) lines.push(t('csvAdded', d.added.length, d.added.join(', ')));
+  if (d.removed.length) lines.push(t('csvRemoved', d.removed.length, d.removed.join(', ')));
+  if (d.changed.length) lines.push(t('csvChanged', d.changed.length, d.changed.join(', ')));
+  lines.push(t('csvUnchanged', d.unchanged));
+  $('entries-preview-lines').replaceChildren(h('li', { text: t('csvPreview') }), ...lines.map((l) => h('li', { text: l })));
+  $('entries-preview').hidden = false;
+  $('entries-problems').replaceChildren();
+}
+
 export function init(onChange) {
   E.onChange = onChange;
+  importControls();
   $('entry-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const entry = formEntry();
@@ -148,9 +214,10 @@ export function init(onChange) {
     if (!file) return;
     if (file.size > MAX_CSV) { say([t('csvTooLarge', file.size)], false); return; }
     const body = await file.arrayBuffer();
-    const r = await api('/api/entries/import', { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body });
+    discard();
+    const r = await importFile(body, true);
     $('entries-file').value = '';
-    done(r);
+    if (r.status === 200) { E.file = body; preview(r.body); } else say(problems(r), false);
   });
   labels();
 }
