@@ -1210,6 +1210,11 @@ fn withdrawn_and_no_show_bowlers_are_not_ranked_and_come_last_with_their_mark() 
             .all(|e| e.rank.is_none())
     );
     assert_eq!(line(&s, "Dmitri Orlov").mark, None);
+    // A round robin can be proposed ahead, by name; never with Olga.
+    assert_eq!(
+        s.finals["B1"].seeds,
+        ["Anna Kuznetsova", "Dmitri Orlov", "Ivan Petrov"]
+    );
 }
 
 #[test]

@@ -2,8 +2,10 @@
 // programme's heading in both languages, a section per category and event
 // with the API's numbers, the finals, the signature lines; printed to an A4
 // PDF, nothing wider than the page and no table row split; then the
-// director's page's separate links. Arguments: URL PIN SCREENSHOT_DIR.
-import { run, url, shots, id, same } from './harness.mjs';
+// director's page's separate links; the CSV for Excel (a byte order mark,
+// `;`, the finals) and the start list from the page's links; a bowler
+// withdrawn: no rank, last, marked. Arguments: URL PIN SCREENSHOT_DIR.
+import { run, url, pin, shots, id, same } from './harness.mjs';
 import { printA4, missing } from './print.mjs';
 
 await run(async ({ page, shot, step, api }) => {
@@ -43,7 +45,7 @@ await run(async ({ page, shot, step, api }) => {
   same('B2 (Sergei: 8 pins a game)', await rows('protocol-category-B2'), b2.entries.map((e) => [String(e.rank), e.name, e.region, e.class, e.sex,
     ...games(e), String(e.scratch), String(e.handicap), String(e.bonus), String(e.total)]));
   same('B2 heads', await page.locator(id('protocol-category-B2')).locator('thead th').allInnerTexts(),
-    ['№', 'Bowler', 'Region', 'Class', 'Sex', 'G1', 'G2', 'Scratch', 'Hcp', 'Bonus', 'Total']);
+    ['№', 'Bowler', 'Region', 'Class', 'Sex', 'G1', 'G2', 'Scratch', 'Hcp', 'Women +10', 'Total']);
   const doubles = standings.teams.find((t) => t.event === 'doubles');
   same('doubles', await rows('protocol-event-doubles'), doubles.entries.map((e) => [String(e.rank), e.name, e.members.join(', '),
     ...games(e), String(e.scratch), String(e.total)]));
@@ -51,9 +53,13 @@ await run(async ({ page, shot, step, api }) => {
   step('the finals: the round robin with wins, ties and bonus, the step-ladder');
   const finals = page.locator(id('protocol-finals-B1'));
   same('round-robin heads', await finals.locator('table').first().locator('thead th').allInnerTexts(),
-    ['№', 'Bowler', 'Prelim', 'Games', 'Pins', 'Wins', 'Ties', 'Bonus', 'Total']);
+    ['№', 'Bowler', 'Prelim', 'Games', 'Scratch', 'Wins', 'Ties', 'Bonus', 'Total']);
   same('round robin', await rows('protocol-finals-B1'), standings.finals.B1.round_robin.map((r) => [String(r.rank), r.name,
-    String(r.preliminary), r.games.join(' '), String(r.pins), String(r.wins), String(r.ties), String(r.bonus), String(r.total)]));
+    String(r.preliminary), r.games.join(' '), String(r.scratch), String(r.wins), String(r.ties), String(r.bonus), String(r.total)]));
+  // Every round-robin row adds up: the parts of its total are columns.
+  for (const r of standings.finals.B1.round_robin) {
+    same('the parts of ' + r.name + '\'s total', r.preliminary + r.scratch + r.handicap + r.women_pins + r.bonus, r.total);
+  }
   same('step-ladder', await page.locator(id('step-ladder-B1')).locator('h4').allInnerTexts(),
     ['Match 1: 3rd against 2nd', 'Match 2: the winner against 1st']);
 
@@ -100,4 +106,40 @@ await run(async ({ page, shot, step, api }) => {
     [['Protocol (print/PDF)', '/protocol'], ['TXT', '/results.txt'], ['CSV', '/results.csv'], ['JSON', '/results.json']]);
   const apart = await links.evaluateAll((as) => as.slice(1).every((a, i) => a.getBoundingClientRect().left > as[i].getBoundingClientRect().right + 2));
   same('the links apart', apart, true);
+
+  step('the Russian protocol\'s CSV for Excel: a byte order mark, `;`, the finals');
+  await page.goto(new URL('/protocol?lang=ru', url).href);
+  await ready();
+  same('the CSV link', [await page.locator('#csv').innerText(), new URL(await page.locator('#csv').getAttribute('href'), url).search],
+    ['CSV для Excel', '?lang=ru']);
+  const csvBytes = await (await page.request.get(new URL(await page.locator('#csv').getAttribute('href'), url).href)).body();
+  same('a byte order mark', [...csvBytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+  const csv = csvBytes.toString('utf8').slice(1).split('\r\n');
+  same('the Russian headings, `;`', csv[0].split(';').slice(0, 3), ['категория', 'место в квалификации', 'фамилия имя']);
+  const annaRow = csv.find((r) => r.startsWith('B1;') && r.includes('Anna Kuznetsova')).split(';');
+  same('Anna in the CSV', [annaRow[4], annaRow[5], annaRow[annaRow.length - 4]], ['B1', 'Ж', '366']);
+  if (!csv.some((r) => r.startsWith('категория;место в круговом турнире;'))) throw new Error('the CSV has no round robin');
+
+  step('the start list from the protocol\'s page: each block, lane and bowler in order');
+  same('the start list link', await page.locator('#startlist').innerText(), 'Стартовый лист');
+  const list = await (await page.request.get(new URL(await page.locator('#startlist').getAttribute('href'), url).href)).text();
+  for (const want of ['Стартовый лист', 'Блок S1 · singles · день 1 · игр: 6', '  Дорожка 1', '    1. Anna Kuznetsova']) {
+    if (!list.includes(want)) throw new Error(`the start list lacks ${JSON.stringify(want)}:\n${list}`);
+  }
+
+  step('a bowler withdrawn: not ranked, last of the category, marked');
+  same('login', (await page.request.post(api('/api/login'), { data: { pin } })).status(), 200);
+  const w = await page.request.post(api('/api/entries/withdraw'), { data: { name: 'Olga Smirnova' } });
+  same('withdrawn', w.status(), 200);
+  await page.click('#refresh');
+  await ready();
+  await page.locator(id('protocol-category-B1')).locator('td[data-mark="withdrawn"]').waitFor();
+  const b1After = await rows('protocol-category-B1');
+  same('Olga last, marked', b1After[b1After.length - 1].slice(0, 2), ['снят', 'Olga Smirnova']);
+  same('the others ranked 1 to 3', b1After.slice(0, -1).map((r) => r[0]), ['1', '2', '3']);
+  const after = await (await page.request.get(api('/api/standings'))).json();
+  const olga = after.categories[0].entries.find((e) => e.name === 'Olga Smirnova');
+  same('Olga in the API', [olga.rank, olga.mark], [null, 'withdrawn']);
+  if (after.finals.B1.seeds.includes('Olga Smirnova')) throw new Error('a withdrawn bowler is seeded');
+  await shot('centre-protocol-withdrawn');
 });

@@ -27,7 +27,11 @@ await run(async ({ page, shot, step, api }) => {
   same('heights, widths, cards below the screen', await fits(), [1080, 1920, 1080, 0]);
   const b1 = page.locator(id('category-B1-1'));
   same('B1 on the TV', [await b1.locator('h2').innerText(), ...(await b1.locator('li').evaluateAll((ls) => ls.map((l) => l.textContent)))],
-    ['B1 men and women', ...standings.categories[0].entries.map((e) => `${e.rank}.${e.name} — ${e.total}`)]);
+    ['B1 men and women', ...standings.categories[0].entries.map((e) => (e.rank === null
+      ? `–${e.name} (${e.mark}) — ${e.total}` : `${e.rank}.${e.name} — ${e.total}`))]);
+  // The protocol's test withdrew Olga: last, with no rank, marked.
+  same('Olga on the TV', await b1.locator('li').last().evaluate((l) => [l.textContent, l.dataset.mark]),
+    ['–Olga Smirnova (withdrawn) — ' + standings.categories[0].entries.find((e) => e.name === 'Olga Smirnova').total, 'withdrawn']);
   await page.locator(id('lane-4')).getByText('Lane 4').waitFor();
   // Lane 1 is online, Olga up: its bowlers and series (the lane's state).
   const one = page.locator(id('lane-1'));

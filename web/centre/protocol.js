@@ -33,6 +33,12 @@ function gameCells(s, n) {
   return out;
 }
 
+// A line's place, or for one not ranked its mark (withdrawn, DNS).
+function rankCell(s) {
+  if (s.rank !== null && s.rank !== undefined) return cell(s.rank, 'num');
+  return h('td', { class: 'num mark', 'data-mark': s.mark || '', text: s.mark ? t('mark_' + s.mark) : '' });
+}
+
 function handicapped(c) {
   const entries = (D.programme && D.programme.entries) || [];
   const names = new Set((c.entries || []).map((e) => e.name));
@@ -48,10 +54,10 @@ function categorySection(c) {
   for (let g = 1; g <= n; g++) cols.push([t('colGame', g), 'num']);
   cols.push([t('colScratch'), 'num']);
   if (hcp) cols.push([t('colHcp'), 'num']);
-  if (c.combined) cols.push([t('colBonus'), 'num']);
+  if (c.combined) cols.push([t('colWomen'), 'num']);
   cols.push([t('total'), 'num']);
   const rows = lines.map((s) => [
-    cell(s.rank, 'num'), cell(s.name, 'name'), cell(s.region, 'text'), cell(s.class),
+    rankCell(s), cell(s.name, 'name'), cell(s.region, 'text'), cell(s.class),
     ...(c.combined ? [cell(s.sex === 'F' ? t('sexF') : s.sex === 'M' ? t('sexM') : '')] : []),
     ...gameCells(s, n), cell(s.scratch, 'num'),
     ...(hcp ? [cell(s.handicap, 'num')] : []),
@@ -62,6 +68,7 @@ function categorySection(c) {
   if (c.combined) notes.push(h('p', { class: 'note', 'data-testid': 'combined-note', text: t('combinedNote') }));
   if (hcp) notes.push(h('p', { class: 'note', text: t('hcpNote') }));
   if (lines.some((s) => s.playing)) notes.push(h('p', { class: 'note', text: t('liveNote') }));
+  if (lines.some((s) => s.mark)) notes.push(h('p', { class: 'note', text: t('unrankedNote') }));
   return h('section', { class: 'result', 'data-testid': 'protocol-category-' + c.id },
     h('h2', { text: t(hcp ? 'ev_singlesHcp' : 'ev_singles') + ' · ' + titleOf(c) }),
     table(cols, rows, n > 8 ? 'many' : null), ...notes);
@@ -100,11 +107,16 @@ function ladderMatch(title, m) {
 function finalsSection(id, f) {
   const cat = ((D.standings && D.standings.categories) || []).find((c) => c.id === id);
   const rr = f.round_robin || [];
+  // Each part of the total in its own column, so that a row adds up.
+  const hcp = rr.some((r) => r.handicap > 0);
+  const women = rr.some((r) => r.women_pins > 0);
   const rrTable = table(
-    [['№', 'num'], [t('name')], [t('colPrelim'), 'num'], [t('games')], [t('colPins'), 'num'], [t('colWins'), 'num'],
-      [t('colTies'), 'num'], [t('colBonus'), 'num'], [t('total'), 'num']],
+    [['№', 'num'], [t('name')], [t('colPrelim'), 'num'], [t('games')], [t('colScratch'), 'num'],
+      ...(hcp ? [[t('colHcp'), 'num']] : []), ...(women ? [[t('colWomen'), 'num']] : []),
+      [t('colWins'), 'num'], [t('colTies'), 'num'], [t('colBonus'), 'num'], [t('total'), 'num']],
     rr.map((r) => [cell(r.rank, 'num'), cell(r.name, 'name'), cell(r.preliminary, 'num'), cell((r.games || []).join(' '), 'text'),
-      cell(r.pins, 'num'), cell(r.wins, 'num'), cell(r.ties, 'num'), cell(r.bonus, 'num'), cell(r.total, 'num total')]));
+      cell(r.scratch, 'num'), ...(hcp ? [cell(r.handicap, 'num')] : []), ...(women ? [cell(r.women_pins, 'num')] : []),
+      cell(r.wins, 'num'), cell(r.ties, 'num'), cell(r.bonus, 'num'), cell(r.total, 'num total')]));
   const matches = (f.matches || []).filter((m) => m.b);
   const mTable = table(
     [[t('colRound'), 'num'], [t('name')], ['', 'num'], ['', 'num'], [t('name')]],
@@ -114,7 +126,8 @@ function finalsSection(id, f) {
   const places = (f.step_ladder && f.step_ladder.places) || [];
   return h('section', { class: 'result', 'data-testid': 'protocol-finals-' + id },
     h('h2', { text: t('pFinalsTitle', cat ? titleOf(cat) : id) }),
-    h('h3', { text: t('pRoundRobin') }), rrTable, h('p', { class: 'note', text: t('rrNote') }),
+    h('h3', { text: t('pRoundRobin') }), rrTable,
+    h('p', { class: 'note', text: t('rrNote') + ' ' + t('rrSumNote') }),
     matches.length ? h('h3', { text: t('rrMatches') }) : null, matches.length ? mTable : null,
     h('h3', { text: t('pStepLadder') }),
     h('div', { class: 'ladder', 'data-testid': 'step-ladder-' + id }, ladderMatch(t('slFirst'), sl[0]), ladderMatch(t('slSecond'), sl[1])),
@@ -169,6 +182,10 @@ function render() {
   $('print').textContent = t('printPdf');
   $('refresh').textContent = t('refresh');
   $('lang').textContent = t('lang');
+  $('csv').href = '/results.csv?lang=' + getLang();
+  $('csv').textContent = t('csvExcel');
+  $('startlist').href = '/startlist.txt?lang=' + getLang();
+  $('startlist').textContent = t('startList');
   const s = D.standings;
   if (D.failed || !s) {
     $('doc').replaceChildren(heading(), h('p', { text: D.failed ? t('pageDown') : t('noResults') }));

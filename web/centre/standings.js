@@ -29,8 +29,8 @@ function categorySection(c, lang) {
   if (women) head.push([t('bonusW'), 'n']);
   head.push([t('total'), 'n']);
   const rows = (c.entries || []).map((e) => h('tr', { class: e.playing ? 'playing' : null },
-    h('td', { class: 'n', text: str(e.rank) }), h('td', { text: e.name }), h('td', { class: 'n', text: str(e.lane) }),
-    gamesCell(e), h('td', { class: 'n', text: str(e.scratch) }), h('td', { class: 'n', text: str(e.handicap) }),
+    h('td', { class: 'n', text: e.rank === null && e.mark ? t('mark_' + e.mark) : str(e.rank) }), h('td', { text: e.name }),
+    h('td', { class: 'n', text: str(e.lane) }), gamesCell(e), h('td', { class: 'n', text: str(e.scratch) }), h('td', { class: 'n', text: str(e.handicap) }),
     women ? h('td', { class: 'n', text: str(e.bonus) }) : null,
     h('td', { class: 'n total', text: str(e.total) })));
   return h('section', { class: 'panel', 'data-testid': 'category-' + c.id },

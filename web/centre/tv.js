@@ -41,7 +41,9 @@ function cards(lines) {
       const part = entries.slice(from, from + lines);
       const range = entries.length > lines ? ' · ' + (from + 1) + '–' + (from + part.length) : '';
       out.push({ kind: 'standing', id: 'category-' + c.id + '-' + (from + 1), title: categoryTitle(c, getLang()) + range,
-        lines: part.map((e) => ({ rank: e.rank + '.', who: e.name, pins: e.total })) });
+        lines: part.map((e) => (e.rank === null || e.rank === undefined
+          ? { rank: '–', who: e.name + (e.mark ? ' (' + t('mark_' + e.mark) + ')' : ''), pins: e.total, mark: e.mark || 'unranked' }
+          : { rank: e.rank + '.', who: e.name, pins: e.total })) });
     }
   }
   for (const l of S.lanes) {
@@ -54,7 +56,7 @@ function cards(lines) {
 
 function cardBody(c) {
   return [h('h2', { text: c.title }),
-    h('ol', {}, c.lines.map((x) => h('li', { class: x.up ? 'up' : null },
+    h('ol', {}, c.lines.map((x) => h('li', { class: x.up ? 'up' : null, 'data-mark': x.mark || null },
       x.rank ? h('span', { class: 'rank', text: x.rank }) : null,
       h('span', { class: 'who', text: x.who }), h('span', { class: 'sep', text: ' — ' }),
       h('span', { class: 'pins', text: String(x.pins) }))))];

@@ -194,11 +194,12 @@ pub(super) fn finals(
     preliminaries: &[Standing],
     games: &[BowledGame],
 ) -> FinalsStanding {
-    // Only ranked lines are seeded: a withdrawn bowler or one with no
-    // game is never in the finals.
+    // A withdrawn bowler, or one marked as not started, is never seeded;
+    // before their block is bowled, bowlers with no game follow the
+    // ranked ones by name (so a round robin can be proposed ahead).
     let seeds: Vec<&Standing> = preliminaries
         .iter()
-        .filter(|s| s.rank.is_some())
+        .filter(|s| s.mark.is_none())
         .take(ROUND_ROBIN_SIZE)
         .collect();
     let names: Vec<String> = seeds.iter().map(|s| s.name.clone()).collect();
