@@ -64,7 +64,7 @@ await run(async ({ page, shot, step, api }) => {
   const csv = (await (await page.request.get(api('/entries.csv'))).text()).replace(/^\uFEFF/, '').trim().split('\r\n');
   const head = csv[0].split(',');
   same('the CSV\'s columns', head, ['name', 'class', 'sex', 'region', 'team', 'handicap', 'withdrawn']);
-  const upload = (lines) => page.getByLabel('Загрузить CSV (заменяет весь список)').setInputFiles({
+  const upload = (lines) => page.getByLabel('Загрузить CSV', { exact: true }).setInputFiles({
     name: 'entries.csv', mimeType: 'text/csv', buffer: Buffer.from('\uFEFF' + lines.join('\r\n') + '\r\n'),
   });
   // Rows 11 and 12 (the header is row 1): a class B4, a sex Q.
@@ -86,6 +86,11 @@ await run(async ({ page, shot, step, api }) => {
     return cells.map((c) => (c.includes(',') ? `"${c}"` : c)).join(';');
   });
   await upload(edited);
+  // Shown before it is made: the two entries it changes.
+  const changing = page.getByText(/^изменить \(2\): /);
+  await changing.waitFor();
+  same('the entries it changes', (await changing.innerText()).slice(14).split(', ').sort(), ['Daria Volkova', 'Galina Lebedeva']);
+  await page.getByRole('button', { name: 'Применить загрузку' }).click();
   await page.locator(id('entry-Galina Lebedeva')).getByText('Kazan, Tatarstan').waitFor();
   await page.locator(id('entry-Daria Volkova')).locator('td:nth-child(6)').getByText('12', { exact: true }).waitFor();
   await page.getByText('Участников: 9', { exact: true }).waitFor();
