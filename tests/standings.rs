@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use lanecall::centre::programme::{LineupError, Programme, ProgrammeError};
 use lanecall::centre::standings::{
     BowledGame, CsvLang, Mark, Standing, Standings, bowled_games, protocol_csv, protocol_text,
-    round_robin_schedule, standings,
+    round_robin_schedule, standings, start_list_text,
 };
 use lanecall::lane::{Action, Class, Effect, Event, Lane, Panel, Rules};
 use lanecall::replay::Replay;
@@ -1241,4 +1241,42 @@ fn a_teams_handicap_is_each_members_for_each_game_they_bowled() {
         (moscow.scratch, moscow.handicap, moscow.bonus, moscow.total),
         (620, 10, 0, 630)
     );
+}
+
+#[test]
+fn the_start_list_gives_each_block_its_lanes_and_bowlers_in_order() {
+    let text = example_text().replacen(
+        "name = \"Olga Smirnova\"",
+        "name = \"Olga Smirnova\"\nwithdrawn = true",
+        1,
+    );
+    let p = parse(&text).unwrap();
+    let list = start_list_text(&p, Some("S2"), false).unwrap();
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines[2], "Start list");
+    assert_eq!(lines[4], "Block S2 · singles · day 2 · games: 6");
+    assert_eq!(lines[5], "  Lane 2");
+    assert_eq!(
+        lines[6],
+        "    1. Anna Kuznetsova              B1  F Moscow · Moscow"
+    );
+    assert_eq!(
+        lines[7],
+        "    2. Olga Smirnova                B1  F Kazan · Tatarstan  (withdrawn)"
+    );
+    assert_eq!(lines[8], "  Lane 3");
+    assert!(!list.contains("Block S1"), "{list}");
+    // Every block, in Russian.
+    let ru = start_list_text(&p, None, true).unwrap();
+    assert!(ru.starts_with("Открытый чемпионат Москвы"), "{ru}");
+    assert!(
+        ru.contains("Блок S1 · singles · день 1 · игр: 6\n  Дорожка 1\n"),
+        "{ru}"
+    );
+    assert!(
+        ru.contains("Olga Smirnova                B1  Ж Kazan · Tatarstan  (снят)"),
+        "{ru}"
+    );
+    assert!(ru.contains("Блок D1"), "{ru}");
+    assert_eq!(start_list_text(&p, Some("S9"), false), None);
 }
