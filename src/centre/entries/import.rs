@@ -133,3 +133,58 @@ pub fn kept(state_dir: &Path, title: &str) -> Option<Vec<toml::Value>> {
         Some(_) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::centre::programme::Sex;
+    use crate::lane::Class;
+
+    fn e(name: &str, handicap: i32) -> Entry {
+        Entry {
+            name: name.into(),
+            class: Class::B2,
+            sex: Sex::F,
+            region: "Tula".into(),
+            team: None,
+            handicap,
+            withdrawn: false,
+        }
+    }
+
+    #[test]
+    fn adding_keeps_the_list_updates_the_same_names_and_appends_the_new() {
+        let old = [e("Anna", 0), e("Olga", 0), e("Ivan", 0)];
+        let file = vec![e("Petr", 0), e("Olga", 5)];
+        let add = merge(&old, file.clone(), Mode::Add);
+        assert_eq!(
+            add,
+            [e("Anna", 0), e("Olga", 5), e("Ivan", 0), e("Petr", 0)]
+        );
+        let d = diff(&old, &add);
+        assert_eq!(d.added, ["Petr"]);
+        assert_eq!(d.changed, ["Olga"]);
+        assert!(d.removed.is_empty());
+        assert_eq!(d.unchanged, 2);
+        let replace = merge(&old, file, Mode::Replace);
+        let d = diff(&old, &replace);
+        assert_eq!(d.removed, ["Anna", "Ivan"]);
+        assert_eq!((d.added.len(), d.changed.len(), d.unchanged), (1, 1, 0));
+        assert_eq!(Mode::parse("merge"), None);
+    }
+
+    #[test]
+    fn the_list_kept_is_read_back_for_its_programme_only() {
+        let dir = std::env::temp_dir().join(format!("lanecall-before-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        keep(&dir, "Cup", &[e("Anna", 3)]).unwrap();
+        let v = kept(&dir, "Cup").unwrap();
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0]["handicap"].as_integer(), Some(3));
+        assert!(kept(&dir, "Another cup").is_none());
+        forget(&dir).unwrap();
+        forget(&dir).unwrap();
+        assert!(kept(&dir, "Cup").is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
