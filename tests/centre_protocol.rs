@@ -78,11 +78,15 @@ fn centre(dir: &Path) -> (Centre, u16) {
     let hash = lanecall::web::hash_pin(PIN).unwrap();
     let programme = root().join("tests/programme/example.toml");
     let config = dir.join("centre.toml");
+    // Logins for lanes 1 to 3 (a lane answering commands reads its own
+    // `command` topic); anyone else without one.
+    let passwords = support::centre::write_logins(dir, 1..=3);
     std::fs::write(
         &config,
         format!(
             "site = \"cup\"\nstate_dir = {state:?}\nembedded_listen = \"127.0.0.1:{mqtt}\"\n\
-             allow_anonymous = true\nlanes = \"1-{LANES}\"\nprogramme = {programme:?}\n\
+             allow_anonymous = true\npasswords = {passwords:?}\nlanes = \"1-{LANES}\"\n\
+             programme = {programme:?}\n\
              [web]\nlisten = \"127.0.0.1:{web}\"\njudge_pin_hash = {hash:?}\n"
         ),
     )
@@ -136,6 +140,45 @@ fn lane_one_online(centre: &mut Centre, mqtt: u16) -> Client {
     client
 }
 
+/// Lane `n` online on its own login, answering every command it is sent
+/// with `reply` (its `id` added), as a lane does (docs/mqtt.md, "command
+/// and reply"); until the test ends.
+fn answering_lane(centre: &mut Centre, mqtt: u16, n: u32, reply: serde_json::Value) -> Client {
+    use rumqttc::{Event, Packet};
+    let mut opts = MqttOptions::new(format!("lane{n}"), "127.0.0.1", mqtt);
+    opts.set_credentials(format!("lane{n}"), support::centre::lane_secret(n));
+    opts.set_keep_alive(Duration::from_secs(5));
+    let (client, mut connection) = Client::new(opts, 16);
+    let topic = |kind: &str| format!("lanecall/cup/lane/{n}/{kind}");
+    client
+        .subscribe(topic("command"), QoS::AtLeastOnce)
+        .unwrap();
+    client
+        .publish(topic("status"), QoS::AtLeastOnce, true, "online")
+        .unwrap();
+    let answers = client.clone();
+    let replies = topic("reply");
+    std::thread::spawn(move || {
+        for event in connection.iter() {
+            match event {
+                Ok(Event::Incoming(Packet::Publish(p))) => {
+                    let Ok(command) = serde_json::from_slice::<serde_json::Value>(&p.payload)
+                    else {
+                        continue;
+                    };
+                    let mut answer = reply.clone();
+                    answer["id"] = command["id"].clone();
+                    let _ = answers.publish(&replies, QoS::AtLeastOnce, false, answer.to_string());
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    });
+    centre.wait_lane(u64::from(n), "online", |l| l["online"] == true);
+    client
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lanecall-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -180,6 +223,61 @@ fn the_protocol_prints_on_a4_and_the_tv_fits_a_1920_by_1080_screen() {
     let lane = lane_one_online(&mut centre, mqtt);
     browser("tv.mjs", &centre);
     drop(lane);
+    centre.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A block's push on the page says what each lane answered
+/// (tests/browser/push-answers.mjs): lane 1 refusing with its reason,
+/// lane 2 accepting, lane 3 offline and held; and `POST /api/push`
+/// answers each lane's status as `GET /api/pushes` lists it.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn a_push_shows_what_each_lane_answered_not_sent_for_all() {
+    const REFUSAL: &str = "a game is in progress: finish it first";
+    let dir = temp_dir("centre-push-answers");
+    let (mut centre, mqtt) = centre(&dir);
+    let _one = answering_lane(
+        &mut centre,
+        mqtt,
+        1,
+        json!({ "ok": false, "error": REFUSAL }),
+    );
+    let _two = answering_lane(&mut centre, mqtt, 2, json!({ "ok": true }));
+    let (cookie, _) = centre.login(PIN, "chief judge");
+    let (status, body) = centre.post(Some(&cookie), "/api/push", &json!({ "block": "S1" }));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["offline"], json!([3]), "{body}");
+    assert_eq!(body["lanes"]["3"]["status"], "offline", "{body}");
+    // Each lane as listed, once both have answered.
+    let push = body["push"].clone();
+    eventually("both lanes' answers in the push", || {
+        let pushes = centre.get("/api/pushes");
+        let p = pushes
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["id"] == push).cloned())
+            .unwrap_or_default();
+        match (&p["lanes"]["1"]["status"], &p["lanes"]["2"]["status"]) {
+            (a, b) if a == "refused" && b == "accepted" => Ok(()),
+            _ => Err(p.to_string()),
+        }
+    });
+    assert_eq!(
+        [
+            &body["lanes"]["1"]["command"],
+            &body["lanes"]["2"]["command"]
+        ],
+        [
+            &centre.get("/api/pushes")[0]["lanes"]["1"]["command"],
+            &centre.get("/api/pushes")[0]["lanes"]["2"]["command"]
+        ]
+    );
+    if support::browser_tools() {
+        browser("push-answers.mjs", &centre);
+    }
     centre.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -104,7 +104,46 @@ function blockCard(b, mark) {
         redraw();
         focusIn('[data-testid="lanes-form-' + b.id + '"] select');
       } }),
-      has ? h('button', { type: 'button', class: 'primary', text: t('pushBlock', b.id), onclick: () => B.hooks.push(b.id) }) : null) : null);
+      has ? h('button', { type: 'button', class: 'primary', text: t('pushBlock', b.id), onclick: () => pushBlock(b.id) }) : null) : null);
+}
+
+// A lane's part of a push as the centre answers it (its `lanes`, as
+// /api/pushes has them): accepted, refused with the lane's reason, held
+// while the lane is offline, waiting, or no answer.
+function pushedLane(l) {
+  const status = l.status === 'offline' ? t('offline_status') : t(l.status);
+  const tone = l.status === 'accepted' ? 'good' : l.status === 'pending' || l.status === 'offline' ? 'warn' : 'bad';
+  return h('li', { class: 'pill ' + tone, 'data-testid': 'pushed-' + l.lane, text: t('lane', l.lane) + ': ' + status + (l.error ? ' — ' + l.error : '') });
+}
+
+function showPushed(block, lanes) {
+  const list = Object.values(lanes || {}).sort((a, b) => a.lane - b.lane);
+  $('push-status').replaceChildren(h('span', { text: block + ':' }), h('ul', { class: 'lanes pushed' }, list.map(pushedLane)));
+}
+
+// Pushes a block's lineups from the programme and says what each lane
+// answered; a lane still waiting is read again from /api/pushes until it
+// answers (or the centre gives it up as no answer).
+async function pushBlock(id) {
+  const seq = (B.pushSeq = (B.pushSeq || 0) + 1);
+  const r = await post('/api/push', { block: id });
+  if (r.status !== 200) {
+    $('push-status').replaceChildren();
+    say((r.body && r.body.error) || String(r.status), false);
+    return;
+  }
+  $('push-error').textContent = '';
+  showPushed(id, r.body.lanes);
+  B.hooks.render();
+  let lanes = r.body.lanes;
+  while (seq === B.pushSeq && Object.values(lanes || {}).some((l) => l.status === 'pending')) {
+    await new Promise((done) => setTimeout(done, 1000));
+    const all = await api('/api/pushes');
+    const p = all.status === 200 && all.body.find((x) => x.id === r.body.push);
+    if (!p || seq !== B.pushSeq) return;
+    lanes = p.lanes;
+    showPushed(id, lanes);
+  }
 }
 
 const WAITING = { 'no bowler in the category': 'waiting_none', 'fewer than 3 bowlers in the round robin': 'waiting_fewer', 'the first step-ladder match is not decided': 'waiting_undecided', 'the round robin is not finished': 'waiting_rr',
@@ -178,6 +217,6 @@ export function update(d) {
 
 export function programme() { return B.programme; }
 
-// hooks: render() redraws the page, push(id) pushes a block, changed()
-// reads the blocks and proposals again after a change.
+// hooks: render() redraws the page, changed() reads the blocks and
+// proposals again after a change. (A block's push is this module's own.)
 export function init(hooks) { B.hooks = hooks; }
