@@ -513,3 +513,48 @@ fn another_logins_client_id_is_refused_and_alarmed_and_the_centre_and_lane_1_kee
     let (_c, rx) = client(port, "tv", Some(("tv", "three")));
     connected(&rx, "tv as tv");
 }
+
+/// A real `lanecall centre` on its embedded broker, a lane logging in and
+/// leaving cleanly (DISCONNECT), then the centre stopped as systemd stops
+/// it (SIGTERM): its log has no ERROR line (rumqttd logged each clean
+/// DISCONNECT, the centre's own at every stop, as one).
+#[test]
+fn a_clean_stop_of_the_centre_logs_no_error() {
+    let dir = temp("clean-stop");
+    let passwords = support::centre::write_logins(&dir, [1]);
+    let (web, mqtt) = (support::free_port(), support::free_port());
+    let config = dir.join("centre.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "site = \"{SITE}\"\nstate_dir = {:?}\nembedded_listen = \"127.0.0.1:{mqtt}\"\n\
+             passwords = {passwords:?}\n[web]\nlisten = \"127.0.0.1:{web}\"\n\
+             judge_pin_hash = {:?}\n",
+            dir.join("state"),
+            lanecall::web::hash_pin("482913").unwrap()
+        ),
+    )
+    .unwrap();
+    let mut centre = support::centre::Centre::start(&config, web);
+    centre.wait_connected();
+    // Lane 1 comes online, then says it goes offline and leaves cleanly.
+    let lane_secret = support::centre::lane_secret(1);
+    let (lane, rx) = client(mqtt, "lane1", Some(("lane1", lane_secret.as_str())));
+    connected(&rx, "lane 1");
+    lane.publish(topic(1, "status"), QoS::AtLeastOnce, true, "online")
+        .unwrap();
+    centre.wait_lane(1, "online", |l| l["online"] == true);
+    lane.publish(topic(1, "status"), QoS::AtLeastOnce, true, "offline")
+        .unwrap();
+    lane.disconnect().unwrap();
+    centre.wait_lane(1, "offline", |l| l["online"] == false);
+    centre.stop();
+    let log = std::fs::read_to_string(dir.join("centre.log")).unwrap();
+    assert!(log.contains("embedded MQTT broker listening"), "{log}");
+    let errors: Vec<&str> = log.lines().filter(|l| l.contains(" ERROR ")).collect();
+    assert!(
+        errors.is_empty(),
+        "ERROR lines at a clean stop: {errors:#?}\n{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

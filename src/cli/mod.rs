@@ -1,6 +1,7 @@
 //! The `lanecall` command line: its commands ([`Command`]), what each
 //! runs, and its exit codes ([`exit`]). `src/main.rs` only calls [`main`].
 
+mod broker_log;
 mod centre;
 mod commands;
 pub mod exit;
@@ -337,7 +338,9 @@ fn init_logs() {
     let journald = under_systemd
         .then(|| tracing_journald::layer().ok())
         .flatten();
-    let registry = tracing_subscriber::registry().with(filter);
+    let registry = tracing_subscriber::registry()
+        .with(filter)
+        .with(broker_log::CleanDisconnects);
     match journald {
         Some(layer) => registry.with(layer).init(),
         // Colours only for a person at a terminal, not in a file or a pipe.
