@@ -1201,6 +1201,12 @@ fn withdrawn_and_no_show_bowlers_are_not_ranked_and_come_last_with_their_mark() 
     let olga = text.lines().find(|l| l.contains("Olga Smirnova")).unwrap();
     assert!(olga.trim_start().starts_with("Olga"), "{olga}");
     assert!(olga.ends_with("withdrawn / снят"), "{olga}");
+    // While the lane's first game is on, a bowler yet to bowl is not DNS.
+    let mut first = game(2, "S1", "Ivan Petrov", 1, 40);
+    first.complete = false;
+    let s = standings(Some(&p), &[first]);
+    assert_eq!(line(&s, "Dmitri Orlov").mark, None);
+    assert_eq!(line(&s, "Dmitri Orlov").rank, None);
     // Before any block is bowled: nobody ranked, nobody marked DNS.
     let s = standings(Some(&p), &[]);
     assert!(

@@ -117,8 +117,8 @@ pub enum Mark {
     /// The entry is withdrawn (снят): listed with any games bowled,
     /// never ranked.
     Withdrawn,
-    /// Did not start (не явился): no game, though a block the bowler is
-    /// assigned to has been bowled.
+    /// Did not start (не явился): no game, though the lane the bowler is
+    /// assigned to in a block has finished a game of it.
     Dns,
 }
 
@@ -329,15 +329,15 @@ fn by_class(games: &[BowledGame]) -> Vec<CategoryStanding> {
 struct Placed<'g> {
     /// By entry name, each game with its block's place in the programme.
     singles: BTreeMap<&'g str, Vec<(usize, &'g BowledGame)>>,
-    /// Every block some placed game was bowled in.
-    blocks: std::collections::BTreeSet<&'g str>,
+    /// Every (block, lane) where a placed game was bowled to its end.
+    finished: std::collections::BTreeSet<(&'g str, u32)>,
     unplaced: Vec<Unplaced>,
 }
 
 fn place<'g>(p: &Programme, games: &'g [BowledGame]) -> Placed<'g> {
     let mut placed = Placed {
         singles: BTreeMap::new(),
-        blocks: Default::default(),
+        finished: Default::default(),
         unplaced: Vec::new(),
     };
     let finals_blocks: Vec<&str> = p
@@ -371,8 +371,10 @@ fn place<'g>(p: &Programme, games: &'g [BowledGame]) -> Placed<'g> {
         }
         let Some(i) = block else { continue };
         let b = &p.blocks[i];
-        if let Some(id) = g.block.as_deref() {
-            placed.blocks.insert(id);
+        if let Some(id) = g.block.as_deref()
+            && g.complete
+        {
+            placed.finished.insert((id, g.lane));
         }
         let singles = p
             .event(&b.event)
@@ -430,11 +432,14 @@ fn category_lines(p: &Programme, c: &Category, placed: &Placed) -> Vec<Standing>
     ranked
 }
 
-/// Whether a block that assigns `name` has been bowled by someone.
+/// Whether a lane `name` is assigned to in a block has finished a game of
+/// that block: the bowlers of a lane take turns frame by frame, so one
+/// there would have bowled by then.
 fn bowled_without(p: &Programme, name: &str, placed: &Placed) -> bool {
     p.blocks.iter().any(|b| {
-        b.lanes.iter().any(|(_, l)| l.iter().any(|n| n == name))
-            && placed.blocks.contains(b.id.as_str())
+        b.lanes.iter().any(|(lane, l)| {
+            l.iter().any(|n| n == name) && placed.finished.contains(&(b.id.as_str(), *lane))
+        })
     })
 }
 
