@@ -116,9 +116,14 @@ function pushedLane(l) {
   return h('li', { class: 'pill ' + tone, 'data-testid': 'pushed-' + l.lane, text: t('lane', l.lane) + ': ' + status + (l.error ? ' — ' + l.error : '') });
 }
 
+// "Sent" only while it is true of every lane: none refused, none silent,
+// and at least one sent (not all held).
 function showPushed(block, lanes) {
   const list = Object.values(lanes || {}).sort((a, b) => a.lane - b.lane);
-  $('push-status').replaceChildren(h('span', { text: block + ':' }), h('ul', { class: 'lanes pushed' }, list.map(pushedLane)));
+  const sent = list.some((l) => l.status === 'accepted' || l.status === 'pending')
+    && !list.some((l) => l.status === 'refused' || l.status === 'no_answer' || l.status === 'cancelled');
+  $('push-status').replaceChildren(...[h('span', { text: block + ':' }), sent && h('span', { class: 'sent', text: ' ' + t('sent') }),
+    h('ul', { class: 'lanes pushed' }, list.map(pushedLane))].filter(Boolean));
 }
 
 // Pushes a block's lineups from the programme and says what each lane
