@@ -1,7 +1,7 @@
 // A block's push says what each lane answered, not "Sent" for all: block
 // S1 of the example programme pushed in one click, lane 1 refusing with
 // its reason, lane 2 accepting, lane 3 offline (held until it comes
-// back); in Russian, then in English. Arguments: URL PIN SCREENSHOT_DIR.
+// back); block S2, none refusing, "Sent"; in Russian, then in English. Arguments: URL PIN SCREENSHOT_DIR.
 import { run, url, pin, id, same } from './harness.mjs';
 
 const REFUSAL = 'a game is in progress: finish it first';
@@ -26,6 +26,13 @@ await run(async ({ page, shot, step }) => {
   if (text.includes('Отправлено')) throw new Error(`"Отправлено" with a lane refusing: ${text}`);
   same('no error', await page.locator('#push-error').innerText(), '');
   await shot('centre-push-answers');
+
+  step('block S2: lane 2 accepts, lanes 3 and 4 held: "Sent"');
+  await page.locator(id('block-S2')).getByRole('button', { name: 'Отправить составы блока S2' }).click();
+  await status.getByText('Отправлено').waitFor();
+  await status.locator(id('pushed-2')).getByText('Дорожка 2: принят').waitFor();
+  same('S2\'s lanes', await status.locator('li').evaluateAll((ls) => ls.map((l) => [l.dataset.testid, l.className])),
+    [['pushed-2', 'pill good'], ['pushed-3', 'pill warn'], ['pushed-4', 'pill warn']]);
 
   step('in English, pushed again');
   await page.click('#lang');
