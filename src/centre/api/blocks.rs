@@ -20,7 +20,7 @@ use crate::centre::standings::{Standings, programme_lanes, propose};
 
 /// The lanes a block may be given: the programme's and those the centre
 /// knows, within those it admits.
-pub(super) fn lanes_known(s: &Shared) -> Vec<u32> {
+fn lanes_known(s: &Shared) -> Vec<u32> {
     let mut set: BTreeSet<u32> = s
         .programme()
         .map(|p| programme_lanes(&p).into_iter().collect())
@@ -32,6 +32,27 @@ pub(super) fn lanes_known(s: &Shared) -> Vec<u32> {
         set.retain(|n| admitted.contains(n));
     }
     set.into_iter().collect()
+}
+
+/// The lanes of the competition, for a card each: those the programme's
+/// blocks use, those the centre admits (its config's `lanes`, else the
+/// programme's, else the logins'), and those heard from.
+pub(super) fn competition_lanes(s: &Shared) -> BTreeSet<u32> {
+    let mut set: BTreeSet<u32> = s
+        .programme()
+        .map(|p| {
+            p.blocks
+                .iter()
+                .flat_map(|b| b.lanes.iter().map(|(n, _)| *n))
+                .collect()
+        })
+        .unwrap_or_default();
+    let book = lock(&s.book);
+    set.extend(book.lanes.keys().copied());
+    if let Admit::Listed(admitted) = &book.admit {
+        set.extend(admitted.iter().copied());
+    }
+    set
 }
 
 /// `GET /api/finals`: each category's finals proposed from the standings
