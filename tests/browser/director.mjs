@@ -1,6 +1,8 @@
 // The tournament director's page in a real browser, two real lanes behind
 // it (tests/centre_director.rs): lane 1's card draws Ivan Petrov's frames
-// as balls fall; the standings per category (a woman's +10 said) and the
+// as balls fall; lane 3 of the config, never connected, in red, a lineup
+// held for it cancelled from its card; lane 1 held with a reason and
+// resumed from its card; the standings per category (a woman's +10 said) and the
 // doubles, a game in progress marked; block S2 set by form (the withdrawn
 // entry not offered, a name twice refused on the page) and pushed; the
 // round robin proposed from the standings, confirmed in one press and
@@ -73,7 +75,49 @@ await run(async ({ page, shot, step, api, until }) => {
   await until('7 2 on lane 2\'s card', async () => JSON.stringify(await frames(row2)) === JSON.stringify([['72', '9'], ['', ''], ['', '']]));
   same('the totals (Nina Guseva not started)', await page.locator('td.tot').allTextContents(), ['20', '9', '']);
   await card.getByText('Копия журнала: ', { exact: false }).waitFor();
+
+  step('lane 3 of the config, never connected, has its card in red');
+  const card3 = page.locator(id('lane-3'));
+  const never = card3.getByText('НИ РАЗУ НЕ НА СВЯЗИ', { exact: true });
+  await never.waitFor();
+  const red = await never.evaluate((el) => getComputedStyle(el).backgroundColor.match(/\d+/g).map(Number));
+  if (!(red[0] > 150 && red[1] < 60 && red[2] < 60)) throw new Error('"never connected" is not red: rgb(' + red + ')');
+  same('the cards in lane order', await page.locator('#lanes article').evaluateAll((a) => a.map((x) => x.dataset.testid)),
+    ['lane-1', 'lane-2', 'lane-3']);
+  same('no hold button before a login', await page.locator(id('hold-1')).count(), 0);
   await shot('director-lanes');
+
+  step('the chief judge logs in on the lanes\' tab');
+  await page.getByLabel('ПИН', { exact: true }).fill(pin);
+  await page.getByRole('button', { name: 'Войти' }).click();
+  await page.getByText('Судья: chief judge').waitFor();
+  await card.getByRole('button', { name: 'Остановить дорожку 1' }).waitFor();
+
+  step('a lineup held for lane 3 (offline) cancelled from its card');
+  const held = await page.request.post(api('/api/push'), { data: { block: 'S1', lanes: { 3: [{ name: 'Pavel Kim', class: 'B1' }] } } });
+  same('the push held for lane 3', (await held.json()).offline, [3]);
+  const waiting = card3.locator(id('held-3'));
+  await waiting.getByText(/^Ждёт дорожку: S1 · \d\d:\d\d:\d\d · chief judge/).waitFor();
+  await card3.getByRole('button', { name: 'Отменить «S1» для дорожки 3' }).click();
+  await until('nothing held for lane 3', async () => (await waiting.count()) === 0);
+  const cancelled = (await (await page.request.get(api('/api/pushes'))).json())[0].lanes['3'];
+  same('the push cancelled, by whom', [cancelled.status, cancelled.cancelled_by], ['cancelled', 'chief judge']);
+
+  step('lane 1 held from its card, with a reason, and resumed');
+  await card.getByRole('button', { name: 'Остановить дорожку 1' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Остановить дорожку 1' }).click();
+  await dialog.getByText('Укажите причину остановки').waitFor();
+  await dialog.getByLabel('Причина остановки').fill('масло на дорожке');
+  await dialog.getByRole('button', { name: 'Остановить дорожку 1' }).click();
+  // The lane names who held it: the centre, for the judge logged in there.
+  await card.getByText('ОСТАНОВЛЕНА — centre: chief judge: масло на дорожке').waitFor();
+  await shot('director-lane-held');
+  await card.getByRole('button', { name: 'Возобновить дорожку 1' }).click();
+  await card.getByRole('button', { name: 'Остановить дорожку 1' }).waitFor();
+  same('the hold gone from the card', await card.getByText(/ОСТАНОВЛЕНА/).count(), 0);
+  const holds = (await (await page.request.get(api('/api/pushes'))).json()).slice(0, 2);
+  same('the hold and the resume, each by the judge', holds.map((p) => [p.kind, p.by]), [['hold', 'chief judge'], ['hold', 'chief judge']]);
 
   step('the standings per category and the doubles, the games in progress marked');
   await page.click('#tab-standings');
@@ -96,7 +140,7 @@ await run(async ({ page, shot, step, api, until }) => {
     && JSON.stringify(await rows('category-B1')) === JSON.stringify(b1)).catch(async (e) => {
     const st = await (await page.request.get(api('/api/standings'))).json();
     const ls = await (await page.request.get(api('/api/lanes'))).json();
-    console.error(JSON.stringify(st.unplaced), JSON.stringify(ls.map((l) => [l.mirror, l.state.journal])));
+    console.error(JSON.stringify(st.unplaced), JSON.stringify(ls.map((l) => [l.mirror, l.state && l.state.journal])));
     same('B1', await rows('category-B1'), b1);
     same('doubles', await rows('team-doubles'), doubles);
     throw e;
@@ -112,9 +156,8 @@ await run(async ({ page, shot, step, api, until }) => {
 
   step('block S2 set by form and pushed');
   await page.click('#tab-block');
-  await page.getByLabel('ПИН', { exact: true }).fill(pin);
-  await page.getByRole('button', { name: 'Войти' }).click();
   await page.getByText('Судья: chief judge').waitFor();
+  await page.locator('#pushes').getByText(/^Дорожка 3: отменено: chief judge · \d\d:\d\d:\d\d$/).waitFor();
   const s2 = page.locator(id('block-S2'));
   await s2.getByText('Блок S2 · singles · 2 игры · день 2').waitFor();
   await s2.getByText('Дорожки ещё не назначены.').waitFor();

@@ -6,7 +6,7 @@ import { t, setLang, getLang } from './i18n.js';
 import { h, api, setZone, clock } from './common.js';
 import * as entries from './entries.js';
 import * as blocks from './blocks.js';
-import { laneCard } from './lanes.js';
+import { laneCard, heldFor } from './lanes.js';
 import { standingsView } from './standings.js';
 
 const $ = (id) => document.getElementById(id);
@@ -39,10 +39,55 @@ function changed(what, ...from) {
   return true;
 }
 
+// Every lane's card, by number; a judge logged in may hold or resume a
+// lane and cancel what is held for it.
 function renderLanes() {
-  if (!changed('lanes', S.lanes)) return;
+  const held = S.lanes.map((l) => heldFor(S.pushes, l.lane).map((p) => p.id));
+  if (!changed('lanes', S.lanes, S.judge, held)) return;
   const box = $('lanes');
-  box.replaceChildren(...(S.lanes.length ? S.lanes.map(laneCard) : [h('p', { text: t('noLanes') })]));
+  const ctx = { judge: S.judge, pushes: S.pushes, hold: holdLane, cancel: cancelPush };
+  const list = [...S.lanes].sort((a, b) => a.lane - b.lane);
+  box.replaceChildren(...(list.length ? list.map((l) => laneCard(l, ctx)) : [h('p', { text: t('noLanes') })]));
+}
+
+// The centre's refusal of a lane card's action, or nothing.
+function laneAnswer(r) {
+  $('lanes-error').textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
+}
+
+// Hold (asking the reason first) or resume lane `n`.
+async function holdLane(n, on) {
+  if (on) {
+    const d = $('hold-dialog');
+    d.dataset.lane = String(n);
+    $('hold-title').textContent = t('holdLane', n);
+    $('hold-reason-label').textContent = t('holdReason');
+    $('hold-ok').textContent = t('holdLane', n);
+    $('hold-cancel').textContent = t('cancel');
+    $('hold-reason').value = '';
+    $('hold-error').textContent = '';
+    d.showModal();
+    return;
+  }
+  laneAnswer(await api('/api/hold', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lane: n, on: false }) }));
+  poll();
+}
+
+async function sendHold(e) {
+  e.preventDefault();
+  const d = $('hold-dialog');
+  const reason = $('hold-reason').value.trim();
+  if (!reason) { $('hold-error').textContent = t('holdReasonNeeded'); return; }
+  const r = await api('/api/hold', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lane: Number(d.dataset.lane), on: true, reason }) });
+  if (r.status !== 200) { $('hold-error').textContent = (r.body && r.body.error) || String(r.status); return; }
+  d.close();
+  laneAnswer(r);
+  poll();
+}
+
+async function cancelPush(push, lane) {
+  laneAnswer(await api('/api/pushes/cancel', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ push, lane }) }));
+  poll();
 }
 
 // What the standings show: all, singles, team events or finals.
@@ -112,13 +157,14 @@ function renderLogin() {
 }
 
 function statusText(l) {
+  if (l.status === 'cancelled') return t('cancelledBy', l.cancelled_by, clock(l.cancelled_at_unix || l.cancelled_at));
   return l.status === 'offline' ? t('offline_status') : t(l.status);
 }
 
 function renderPushes() {
   $('pushes').replaceChildren(...S.pushes.map((p) => h('section', { class: 'push' },
     h('h3', { text: (p.block || p.kind) + ' · ' + t('pushedAt', clock(p.at_unix || p.at), p.by) }),
-    h('ul', {}, Object.values(p.lanes).map((l) => h('li', { class: 'pill ' + (l.status === 'accepted' ? 'good' : l.status === 'pending' || l.status === 'offline' ? 'warn' : 'bad'),
+    h('ul', {}, Object.values(p.lanes).map((l) => h('li', { class: 'pill ' + (l.status === 'accepted' ? 'good' : l.status === 'pending' || l.status === 'offline' || l.status === 'cancelled' ? 'warn' : 'bad'),
       'data-testid': 'push-' + p.id + '-' + l.lane, text: t('lane', l.lane) + ': ' + statusText(l) + (l.error ? ' — ' + l.error : '') }))))));
 }
 
@@ -140,7 +186,7 @@ function render(force) {
     $('view-' + v).hidden = S.view !== v;
     if (S.view === v) $('tab-' + v).setAttribute('aria-current', 'page'); else $('tab-' + v).removeAttribute('aria-current');
   }
-  $('login').hidden = S.view !== 'block' && S.view !== 'entries';
+  $('login').hidden = S.view !== 'lanes' && S.view !== 'block' && S.view !== 'entries';
   renderAlarms();
   renderLanes();
   renderStandings();
@@ -192,6 +238,8 @@ document.addEventListener('DOMContentLoaded', async () => {
   blocks.init({ render: () => render(), push: pushBlock, changed: async () => { await readBlocks(); render(true); } });
   $('lang').addEventListener('click', () => { setLang(getLang() === 'ru' ? 'en' : 'ru'); labels(); renderLogin(); render(true); });
   $('theme').addEventListener('click', () => setTheme(!dark()));
+  $('hold-form').addEventListener('submit', sendHold);
+  $('hold-cancel').addEventListener('click', () => $('hold-dialog').close());
   await readBlocks();
   const s = await api('/api/session');
   S.judge = s.body && s.body.judge;

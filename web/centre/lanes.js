@@ -1,9 +1,12 @@
 // The lane cards: each lane's bowlers with their current game's frames
 // (a compact copy of the lane's /board, drawn from the state the lane
-// publishes: docs/replay-output.md), online or not, its journal and its
-// alarms (hold, wrong deck, no pin report, pinsetter, journal).
+// publishes: docs/replay-output.md), online or not (a lane of the
+// competition that never connected in red), its journal and its alarms
+// (hold, wrong deck, no pin report, pinsetter, journal); for a judge
+// logged in, a button to hold or resume the lane and the pushes held for
+// it while it is offline, each with a button to cancel it.
 import { t } from './i18n.js';
-import { h, flags } from './common.js';
+import { h, flags, clock } from './common.js';
 
 const FRAMES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
@@ -79,18 +82,41 @@ function journal(s) {
   return t('journalOk', j.file, t('nLines', j.lines || 0));
 }
 
-export function laneCard(l) {
+// The commands pushes hold for lane `n` while it is offline, newest first.
+export function heldFor(pushes, n) {
+  return (pushes || []).filter((p) => p.lanes && p.lanes[n] && p.lanes[n].status === 'offline');
+}
+
+// The card's own actions: hold or resume, and each held push to cancel.
+// `ctx`: { judge, pushes, hold(lane, on), cancel(push, lane) }.
+function actions(l, ctx) {
+  const s = l.state;
+  const held = heldFor(ctx.pushes, l.lane);
+  const list = held.length ? h('ul', { class: 'held', 'data-testid': 'held-' + l.lane }, held.map((p) => h('li', {},
+    h('span', { text: t('heldPush', p.block || t('pushKind_' + p.kind), clock(p.at_unix || p.at), p.by) + ' ' }),
+    ctx.judge ? h('button', { type: 'button', text: t('cancelPush'), 'aria-label': t('cancelPushOf', p.block || t('pushKind_' + p.kind), l.lane),
+      onclick: () => ctx.cancel(p.id, l.lane) }) : null))) : null;
+  if (!ctx.judge) return [list];
+  const isHeld = !!(s && s.hold);
+  const button = h('button', { type: 'button', class: isHeld ? 'primary' : null, 'data-testid': 'hold-' + l.lane,
+    text: isHeld ? t('resumeLane', l.lane) : t('holdLane', l.lane), onclick: () => ctx.hold(l.lane, !isHeld) });
+  return [list, h('p', { class: 'actions' }, button)];
+}
+
+export function laneCard(l, ctx = {}) {
   const s = l.state;
   const up = s && s.up;
   const m = l.mirror || {};
-  return h('article', { class: 'card' + (l.online ? '' : ' off'), 'data-testid': 'lane-' + l.lane },
+  const never = !!l.never_connected;
+  return h('article', { class: 'card' + (l.online ? '' : ' off') + (never ? ' never' : ''), 'data-testid': 'lane-' + l.lane },
     h('div', { class: 'card-head' },
       h('h2', { text: t('lane', l.lane) }),
-      h('span', { class: 'pill ' + (l.online ? 'good' : 'bad'), text: l.online ? t('online') : t('offline') })),
-    h('p', { class: 'up', text: up ? t('up', up.bowler, up.game, up.frame, up.ball) : t('nobodyUp') }),
+      h('span', { class: 'pill ' + (l.online ? 'good' : 'bad'), text: never ? t('neverConnected') : l.online ? t('online') : t('offline') })),
+    never ? null : h('p', { class: 'up', text: up ? t('up', up.bowler, up.game, up.frame, up.ball) : t('nobodyUp') }),
     h('ul', { class: 'flags' }, alarms(s).map(([text, tone]) => h('li', { class: 'pill ' + tone, text }))),
     s ? frames(s, l.lane) : null,
-    h('p', { class: 'mirror', text: journal(s) }),
-    h('p', { class: 'mirror', text: t('copyLines', t('nLines', m.lines || 0), m.gaps, m.conflicts) }),
-    m.failed ? h('p', { class: 'pill bad', 'data-testid': 'mirror-failed-' + l.lane, text: t('mirrorFailed', m.failed) }) : null);
+    never ? null : h('p', { class: 'mirror', text: journal(s) }),
+    never ? null : h('p', { class: 'mirror', text: t('copyLines', t('nLines', m.lines || 0), m.gaps, m.conflicts) }),
+    m.failed ? h('p', { class: 'pill bad', 'data-testid': 'mirror-failed-' + l.lane, text: t('mirrorFailed', m.failed) }) : null,
+    ...actions(l, ctx));
 }
