@@ -124,17 +124,6 @@ function mark(name) {
   return entries.withdrawnNames().has(name) ? name + ' (' + t('withdrawnShort') + ')' : name;
 }
 
-// Pushes a block's lineups from the programme; a lane that is offline
-// is said at once (the centre sends it when the lane comes back).
-async function pushBlock(id) {
-  const r = await api('/api/push', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ block: id }) });
-  const err = $('push-error');
-  err.className = 'alarm';
-  err.textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
-  $('push-status').textContent = r.status === 200 ? [t('sent'), ...(r.body.offline || []).map((n) => t('offlineHeld', n))].join(' · ') : '';
-  poll();
-}
-
 function renderLogin() {
   const box = $('login');
   entries.setJudge(S.judge);
@@ -147,7 +136,7 @@ function renderLogin() {
   const pin = h('input', { type: 'password', inputmode: 'numeric', autocomplete: 'off', 'aria-label': t('pin') });
   // A judge with a PIN of their own is named by it; with the shared PIN
   // the name typed is the one recorded ('chief judge' when none).
-  const name = h('input', { type: 'text', autocomplete: 'off', maxlength: '60', 'aria-label': t('loginName') });
+  const name = h('input', { type: 'text', autocomplete: 'off', maxlength: '64', 'aria-label': t('loginName') });
   const err = h('p', { class: 'alarm', role: 'alert' });
   box.replaceChildren(h('label', {}, t('pin') + ' ', pin), h('label', {}, t('loginName') + ' ', name),
     h('button', { type: 'button', class: 'primary', text: t('login'), onclick: async () => {
@@ -235,7 +224,7 @@ document.addEventListener('DOMContentLoaded', async () => {
   }
   // A change to the entries changes the blocks' marks and the standings.
   entries.init(() => poll());
-  blocks.init({ render: () => render(), push: pushBlock, changed: async () => { await readBlocks(); render(true); } });
+  blocks.init({ render: () => render(), changed: async () => { await readBlocks(); render(true); } });
   $('lang').addEventListener('click', () => { setLang(getLang() === 'ru' ? 'en' : 'ru'); labels(); renderLogin(); render(true); });
   $('theme').addEventListener('click', () => setTheme(!dark()));
   $('hold-form').addEventListener('submit', sendHold);

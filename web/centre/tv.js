@@ -47,6 +47,8 @@ function cards(lines) {
     }
   }
   for (const l of S.lanes) {
+    // A lane never heard from has nothing for the hall; the director's page shows it.
+    if (l.never_connected) continue;
     const up = l.state && l.state.up && l.state.up.bowler;
     out.push({ kind: 'lane', id: 'lane-' + l.lane, off: !l.online, title: t('lane', l.lane),
       lines: bowlers(l.state).slice(0, lines).map((b) => ({ who: b.name, pins: b.series, up: b.name === up })) });
