@@ -53,6 +53,8 @@ const MIRROR_QUEUE: usize = 4096;
 pub struct Centre {
     /// Where the page and API listen.
     pub web: SocketAddr,
+    /// Where the embedded broker listens (`None` with another broker).
+    pub broker: Option<SocketAddr>,
     /// What the centre knows: lanes, mirrors, replays.
     pub book: Arc<Mutex<Book>>,
     stop: watch::Sender<bool>,
@@ -88,6 +90,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     let mut embedded_login = None;
     let mut login_lanes = None;
     let mut backlog = None;
+    let mut embedded_at = None;
     let (broker, transport) = match &config.broker {
         Broker::External { url, ca_file } => (url.clone(), url.transport(ca_file.as_deref())?),
         Broker::Embedded { listen } => {
@@ -112,6 +115,8 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
             let started = tokio::task::spawn_blocking(move || broker::start(settings, on_alarm))
                 .await
                 .map_err(|e| e.to_string())??;
+            let listen = started.listen;
+            embedded_at = Some(listen);
             embedded_login = Some((user, started.centre_password));
             login_lanes = Some(started.lanes);
             backlog = Some(started.backlog);
@@ -238,6 +243,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     tracing::info!(%web, site = config.site, "centre started");
     Ok(Centre {
         web,
+        broker: embedded_at,
         book,
         stop,
         stop_web: Some(stop_web),

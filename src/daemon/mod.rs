@@ -361,12 +361,6 @@ pub async fn serve_centre_demo(
     demo: CentreDemo,
     on_start: impl FnOnce(SocketAddr, &[(u32, Started)]),
 ) -> Result<(), DaemonError> {
-    let broker = std::net::TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|l| l.local_addr())
-        .map_err(|source| DaemonError::Listen {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            source,
-        })?;
     // The demo's logins, made afresh: a password for each lane, as a real
     // centre has (docs/centre.md); only this process knows them.
     let logins_dir = demo.state_dir.join("centre");
@@ -388,7 +382,10 @@ pub async fn serve_centre_demo(
         web_listen: demo.listen,
         judge_pin_hash: demo.judge_pin_hash.clone(),
         judges: Vec::new(),
-        broker: crate::centre::config::Broker::Embedded { listen: broker },
+        // Any free port: the centre binds it and says which.
+        broker: crate::centre::config::Broker::Embedded {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        },
         username: None,
         password_file: None,
         passwords: Some(logins.passwords.clone()),
@@ -399,6 +396,9 @@ pub async fn serve_centre_demo(
     .await
     .map_err(DaemonError::CentreStart)?;
     let pushed = Some(centre.web);
+    let broker = centre
+        .broker
+        .ok_or_else(|| DaemonError::CentreStart("the demo's broker did not start".into()))?;
     let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut lanes = Vec::new();
     for k in 1..=demo.lanes {

@@ -60,6 +60,8 @@ pub struct BrokerSettings {
 
 /// A started broker.
 pub struct Started {
+    /// Where it listens (its port, when `listen` asked for port 0).
+    pub listen: SocketAddr,
     /// A password for `centre_user` made at start, kept in memory only:
     /// the centre logs in to its own broker with it.
     pub centre_password: String,

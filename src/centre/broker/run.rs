@@ -63,11 +63,80 @@ pub fn start(
     // line in rumqttd's log.
     let outer = TcpListener::bind(s.listen)
         .map_err(|e| format!("the embedded broker cannot listen on {}: {e}", s.listen))?;
-    // A free loopback port, let go for rumqttd to bind (it takes an
-    // address, not a socket).
-    let inner = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
-        .and_then(|l| l.local_addr())
-        .map_err(|e| format!("the embedded broker cannot listen on the loopback: {e}"))?;
+    let listen = outer
+        .local_addr()
+        .map_err(|e| format!("the embedded broker cannot listen on {}: {e}", s.listen))?;
+    let probe_secret = &secrets[front::ANONYMOUS];
+    // rumqttd takes an address, not a socket: a free loopback port is let
+    // go for it to bind, and another process may take it first. Then
+    // rumqttd's thread ends at once with its bind error, and a new port
+    // is tried.
+    let mut tries = 0;
+    let inner = loop {
+        tries += 1;
+        let inner = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("the embedded broker cannot listen on the loopback: {e}"))?;
+        let broker = std::thread::Builder::new()
+            .name("mqtt-broker".into())
+            .spawn({
+                let config = rumqttd_config(inner, &secrets);
+                move || Broker::new(config).start().map_err(|e| e.to_string())
+            })
+            .map_err(|e| format!("cannot start the embedded broker: {e}"))?;
+        match answering(inner, probe_secret, &broker) {
+            Ok(()) => {
+                std::thread::spawn(move || {
+                    if let Ok(Err(e)) = broker.join() {
+                        tracing::error!("the embedded broker stopped: {e}");
+                    }
+                });
+                break inner;
+            }
+            Err(e) if broker.is_finished() && tries < 5 => {
+                tracing::info!(
+                    port = inner.port(),
+                    "the embedded broker's loopback port was taken: {e}"
+                );
+            }
+            Err(e) => {
+                return Err(format!(
+                    "the embedded broker did not answer a login on {inner}: {e}"
+                ));
+            }
+        }
+    };
+    let stats = Arc::new(FrontStats::default());
+    let backlog = Arc::new(super::backlog::Backlog::default());
+    let settings = front::Settings {
+        inner,
+        max: MAX_CONNECTIONS,
+        login_time: front::LOGIN_TIME,
+        check_time: front::CHECK_TIME,
+        site: s.site,
+        centre_user: s.centre_user,
+        allow_anonymous: s.allow_anonymous,
+        logins,
+        secrets,
+        on_alarm,
+        backlog: Arc::clone(&backlog),
+    };
+    front::start(outer, settings, Arc::clone(&stats))
+        .map_err(|e| format!("cannot start the embedded broker's listener: {e}"))?;
+    tracing::info!(%listen, "embedded MQTT broker listening");
+    Ok(Started {
+        listen,
+        centre_password,
+        lanes,
+        stats,
+        backlog,
+        inner,
+    })
+}
+
+/// rumqttd's config: one MQTT 3.1.1 server on `inner`, taking only the
+/// front's internal `secrets`.
+fn rumqttd_config(inner: SocketAddr, secrets: &HashMap<String, String>) -> Config {
     let server = ServerSettings {
         name: "lanecall".into(),
         listen: inner,
@@ -82,7 +151,7 @@ pub fn start(
             dynamic_filters: true,
         },
     };
-    let config = Config {
+    Config {
         id: 0,
         router: RouterConfig {
             max_connections: MAX_CONNECTIONS,
@@ -101,51 +170,24 @@ pub fn start(
         },
         v4: Some(HashMap::from([("1".to_owned(), server)])),
         ..Config::default()
-    };
-    let mut broker = Broker::new(config);
-    std::thread::Builder::new()
-        .name("mqtt-broker".into())
-        .spawn(move || {
-            if let Err(e) = broker.start() {
-                tracing::error!("the embedded broker stopped: {e}");
-            }
-        })
-        .map_err(|e| format!("cannot start the embedded broker: {e}"))?;
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let probe_secret = &secrets[front::ANONYMOUS];
-    while let Err(e) = logs_in(inner, probe_secret) {
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "the embedded broker did not answer a login on {inner}: {e}"
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(20));
     }
-    let stats = Arc::new(FrontStats::default());
-    let backlog = Arc::new(super::backlog::Backlog::default());
-    let settings = front::Settings {
-        inner,
-        max: MAX_CONNECTIONS,
-        login_time: front::LOGIN_TIME,
-        check_time: front::CHECK_TIME,
-        site: s.site,
-        centre_user: s.centre_user,
-        allow_anonymous: s.allow_anonymous,
-        logins,
-        secrets,
-        on_alarm,
-        backlog: Arc::clone(&backlog),
-    };
-    front::start(outer, settings, Arc::clone(&stats))
-        .map_err(|e| format!("cannot start the embedded broker's listener: {e}"))?;
-    tracing::info!(listen = %s.listen, "embedded MQTT broker listening");
-    Ok(Started {
-        centre_password,
-        lanes,
-        stats,
-        backlog,
-        inner,
-    })
+}
+
+/// Waits (at most 5 s) until rumqttd at `inner` takes a login; an error
+/// at once when its thread `broker` has ended (its server could not bind).
+fn answering<T>(
+    inner: SocketAddr,
+    secret: &str,
+    broker: &std::thread::JoinHandle<T>,
+) -> std::io::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match logs_in(inner, secret) {
+            Ok(()) => return Ok(()),
+            Err(e) if broker.is_finished() || Instant::now() >= deadline => return Err(e),
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
 }
 
 /// Whether rumqttd at `inner` takes a login: a CONNECT answered by a
