@@ -830,12 +830,11 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     let _ = answering;
 }
 
-const BROWSER_PROGRAMME: &str = r#"
-title = "Test Cup"
-dates = "30 November 2026"
-place = "Kosmik"
-judges = ["chief judge: Irina Orlova"]
-
+/// The four entries of tests/logs/four_bowlers.jsonl and a singles
+/// event, as a programme file writes them.
+macro_rules! four_singles {
+    () => {
+        r#"
 [[entry]]
 name = "Anna Kuznetsova"
 class = "B1"
@@ -863,14 +862,27 @@ region = "Tula"
 [[event]]
 id = "singles"
 kind = "singles"
+"#
+    };
+}
 
+const BROWSER_PROGRAMME: &str = concat!(
+    r#"
+title = "Test Cup"
+dates = "30 November 2026"
+place = "Kosmik"
+judges = ["chief judge: Irina Orlova"]
+"#,
+    four_singles!(),
+    r#"
 [[block]]
 id = "S1"
 event = "singles"
 games = 1
 day = 1
 lanes = { 7 = ["Anna Kuznetsova", "Boris Tikhonov", "Vera Matveeva", "Gleb Romanov"] }
-"#;
+"#
+);
 
 /// A TCP relay to `port` whose traffic can be frozen with the sockets left
 /// open: a lane whose network went silent, not closed.
@@ -1013,40 +1025,15 @@ fn a_config_with_an_unknown_key_is_refused_with_its_line() {
 /// Lane 1's four bowlers (tests/logs/four_bowlers.jsonl) in blocks S1,
 /// S2 and S3 of one singles event: a journal of theirs fills the first
 /// block not yet taken, as the centre places a lane's journals.
-const THREE_BLOCKS: &str = r#"
+const THREE_BLOCKS: &str = concat!(
+    r#"
 title = "Three blocks"
 dates = "29-30 November 2026"
 place = "Kazan"
 judges = ["chief judge: Irina Orlova"]
-
-[[entry]]
-name = "Anna Kuznetsova"
-class = "B1"
-sex = "F"
-region = "Moscow"
-
-[[entry]]
-name = "Boris Tikhonov"
-class = "B2"
-sex = "M"
-region = "Tula"
-
-[[entry]]
-name = "Vera Matveeva"
-class = "B3"
-sex = "F"
-region = "Kazan"
-
-[[entry]]
-name = "Gleb Romanov"
-class = "B1"
-sex = "M"
-region = "Tula"
-
-[[event]]
-id = "singles"
-kind = "singles"
-
+"#,
+    four_singles!(),
+    r#"
 [[block]]
 id = "S1"
 event = "singles"
@@ -1067,7 +1054,8 @@ event = "singles"
 games = 1
 day = 2
 lanes = { 1 = ["Anna Kuznetsova", "Boris Tikhonov", "Vera Matveeva", "Gleb Romanov"] }
-"#;
+"#
+);
 
 /// Each bowler's games in the centre's standings, by name.
 type Games = std::collections::BTreeMap<String, Vec<u64>>;
