@@ -522,25 +522,14 @@ async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Respo
     let id = s
         .commands
         .push_to("lineup", block, &by, actions, |n| !online.contains(&n));
-    // What each lane answered, as `GET /api/pushes` gives it: a lane online
-    // answers at once, so its answer is waited for a little; one still
-    // `pending` then is followed there.
-    let wait = std::time::Duration::from_secs(2);
-    let deadline = tokio::time::Instant::now() + wait;
-    let lanes = loop {
-        let list = s.commands.list();
-        let lanes = list
-            .as_array()
-            .and_then(|pushes| pushes.iter().find(|p| p["id"] == id))
-            .map_or(Value::Null, |p| p["lanes"].clone());
-        let pending = lanes
-            .as_object()
-            .is_some_and(|l| l.values().any(|l| l["status"] == "pending"));
-        if !pending || tokio::time::Instant::now() >= deadline {
-            break lanes;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    };
+    // Each lane's part as `GET /api/pushes` gives it: held, or waiting
+    // for the lane's answer, which the page follows there.
+    let lanes = s
+        .commands
+        .list()
+        .as_array()
+        .and_then(|pushes| pushes.iter().find(|p| p["id"] == id))
+        .map_or(Value::Null, |p| p["lanes"].clone());
     json_response(json!({ "push": id, "offline": held, "lanes": lanes }))
 }
 
