@@ -603,16 +603,23 @@ impl Entries {
 
 /// The text of `entries.toml` for `programme`.
 fn file_text(programme: &Programme) -> Result<String, String> {
-    let mut t = toml::Table::new();
-    t.insert("programme_title".into(), programme.title.clone().into());
-    let list = programme.entries.iter().map(entry_value).collect();
-    t.insert("entry".into(), toml::Value::Array(list));
-    let body = toml::to_string(&t).map_err(|e| e.to_string())?;
-    Ok(format!(
+    entries_text(
+        &programme.title,
+        &programme.entries,
         "# The competition's entries, written by `lanecall centre` at each change\n\
          # from its page (docs/programme.md). The programme file's [[entry]]\n\
-         # tables are not read while this file is here.\n\n{body}"
-    ))
+         # tables are not read while this file is here.",
+    )
+}
+
+/// `entries` as the programme file's `[[entry]]` tables, under `head`.
+fn entries_text(title: &str, entries: &[Entry], head: &str) -> Result<String, String> {
+    let mut t = toml::Table::new();
+    t.insert("programme_title".into(), title.into());
+    let list = entries.iter().map(entry_value).collect();
+    t.insert("entry".into(), toml::Value::Array(list));
+    let body = toml::to_string(&t).map_err(|e| e.to_string())?;
+    Ok(format!("{head}\n\n{body}"))
 }
 
 /// Appends one line to the record, synced.

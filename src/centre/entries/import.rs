@@ -99,15 +99,13 @@ pub fn diff(old: &[Entry], new: &[Entry]) -> Diff {
 
 /// Keeps `list` as the list before an import (atomically, synced).
 pub fn keep(state_dir: &Path, title: &str, list: &[Entry]) -> std::io::Result<()> {
-    let mut t = toml::Table::new();
-    t.insert("programme_title".into(), title.into());
-    let values = list.iter().map(super::entry_value).collect();
-    t.insert("entry".into(), toml::Value::Array(values));
-    let text = toml::to_string(&t).map_err(std::io::Error::other)?;
-    let text = format!(
+    let text = super::entries_text(
+        title,
+        list,
         "# The entries before the last CSV import, kept by `lanecall centre` so\n\
-         # that the import can be undone from its page (docs/programme.md).\n\n{text}"
-    );
+         # that the import can be undone from its page (docs/programme.md).",
+    )
+    .map_err(std::io::Error::other)?;
     crate::atomic::atomic_write(&state_dir.join(BEFORE), text.as_bytes(), None)
 }
 
