@@ -396,6 +396,13 @@ async fn cancel_push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -
 
 /// The judge logged in on this request, asked of the lane's session route.
 async fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
+    session(s, headers).await.map(|(judge, _)| judge)
+}
+
+/// The judge of the request's session and whether they are the chief
+/// judge (logged in with the shared PIN, `[web] judge_pin_hash`, not a
+/// PIN of their own).
+async fn session(s: &Shared, headers: &HeaderMap) -> Option<(String, bool)> {
     let mut req = Request::get("/api/session");
     if let Some(cookie) = headers.get(header::COOKIE) {
         req = req.header(header::COOKIE, cookie);
@@ -412,7 +419,9 @@ async fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
         .await
         .ok()?;
     let v: Value = serde_json::from_slice(&body).ok()?;
-    v.get("judge")?.as_str().map(str::to_owned)
+    let judge = v.get("judge")?.as_str()?.to_owned();
+    let chief = v.get("chief").and_then(Value::as_bool).unwrap_or(false);
+    Some((judge, chief))
 }
 
 /// Answers `401` to a request without a judge's session before its body

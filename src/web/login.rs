@@ -163,12 +163,15 @@ pub(super) async fn logout(
 }
 
 pub(super) async fn session(State(shared): State<Shared>, jar: SignedCookieJar) -> Response {
-    let judge = judge(&shared, &jar);
+    let found = judge_and_chief(&shared, &jar);
+    let chief = found.as_ref().is_some_and(|(_, chief)| *chief);
+    let judge = found.map(|(judge, _)| judge);
     // Whether a PIN names its judge: the panel then asks for no name.
     let pin_names = shared.api.auth.judge_pin_hash.is_none() && !shared.api.auth.judges.is_empty();
     let security = judge.is_some().then(|| shared.pins.security());
     Json(json!({
         "judge": judge,
+        "chief": chief,
         "pin_names": pin_names,
         "security": security,
         "event": shared.api.event,
