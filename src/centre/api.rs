@@ -50,13 +50,14 @@ use tower_http::limit::RequestBodyLimitLayer;
 
 mod blocks;
 mod entries;
+mod push;
 
+use super::MAX_LANE_NUMBER;
 use super::book::Book;
 use super::commands::Commands;
 use super::entries::Entries;
 use super::programme::Programme;
 use super::standings::{CsvLang, Standings, protocol_csv, protocol_text, standings};
-use super::{MAX_LANE_NUMBER, MAX_LANES};
 use crate::web::{AuthSettings, page::CONTENT_SECURITY_POLICY};
 
 /// The largest request body: a push names every lane's bowlers.
@@ -143,7 +144,7 @@ pub fn router(
         .with_state(shared.clone())
         .layer(RequestBodyLimitLayer::new(entries::MAX_IMPORT_BODY));
     let changes = Router::new()
-        .route("/api/push", post(push))
+        .route("/api/push", post(push::push))
         .route("/api/hold", post(hold))
         .route("/api/pushes/cancel", post(cancel_push))
         .route("/api/blocks/lanes", post(blocks::set_lanes))
@@ -457,89 +458,6 @@ async fn judged(
     let v = serde_json::from_slice(body)
         .map_err(|e| error(StatusCode::BAD_REQUEST, format!("not JSON: {e}")))?;
     Ok((by, v))
-}
-
-async fn push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    let (by, v) = match judged(&s, &headers, &body).await {
-        Ok(x) => x,
-        Err(res) => return res,
-    };
-    let block = v.get("block").and_then(Value::as_str).map(str::to_owned);
-    if block.as_ref().is_some_and(|b| b.is_empty() || b.len() > 64) {
-        return error(StatusCode::BAD_REQUEST, "block: 1 to 64 characters");
-    }
-    let from_programme;
-    let programme = s.programme();
-    let lanes = match (v.get("lanes"), &programme, &block) {
-        (Some(lanes), ..) => lanes.as_object(),
-        (None, Some(p), Some(block)) => match p.lineups(block) {
-            Ok(lineups) => {
-                from_programme = lineups
-                    .iter()
-                    .map(|(lane, bowlers)| {
-                        let list = bowlers.iter().map(crate::journal::bowler_json).collect();
-                        (lane.to_string(), Value::Array(list))
-                    })
-                    .collect::<serde_json::Map<_, _>>();
-                Some(&from_programme)
-            }
-            Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
-        },
-        _ => None,
-    };
-    let Some(lanes) = lanes else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "a push is {\"block\":\"S1\",\"lanes\":{\"7\":[{\"name\":\"…\",\"class\":\"B1\"}]}}, or {\"block\":\"S1\"} with a programme",
-        );
-    };
-    if lanes.is_empty() || lanes.len() > MAX_LANES {
-        return error(
-            StatusCode::BAD_REQUEST,
-            format!("lanes: 1 to {MAX_LANES} lanes"),
-        );
-    }
-    let mut actions = Vec::with_capacity(lanes.len());
-    for (key, bowlers) in lanes {
-        let Some(n) = crate::mqtt::topic::lane_number(key) else {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("lanes: {key:?} is not a lane number (1 to {MAX_LANE_NUMBER})"),
-            );
-        };
-        if !bowlers.is_array() {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("lanes.{key}: a list of bowlers"),
-            );
-        }
-        if let Some(name) = entries::withdrawn_in(programme.as_deref(), bowlers) {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("lanes.{key}: {name:?} is withdrawn from the competition"),
-            );
-        }
-        // The lane checks the bowlers itself, as its own lineup action.
-        actions.push((n, json!({ "ev": "lineup", "bowlers": bowlers })));
-    }
-    let online = online_lanes(&s);
-    let held: Vec<u32> = actions
-        .iter()
-        .map(|(n, _)| *n)
-        .filter(|n| !online.contains(n))
-        .collect();
-    let id = s
-        .commands
-        .push_to("lineup", block, &by, actions, |n| !online.contains(&n));
-    // Each lane's part as `GET /api/pushes` gives it: held, or waiting
-    // for the lane's answer, which the page follows there.
-    let lanes = s
-        .commands
-        .list()
-        .as_array()
-        .and_then(|pushes| pushes.iter().find(|p| p["id"] == id))
-        .map_or(Value::Null, |p| p["lanes"].clone());
-    json_response(json!({ "push": id, "offline": held, "lanes": lanes }))
 }
 
 /// The lanes online now (their status topic): a push to any other lane
