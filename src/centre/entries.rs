@@ -13,6 +13,7 @@
 pub mod blocks;
 pub mod csv;
 pub mod import;
+pub mod programme_edit;
 
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -305,42 +306,9 @@ impl Entries {
     /// Reads the programme file, and the centre's entries when it has
     /// some.
     pub fn load(path: &Path, state_dir: &Path) -> Result<Entries, ProgrammeError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProgrammeError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        let mut programme = Programme::parse(&text, path)?;
+        let (text, mut programme) = programme_edit::read(path, state_dir)?;
         let file = state_dir.join(FILE);
         let log = state_dir.join(CHANGES);
-        match std::fs::read_to_string(&file) {
-            Ok(own) => {
-                let f: File = toml::from_str(&own)
-                    .map_err(|e| crate::config::serde_error(&file, &own, &e))?;
-                let syntax = |message: String| ProgrammeError::Syntax {
-                    path: file.clone(),
-                    message,
-                };
-                if f.programme_title != programme.title {
-                    return Err(syntax(format!(
-                        "written for the programme {:?}, not {:?}: move it away to take the \
-                         programme file's entries, or write the title there if it was only \
-                         retitled",
-                        f.programme_title, programme.title
-                    )));
-                }
-                if f.entry.len() > MAX_ENTRIES {
-                    let n = f.entry.len();
-                    return Err(syntax(format!("{n} entries: at most {MAX_ENTRIES}")));
-                }
-                programme = Programme::with_entries(&text, f.entry, &file)?;
-                if programme.entries.len() > MAX_ENTRIES {
-                    tracing::warn!("more than {MAX_ENTRIES} entries");
-                }
-                tracing::info!(file = %file.display(), "the entries are the centre's own");
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => return Err(ProgrammeError::Read { path: file, source }),
-        }
         let changes = read_tail(&log);
         let set = blocks::load(state_dir, &programme)?;
         blocks::overlay(&mut programme, &set);
