@@ -199,6 +199,11 @@ pub struct Programme {
     pub events: Vec<Event>,
     pub blocks: Vec<Block>,
     pub finals: Vec<Finals>,
+    /// Every name a journal may hold for a bowler whose name was corrected
+    /// on the centre's page, to the entry's name now (`entries/rename.rs`);
+    /// empty for a programme file read alone.
+    #[serde(skip)]
+    pub renamed: std::collections::BTreeMap<String, String>,
 }
 
 impl Programme {

@@ -347,6 +347,7 @@ pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
         events,
         blocks,
         finals: Vec::new(),
+        renamed: Default::default(),
     };
     programme.finals = check_finals(&programme, &raw.finals, found);
     programme
