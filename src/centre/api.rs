@@ -50,6 +50,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 
 mod blocks;
 mod entries;
+mod programme;
 mod push;
 
 use super::MAX_LANE_NUMBER;
@@ -153,6 +154,7 @@ pub fn router(
         .route("/api/entries/edit", post(entries::edit))
         .route("/api/entries/withdraw", post(entries::withdraw))
         .route("/api/entries/delete", post(entries::delete))
+        .route("/api/programme/{part}", post(programme::change))
         .route_layer(judged());
     Router::new()
         .merge(changes)
@@ -161,6 +163,7 @@ pub fn router(
         .route("/api/pushes", get(pushes))
         .route("/api/standings", get(standings_json))
         .route("/api/programme", get(programme_blocks))
+        .route("/api/programme/edit", get(programme::view))
         .route("/api/finals", get(blocks::proposals))
         .route("/results.txt", get(results_text))
         .route("/results.csv", get(results_csv))
