@@ -69,7 +69,7 @@ fn open_block(n: u32, names: &[&str]) -> String {
         })
         .collect();
     let events = [
-        (0, Action::Lineup { bowlers }),
+        (0, Action::lineup(bowlers)),
         (1, Action::StartBlock { games: 1 }),
     ]
     .map(|(t, action)| Stamped {
@@ -298,6 +298,89 @@ fn without_a_programme_the_page_is_answered_without_an_error() {
     let (mut c, _) = centre(&dir, None);
     assert_eq!(c.get("/api/programme"), Value::Null);
     assert_eq!(c.get("/api/finals"), json!({ "lanes": [], "finals": [] }));
+}
+
+/// A block's status on one of its lanes, as `GET /api/programme` gives it.
+fn block_status(c: &mut Centre, block: &str, lane: &str) -> Value {
+    let p = c.get("/api/programme");
+    p["blocks"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["id"] == block))
+        .map_or(Value::Null, |b| b["status"][lane].clone())
+}
+
+/// Each block says per lane whether it is not started, bowling or done;
+/// a block a lane has begun is pushed again only when the chief judge
+/// says so with a reason, which the push keeps.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn a_begun_block_says_so_and_is_pushed_again_only_with_a_reason() {
+    let dir = temp_dir("again");
+    let (mut c, mqtt) = centre(&dir, Some(PROGRAMME));
+    let s1 = block_status(&mut c, "S1", "1");
+    assert_eq!(s1["state"], "not_started", "{s1}");
+    assert_eq!(s1["games"], 1, "{s1}");
+    let cookie = c.login(PIN, "Irina Orlova").0;
+    let push = json!({ "block": "S1" });
+
+    let mut l1 = lane(&dir, 1, mqtt, &["Ivan Petrov"]);
+    eventually("S1 bowling on lane 1", || {
+        let s = block_status(&mut c, "S1", "1");
+        if s["state"] == "bowling" {
+            Ok(())
+        } else {
+            Err(s.to_string())
+        }
+    });
+    let (status, v) = c.post(Some(&cookie), "/api/push", &push);
+    assert_eq!(status, 409, "{v}");
+    let e = v["error"].as_str().unwrap_or_default();
+    assert!(
+        e.contains("block S1 has begun: lane 1 is bowling game 1 of 1"),
+        "{v}"
+    );
+    assert_eq!(v["begun"]["1"]["state"], "bowling", "{v}");
+
+    l1.bowl("X X X X X X X X X X X X");
+    let done = eventually("S1 done on lane 1", || {
+        let s = block_status(&mut c, "S1", "1");
+        if s["state"] == "done" {
+            Ok(s)
+        } else {
+            Err(s.to_string())
+        }
+    });
+    assert_eq!(done["games_bowled"], 1, "{done}");
+    assert_eq!(done["alarm"], Value::Null, "{done}");
+    let (status, v) = c.post(Some(&cookie), "/api/push", &push);
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("lane 1 bowled all 1 game(s)"),
+        "{v}"
+    );
+    let again = json!({ "block": "S1", "again": true, "reason": " " });
+    let (status, v) = c.post(Some(&cookie), "/api/push", &again);
+    assert_eq!(status, 400, "a reason is needed: {v}");
+    let before = c.get("/api/pushes").as_array().map_or(0, Vec::len);
+    assert_eq!(before, 0, "nothing was pushed");
+    let again = json!({ "block": "S1", "again": true, "reason": "the pinsetter misread frame 4" });
+    let (status, v) = c.post(Some(&cookie), "/api/push", &again);
+    assert_eq!(status, 200, "{v}");
+    let pushes = c.get("/api/pushes");
+    assert_eq!(
+        pushes[0]["again"], "the pinsetter misread frame 4",
+        "{pushes}"
+    );
+    assert_eq!(pushes[0]["by"], "Irina Orlova", "{pushes}");
+    // A block no lane has begun is pushed at once.
+    let (status, v) = c.post(Some(&cookie), "/api/push", &json!({ "block": "D1" }));
+    assert_eq!(status, 200, "{v}");
 }
 
 const PROGRAMME: &str = r#"

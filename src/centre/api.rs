@@ -282,10 +282,12 @@ async fn standings_json(State(s): State<Shared>) -> Response {
 
 async fn programme_blocks(State(s): State<Shared>) -> Response {
     // No programme: `null`, so that a page asking is not an error.
-    json_response(
-        s.programme()
-            .map_or(Value::Null, |p| super::results::programme_json(&p)),
-    )
+    let Some(p) = s.programme() else {
+        return json_response(Value::Null);
+    };
+    let mut v = super::results::programme_json(&p);
+    push::with_status(&mut v, &lock(&s.book), &p);
+    json_response(v)
 }
 
 /// A results file to keep or print, named for the site.

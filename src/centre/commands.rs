@@ -80,6 +80,9 @@ struct Push {
     at: String,
     at_unix: u64,
     lanes: Vec<Sent>,
+    /// A block pushed again to lanes that had begun it: the chief
+    /// judge's reason.
+    again: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -206,8 +209,18 @@ impl Commands {
             at: rfc3339(unix_now()),
             at_unix: unix_now(),
             lanes,
+            again: None,
         });
         push_id
+    }
+
+    /// Records on push `push` why a block begun on its lanes was pushed
+    /// again (`GET /api/pushes`: `again`).
+    pub fn note_again(&self, push: u64, reason: &str) {
+        let mut pushes = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(p) = pushes.iter_mut().find(|p| p.id == push) {
+            p.again = Some(reason.to_owned());
+        }
     }
 
     /// Lane `lane` is back online: the commands held for it are sent, in
@@ -356,6 +369,7 @@ impl Commands {
                         "at": p.at,
                         "at_unix": p.at_unix,
                         "lanes": lanes,
+                        "again": p.again,
                     })
                 })
                 .collect(),

@@ -25,7 +25,9 @@ pub mod link;
 pub mod mirror;
 pub mod programme;
 pub mod results;
+pub mod say;
 pub mod standings;
+pub mod status;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -45,7 +45,7 @@ pub fn games(book: &Book, programme: Option<&Programme>) -> Vec<BowledGame> {
 /// The first block not yet `taken` whose bowlers on `lane` are all among
 /// `names`; a withdrawn entry is not looked for (the centre left it out of
 /// the lineup it pushed).
-fn place<'p>(
+pub(super) fn place<'p>(
     p: &'p Programme,
     lane: u32,
     names: &BTreeSet<&str>,

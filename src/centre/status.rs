@@ -1,0 +1,164 @@
+//! Each block's life on each of its lanes, from the mirrored journals
+//! (docs/centre.md, "Block status"): not started, bowling or done, the
+//! games bowled against the block's games, and an alarm when a lane bowls
+//! past its block (more games than the block has, a block begun after it
+//! ended in the same journal, or the block's lineup bowled again).
+//!
+//! A journal belongs to a block as `results.rs` places it (the same rule
+//! the standings use); one whose lineup fits a block already taken by an
+//! earlier journal of the lane is that block bowled again.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::book::Book;
+use super::programme::Programme;
+use super::standings::bowled_games;
+use crate::replay::{EntryView, bowler_entries};
+
+/// What a block's lane has done of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    /// No journal of the lane has the block's lineup, or it waits there
+    /// with its block not begun (`lineup` says which).
+    NotStarted,
+    /// The block is begun on the lane and not over.
+    Bowling,
+    /// Every bowler of the lane has bowled the block's games, or the lane
+    /// ended the block (`end_block`).
+    Done,
+}
+
+/// One lane of a block, for `GET /api/programme`'s `status`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LaneStatus {
+    pub state: State,
+    /// The block's lineup is on the lane (pushed or typed), its journal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal: Option<String>,
+    /// The highest game number any bowler of the lane has begun.
+    pub games_bowled: u32,
+    /// The block's games.
+    pub games: u32,
+    /// The lane sent `end_block` for it.
+    pub ended: bool,
+    /// Why the lane is bowling past its block, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alarm: Option<String>,
+}
+
+impl LaneStatus {
+    /// Whether the lane has begun or finished the block: pushing it again
+    /// asks first.
+    pub fn begun(&self) -> bool {
+        self.state != State::NotStarted || self.games_bowled > 0
+    }
+}
+
+/// Each block's lanes (every lane its programme names), by block id.
+pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, LaneStatus>> {
+    let mut out: BTreeMap<String, BTreeMap<u32, LaneStatus>> = p
+        .blocks
+        .iter()
+        .map(|b| {
+            let lanes = b
+                .lanes
+                .iter()
+                .map(|(n, _)| {
+                    let s = LaneStatus {
+                        state: State::NotStarted,
+                        journal: None,
+                        games_bowled: 0,
+                        games: u32::from(b.games),
+                        ended: false,
+                        alarm: None,
+                    };
+                    (*n, s)
+                })
+                .collect();
+            (b.id.clone(), lanes)
+        })
+        .collect();
+    for (&lane, lb) in &book.lanes {
+        let mut taken = BTreeSet::new();
+        for (file, feed) in lb.journals_in_order() {
+            let Some(replay) = feed.replay() else {
+                continue;
+            };
+            let l = replay.lane();
+            let names: BTreeSet<&str> = bowler_entries(l)
+                .map(|e| match e {
+                    EntryView::Bowled(entry) => entry.bowler.name.as_str(),
+                    EntryView::Waiting(bowler, ..) => bowler.name.as_str(),
+                })
+                .collect();
+            let games = bowled_games(replay, lane, file, None);
+            let bowled = games.iter().map(|g| g.game).max().unwrap_or(0);
+            let placed = super::results::place(p, lane, &names, &mut taken);
+            let (id, again) = match placed {
+                Some(id) => (id, false),
+                // The lineup of a block the lane has had already.
+                None => match repeated(p, lane, &names) {
+                    Some(id) => (id, true),
+                    None => continue,
+                },
+            };
+            let Some(s) = out.get_mut(id).and_then(|b| b.get_mut(&lane)) else {
+                continue;
+            };
+            if again {
+                if bowled > 0 {
+                    s.alarm = Some(format!(
+                        "lane {lane} bowled block {id} again ({file}): those games do not count"
+                    ));
+                }
+                continue;
+            }
+            let ended = l.blocks().iter().any(|b| b.ended);
+            let lineup = p.lineups(id).ok().and_then(|mut ls| {
+                ls.iter()
+                    .position(|(n, _)| *n == lane)
+                    .map(|i| ls.swap_remove(i).1)
+            });
+            let all_bowled = lineup.is_some_and(|bowlers| {
+                !bowlers.is_empty()
+                    && bowlers.iter().all(|b| {
+                        games
+                            .iter()
+                            .filter(|g| g.name == b.name && g.complete)
+                            .count()
+                            >= s.games as usize
+                    })
+            });
+            s.journal = Some(file.to_owned());
+            s.games_bowled = bowled;
+            s.ended = ended;
+            s.state = if ended || all_bowled {
+                State::Done
+            } else if l.blocks().is_empty() {
+                State::NotStarted
+            } else {
+                State::Bowling
+            };
+            if bowled > s.games {
+                s.alarm = Some(format!(
+                    "lane {lane} is bowling game {bowled} of block {id}, which has {} game(s)",
+                    s.games
+                ));
+            } else if l.blocks().len() > 1 {
+                s.alarm = Some(format!(
+                    "lane {lane} began another block after block {id} ended ({file})"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The block whose lineup on `lane` is `names`, whether or not an earlier
+/// journal of the lane took it.
+pub fn repeated<'p>(p: &'p Programme, lane: u32, names: &BTreeSet<&str>) -> Option<&'p str> {
+    super::results::place(p, lane, names, &mut BTreeSet::new())
+}
