@@ -121,6 +121,20 @@ const ru = {
   heldPush: (what, at, by) => 'Ждёт дорожку: ' + what + ' · ' + at + ' · ' + by, cancelPush: 'Отменить',
   cancelPushOf: (what, n) => 'Отменить «' + what + '» для дорожки ' + n,
   pushKind_lineup: 'составы', pushKind_hold: 'остановка', cancelledBy: (by, at) => 'отменено: ' + by + ' · ' + at,
+  // The programme made on the page (programme.js).
+  tabProgramme: 'Программа', progEvents: 'Виды программы', progBlocks: 'Блоки (смены)', progFinals: 'Финалы',
+  progId: 'Обозначение', progKind: 'Вид', progTeams: 'Команды', progTeamName: 'Название команды',
+  progTeamN: (n) => 'Команда ' + n, progMember: (n) => 'Участник ' + n, progAddTeam: 'Добавить команду',
+  progRemoveTeam: (n) => 'Убрать команду ' + n, progEvent: 'Вид программы', progGames: 'Игр', progDay: 'День',
+  progState: 'Сыграно', progCategory: 'Категория', progRoundRobin: 'Блок кругового турнира',
+  progStepLadder: (n) => 'Блок лесенки ' + n, progAddEvent: 'Добавить вид', progAddBlock: 'Добавить блок',
+  progAddFinals: 'Добавить финал', progSave: (id) => 'Сохранить: ' + id, progEditWhat: (id) => 'Изменить: ' + id,
+  progDeleteAsk: (id) => 'Удалить ' + id + ' из программы?', progLocked: (why) => 'Нельзя менять вид и число игр: ' + why,
+  progLoginFirst: 'Чтобы менять программу, войдите судьёй (вкладка «Дорожки»).',
+  progOwn: 'Программа ведётся на этой странице (programme.toml центра).',
+  progFromFile: 'Программа взята из файла; первое изменение здесь сохранит её в центре.',
+  progOp_add: 'добавлен', progOp_edit: 'изменён', progOp_delete: 'удалён',
+  progPart_event: 'вид', progPart_block: 'блок', progPart_finals: 'финал',
 };
 
 const en = {
@@ -243,6 +257,20 @@ const en = {
   heldPush: (what, at, by) => 'Waiting for the lane: ' + what + ' · ' + at + ' · ' + by, cancelPush: 'Cancel',
   cancelPushOf: (what, n) => 'Cancel "' + what + '" for lane ' + n,
   pushKind_lineup: 'lineups', pushKind_hold: 'hold', cancelledBy: (by, at) => 'cancelled: ' + by + ' · ' + at,
+  // The programme made on the page (programme.js).
+  tabProgramme: 'Programme', progEvents: 'Events', progBlocks: 'Blocks (squads)', progFinals: 'Finals',
+  progId: 'Id', progKind: 'Kind', progTeams: 'Teams', progTeamName: 'Team name',
+  progTeamN: (n) => 'Team ' + n, progMember: (n) => 'Member ' + n, progAddTeam: 'Add a team',
+  progRemoveTeam: (n) => 'Remove team ' + n, progEvent: 'Event', progGames: 'Games', progDay: 'Day',
+  progState: 'Bowled', progCategory: 'Category', progRoundRobin: 'Round robin block',
+  progStepLadder: (n) => 'Step-ladder block ' + n, progAddEvent: 'Add the event', progAddBlock: 'Add the block',
+  progAddFinals: 'Add the finals', progSave: (id) => 'Save: ' + id, progEditWhat: (id) => 'Edit: ' + id,
+  progDeleteAsk: (id) => 'Delete ' + id + ' from the programme?', progLocked: (why) => 'Its event and games cannot change: ' + why,
+  progLoginFirst: 'Log in as a judge (the Lanes tab) to change the programme.',
+  progOwn: 'The programme is kept on this page (the centre\'s programme.toml).',
+  progFromFile: 'The programme comes from the file; the first change here keeps it in the centre.',
+  progOp_add: 'added', progOp_edit: 'edited', progOp_delete: 'deleted',
+  progPart_event: 'event', progPart_block: 'block', progPart_finals: 'finals',
 };
 
 const TABLES = { ru, en };
