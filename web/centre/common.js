@@ -1,6 +1,6 @@
 // What the page and the TV share: building elements, reading the API, and
 // a lane's state object (docs/replay-output.md) read for flags.
-import { t } from './i18n.js';
+import { t, getLang } from './i18n.js';
 
 export function h(tag, attrs, ...kids) {
   const el = document.createElement(tag);
@@ -14,11 +14,31 @@ export function h(tag, attrs, ...kids) {
   return el;
 }
 
+// A request to the centre. On the Russian page it asks in Russian
+// (`Accept-Language: ru`): the centre then answers a refusal, and the lanes'
+// answers to a push, in Russian too (`error_ru`, a problem's `message_ru`,
+// src/centre/say.rs), which the page shows in place of the English.
 export async function api(path, opts) {
-  const res = await fetch(path, opts);
+  const o = { ...(opts || {}) };
+  const ru = getLang() === 'ru';
+  if (ru) {
+    const headers = new Headers(o.headers || {});
+    headers.set('Accept-Language', 'ru');
+    o.headers = headers;
+  }
+  const res = await fetch(path, o);
   let body = null;
   try { body = await res.json(); } catch (_) { body = null; }
+  if (ru && (res.status >= 400 || /^\/api\/(push|pushes|hold)\b/.test(path))) sayRussian(body);
   return { status: res.status, body };
+}
+
+// Every `error` and `message` that has its Russian beside it, in Russian.
+function sayRussian(v) {
+  if (!v || typeof v !== 'object') return;
+  if (typeof v.error_ru === 'string') v.error = v.error_ru;
+  if (typeof v.message_ru === 'string') v.message = v.message_ru;
+  for (const x of Object.values(v)) sayRussian(x);
 }
 
 // The flags a lane shows at a glance: [text, tone].
