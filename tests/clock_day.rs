@@ -74,9 +74,7 @@ fn yesterdays_journal(dir: &Path) {
     let events = [
         judge(
             300_000,
-            Action::Lineup {
-                bowlers: vec![bowler("Anna Kuznetsova", Class::B1)],
-            },
+            Action::lineup(vec![bowler("Anna Kuznetsova", Class::B1)]),
         ),
         judge(301_000, Action::StartBlock { games: 1 }),
         judge(302_000, Action::EndBlock),

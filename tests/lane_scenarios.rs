@@ -55,7 +55,7 @@ impl Sim {
     fn start(rules: Rules, lineup: &[(&str, Class)], games: u32) -> Sim {
         let mut s = Sim::new(rules);
         let bowlers: Vec<Bowler> = lineup.iter().map(|&(n, c)| bowler(n, c)).collect();
-        s.ok(0, Action::Lineup { bowlers });
+        s.ok(0, Action::lineup(bowlers));
         for &(name, class) in lineup {
             if class == Class::B1 {
                 s.ok(
@@ -1358,12 +1358,7 @@ fn substitutes_come_in_between_games_only_and_the_order_is_locked_during_a_block
         incoming: bowler("Carla", Class::B3),
     };
 
-    let fx = s.judge(
-        100,
-        Action::Lineup {
-            bowlers: vec![bowler("Dina", Class::B3)],
-        },
-    );
+    let fx = s.judge(100, Action::lineup(vec![bowler("Dina", Class::B3)]));
     assert_eq!(fx, [Effect::Refused(Refusal::BlockOpen(1))]);
 
     s.bowl(1_000, pins(&[7]));
@@ -1403,12 +1398,7 @@ fn substitutes_come_in_between_games_only_and_the_order_is_locked_during_a_block
     );
     assert!(s.lane.open_block().is_none());
     assert_eq!(s.up(), None);
-    s.ok(
-        t + 30_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Dina", Class::B3)],
-        },
-    );
+    s.ok(t + 30_000, Action::lineup(vec![bowler("Dina", Class::B3)]));
 }
 
 #[test]
@@ -1552,9 +1542,7 @@ fn a_journal_line_whose_t_goes_backwards_is_an_error_and_changes_nothing() {
         t,
         event: Event::Panel(Panel::new(None, action)),
     };
-    let lineup = Action::Lineup {
-        bowlers: vec![bowler("Anna", Class::B3)],
-    };
+    let lineup = Action::lineup(vec![bowler("Anna", Class::B3)]);
     assert_eq!(r.apply(2, &at(1_000, lineup)), [Effect::Changed]);
 
     let fx = r.apply(3, &at(500, Action::StartBlock { games: 1 }));
@@ -1923,12 +1911,7 @@ fn the_first_ball_of_a_block_is_timed_from_the_pinsetters_ready_not_from_the_blo
     let mut s = Sim::new(limit_rules());
     s.sensor(0, Sensor::SerialLink { up: true });
     s.ready(300, PinSet::FULL);
-    s.ok(
-        1_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Anna", Class::B3)],
-        },
-    );
+    s.ok(1_000, Action::lineup(vec![bowler("Anna", Class::B3)]));
     // A practice ball: the pinsetter is still cycling at the block start.
     s.delivery(4_000, pins(&[7]));
     s.ok(7_000, Action::StartBlock { games: 1 });
@@ -1944,12 +1927,7 @@ fn the_first_ball_of_a_block_is_timed_from_the_pinsetters_ready_not_from_the_blo
 fn with_the_pinsetter_linked_and_silent_the_clock_waits_for_its_ready() {
     let mut s = Sim::new(limit_rules());
     s.sensor(0, Sensor::SerialLink { up: true });
-    s.ok(
-        1_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Anna", Class::B3)],
-        },
-    );
+    s.ok(1_000, Action::lineup(vec![bowler("Anna", Class::B3)]));
     s.ok(2_000, Action::StartBlock { games: 1 });
     assert_eq!(s.lane.slow_clock(), None);
     s.ready(40_000, PinSet::FULL);
@@ -2091,21 +2069,11 @@ fn a_blindfold_check_recorded_after_the_release_is_too_late_for_that_ball() {
 fn a_blindfold_check_holds_for_the_next_block_of_the_day() {
     let mut s = Sim::start(Rules::default(), &[("Anna", Class::B1)], 1);
     s.ok(1_000, Action::EndBlock);
-    s.ok(
-        2_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Boris", Class::B3)],
-        },
-    );
+    s.ok(2_000, Action::lineup(vec![bowler("Boris", Class::B3)]));
     s.ok(3_000, Action::StartBlock { games: 1 });
     s.ok(4_000, Action::EndBlock);
     // Anna is back in the third block: her check from the first holds.
-    s.ok(
-        5_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Anna", Class::B1)],
-        },
-    );
+    s.ok(5_000, Action::lineup(vec![bowler("Anna", Class::B1)]));
     s.ok(6_000, Action::StartBlock { games: 1 });
     assert_eq!(s.lane.open_block().map(|b| b.number), Some(3));
     assert!(!s.lane.held());
@@ -2138,9 +2106,7 @@ fn a_blindfold_check_between_blocks_of_a_bowler_not_on_the_lineup_counts_for_her
         }]
     ));
     assert!(s.lane.day().blindfolds.is_empty(), "no check holds for her");
-    let anna = || Action::Lineup {
-        bowlers: vec![bowler("Anna", Class::B1)],
-    };
+    let anna = || Action::lineup(vec![bowler("Anna", Class::B1)]);
     s.ok(3_000, anna());
     let fx = s.judge(4_000, Action::StartBlock { games: 1 });
     assert_eq!(
@@ -2158,12 +2124,7 @@ fn a_blindfold_check_between_blocks_of_a_bowler_not_on_the_lineup_counts_for_her
     s.ok(7_000, Action::EndBlock);
 
     // A judge asks for a new check while the next lineup is Boris's.
-    s.ok(
-        8_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Boris", Class::B3)],
-        },
-    );
+    s.ok(8_000, Action::lineup(vec![bowler("Boris", Class::B3)]));
     s.ok(
         9_000,
         Action::BlindfoldRecheck {
@@ -2217,12 +2178,7 @@ fn a_journal_without_checks_between_blocks_refuses_them_as_it_did() {
         },
     );
     assert_eq!(refusals(&fx), [Refusal::UnknownBowler("Anna".to_owned())]);
-    s.ok(
-        3_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Anna", Class::B1)],
-        },
-    );
+    s.ok(3_000, Action::lineup(vec![bowler("Anna", Class::B1)]));
     s.ok(4_000, Action::StartBlock { games: 1 });
 }
 
@@ -2248,12 +2204,7 @@ fn a_day_check_from_an_earlier_journal_can_be_failed_before_the_bowler_is_on_a_l
             ok: false,
         },
     );
-    s.ok(
-        2_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Anna", Class::B1)],
-        },
-    );
+    s.ok(2_000, Action::lineup(vec![bowler("Anna", Class::B1)]));
     let fx = s.judge(3_000, Action::StartBlock { games: 1 });
     assert_eq!(
         refusals(&fx),
@@ -2294,12 +2245,7 @@ fn a_journal_that_goes_on_from_the_days_earlier_ones_numbers_its_blocks_on_and_k
     let mut s = Sim::new(Rules::default());
     s.lane.begin_day(&day);
     assert_eq!(s.lane.next_block_number(), 3);
-    s.ok(
-        1_000,
-        Action::Lineup {
-            bowlers: vec![bowler("Anna", Class::B1)],
-        },
-    );
+    s.ok(1_000, Action::lineup(vec![bowler("Anna", Class::B1)]));
     s.ok(2_000, Action::StartBlock { games: 1 });
     assert_eq!(s.lane.open_block().map(|b| b.number), Some(3));
     assert_eq!(s.lane.entries()[0].block, 3);
@@ -2352,9 +2298,7 @@ fn a_header_day_with_an_absurd_block_count_replays_without_a_panic() {
     let mut replay = Replay::new(&header);
     let lineup = Event::Panel(Panel::new(
         None,
-        Action::Lineup {
-            bowlers: vec![bowler("Anna", Class::B3)],
-        },
+        Action::lineup(vec![bowler("Anna", Class::B3)]),
     ));
     replay.apply(
         2,
@@ -2608,12 +2552,7 @@ fn the_blindfolds_remembered_for_the_day_are_bounded() {
     let mut s = Sim::new(Rules::default());
     for i in 0..70u64 {
         let name = format!("Bowler {i}");
-        s.ok(
-            i * 1_000,
-            Action::Lineup {
-                bowlers: vec![bowler(&name, Class::B1)],
-            },
-        );
+        s.ok(i * 1_000, Action::lineup(vec![bowler(&name, Class::B1)]));
         s.ok(
             i * 1_000 + 500,
             Action::BlindfoldCheck {
@@ -2745,7 +2684,7 @@ fn before_checked_inputs() -> Rules {
 }
 
 fn lineup_of(bowlers: Vec<Bowler>) -> Action {
-    Action::Lineup { bowlers }
+    Action::lineup(bowlers)
 }
 
 #[test]

@@ -26,7 +26,7 @@ fn bowler(name: &str) -> Bowler {
 fn lane() -> Lane {
     let mut lane = Lane::new(7, Rules::default());
     let bowlers = vec![bowler("Anna"), bowler("Boris")];
-    for action in [Action::Lineup { bowlers }, Action::StartBlock { games: 1 }] {
+    for action in [Action::lineup(bowlers), Action::StartBlock { games: 1 }] {
         assert_eq!(act(&mut lane, 0, "Orlova", false, action), None);
     }
     lane

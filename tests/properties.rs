@@ -493,15 +493,13 @@ fn lineup_of(name: &str, handicap: i32) -> Event {
     use lanecall::lane::{Action, Bowler, Class, Panel};
     Event::Panel(Panel::new(
         None,
-        Action::Lineup {
-            bowlers: vec![Bowler {
-                name: name.to_owned(),
-                class: Class::B3,
-                handicap,
-                team: None,
-                voice: Default::default(),
-            }],
-        },
+        Action::lineup(vec![Bowler {
+            name: name.to_owned(),
+            class: Class::B3,
+            handicap,
+            team: None,
+            voice: Default::default(),
+        }]),
     ))
 }
 

@@ -106,7 +106,7 @@ fn lineups_give_each_lane_its_bowlers_in_lane_order_and_the_lane_takes_them() {
     for (lane, bowlers) in s2.into_iter().chain(d1) {
         let mut l = Lane::new(lane, Rules::default());
         let mut out = Vec::new();
-        let action = Action::Lineup { bowlers };
+        let action = Action::lineup(bowlers);
         l.handle(0, &Event::Panel(Panel::new(None, action)), &mut out);
         assert!(
             !out.iter().any(|e| matches!(e, Effect::Refused(_))),

@@ -154,7 +154,7 @@ impl Fixture {
             t: 0,
             seq: 0,
         };
-        f.panel(Action::Lineup { bowlers });
+        f.panel(Action::lineup(bowlers));
         f.panel(Action::StartBlock { games: 1 });
         f.serial(Body::Ready(PinSet::FULL));
         f
@@ -436,12 +436,10 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
         seq += 1;
         Input::now(Sensor::Serial { line })
     };
-    send(action(Action::Lineup {
-        bowlers: vec![
-            bowler("Anna", Verbosity::Pins, None),
-            with_extras(bowler("Boris", Verbosity::Pins, None), true),
-        ],
-    }));
+    send(action(Action::lineup(vec![
+        bowler("Anna", Verbosity::Pins, None),
+        with_extras(bowler("Boris", Verbosity::Pins, None), true),
+    ])));
     send(action(Action::StartBlock { games: 1 }));
     let split = PinSet::from_mask("0000001001").unwrap();
     for _ in 0..2 {

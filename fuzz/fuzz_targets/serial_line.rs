@@ -117,9 +117,7 @@ fn drive(data: &[u8]) {
         .collect();
     let mut setup = vec![
         Event::Sensor(Sensor::SerialLink { up: true }),
-        panel(Action::Lineup {
-            bowlers: bowlers.clone(),
-        }),
+        panel(Action::lineup(bowlers.clone())),
     ];
     for bw in &bowlers {
         setup.push(panel(Action::BlindfoldCheck {
@@ -237,7 +235,7 @@ fn drive(data: &[u8]) {
                         b.bowler(name)
                     })
                     .collect();
-                panel(Action::Lineup { bowlers })
+                panel(Action::lineup(bowlers))
             }
             _ => {
                 // Just let the clock run to the lane's next deadline.

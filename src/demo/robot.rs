@@ -108,7 +108,7 @@ fn waiting_lineup(report: &str) -> Option<Vec<Bowler>> {
     }
     let action = json!({"ev": "lineup", "bowlers": waiting}).to_string();
     match crate::journal::parse_panel_action(action.as_bytes(), "") {
-        Ok(Action::Lineup { bowlers }) => Some(bowlers),
+        Ok(Action::Lineup { bowlers, .. }) => Some(bowlers),
         _ => None,
     }
 }

@@ -47,7 +47,7 @@ pub fn journal_with_open_block_for(rules: Rules, lane: u32, games: u32, name: &s
     journal_of(
         &header,
         &[
-            (0, Action::Lineup { bowlers }),
+            (0, Action::lineup(bowlers)),
             (1, Action::StartBlock { games }),
         ]
         .map(|(t, action)| Stamped {

@@ -222,12 +222,7 @@ impl Simulator {
             self.serial(t + 200, Body::Ready(PinSet::FULL));
         }
         let bowlers = self.scenario.bowlers.clone();
-        self.panel(
-            t + 1000,
-            Action::Lineup {
-                bowlers: bowlers.clone(),
-            },
-        );
+        self.panel(t + 1000, Action::lineup(bowlers.clone()));
         let mut at = t + 5000;
         for b in bowlers.iter().filter(|b| b.class == Class::B1) {
             let bowler = b.name.clone();

@@ -77,8 +77,20 @@ pub fn event_line(e: &Stamped<Event>) -> String {
         Event::Panel(p) => {
             put("ev", json!(p.action.name()));
             match &p.action {
-                Action::Lineup { bowlers } => {
-                    put("bowlers", bowlers.iter().map(bowler_json).collect())
+                Action::Lineup {
+                    bowlers,
+                    block,
+                    games,
+                } => {
+                    put("bowlers", bowlers.iter().map(bowler_json).collect());
+                    // Added later: left out when not given, so a lineup
+                    // typed on the panel is the line it always was.
+                    if let Some(block) = block {
+                        put("block", json!(block));
+                    }
+                    if let Some(games) = games {
+                        put("games", json!(games));
+                    }
                 }
                 Action::StartBlock { games } => put("games", json!(games)),
                 Action::BlindfoldCheck { bowler, ok } => {
@@ -229,6 +241,13 @@ mod tests {
         let actions = [
             Action::Lineup {
                 bowlers: vec![anna.clone()],
+                block: None,
+                games: None,
+            },
+            Action::Lineup {
+                bowlers: vec![anna.clone()],
+                block: Some("RR-B1".into()),
+                games: Some(1),
             },
             Action::StartBlock { games: 3 },
             Action::BlindfoldCheck {

@@ -220,6 +220,14 @@ pub struct Voice {
 pub enum Action {
     Lineup {
         bowlers: Vec<Bowler>,
+        /// The centre's id of the block this lineup is for (`"RR-B1"`),
+        /// when the centre sent it (added later): the lane calls the
+        /// block by it.
+        block: Option<String>,
+        /// The block's games as the centre's programme has them, when
+        /// it sent them (added later): the block starts with these or
+        /// not at all.
+        games: Option<u32>,
     },
     StartBlock {
         /// 1..=12; the lane refuses anything else.
@@ -374,6 +382,16 @@ pub struct LaterBall {
 }
 
 impl Action {
+    /// A lineup as a judge types it on the panel: no centre's block id,
+    /// no games given.
+    pub fn lineup(bowlers: Vec<Bowler>) -> Action {
+        Action::Lineup {
+            bowlers,
+            block: None,
+            games: None,
+        }
+    }
+
     /// The journal's `ev` for this action.
     pub fn name(&self) -> &'static str {
         match self {

@@ -6,8 +6,46 @@
 
 use super::scoring::Position;
 use super::turns::Entry;
-use super::{Bowler, Lane, MAX_BOWLERS, Refusal};
+use super::{Bowler, Lane, MAX_BOWLERS, MAX_GAMES, Refusal};
 use crate::names::{self, NameProblem};
+
+/// The centre's block a lineup is for, as the lineup gives it (journal.md,
+/// `lineup`'s `block` and `games`, added later): a lineup typed on the
+/// panel gives neither.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// The centre's id of the block (`"RR-B1"`): the lane calls the block
+    /// by it.
+    pub name: Option<String>,
+    /// The block's games: a `start_block` with other games is refused.
+    pub games: Option<u8>,
+}
+
+impl Plan {
+    /// Reads and checks a lineup's `block` and `games`: the id follows the
+    /// one rule for names ([`crate::names`]), the games are 1 to
+    /// [`MAX_GAMES`].
+    fn from_lineup(block: Option<&str>, games: Option<u32>) -> Result<Plan, Refusal> {
+        if let Some(id) = block {
+            names::check_name(id).map_err(|problem| Refusal::BadBlockId {
+                id: names::shown(id),
+                problem,
+            })?;
+        }
+        let games = games
+            .map(|g| {
+                u8::try_from(g)
+                    .ok()
+                    .filter(|g| (1..=MAX_GAMES).contains(g))
+                    .ok_or(Refusal::LineupGames(g))
+            })
+            .transpose()?;
+        Ok(Plan {
+            name: block.map(str::to_owned),
+            games,
+        })
+    }
+}
 
 /// The largest handicap a bowler can have, in pins a game: the
 /// programme's limit (programme.md), so the lane takes what the centre
@@ -68,11 +106,23 @@ impl Lane {
         self.pending.as_deref()
     }
 
-    pub(super) fn lineup(&mut self, bowlers: &[Bowler]) -> Result<(), Refusal> {
+    /// The centre's block the waiting lineup is for, as it gave it (a
+    /// lineup typed on the panel: neither id nor games).
+    pub fn pending_plan(&self) -> &Plan {
+        &self.pending_plan
+    }
+
+    pub(super) fn lineup(
+        &mut self,
+        bowlers: &[Bowler],
+        block: Option<&str>,
+        games: Option<u32>,
+    ) -> Result<(), Refusal> {
         if let Some(b) = self.open_block() {
             return Err(Refusal::BlockOpen(b.number));
         }
         check_lineup(bowlers, self.rules.checked_inputs)?;
+        self.pending_plan = Plan::from_lineup(block, games)?;
         self.pending = Some(bowlers.to_vec());
         self.has_lineup = true;
         Ok(())
@@ -132,3 +182,7 @@ impl Lane {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "lineup_tests.rs"]
+mod tests;

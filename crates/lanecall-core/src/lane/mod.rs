@@ -64,7 +64,7 @@ pub use event::{
 use fouls::BallRef;
 use holds::SlowClock;
 pub use holds::{Hold, Pause};
-pub use lineup::MAX_HANDICAP;
+pub use lineup::{MAX_HANDICAP, Plan};
 pub use refusal::Refusal;
 pub use rules::{FOUL_WINDOW_MS, FoulMode, Rules};
 use scoring::{Position, ScoredBall};
@@ -153,6 +153,8 @@ pub struct Lane {
     now: Millis,
     /// The lane order set since the last block started.
     pending: Option<Vec<Bowler>>,
+    /// The centre's block that lineup is for, as it gave it.
+    pending_plan: Plan,
     /// Any lineup was ever set: balls can be scored (as practice at least).
     has_lineup: bool,
     /// Blocks begun on the lane earlier in the day, in other journals.
@@ -216,6 +218,7 @@ impl Lane {
             number,
             now: 0,
             pending: None,
+            pending_plan: Plan::default(),
             has_lineup: false,
             blocks_before: 0,
             date: None,
@@ -472,7 +475,11 @@ impl Lane {
     fn panel(&mut self, t: Millis, p: &Panel, out: &mut Vec<Effect>) -> Result<(), Refusal> {
         let by = p.by.clone();
         match &p.action {
-            Action::Lineup { bowlers } => self.lineup(bowlers),
+            Action::Lineup {
+                bowlers,
+                block,
+                games,
+            } => self.lineup(bowlers, block.as_deref(), *games),
             Action::StartBlock { games } => self.start_block(t, *games),
             Action::BlindfoldCheck { bowler, ok } => self.blindfold_check(t, bowler, *ok, by, out),
             Action::BlindfoldAdjust { bowler } => self.blindfold_adjust(t, bowler, by),

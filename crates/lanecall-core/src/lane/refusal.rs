@@ -58,6 +58,24 @@ pub enum Refusal {
     NothingToStart,
     #[error("a block has 1 to {MAX_GAMES} games, not {0}")]
     GamesOutOfRange(u32),
+    /// `id` is the start of the id as given, escaped
+    /// ([`crate::names::shown`]).
+    #[error("the lineup's block \"{id}\": {problem}")]
+    BadBlockId {
+        id: String,
+        problem: crate::names::NameProblem,
+    },
+    #[error("the lineup's block has 1 to {MAX_GAMES} games, not {0}")]
+    LineupGames(u32),
+    #[error(
+        "{} has {planned} game(s) in the centre's programme: start it with {planned}, not {given} (for other games, the centre pushes the block again, or a judge enters the lineup on the panel)",
+        block_named(.block.as_deref())
+    )]
+    NotTheBlocksGames {
+        block: Option<String>,
+        planned: u8,
+        given: u8,
+    },
     #[error("start_block refused: no blindfold check with ok for {}", .0.join(", "))]
     BlindfoldsUnchecked(Vec<String>),
     #[error("no bowler named {0:?} on the lane")]
@@ -268,4 +286,9 @@ impl Refusal {
             other => other,
         }
     }
+}
+
+/// A block as a refusal names it: by the centre's id when it has one.
+fn block_named(id: Option<&str>) -> String {
+    id.map_or_else(|| "the block".to_owned(), |id| format!("block {id}"))
 }

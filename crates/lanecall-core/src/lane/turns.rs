@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::blindfold::{Blindfold, MAX_BLINDFOLDS};
 use super::scoring::{self, Ball, Position};
-use super::{Bowler, DateFrom, Effect, Lane, MAX_GAMES, Millis, Output, Refusal, Switch};
+use super::{Bowler, DateFrom, Effect, Lane, MAX_GAMES, Millis, Output, Plan, Refusal, Switch};
 use crate::wall::DayDate;
 
 /// A bowler's place on the sheet: one per bowler and block, and one more
@@ -80,6 +80,10 @@ pub struct Block {
     /// (the last one holds it now).
     pub slots: Vec<Vec<usize>>,
     pub ended: bool,
+    /// The centre's block it is, as its lineup gave it (journal.md,
+    /// `lineup`'s `block` and `games`): none for a lineup typed on the
+    /// panel.
+    pub plan: Plan,
 }
 
 /// What a lane's earlier journals of the same competition day leave in
@@ -249,6 +253,17 @@ impl Lane {
         self.blocks.last().filter(|b| !b.ended)
     }
 
+    /// Whether every place in the block's lane order has bowled every game
+    /// of it: a delivery now counts nowhere (`after_block`) and the block
+    /// waits only for its `end_block`.
+    pub fn block_complete(&self, block: &Block) -> bool {
+        block
+            .slots
+            .iter()
+            .filter_map(|s| s.last())
+            .all(|&e| self.next_of(e).0 > block.games)
+    }
+
     /// Who bowls next: the place in the lane order with the fewest frames
     /// bowled in the lowest unfinished game, the earlier place on a tie.
     pub fn up(&self) -> Option<Up> {
@@ -281,6 +296,18 @@ impl Lane {
             .ok()
             .filter(|g| (1..=MAX_GAMES).contains(g))
             .ok_or(Refusal::GamesOutOfRange(games))?;
+        // The centre's programme gave the block's games: a judge typing
+        // others would bowl games the centre does not count, or stop
+        // short of its block.
+        if let Some(planned) = self.pending_plan.games
+            && planned != games
+        {
+            return Err(Refusal::NotTheBlocksGames {
+                block: self.pending_plan.name.clone(),
+                planned,
+                given: games,
+            });
+        }
         let unchecked: Vec<String> = bowlers
             .iter()
             .filter(|b| !self.blindfold_ok(b))
@@ -304,6 +331,7 @@ impl Lane {
             started_at: t,
             slots,
             ended: false,
+            plan: std::mem::take(&mut self.pending_plan),
         });
         // The first bowler's clock starts when the lane is ready for their
         // ball: now if the deck already stands, else at the next READY.

@@ -53,13 +53,26 @@ fn sheet(r: &Replay, with_issues: bool) -> String {
         let b = BowlerJson::new(e, fouls_count);
         if b.block != last_block {
             last_block = b.block;
-            let games = lane.block(b.block).map(|x| x.games);
-            match games {
+            // The centre's id of the block, when its lineup gave one
+            // (added later): "Block 2 RR-B1 (1 game)".
+            let block = lane.block(b.block);
+            let plan = block.map_or(lane.pending_plan(), |x| &x.plan);
+            let name = plan.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default();
+            match block.map(|x| x.games) {
                 Some(g) => {
                     let plural = if g == 1 { "" } else { "s" };
-                    _ = writeln!(out, "\nBlock {} ({g} game{plural})", b.block)
+                    _ = writeln!(out, "\nBlock {}{name} ({g} game{plural})", b.block)
                 }
-                None => _ = writeln!(out, "\nLineup for block {} (not started)", b.block),
+                None => {
+                    let games = plan.games.map_or(String::new(), |g| {
+                        format!(", {g} game{}", if g == 1 { "" } else { "s" })
+                    });
+                    _ = writeln!(
+                        out,
+                        "\nLineup for block {}{name} (not started{games})",
+                        b.block
+                    )
+                }
             }
         }
         let mut who = format!("{}. {} ({}", b.position, b.name, b.class);

@@ -46,13 +46,15 @@ pub(super) fn parse_action(ev: &str, line: &str) -> Result<Action, LineError> {
             #[derive(Deserialize)]
             struct F {
                 bowlers: Vec<RawBowler>,
+                /// The centre's block id and its games (added later).
+                block: Option<String>,
+                games: Option<u32>,
             }
+            let f = fields::<F>(ev, line)?;
             Action::Lineup {
-                bowlers: fields::<F>(ev, line)?
-                    .bowlers
-                    .into_iter()
-                    .map(Bowler::from)
-                    .collect(),
+                bowlers: f.bowlers.into_iter().map(Bowler::from).collect(),
+                block: f.block,
+                games: f.games,
             }
         }
         "start_block" => {
