@@ -151,7 +151,7 @@ await run(async ({ page, shot, step, api, until }) => {
   same('the choice pressed', await page.getByRole('button', { name: 'Командные виды' }).getAttribute('aria-pressed'), 'true');
   await page.getByRole('button', { name: 'Всё' }).click();
   await page.locator(id('finals-B1')).getByText('Круговой турнир, B1 мужчины и женщины').waitFor();
-  await page.locator(id('ladder-B1')).getByText('Лесенка: 3-е место против 2-го').waitFor();
+  await page.locator(id('ladder-B1')).getByText('Степ-лэддер: 3-е место против 2-го').waitFor();
   await shot('director-standings');
 
   step('block S2 set by form and pushed');
