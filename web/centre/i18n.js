@@ -130,7 +130,7 @@ const ru = {
   progTeamN: (n) => 'Команда ' + n, progMember: (n) => 'Участник ' + n, progAddTeam: 'Добавить команду',
   progRemoveTeam: (n) => 'Убрать команду ' + n, progEvent: 'Вид программы', progGames: 'Игр', progDay: 'День',
   progState: 'Сыграно', progCategory: 'Категория', progRoundRobin: 'Блок кругового турнира',
-  progStepLadder: (n) => 'Блок степ-лэддера ' + n, progAddEvent: 'Добавить вид', progAddBlock: 'Добавить блок',
+  progStepLadder: (n) => 'Блок лесенки ' + n, progAddEvent: 'Добавить вид', progAddBlock: 'Добавить блок',
   progAddFinals: 'Добавить финал', progSave: (id) => 'Сохранить: ' + id, progEditWhat: (id) => 'Изменить: ' + id,
   progDeleteAsk: (id) => 'Удалить ' + id + ' из программы?', progLocked: (why) => 'Нельзя менять вид и число игр: ' + why,
   progLoginFirst: 'Чтобы менять программу, войдите судьёй (вкладка «Дорожки»).',
