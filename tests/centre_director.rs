@@ -265,8 +265,36 @@ fn a_finals_block_gets_the_proposed_lanes_kept_across_a_restart_and_can_be_pushe
     let other = json!({ "block": "RR-B1", "lanes": { "9": ["Anna Kuznetsova"] } });
     let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &other);
     assert_eq!(status, 400, "lane 9 is not the centre's: {v}");
+    // No game of the qualifying blocks is bowled yet: the finals wait,
+    // unless the chief judge confirms them early, saying why.
     let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &confirm);
+    assert_eq!(status, 409, "{v}");
+    let e = v["error"].as_str().unwrap_or_default();
+    assert!(
+        e.contains("the preliminaries of finals block RR-B1 are not complete")
+            && e.contains("Anna Kuznetsova has bowled 0 of 12 game(s)"),
+        "{v}"
+    );
+    let early = |reason: &str| {
+        let mut b = confirm.clone();
+        b["early"] = json!(true);
+        b["reason"] = json!(reason);
+        b
+    };
+    let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &early(""));
+    assert_eq!(status, 400, "a reason is needed: {v}");
+    let (status, v) = c.post(
+        Some(&cookie),
+        "/api/blocks/lanes",
+        &early("lanes for the finals set before the evening session"),
+    );
     assert_eq!(status, 200, "{v}");
+    let kept = std::fs::read_to_string(dir.join("state/finals-early.jsonl")).unwrap();
+    assert!(
+        kept.contains("\"by\":\"Irina Orlova\"")
+            && kept.contains("\"reason\":\"lanes for the finals set before the evening session\""),
+        "{kept}"
+    );
     let rr_block = |p: &Value| {
         p["blocks"]
             .as_array()
@@ -517,4 +545,77 @@ fn the_directors_page_in_a_real_browser() {
         .unwrap()
         .clone();
     assert_eq!(s2["lanes"], json!({ "2": ["Pavel Kim", "Nina Guseva"] }));
+}
+
+/// A programme file with its title and nothing else: the programme is made
+/// on the page.
+const BARE: &str = "title = \"Tula Cup\"\ndates = \"1 May\"\nplace = \"Tula\"\n\
+                    judges = [\"chief judge: Irina Orlova\"]\n";
+
+/// The programme made on the page (`tests/browser/programme.mjs`) from a
+/// file with only its title, the entries added by the entries' API: the
+/// events, blocks and finals the page made are what the centre answers,
+/// kept in `programme.toml` and recorded with who made them, and a centre
+/// started again on the same `state_dir` still has them. Skipped as the
+/// other browser tests.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn the_programme_is_made_on_the_page_and_kept_across_a_restart() {
+    if !support::browser_tools() {
+        return;
+    }
+    let dir = temp_dir("programme");
+    let (mut c, _) = centre(&dir, Some(BARE));
+    let (cookie, _) = c.login(PIN, "Pavel Sokolov");
+    for (name, sex) in [("Anna", "F"), ("Olga", "F"), ("Ivan", "M"), ("Dmitri", "M")] {
+        let entry =
+            json!({ "entry": { "name": name, "class": "B1", "sex": sex, "region": "Tula" } });
+        let (status, v) = c.post(Some(&cookie), "/api/entries/add", &entry);
+        assert_eq!(status, 200, "{v}");
+    }
+    support::run_browser("programme.mjs", c.web, PIN);
+    let shape = |v: &Value| {
+        let ids = |k: &str, id: &str| -> Vec<Value> {
+            v[k].as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x[id].clone())
+                .collect()
+        };
+        (
+            ids("events", "id"),
+            ids("blocks", "id"),
+            ids("finals", "category"),
+        )
+    };
+    let made = c.get("/api/programme/edit");
+    let want = (
+        vec![json!("doubles"), json!("singles")],
+        vec![
+            json!("S1"),
+            json!("RR-B1"),
+            json!("SL1-B1"),
+            json!("SL2-B1"),
+        ],
+        vec![json!("B1")],
+    );
+    assert_eq!(shape(&made), want, "{made}");
+    assert_eq!(made["changes"][0]["by"], "Irina Orlova", "{made}");
+    // The programme's own answer (the blocks the page pushes) has them.
+    let p = c.get("/api/programme");
+    assert_eq!(p["finals"][0]["round_robin"], "RR-B1", "{p}");
+    let stored = std::fs::read_to_string(dir.join("state/programme.toml")).unwrap();
+    assert!(stored.contains("title = \"Tula Cup\""), "{stored}");
+    c.stop();
+    // Started again on the same state_dir: the programme is the page's.
+    let (mut c, _) = centre(&dir, Some(BARE));
+    let again = c.get("/api/programme/edit");
+    assert_eq!(shape(&again), want, "{again}");
+    assert_eq!(again["own"], true);
+    assert_eq!(again["blocks"][0]["day"], 3, "{again}");
+    let teams = &again["events"][0]["teams"];
+    assert_eq!(teams.as_array().map(Vec::len), Some(2), "{again}");
 }

@@ -49,6 +49,7 @@ use tower::ServiceExt as _;
 use tower_http::limit::RequestBodyLimitLayer;
 
 mod blocks;
+mod early;
 mod entries;
 mod programme;
 mod push;
@@ -76,6 +77,8 @@ struct Shared {
     /// The standings last computed, with the book's `journals_changed`
     /// then: polled standings are computed once per change, not per poll.
     standings: Arc<Mutex<Option<Computed>>>,
+    /// The centre's `state_dir`, for the records kept beside its entries.
+    state_dir: Option<Arc<std::path::Path>>,
 }
 
 /// Standings and the book's `journals_changed` and the entries' revision
@@ -112,6 +115,7 @@ pub fn router(
 ) -> Router {
     // The lane's API with nothing behind its lane routes: only its login
     // routes are reached from here.
+    let state_dir = auth.state_dir.as_deref().map(Arc::from);
     let (inputs, _) = crate::ports::inputs::channel(1);
     let (_, lane) = tokio::sync::watch::channel(crate::ports::LaneSnapshot {
         version: 0,
@@ -137,6 +141,7 @@ pub fn router(
         site: site.into(),
         login: login.clone(),
         standings: Arc::default(),
+        state_dir,
     };
     let judged = || middleware::from_fn_with_state(shared.clone(), login_first);
     let import = Router::new()

@@ -7,14 +7,17 @@
 //! A journal belongs to a block as `results.rs` places it (the same rule
 //! the standings use); one whose lineup fits a block already taken by an
 //! earlier journal of the lane is that block bowled again.
+//!
+//! [`preliminaries_missing`] says what a finals block waits for: the
+//! qualifying games its category's bowlers have not bowled yet.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use super::book::Book;
-use super::programme::Programme;
-use super::standings::bowled_games;
+use super::programme::{EventKind, Programme};
+use super::standings::{Standings, bowled_games};
 use crate::replay::{EntryView, bowler_entries};
 
 /// What a block's lane has done of it.
@@ -71,7 +74,7 @@ pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, Lane
                         state: State::NotStarted,
                         journal: None,
                         games_bowled: 0,
-                        games: u32::from(b.games),
+                        games: b.games,
                         ended: false,
                         alarm: None,
                     };
@@ -161,4 +164,58 @@ pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, Lane
 /// journal of the lane took it.
 pub fn repeated<'p>(p: &'p Programme, lane: u32, names: &BTreeSet<&str>) -> Option<&'p str> {
     super::results::place(p, lane, names, &mut BTreeSet::new())
+}
+
+/// What the preliminaries of finals block `block` still lack: for each
+/// bowler of its category (not withdrawn), the games of the qualifying
+/// blocks (the singles blocks that are no finals' blocks) they are
+/// assigned to and have not finished; a qualifying block with no lanes
+/// yet. Empty when `block` is no finals' block, or they are complete.
+pub fn preliminaries_missing(p: &Programme, block: &str, standings: &Standings) -> Vec<String> {
+    let Some(f) = p
+        .finals
+        .iter()
+        .find(|f| f.round_robin == block || f.step_ladder.iter().any(|b| b == block))
+    else {
+        return Vec::new();
+    };
+    let finals_blocks: BTreeSet<&str> = p
+        .finals
+        .iter()
+        .flat_map(|f| std::iter::once(&f.round_robin).chain(&f.step_ladder))
+        .map(String::as_str)
+        .collect();
+    let qualifying: Vec<&super::programme::Block> = p
+        .blocks
+        .iter()
+        .filter(|b| {
+            !finals_blocks.contains(b.id.as_str())
+                && p.event(&b.event)
+                    .is_some_and(|e| e.kind == EventKind::Singles)
+        })
+        .collect();
+    let mut missing: Vec<String> = qualifying
+        .iter()
+        .filter(|b| b.lanes.is_empty())
+        .map(|b| format!("block {} has no lanes yet", b.id))
+        .collect();
+    let Some(c) = p.categories().into_iter().find(|c| c.id == f.category) else {
+        return missing;
+    };
+    let lines = standings.categories.iter().find(|s| s.id == c.id);
+    for e in p.entries.iter().filter(|e| c.holds(e) && !e.withdrawn) {
+        let due: u32 = qualifying
+            .iter()
+            .filter(|b| b.lanes.iter().any(|(_, l)| l.contains(&e.name)))
+            .map(|b| b.games)
+            .sum();
+        let done = lines
+            .and_then(|l| l.entries.iter().find(|s| s.name == e.name))
+            .map_or(0, |s| s.complete);
+        // A bowler in no qualifying block owes none of its games.
+        if done < due {
+            missing.push(format!("{} has bowled {done} of {due} game(s)", e.name));
+        }
+    }
+    missing
 }

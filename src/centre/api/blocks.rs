@@ -173,7 +173,9 @@ pub(super) async fn set_lanes(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    change_blocks(s, headers, body, |v, by, now, e| {
+    let chief = super::session(&s, &headers).await.is_some_and(|(_, c)| c);
+    let state_dir = s.state_dir.clone();
+    change_blocks(s, headers, body, move |v, by, now, e| {
         let block = block_of(v, "{\"block\":\"RR-B1\",\"lanes\":{…}}")?;
         let lanes = lanes_of(v).map_err(|m| Refusal::new(400, m))?;
         if let Admit::Listed(admitted) = &now.admit
@@ -187,7 +189,13 @@ pub(super) async fn set_lanes(
         e.set_lanes(&block, lanes, &now.bowled, by)?;
         tracing::info!(by, block, "a block's lanes set");
         Ok(())
+        // The lanes' own faults first, then whether the finals may start.
+        crate::centre::entries::blocks::check(&e.programme(), &block, &lanes)?;
+        let early = super::early::gate(&block, v, chief, &e.programme(), &now.standings)?;
     })
+        if let Some(early) = &early {
+            super::early::record(state_dir.as_deref(), &block, by, early)?;
+        }
     .await
 }
 
