@@ -830,6 +830,56 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     let _ = answering;
 }
 
+/// A push of a programme's block carries the block's id and its games,
+/// so the lane starts it with them (mqtt.md); a push of lanes the
+/// programme has no block for goes as it always did.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn a_programme_blocks_push_carries_its_id_and_games() {
+    let dir = temp_dir("push-plan");
+    let (web, mqtt) = (free_port(), free_port());
+    let config = centre_config(&dir, web, mqtt, None, true);
+    let programme = dir.join("programme.toml");
+    std::fs::write(&programme, BROWSER_PROGRAMME).unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("programme = {programme:?}\n{text}")).unwrap();
+    let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
+    let l7 = TestLane::connect(7, mqtt, Login::Own);
+    l7.wait_connected();
+    l7.status("online");
+    centre.wait_lane(7, "online", |l| l["online"] == true);
+    let cookie = login(&mut centre);
+    let push = |centre: &mut Centre, body: Value| {
+        let r = centre
+            .http
+            .request(
+                "POST",
+                "/api/push",
+                &[("Content-Type", "application/json"), ("Cookie", &cookie)],
+                body.to_string().as_bytes(),
+            )
+            .unwrap();
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    };
+    push(&mut centre, json!({ "block": "S1" }));
+    let c = l7.command("a lineup", |c| c.get("action").is_some());
+    assert_eq!(c["action"]["ev"], "lineup");
+    assert_eq!(c["action"]["block"], "S1", "{c}");
+    assert_eq!(c["action"]["games"], 1, "{c}");
+    l7.reply(json!({ "id": c["id"], "ok": true }));
+    let bowlers = json!([{ "name": "Orlov", "class": "B1" }]);
+    push(
+        &mut centre,
+        json!({ "block": "X9", "lanes": { "7": bowlers } }),
+    );
+    let c = l7.command("a lineup", |c| c.get("action").is_some());
+    assert_eq!(c["action"], json!({ "ev": "lineup", "bowlers": bowlers }));
+}
+
 /// The four entries of tests/logs/four_bowlers.jsonl and a singles
 /// event, as a programme file writes them.
 macro_rules! four_singles {

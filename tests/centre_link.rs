@@ -620,6 +620,75 @@ fn commands_are_journaled_by_the_centre_and_answered() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// The centre pushes a block of its programme: the lineup command carries
+/// the block's id and games. The lane refuses to start it with other
+/// games, starts it with its own, calls it by the centre's id, and says
+/// it is complete once its one game is bowled: a 1-game step-ladder match
+/// is never bowled into a second game.
+#[test]
+fn a_pushed_lineup_starts_the_centres_block_with_its_games_only() {
+    let dir = temp("block-plan");
+    let broker = Broker::start(&dir, "");
+    let centre = Centre::connect(&broker, "centre-plan", None, &["lanecall/t/lane/+/reply"]);
+    let mut lane = Lane::start(
+        &dir.join("lane5"),
+        5,
+        Some(centre_keys(&broker, "accept_commands = true")),
+    );
+    broker.wait_subscribed("lanecall-t-lane-5", "lanecall/t/lane/5/command");
+    let (status, body) = lane.daemon.action(json!({"ev":"end_block"}));
+    assert_eq!(status, 200, "{body}");
+    let lineup = json!({"id":"c-9","by":"Ivanova","action":{"ev":"lineup",
+        "bowlers":[{"name":"Anna Sokolova","class":"B2"}],"block":"SL-B2-M1","games":1}});
+    assert_eq!(centre.command(5, lineup), json!({"id":"c-9","ok":true}));
+    let line: Value = serde_json::from_str(lane.journal_text().lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (&line["block"], &line["games"]),
+        (&json!("SL-B2-M1"), &json!(1))
+    );
+    let next = lane.daemon.lane()["next_block"].clone();
+    assert_eq!(next["name"], "SL-B2-M1", "{next}");
+    assert_eq!(next["games"], 1, "{next}");
+
+    // The judge's panel default of 3 games: refused, saying why.
+    let (status, body) = lane.daemon.action(json!({"ev":"start_block","games":3}));
+    assert_ne!(status, 200, "{body}");
+    assert!(
+        body.contains(
+            "block SL-B2-M1 has 1 game(s) in the centre's programme: start it with 1, not 3"
+        ),
+        "{body}"
+    );
+    assert!(
+        lane.daemon.lane()["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["ended"] == true)
+    );
+    let (status, body) = lane.daemon.action(json!({"ev":"start_block","games":1}));
+    assert_eq!(status, 200, "{body}");
+    let block = |lane: &mut Lane| {
+        lane.daemon.lane()["blocks"]
+            .as_array()
+            .unwrap()
+            .last()
+            .cloned()
+            .unwrap()
+    };
+    let b = block(&mut lane);
+    assert_eq!(
+        (&b["name"], &b["games"], &b["complete"]),
+        (&json!("SL-B2-M1"), &json!(1), &json!(false)),
+        "{b}"
+    );
+    lane.bowl("X X X X X X X X X XXX");
+    wait("the block complete", || {
+        block(&mut lane)["complete"] == true
+    });
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_client_without_the_right_credentials_cannot_command_the_lane() {
     let dir = temp("acl");

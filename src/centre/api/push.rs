@@ -82,8 +82,15 @@ pub(super) async fn push(State(s): State<Shared>, headers: HeaderMap, body: Byte
                 format!("lanes.{key}: {name:?} is withdrawn from the competition"),
             );
         }
-        // The lane checks the bowlers itself, as its own lineup action.
-        actions.push((n, json!({ "ev": "lineup", "bowlers": bowlers })));
+        // The lane checks the bowlers itself, as its own lineup action. A
+        // block of the programme goes with its id and games (mqtt.md): the
+        // lane starts it with those games and calls it by its id.
+        let mut lineup = json!({ "ev": "lineup", "bowlers": bowlers });
+        if let Some(b) = block.as_deref().and_then(|b| programme.as_deref()?.block(b)) {
+            lineup["block"] = json!(b.id);
+            lineup["games"] = json!(b.games);
+        }
+        actions.push((n, lineup));
     }
     let again = match begun_refusal(&s, programme.as_deref(), block.as_deref(), &actions, &v) {
         Ok(again) => again,
