@@ -262,6 +262,45 @@ mod tests {
     }
 
     #[test]
+    fn a_lineup_carries_the_centres_block_and_its_games() {
+        let lineup = parse(
+            br#"{"id":"c-50","by":"Ivanova","action":{"ev":"lineup","bowlers":[{"name":"Orlov","class":"B1"}],"block":"RR-B1","games":1}}"#,
+        )
+        .unwrap();
+        let Command::Action { action, .. } = lineup else {
+            panic!("an action")
+        };
+        let Action::Lineup {
+            bowlers,
+            block,
+            games,
+        } = action
+        else {
+            panic!("a lineup: {action:?}")
+        };
+        assert_eq!(bowlers.len(), 1);
+        assert_eq!((block.as_deref(), games), (Some("RR-B1"), Some(1)));
+        // Without them, as every centre sent before.
+        let plain =
+            br#"{"id":"c-51","by":"Ivanova","action":{"ev":"lineup","bowlers":[{"name":"Orlov","class":"B1"}]}}"#;
+        let Ok(Command::Action { action, .. }) = parse(plain) else {
+            panic!("an action")
+        };
+        assert!(matches!(
+            action,
+            Action::Lineup {
+                block: None,
+                games: None,
+                ..
+            }
+        ));
+        let e = error(
+            r#"{"id":"c-52","by":"x","action":{"ev":"lineup","bowlers":[{"name":"Orlov","class":"B1"}],"games":"one"}}"#,
+        );
+        assert!(e.error.starts_with("action: "), "{e:?}");
+    }
+
+    #[test]
     fn a_resend_names_a_journal_in_the_folder_and_nothing_else() {
         let dir = std::env::temp_dir().join(format!("lanecall-cmd-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
