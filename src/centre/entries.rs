@@ -12,8 +12,15 @@
 
 pub mod blocks;
 pub mod csv;
+mod fields;
+pub mod guard;
 pub mod import;
 pub mod programme_edit;
+pub mod rename;
+
+use fields::check_text;
+pub use fields::{entry_from, entry_value, latin};
+pub use guard::{Bowled, Who};
 
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -24,9 +31,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub use super::programme::text_problems;
-use super::programme::{Entry, Programme, ProgrammeError, Sex};
-use crate::lane::Class;
+use super::programme::{Entry, Programme, ProgrammeError};
+// The tests' own names for an entry's fields.
 use crate::wall_clock::{rfc3339, unix_now};
+#[cfg(test)]
+use {super::programme::Sex, crate::lane::Class};
 
 /// Entries a competition has at most.
 pub const MAX_ENTRIES: usize = 1000;
@@ -133,147 +142,6 @@ pub enum Change {
     UndoImport,
 }
 
-/// `s` uppercase, each Cyrillic letter that looks like a Latin one (as a
-/// Russian keyboard types `В1` or `М`) the Latin letter: a class or a sex
-/// is read as what it means.
-pub fn latin(s: &str) -> String {
-    s.to_uppercase()
-        .chars()
-        .map(|c| match c {
-            'А' => 'A',
-            'В' => 'B',
-            'Е' => 'E',
-            'К' => 'K',
-            'М' => 'M',
-            'Н' => 'H',
-            'О' => 'O',
-            'Р' => 'P',
-            'С' => 'C',
-            'Т' => 'T',
-            'Х' => 'X',
-            other => other,
-        })
-        .collect()
-}
-
-/// An entry from its fields' text (`get` gives `None` for a column not
-/// there): every problem by its field.
-pub fn entry_from(
-    get: impl Fn(&str) -> Option<String>,
-) -> Result<Entry, Vec<(&'static str, String)>> {
-    let mut bad = Vec::new();
-    let name = get("name").unwrap_or_default();
-    let class_text = get("class").unwrap_or_default();
-    let class = match latin(&class_text).as_str() {
-        "B1" => Some(Class::B1),
-        "B2" => Some(Class::B2),
-        "B3" => Some(Class::B3),
-        _ => {
-            let m = format!("{class_text:?} is not a class: B1, B2 or B3");
-            bad.push(("class", m));
-            None
-        }
-    };
-    let sex_text = get("sex").unwrap_or_default();
-    let sex = match latin(&sex_text).as_str() {
-        "M" => Some(Sex::M),
-        "F" | "Ж" => Some(Sex::F),
-        _ => {
-            bad.push(("sex", format!("{sex_text:?} is not M or F")));
-            None
-        }
-    };
-    let region = get("region").unwrap_or_default();
-    let team = get("team").filter(|t| !t.is_empty());
-    let handicap = match get("handicap").filter(|h| !h.is_empty()) {
-        None => 0,
-        Some(h) => match h.parse::<i32>() {
-            Ok(n) if (0..=crate::lane::MAX_HANDICAP).contains(&n) => n,
-            Ok(n) => {
-                let max = crate::lane::MAX_HANDICAP;
-                bad.push((
-                    "handicap",
-                    format!("{n} is not a handicap (0 to {max} pins a game)"),
-                ));
-                0
-            }
-            Err(_) => {
-                bad.push(("handicap", format!("{h:?} is not a whole number of pins")));
-                0
-            }
-        },
-    };
-    let withdrawn = match get("withdrawn").unwrap_or_default().to_lowercase().as_str() {
-        "" | "no" | "0" | "false" | "нет" => false,
-        "yes" | "1" | "true" | "x" | "да" => true,
-        other => {
-            bad.push((
-                "withdrawn",
-                format!("{other:?}: write yes, or leave it empty"),
-            ));
-            false
-        }
-    };
-    bad.extend(text_problems(&name, &region, team.as_deref()));
-    match (class, sex) {
-        (Some(class), Some(sex)) if bad.is_empty() => Ok(Entry {
-            name,
-            class,
-            sex,
-            region,
-            team,
-            handicap,
-            withdrawn,
-        }),
-        _ => Err(bad),
-    }
-}
-
-/// A change's own entries (`n`: the entry's number from 1) refused for
-/// their text ([`text_problems`]), each problem placed at its entry. An
-/// entry left as it was is not checked again: a programme file's old
-/// region does not lock the page.
-fn check_text<'a>(changed: impl Iterator<Item = (usize, &'a Entry)>) -> Result<(), Refusal> {
-    let mut problems = Vec::new();
-    for (n, e) in changed {
-        for (field, message) in text_problems(&e.name, &e.region, e.team.as_deref()) {
-            problems.push(Issue {
-                entry: Some(n),
-                field: Some(field.to_owned()),
-                message,
-                ..Issue::default()
-            });
-        }
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Refusal {
-            status: 400,
-            problems,
-        })
-    }
-}
-
-/// An entry as the programme file writes it.
-pub fn entry_value(e: &Entry) -> toml::Value {
-    let mut t = toml::Table::new();
-    t.insert("name".into(), e.name.clone().into());
-    t.insert("class".into(), e.class.as_str().into());
-    t.insert("sex".into(), e.sex.as_str().into());
-    t.insert("region".into(), e.region.clone().into());
-    if let Some(team) = &e.team {
-        t.insert("team".into(), team.clone().into());
-    }
-    if e.handicap != 0 {
-        t.insert("handicap".into(), i64::from(e.handicap).into());
-    }
-    if e.withdrawn {
-        t.insert("withdrawn".into(), true.into());
-    }
-    toml::Value::Table(t)
-}
-
 /// `entries.toml` as read.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -283,6 +151,9 @@ struct File {
     programme_title: String,
     #[serde(default)]
     entry: Vec<toml::Value>,
+    /// The names corrected, in the order made (`rename.rs`).
+    #[serde(default)]
+    rename: Vec<rename::Rename>,
 }
 
 /// The programme with the centre's entries, and their record.
@@ -300,6 +171,8 @@ pub struct Entries {
     state_dir: PathBuf,
     /// The entries before the last import, while it is the last change.
     before_import: Option<Vec<Entry>>,
+    /// The names corrected, in the order made.
+    renames: Vec<rename::Rename>,
 }
 
 impl Entries {
@@ -325,6 +198,7 @@ impl Entries {
             set,
             state_dir: state_dir.to_owned(),
             before_import,
+            renames: rename::kept(state_dir),
         })
     }
 
@@ -339,6 +213,7 @@ impl Entries {
             "own": self.file.exists(),
             "max": MAX_ENTRIES,
             "undo_import": self.before_import.is_some(),
+            "renamed": self.renames,
             "changes": self.changes.iter().rev().collect::<Vec<_>>(),
         })
     }
@@ -393,10 +268,21 @@ impl Entries {
         bowled: &BTreeSet<String>,
         by: &str,
     ) -> Result<(), Refusal> {
+        let bowled = Bowled {
+            names: bowled.clone(),
+            ..Bowled::default()
+        };
+        self.apply_as(change, &bowled, &Who::from(by))
+    }
+
+    /// [`Entries::apply`] as `who` asks it, with the games bowled: the
+    /// class, sex and handicap of a bowler who has bowled are kept by
+    /// `guard.rs`.
+    pub fn apply_as(&mut self, change: Change, bowled: &Bowled, who: &Who) -> Result<(), Refusal> {
         let importing = matches!(change, Change::Import(_) | Change::AddImport(_));
         let old = self.programme.entries.clone();
-        let (programme, record) = self.plan(change, bowled, by)?;
-        self.save(&programme, &record)?;
+        let (programme, record, renames) = self.plan(change, bowled, who)?;
+        self.save(&programme, &record, &renames)?;
         // One level: an import keeps the list before it; any other change
         // forgets it.
         let kept = if importing {
@@ -409,6 +295,7 @@ impl Entries {
             None
         });
         self.programme = Arc::new(programme);
+        self.renames = renames;
         self.revision += 1;
         if self.changes.len() >= SHOWN_CHANGES {
             self.changes.pop_front();
@@ -420,8 +307,8 @@ impl Entries {
     /// What `change` would do, checked as [`Entries::apply`] checks it,
     /// nothing made: for an import, the names it adds, removes and
     /// changes.
-    pub fn preview(&self, change: Change, bowled: &BTreeSet<String>) -> Result<Value, Refusal> {
-        self.plan(change, bowled, "").map(|(_, mut record)| {
+    pub fn preview(&self, change: Change, bowled: &Bowled, who: &Who) -> Result<Value, Refusal> {
+        self.plan(change, bowled, who).map(|(_, mut record, _)| {
             if let Some(r) = record.as_object_mut() {
                 r.remove("at");
                 r.remove("by");
@@ -430,15 +317,28 @@ impl Entries {
         })
     }
 
-    /// The programme `change` makes, and its record; or why not.
+    /// The programme `change` makes, its record and the names corrected;
+    /// or why not.
     fn plan(
         &self,
         change: Change,
-        bowled: &BTreeSet<String>,
-        by: &str,
-    ) -> Result<(Programme, Value), Refusal> {
+        bowled: &Bowled,
+        who: &Who,
+    ) -> Result<(Programme, Value, Vec<rename::Rename>), Refusal> {
         let mut list = self.programme.entries.clone();
-        let mut record = json!({ "at": rfc3339(unix_now()), "by": by });
+        let at = rfc3339(unix_now());
+        let mut record = json!({ "at": at, "by": who.name });
+        let mut renames = self.renames.clone();
+        let renamed = &self.programme.renamed;
+        // A name another entry bowled under is that entry's.
+        let old_name = |e: &Entry| {
+            renamed.get(&e.name).map(|now| {
+                Issue::message(format!(
+                    "{:?} is the name {now:?} bowled under before it was corrected: enter it as {now:?}",
+                    e.name
+                ))
+            })
+        };
         match change {
             Change::Add(entry) => {
                 if list.len() >= MAX_ENTRIES {
@@ -446,17 +346,30 @@ impl Entries {
                     return Err(Refusal::new(400, m));
                 }
                 check_text(std::iter::once((list.len() + 1, &entry)))?;
+                if let Some(why) = old_name(&entry) {
+                    return Err(Refusal::new(409, why.message));
+                }
                 record["change"] = "add".into();
                 record["entry"] = json!(entry);
                 list.push(entry);
             }
             Change::Edit { name, entry } => {
                 let i = self.index(&name)?;
-                if entry.name != name
-                    && let Some(why) = self.used(&name, bowled)
-                {
-                    let m = format!("{why}: the name cannot change");
-                    return Err(Refusal::new(409, m));
+                if entry.name != name {
+                    if let Some(m) = rename::refused(renamed, &list, &name, &entry.name) {
+                        return Err(Refusal::new(409, m));
+                    }
+                    // The journals, blocks, teams or roll-offs that name
+                    // it keep the old name: it is mapped.
+                    if self.used(&name, &bowled.names).is_some() {
+                        renames.push(rename::Rename {
+                            from: name.clone(),
+                            to: entry.name.clone(),
+                            by: who.name.clone(),
+                            at: at.clone(),
+                        });
+                        record["renamed"] = true.into();
+                    }
                 }
                 check_text(std::iter::once((i + 1, &entry)))?;
                 record["change"] = "edit".into();
@@ -472,7 +385,7 @@ impl Entries {
             }
             Change::Delete { name } => {
                 self.index(&name)?;
-                if let Some(why) = self.used(&name, bowled) {
+                if let Some(why) = self.used(&name, &bowled.names) {
                     let m = format!("{why}: withdraw the entry instead of deleting it");
                     return Err(Refusal::new(409, m));
                 }
@@ -513,12 +426,13 @@ impl Entries {
                 let lost: Vec<Issue> = list
                     .iter()
                     .filter(|e| !kept.contains(e.name.as_str()))
-                    .filter_map(|e| self.used(&e.name, bowled))
+                    .filter_map(|e| self.used(&e.name, &bowled.names))
                     .map(|why| {
                         Issue::message(format!(
                             "{why}: it cannot be left out (mark it withdrawn instead)"
                         ))
                     })
+                    .chain(new.iter().filter_map(old_name))
                     .collect();
                 if !lost.is_empty() {
                     return Err(Refusal {
@@ -542,18 +456,29 @@ impl Entries {
             }
         }
         let values = list.iter().map(entry_value).collect::<Vec<_>>();
-        let mut programme =
-            Programme::with_entries(&self.text, values, &self.file).map_err(|e| refusal_of(&e))?;
+        let map = rename::resolve(&renames);
+        let mut programme = rename::with_entries(&self.text, values, &self.file, &map)
+            .map_err(|e| refusal_of(&e))?;
         blocks::overlay(&mut programme, &self.set);
-        Ok((programme, record))
+        let moves = guard::check(&self.programme, &programme, bowled, who)?;
+        if !moves.is_empty() {
+            record["confirmed_by_chief"] = true.into();
+            record["moves"] = json!(moves);
+        }
+        Ok((programme, record, renames))
     }
 
     /// Writes `entries.toml` whole, then records the change; if the record
     /// cannot be written, the old file is put back.
-    fn save(&self, programme: &Programme, record: &Value) -> Result<(), Refusal> {
+    fn save(
+        &self,
+        programme: &Programme,
+        record: &Value,
+        renames: &[rename::Rename],
+    ) -> Result<(), Refusal> {
         let disk = |e: std::io::Error| Refusal::new(500, format!("not saved: {e}"));
         let old = std::fs::read(&self.file).ok();
-        let text = file_text(programme).map_err(|e| Refusal::new(500, e))?;
+        let text = file_text(programme, renames).map_err(|e| Refusal::new(500, e))?;
         crate::atomic::atomic_write(&self.file, text.as_bytes(), None).map_err(disk)?;
         if let Err(e) = append(&self.log, record) {
             let back = match &old {
@@ -570,10 +495,11 @@ impl Entries {
 }
 
 /// The text of `entries.toml` for `programme`.
-fn file_text(programme: &Programme) -> Result<String, String> {
+fn file_text(programme: &Programme, renames: &[rename::Rename]) -> Result<String, String> {
     entries_text(
         &programme.title,
         &programme.entries,
+        renames,
         "# The competition's entries, written by `lanecall centre` at each change\n\
          # from its page (docs/programme.md). The programme file's [[entry]]\n\
          # tables are not read while this file is here.",
@@ -581,11 +507,20 @@ fn file_text(programme: &Programme) -> Result<String, String> {
 }
 
 /// `entries` as the programme file's `[[entry]]` tables, under `head`.
-fn entries_text(title: &str, entries: &[Entry], head: &str) -> Result<String, String> {
+fn entries_text(
+    title: &str,
+    entries: &[Entry],
+    renames: &[rename::Rename],
+    head: &str,
+) -> Result<String, String> {
     let mut t = toml::Table::new();
     t.insert("programme_title".into(), title.into());
     let list = entries.iter().map(entry_value).collect();
     t.insert("entry".into(), toml::Value::Array(list));
+    if !renames.is_empty() {
+        let done = toml::Value::try_from(renames).map_err(|e| e.to_string())?;
+        t.insert("rename".into(), done);
+    }
     let body = toml::to_string(&t).map_err(|e| e.to_string())?;
     Ok(format!("{head}\n\n{body}"))
 }

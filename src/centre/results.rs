@@ -20,8 +20,15 @@ use super::programme::Programme;
 use super::standings::{BowledGame, bowled_games};
 use crate::replay::{EntryView, bowler_entries};
 
-/// Every game of every mirrored journal, each placed in its block.
+/// Every game of every mirrored journal, each placed in its block, each
+/// bowler under the name the centre shows: a name corrected on the page
+/// (`entries/rename.rs`) is the corrected one, whatever name the journal
+/// holds, so games bowled before and after the correction are one
+/// bowler's.
 pub fn games(book: &Book, programme: Option<&Programme>) -> Vec<BowledGame> {
+    let none = BTreeMap::new();
+    let renamed = programme.map_or(&none, |p| &p.renamed);
+    let shown = |n: &str| renamed.get(n).map_or(n.to_owned(), String::clone);
     let mut out = Vec::new();
     for (&lane, lb) in &book.lanes {
         let mut taken = BTreeSet::new();
@@ -29,14 +36,23 @@ pub fn games(book: &Book, programme: Option<&Programme>) -> Vec<BowledGame> {
             let Some(replay) = feed.replay() else {
                 continue;
             };
-            let names: BTreeSet<&str> = bowler_entries(replay.lane())
+            let names: BTreeSet<String> = bowler_entries(replay.lane())
                 .map(|e| match e {
                     EntryView::Bowled(entry) => entry.bowler.name.as_str(),
                     EntryView::Waiting(bowler, ..) => bowler.name.as_str(),
                 })
+                .map(shown)
                 .collect();
+            let names: BTreeSet<&str> = names.iter().map(String::as_str).collect();
             let block = programme.and_then(|p| place(p, lane, &names, &mut taken));
-            out.extend(bowled_games(replay, lane, file, block));
+            out.extend(
+                bowled_games(replay, lane, file, block)
+                    .into_iter()
+                    .map(|g| BowledGame {
+                        name: shown(&g.name),
+                        ..g
+                    }),
+            );
         }
     }
     out

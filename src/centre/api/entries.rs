@@ -2,7 +2,6 @@
 //! "Entries on the centre's page"): reading them is open to all; a change
 //! needs a judge logged in and is recorded under their name.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
@@ -12,10 +11,11 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 
-use super::{Shared, error, json_response, judge, judged, lock};
+use super::{Shared, error, json_response, judged, lock, session};
 use crate::centre::entries::csv::{self, MAX_CSV, Problems};
+use crate::centre::entries::guard::{CONFIRM, confirming};
 use crate::centre::entries::import::{self, Mode};
-use crate::centre::entries::{Change, Entries, Issue, Refusal, entry_from};
+use crate::centre::entries::{Bowled, Change, Entries, Issue, Refusal, Who, entry_from};
 use crate::centre::programme::{Entry, Programme};
 
 /// The largest import request: the CSV file and room to say how large a
@@ -29,9 +29,20 @@ fn no_programme() -> Response {
     )
 }
 
+/// A refused change; one the chief judge is asked to confirm says what
+/// it would move in `confirm`, one line each.
 fn refused(r: &Refusal) -> Response {
     let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);
-    let body = json!({ "error": r.text(), "problems": r.problems });
+    let mut body = json!({ "error": r.text(), "problems": r.problems });
+    if confirming(r) {
+        let moves: Vec<&str> = r.problems.iter().map(|p| p.message.as_str()).collect();
+        body["confirm"] = json!(moves);
+        body["error"] = format!(
+            "this changes the results of a bowler who has bowled; repeat it with \"{CONFIRM}\": true to make it:\n{}",
+            moves.join("\n")
+        )
+        .into();
+    }
     (status, axum::Json(body)).into_response()
 }
 
@@ -73,19 +84,16 @@ pub(super) async fn export(State(s): State<Shared>) -> Response {
         .into_response()
 }
 
-/// The names with games in the mirrored journals.
-fn bowled(s: &Shared) -> BTreeSet<String> {
+/// The games in the mirrored journals, each bowler as shown now.
+fn bowled(s: &Shared) -> Bowled {
     let programme = s.programme();
     let book = lock(&s.book);
-    crate::centre::results::games(&book, programme.as_deref())
-        .into_iter()
-        .map(|g| g.name)
-        .collect()
+    Bowled::of(crate::centre::results::games(&book, programme.as_deref()))
 }
 
 /// Makes `change` as `by` (on a thread that may wait for the disk): the
 /// entries after it, or why not.
-async fn change(s: &Shared, entries: Arc<Mutex<Entries>>, change: Change, by: &str) -> Response {
+async fn change(s: &Shared, entries: Arc<Mutex<Entries>>, change: Change, by: Who) -> Response {
     match apply(s, entries, change, by).await {
         Ok(v) => json_response(v),
         Err(r) => refused(&r),
@@ -97,15 +105,15 @@ async fn apply(
     s: &Shared,
     entries: Arc<Mutex<Entries>>,
     change: Change,
-    by: &str,
+    by: Who,
 ) -> Result<Value, Refusal> {
-    let (s, by) = (s.clone(), by.to_owned());
+    let s = s.clone();
     let made = tokio::task::spawn_blocking(move || {
         let bowled = bowled(&s);
         let mut e = lock(&entries);
-        let made = e.apply(change, &bowled, &by);
+        let made = e.apply_as(change, &bowled, &by);
         if made.is_ok() {
-            tracing::info!(by, revision = e.revision, "the entries changed");
+            tracing::info!(by = by.name, revision = e.revision, "the entries changed");
         }
         made.map(|()| e.json())
     })
@@ -118,11 +126,12 @@ async fn preview(
     s: &Shared,
     entries: Arc<Mutex<Entries>>,
     change: Change,
+    by: Who,
 ) -> Result<Value, Refusal> {
     let s = s.clone();
     let seen = tokio::task::spawn_blocking(move || {
         let bowled = bowled(&s);
-        lock(&entries).preview(change, &bowled)
+        lock(&entries).preview(change, &bowled, &by)
     })
     .await;
     seen.unwrap_or_else(|e| Err(Refusal::new(500, e.to_string())))
@@ -171,15 +180,23 @@ fn name_of(v: &Value) -> Result<String, Refusal> {
         .ok_or_else(|| Refusal::new(400, "name the entry: {\"name\":\"…\"}"))
 }
 
-/// The judge, the body and the entries, or the answer refusing them.
+/// The judge (whether the chief, whether they confirm), the body and the
+/// entries, or the answer refusing them.
 macro_rules! begin {
     ($s:expr, $headers:expr, $body:expr) => {{
-        let (by, v) = match judged(&$s, &$headers, &$body).await {
+        let (name, v) = match judged(&$s, &$headers, &$body).await {
             Ok(x) => x,
             Err(res) => return res,
         };
         let Some(entries) = $s.entries.clone() else {
             return no_programme();
+        };
+        let chief = session(&$s, &$headers).await.is_some_and(|(_, c)| c);
+        let confirm = v.get(CONFIRM).and_then(Value::as_bool).unwrap_or(false);
+        let by = Who {
+            name,
+            chief,
+            confirm,
         };
         (by, v, entries)
     }};
@@ -188,7 +205,7 @@ macro_rules! begin {
 pub(super) async fn add(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
     let (by, v, entries) = begin!(s, headers, body);
     match entry_of(&v, false) {
-        Ok(entry) => change(&s, entries, Change::Add(entry), &by).await,
+        Ok(entry) => change(&s, entries, Change::Add(entry), by).await,
         Err(r) => refused(&r),
     }
 }
@@ -204,7 +221,7 @@ pub(super) async fn edit(State(s): State<Shared>, headers: HeaderMap, body: Byte
         .entry(&name)
         .is_some_and(|e| e.withdrawn);
     match entry_of(&v, was) {
-        Ok(entry) => change(&s, entries, Change::Edit { name, entry }, &by).await,
+        Ok(entry) => change(&s, entries, Change::Edit { name, entry }, by).await,
         Err(r) => refused(&r),
     }
 }
@@ -216,13 +233,13 @@ pub(super) async fn withdraw(State(s): State<Shared>, headers: HeaderMap, body: 
         Err(r) => return refused(&r),
     };
     let withdrawn = v.get("withdrawn").and_then(Value::as_bool).unwrap_or(true);
-    change(&s, entries, Change::Withdraw { name, withdrawn }, &by).await
+    change(&s, entries, Change::Withdraw { name, withdrawn }, by).await
 }
 
 pub(super) async fn delete(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
     let (by, v, entries) = begin!(s, headers, body);
     match name_of(&v) {
-        Ok(name) => change(&s, entries, Change::Delete { name }, &by).await,
+        Ok(name) => change(&s, entries, Change::Delete { name }, by).await,
         Err(r) => refused(&r),
     }
 }
@@ -238,11 +255,13 @@ fn refused_import(status: StatusCode, problems: &Problems) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
-/// An import's query: `mode=replace|add`, `dry_run=1`, `undo=1`.
+/// An import's query: `mode=replace|add`, `dry_run=1`, `undo=1`,
+/// `confirm=1`.
 struct ImportQuery {
     mode: Mode,
     dry_run: bool,
     undo: bool,
+    confirm: bool,
 }
 
 fn import_query(q: Option<&str>) -> Result<ImportQuery, String> {
@@ -250,6 +269,7 @@ fn import_query(q: Option<&str>) -> Result<ImportQuery, String> {
         mode: Mode::Replace,
         dry_run: false,
         undo: false,
+        confirm: false,
     };
     for pair in q.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -266,7 +286,12 @@ fn import_query(q: Option<&str>) -> Result<ImportQuery, String> {
             }
             "dry_run" => out.dry_run = yes,
             "undo" => out.undo = yes,
-            _ => return Err(format!("{k:?} is not a parameter: mode, dry_run or undo")),
+            "confirm" => out.confirm = yes,
+            _ => {
+                return Err(format!(
+                    "{k:?} is not a parameter: mode, dry_run, undo or confirm"
+                ));
+            }
         }
     }
     Ok(out)
@@ -300,17 +325,22 @@ pub(super) async fn import(
             "send the CSV file as it is (Content-Type: text/csv)",
         );
     }
-    let Some(by) = judge(&s, &headers).await else {
+    let Some((name, chief)) = session(&s, &headers).await else {
         return error(StatusCode::UNAUTHORIZED, "a judge must log in");
+    };
+    let by = Who {
+        name,
+        chief,
+        confirm: q.confirm,
     };
     let Some(entries) = s.entries.clone() else {
         return no_programme();
     };
     if q.undo {
         let made = if q.dry_run {
-            preview(&s, entries, Change::UndoImport).await
+            preview(&s, entries, Change::UndoImport, by).await
         } else {
-            apply(&s, entries, Change::UndoImport, &by).await
+            apply(&s, entries, Change::UndoImport, by).await
         };
         return match made {
             Ok(v) => json_response(v),
@@ -350,12 +380,14 @@ pub(super) async fn import(
         Mode::Add => Change::AddImport(list),
     };
     let answer = if q.dry_run {
-        preview(&s, entries, change).await
+        preview(&s, entries, change, by).await
     } else {
-        apply(&s, entries, change, &by).await
+        apply(&s, entries, change, by).await
     };
     match answer {
         Ok(v) => json_response(v),
+        // What the chief judge is asked to confirm.
+        Err(r) if confirming(&r) => refused(&r),
         // Each problem at its row and column.
         Err(r) => {
             let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);

@@ -105,19 +105,33 @@ pub(super) fn load(dir: &Path, programme: &Programme) -> Result<Set, ProgrammeEr
     Ok(out)
 }
 
-/// `programme` with what the page set.
+/// `programme` with what the page set, each name as shown now (a name
+/// corrected since, `rename.rs`, as corrected).
 pub(super) fn overlay(programme: &mut Programme, set: &Set) {
+    let shown = |n: &String| super::rename::shown(&programme.renamed, n).to_owned();
+    let mut lanes_of = BTreeMap::new();
+    for (id, lanes) in &set.lanes {
+        let named: Lanes = lanes
+            .iter()
+            .map(|(n, l)| (*n, l.iter().map(shown).collect()))
+            .collect();
+        lanes_of.insert(id.clone(), named);
+    }
+    let won: Vec<(String, String)> = set
+        .roll_off_won
+        .iter()
+        .map(|(b, w)| (b.clone(), shown(w)))
+        .collect();
     for b in &mut programme.blocks {
-        if let Some(lanes) = set.lanes.get(&b.id) {
-            b.lanes.clone_from(lanes);
+        if let Some(lanes) = lanes_of.remove(&b.id) {
+            b.lanes = lanes;
         }
     }
     for f in &mut programme.finals {
-        f.roll_off_won = set
-            .roll_off_won
+        f.roll_off_won = won
             .iter()
             .filter(|(block, _)| f.step_ladder.contains(block))
-            .map(|(b, w)| (b.clone(), w.clone()))
+            .cloned()
             .collect();
     }
 }

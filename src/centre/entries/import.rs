@@ -102,6 +102,7 @@ pub fn keep(state_dir: &Path, title: &str, list: &[Entry]) -> std::io::Result<()
     let text = super::entries_text(
         title,
         list,
+        &[],
         "# The entries before the last CSV import, kept by `lanecall centre` so\n\
          # that the import can be undone from its page (docs/programme.md).",
     )

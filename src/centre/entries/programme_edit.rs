@@ -185,7 +185,8 @@ pub(super) fn read(path: &Path, state_dir: &Path) -> Result<(String, Programme),
             format!("{n} entries: at most {MAX_ENTRIES}"),
         ));
     }
-    let p = Programme::with_entries(&text, f.entry, &entries_file)?;
+    let renamed = super::rename::resolve(&f.rename);
+    let p = super::rename::with_entries(&text, f.entry, &entries_file, &renamed)?;
     tracing::info!(file = %entries_file.display(), "the entries are the centre's own");
     Ok((text, p))
 }
@@ -448,16 +449,17 @@ impl Entries {
         let text = toml::to_string(&table).map_err(|e| Refusal::new(500, e.to_string()))?;
         let entries = p.entries.iter().map(entry_value).collect();
         let stored = self.state_dir.join(FILE);
-        let mut programme = Programme::with_entries(&text, entries, &stored).map_err(|e| {
-            let problems = match e {
-                ProgrammeError::Invalid { problems, .. } => problems
-                    .into_iter()
-                    .map(|p| field(&p.key, p.message))
-                    .collect(),
-                other => vec![Issue::message(other.to_string())],
-            };
-            refused(400, problems)
-        })?;
+        let mut programme = super::rename::with_entries(&text, entries, &stored, &p.renamed)
+            .map_err(|e| {
+                let problems = match e {
+                    ProgrammeError::Invalid { problems, .. } => problems
+                        .into_iter()
+                        .map(|p| field(&p.key, p.message))
+                        .collect(),
+                    other => vec![Issue::message(other.to_string())],
+                };
+                refused(400, problems)
+            })?;
         blocks::overlay(&mut programme, &self.set);
         let value = serde_json::to_value(&new).unwrap_or(Value::Null);
         let mut record = json!({
