@@ -190,6 +190,8 @@ pub fn router(
         .with_state(shared)
         .layer(RequestBodyLimitLayer::new(MAX_BODY))
         .merge(import)
+        // Russian beside the English of a refusal, for a Russian page.
+        .layer(middleware::from_fn(super::say::layer))
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {

@@ -1,0 +1,454 @@
+//! What the centre answers, in Russian too: one catalogue of English
+//! message templates and their Russian, and the layer that adds the
+//! Russian to an answer when the page asking is Russian.
+//!
+//! A template names the varying parts `{1}`, `{2}`…; the Russian uses the
+//! same numbers in any order. A part that is itself a message of the
+//! catalogue is said in Russian too (`"{1}: the name cannot change"` with
+//! `{1}` = `"Anna" has bowled`), a quoted name `"Anna"` becomes «Anna», and
+//! anything else (names, numbers, ids) is kept as it is. Adding a message
+//! is one line in [`SAY`].
+//!
+//! The layer ([`layer`]) reads `Accept-Language`; for a request whose
+//! first language is Russian, a JSON answer that refuses (4xx, 5xx) or
+//! relays lanes' answers (`/api/push`, `/api/pushes`, `/api/hold`) gains,
+//! beside every `"error"` text, an `"error_ru"`, and beside every problem's
+//! `"message"`, a `"message_ru"`; the English fields stay for other tools
+//! (docs/centre.md, "Languages").
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use serde_json::Value;
+
+/// English template → Russian. One line a message.
+pub const SAY: &[(&str, &str)] = &[
+    // The login (src/web/login.rs, src/web/limit.rs).
+    ("wrong PIN", "неверный ПИН"),
+    ("a judge must log in", "нужно войти как судья"),
+    ("the chief judge must log in", "нужно войти как главный судья"),
+    ("a PIN is {1} to {2} digits", "ПИН — от {1} до {2} цифр"),
+    ("a login is {1}: {2}", "вход — это {1}: {2}"),
+    ("busy checking other PINs: try again in a moment", "проверяются другие ПИН: попробуйте через мгновение"),
+    ("cannot tell whose PIN it is", "не удаётся определить, чей это ПИН"),
+    ("cannot make a session now", "сейчас не удаётся открыть сеанс"),
+    ("cannot tell who is asking", "не удаётся определить, кто спрашивает"),
+    ("too many tries: wait a moment", "слишком много попыток: подождите немного"),
+    ("request refused", "запрос отклонён"),
+    ("too many wrong PINs from this device: it may try again in {1} s; another judge's device can still log in ({2} ends it)", "слишком много неверных ПИН с этого устройства: попробовать снова можно через {1} с; с устройства другого судьи войти можно ({2} снимает блокировку)"),
+    ("too many wrong PINs from several devices: logins from devices that have not logged in lately are locked for {1} s ({2} ends it)", "слишком много неверных ПИН с нескольких устройств: вход с устройств, которые давно не входили, закрыт на {1} с ({2} снимает блокировку)"),
+    ("`lanecall unlock --config /etc/lanecall/centre.toml` (the config the centre runs with) on the centre's computer", "`lanecall unlock --config /etc/lanecall/centre.toml` (с настройками, с которыми запущен центр) на компьютере центра"),
+    ("`lanecall unlock` on the lane's computer", "`lanecall unlock` на компьютере дорожки"),
+    // The API's own (src/centre/api.rs, api/*.rs).
+    ("no such route", "нет такого адреса"),
+    ("no such file: {1}", "нет такого файла: {1}"),
+    ("there is no programme", "программы нет"),
+    ("the programme has no block {1}", "в программе нет блока {1}"),
+    ("send JSON (Content-Type: application/json)", "отправьте JSON (Content-Type: application/json)"),
+    ("not JSON: {1}", "не JSON: {1}"),
+    ("cancel a held push: {1} (no \"lane\": every lane it holds for)", "отмена отложенной отправки: {1} (без \"lane\" — для всех дорожек)"),
+    ("lane: {1} is not a lane number (1 to {2})", "дорожка: {1} — не номер дорожки (от 1 до {2})"),
+    ("a hold is {1}", "остановка — это {1}"),
+    ("block: 1 to 64 characters", "блок: от 1 до 64 знаков"),
+    ("a push is {1}, or {2} with a programme", "отправка — это {1} или {2}, если есть программа"),
+    ("lanes: 1 to {1} lanes", "дорожки: от 1 до {1}"),
+    ("lanes: {1} is not a lane number (1 to {2})", "дорожки: {1} — не номер дорожки (от 1 до {2})"),
+    ("lanes.{1}: a list of bowlers", "дорожка {1}: нужен список участников"),
+    ("lanes.{1}: {2} is withdrawn from the competition", "дорожка {1}: {2} снят(а) с соревнований"),
+    ("no programme: the centre's config has no `programme`, and the entries are the programme's", "нет программы: в настройках центра не указан `programme`, а участники — часть программы"),
+    ("name the entry: {1}", "укажите участника: {1}"),
+    ("an entry is {1}", "участник — это {1}"),
+    ("name the block: {1}", "укажите блок: {1}"),
+    ("name the winner: {1}", "укажите победителя: {1}"),
+    ("{1}: write {2}=1 or {2}=0", "{1}: пишите {2}=1 или {2}=0"),
+    ("block {1} has no lane assignments yet", "блоку {1} ещё не назначены дорожки"),
+    ("every bowler of block {1} is withdrawn", "все участники блока {1} сняты"),
+    // Held pushes (src/centre/commands.rs, CancelRefused).
+    ("there is no push {1} (the last {2} are kept: GET /api/pushes)", "нет отправки {1} (хранятся последние {2}: GET /api/pushes)"),
+    ("push {1} sent nothing to lane {2}", "отправка {1} ничего не посылала на дорожку {2}"),
+    ("push {1} is not held for lane {2}: it was sent already, or cancelled", "отправка {1} не ждёт дорожку {2}: она уже ушла или отменена"),
+    ("push {1} is held for no lane: it was sent already, or cancelled", "отправка {1} не ждёт ни одну дорожку: она уже ушла или отменена"),
+    // Entries (src/centre/entries.rs, entries/*.rs).
+    ("{1} has bowled", "{1} уже выступал(а)"),
+    ("{1} is on lane {2} of block {3}", "{1} стоит на дорожке {2} блока {3}"),
+    ("{1} is in team {2} of event {3}", "{1} входит в команду {2} вида {3}"),
+    ("{1} won a roll-off in the finals", "{1} выиграл(а) переигровку в финале"),
+    ("{1}: the name cannot change", "{1}: имя изменить нельзя"),
+    ("{1}: withdraw the entry instead of deleting it", "{1}: снимите участника вместо удаления"),
+    ("{1}: it cannot be left out (mark it withdrawn instead)", "{1}: его нельзя убрать из списка (отметьте «снят»)"),
+    ("there is no entry {1}", "нет участника {1}"),
+    ("the competition has {1} entries: no more fit", "в соревновании уже {1} участников: больше нельзя"),
+    ("{1} entries: at most {2}", "участников: {1}, а можно не больше {2}"),
+    ("there is no import to undo: only the last change, if it was an import, can be undone", "нечего отменять: отменить можно только последнее изменение, если это была загрузка CSV"),
+    ("not saved: {1}", "не сохранено: {1}"),
+    ("{1} is not a class: B1, B2 or B3", "{1} — не класс: B1, B2 или B3"),
+    ("{1} is not M or F", "{1} — не М и не Ж"),
+    ("{1} is not a handicap (0 to {2} pins a game)", "{1} — не гандикап (от 0 до {2} кеглей за игру)"),
+    ("{1} is not a whole number of pins", "{1} — не целое число кеглей"),
+    ("{1}: write yes, or leave it empty", "{1}: напишите yes или оставьте пустым"),
+    ("the region is empty: write the bowler's region", "регион пуст: укажите регион участника"),
+    ("{1} is entered twice: on row {2} too", "{1} записан(а) дважды: ещё в строке {2}"),
+    ("{1} is entered twice", "{1} записан(а) дважды"),
+    ("{1} is beyond the last column", "{1} — за последним столбцом"),
+    ("column {1} is twice", "столбец {1} указан дважды"),
+    ("the first row has {1} columns: the columns are {2}", "в первой строке столбцов: {1}; столбцы: {2}"),
+    ("there is no column {1}", "нет столбца {1}"),
+    ("more than {1} entries: a competition has at most {1}", "больше {1} участников: в соревновании их не больше {1}"),
+    ("the file is empty: its first row names the columns ({1})", "файл пуст: в первой строке — названия столбцов ({1})"),
+    ("the file is {1} bytes: at most {2} (1 MiB)", "файл {1} байт: не больше {2} (1 МиБ)"),
+    ("… and {1} more problems, not listed: mend these and import again", "… и ещё ошибок: {1} (не показаны): исправьте эти и загрузите снова"),
+    // Names (crates/lanecall-core/src/names.rs), `{1}` one of the words below.
+    ("the {1} is empty", "{1}: пусто"),
+    ("the {1} is longer than {2} characters", "{1}: длиннее {2} знаков"),
+    ("the {1} holds a control character ({2})", "{1}: управляющий символ ({2})"),
+    ("the {1} holds an invisible formatting character ({2}): type it with letters, digits, spaces and punctuation only", "{1}: невидимый символ форматирования ({2}): пишите только буквами, цифрами, пробелами и знаками препинания"),
+    ("a name starting with \"centre:\" is the centre's: choose another", "имя, начинающееся с \"centre:\", принадлежит центру: выберите другое"),
+    ("name", "имя"),
+    ("region", "регион"),
+    ("team", "команда"),
+    ("team's name", "название команды"),
+    ("block id", "номер блока"),
+    // A block's lanes and roll-offs (src/centre/entries/blocks.rs).
+    ("give the block at least one lane with a bowler", "назначьте блоку хотя бы одну дорожку с участником"),
+    ("at most {1} lanes", "не больше {1} дорожек"),
+    ("{1} is not a lane number", "{1} — не номер дорожки"),
+    ("lane {1} is given twice", "дорожка {1} указана дважды"),
+    ("lane {1}: 1 to {2} bowlers, not {3}", "дорожка {1}: от 1 до {2} участников, а не {3}"),
+    ("lane {1}: {2} is not an entry", "дорожка {1}: {2} — не участник"),
+    ("lane {1}: {2} is withdrawn from the competition", "дорожка {1}: {2} снят(а) с соревнований"),
+    ("{1} is on two lanes of block {2}", "{1} стоит на двух дорожках блока {2}"),
+    ("{1} is in no team of event {2}", "{1} не входит ни в одну команду вида {2}"),
+    ("team {1} has {2} of its {3} members in this block", "в этом блоке {2} из {3} участников команды {1}"),
+    ("block {1} has games bowled: its lanes stay as they were", "в блоке {1} уже сыграны игры: дорожки остаются прежними"),
+    ("block {1}'s step-ladder match is not a tie waiting for a roll-off", "встреча лесенки блока {1} — не ничья, ждущая переигровки"),
+    ("{1} did not bowl the tied match: {2} or {3}", "{1} не играл(а) во встрече вничью: {2} или {3}"),
+    // The programme's checks (src/centre/programme/check.rs) and its edits.
+    ("{1} is not \"role: name\"", "{1} — не \"должность: имя\""),
+    ("the id is empty", "номер пуст"),
+    ("event {1} is defined twice", "вид {1} описан дважды"),
+    ("a singles event has no teams", "в одиночном разряде нет команд"),
+    ("a team event needs its teams", "командному виду нужны команды"),
+    ("team {1} has {2} member(s); a {3} team has {4}", "в команде {1} участников: {2}; в команде вида {3} их {4}"),
+    ("{1} is not an entry", "{1} — не участник"),
+    ("{1} is already in team {2} of this event", "{1} уже в команде {2} этого вида"),
+    ("{1} is twice in the team", "{1} дважды в команде"),
+    ("block {1} is defined twice", "блок {1} описан дважды"),
+    ("there is no event {1}", "нет вида {1}"),
+    ("{1} games: a block has 1 to {2}", "игр: {1}; в блоке их от 1 до {2}"),
+    ("day {1}: days count from 1", "день {1}: дни считаются с 1"),
+    ("lane {1} is written twice", "дорожка {1} записана дважды"),
+    ("{1} is already on lane {2} in this block", "{1} уже на дорожке {2} этого блока"),
+    ("{1} is twice on lane {2}", "{1} дважды на дорожке {2}"),
+    ("category {1} has finals twice", "у категории {1} финал указан дважды"),
+    ("there is no block {1}", "нет блока {1}"),
+    ("block {1} is in the finals twice", "блок {1} дважды в финале"),
+    ("block {1} is not in a singles event", "блок {1} не в одиночном разряде"),
+    ("the step-ladder has 2 blocks, not {1}", "в лесенке 2 блока, а не {1}"),
+    ("write it as text", "напишите текстом"),
+    ("{1} is not a whole number", "{1} — не целое число"),
+    ("a list of names", "нужен список имён"),
+    ("each team's name and its members", "название каждой команды и её участники"),
+    ("it is empty", "пусто"),
+    ("a change is {1}", "изменение — это {1}"),
+    ("op {1}: add, edit or delete", "op {1}: add, edit или delete"),
+    ("there is already {1}: edit it", "{1} уже есть: измените его"),
+    ("there is no {1}", "нет: {1}"),
+    ("{1}: {2} cannot be deleted", "{1}: {2} удалить нельзя"),
+    ("{1}: its {2} cannot change", "{1}: {2} изменить нельзя"),
+    ("{1} is not a table", "{1} — не таблица"),
+    ("event {1}", "вид {1}"),
+    ("block {1}", "блок {1}"),
+    ("the finals of {1}", "финал {1}"),
+    // A lane's answer to a push or a hold (crates/lanecall-core/src/lane/refusal.rs).
+    ("refused", "отказ"),
+    ("a lineup has 1 to {1} bowlers, not {2}", "в составе от 1 до {1} участников, а не {2}"),
+    ("a bowler's name is empty", "имя участника пустое"),
+    ("two bowlers named {1} on the lane", "на дорожке два участника с именем {1}"),
+    ("the bowler \"{1}\": {2}", "участник «{1}»: {2}"),
+    ("{1}'s team: {2}", "команда участника {1}: {2}"),
+    ("{1}'s handicap is {2}: a handicap is 0 to {3} pins a game, as in the programme", "гандикап участника {1} — {2}: гандикап от 0 до {3} кеглей за игру, как в программе"),
+    ("block {1} is open: the lane order is locked (substitute between games, or end the block)", "блок {1} идёт: порядок на дорожке закрыт (замена между играми или после конца блока)"),
+    ("block {1} has already started", "блок {1} уже начат"),
+    ("no block is open", "ни один блок не идёт"),
+    ("the lineup's block \"{1}\": {2}", "блок состава «{1}»: {2}"),
+    ("the lineup's block has 1 to {1} games, not {2}", "в блоке состава от 1 до {1} игр, а не {2}"),
+    ("the lane is already held", "дорожка уже остановлена"),
+    ("the lane is not held", "дорожка не остановлена"),
+];
+
+/// Words for a problem's place: `field` as the page's form names it.
+const FIELDS: &[(&str, &str)] = &[
+    ("name", "участник"),
+    ("class", "класс"),
+    ("sex", "пол"),
+    ("region", "регион"),
+    ("team", "команда"),
+    ("handicap", "гандикап"),
+    ("withdrawn", "снят"),
+];
+
+/// The longest message said in Russian: anything longer stays English.
+const MAX_SAID: usize = 4096;
+
+/// `text` in Russian, line by line; `None` when a line is not in the
+/// catalogue.
+pub fn russian(text: &str) -> Option<String> {
+    if text.len() > MAX_SAID {
+        return None;
+    }
+    let lines: Option<Vec<String>> = text.lines().map(|l| line(l, 0)).collect();
+    lines.map(|l| l.join("\n"))
+}
+
+/// One message in Russian: the catalogue's template that matches it with
+/// the most fixed text, its parts said in Russian where they can be.
+fn line(text: &str, depth: u8) -> Option<String> {
+    if depth > 4 {
+        return None;
+    }
+    let mut best: Option<(usize, &str, Vec<&str>)> = None;
+    for (en, ru) in SAY {
+        if let Some(parts) = matches(en, text) {
+            let fixed = text.len() - parts.iter().map(|p| p.len()).sum::<usize>();
+            if best.as_ref().is_none_or(|(f, ..)| fixed > *f) {
+                best = Some((fixed, ru, parts));
+            }
+        }
+    }
+    let (_, ru, parts) = best?;
+    let mut out = String::with_capacity(ru.len() + text.len());
+    let mut rest = ru;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let tail = &rest[open..];
+        match placeholder(tail) {
+            Some((n, len)) => {
+                let part = parts.get(n - 1).copied().unwrap_or("");
+                out.push_str(&part_said(part, depth));
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A part of a message: a message itself, a quoted name, or as it is.
+fn part_said(part: &str, depth: u8) -> String {
+    if let Some(said) = line(part, depth + 1) {
+        return said;
+    }
+    match part.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
+        Some(inner) if !inner.contains('"') => format!("«{inner}»"),
+        _ => part.to_owned(),
+    }
+}
+
+/// `{n}` at the start of `s`: `n` and the placeholder's length.
+fn placeholder(s: &str) -> Option<(usize, usize)> {
+    let b = s.as_bytes();
+    (b.len() >= 3 && b[0] == b'{' && b[1].is_ascii_digit() && b[1] != b'0' && b[2] == b'}')
+        .then(|| (usize::from(b[1] - b'0'), 3))
+}
+
+/// The parts of `text` in the places of template `en`'s `{n}`s, in their
+/// numbers' order (a number used twice must match the same text).
+fn matches<'t>(en: &str, text: &'t str) -> Option<Vec<&'t str>> {
+    let mut pieces = Vec::new(); // (literal before, placeholder number)
+    let mut rest = en;
+    let mut lit = String::new();
+    while let Some(open) = rest.find('{') {
+        lit.push_str(&rest[..open]);
+        let tail = &rest[open..];
+        match placeholder(tail) {
+            Some((n, len)) => {
+                pieces.push((std::mem::take(&mut lit), n));
+                rest = &tail[len..];
+            }
+            None => {
+                lit.push('{');
+                rest = &tail[1..];
+            }
+        }
+    }
+    lit.push_str(rest);
+    let mut found: Vec<Option<&'t str>> = vec![None; 9];
+    fit(&pieces, &lit, text, &mut found).then(|| {
+        let n = found.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+        found[..n].iter().map(|p| p.unwrap_or("")).collect()
+    })
+}
+
+/// Whether `text` is `pieces` (literal then a non-empty part, each) then
+/// `last`, the parts written to `found`.
+fn fit<'t>(
+    pieces: &[(String, usize)],
+    last: &str,
+    text: &'t str,
+    found: &mut Vec<Option<&'t str>>,
+) -> bool {
+    let Some(((lit, n), more)) = pieces.split_first() else {
+        return text == last;
+    };
+    let Some(after) = text.strip_prefix(lit.as_str()) else {
+        return false;
+    };
+    let next_lit = more.first().map_or(last, |(l, _)| l.as_str());
+    // Each place the next literal could start, after at least one char.
+    let starts = after
+        .char_indices()
+        .skip(1)
+        .map(|(i, _)| i)
+        .chain(std::iter::once(after.len()));
+    for end in starts {
+        let rest = &after[end..];
+        if !rest.starts_with(next_lit) {
+            continue;
+        }
+        let part = &after[..end];
+        let slot = n - 1;
+        let before = found[slot];
+        if before.is_some_and(|b| b != part) {
+            continue;
+        }
+        found[slot] = Some(part);
+        if fit(more, last, rest, found) {
+            return true;
+        }
+        found[slot] = before;
+    }
+    false
+}
+
+/// Whether the request's first language is Russian (`Accept-Language: ru`).
+pub fn wants_russian(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .is_some_and(|first| {
+            let tag = first.split(';').next().unwrap_or("").trim();
+            tag.eq_ignore_ascii_case("ru") || tag.to_ascii_lowercase().starts_with("ru-")
+        })
+}
+
+/// The largest answer read to add its Russian: the pushes' list is the
+/// largest said.
+const MAX_ANSWER: usize = 2 * 1024 * 1024;
+
+/// Adds Russian beside the English of a refusal or a lane's answer when
+/// the request asked in Russian; every other answer passes as it is.
+pub async fn layer(req: Request<Body>, next: Next) -> Response {
+    let ru = wants_russian(req.headers());
+    let relays = matches!(
+        req.uri().path(),
+        "/api/push" | "/api/pushes" | "/api/hold" | "/api/pushes/cancel"
+    );
+    let res = next.run(req).await;
+    let json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let refusal = res.status().is_client_error() || res.status().is_server_error();
+    if !ru || !json || !(refusal || relays) {
+        return res;
+    }
+    let (mut parts, body) = res.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_ANSWER).await else {
+        parts.status = axum::http::StatusCode::INTERNAL_SERVER_ERROR;
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(parts, Body::from("{\"error\":\"answer too large\"}"));
+    };
+    let Ok(mut v) = serde_json::from_slice::<Value>(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    add_russian(&mut v);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(v.to_string()))
+}
+
+/// Beside every `error` text an `error_ru`, beside every problem's
+/// `message` a `message_ru`, where the catalogue says them. An answer with
+/// problems says its `error_ru` from them: each problem's place and its
+/// message, then how many more there are.
+pub fn add_russian(v: &mut Value) {
+    match v {
+        Value::Array(list) => list.iter_mut().for_each(add_russian),
+        Value::Object(o) => {
+            if let Some(Value::Array(problems)) = o.get_mut("problems") {
+                for p in problems.iter_mut() {
+                    if let Some(ru) = p.get("message").and_then(Value::as_str).and_then(russian) {
+                        p["message_ru"] = Value::from(ru);
+                    }
+                }
+            }
+            let from_problems = problems_russian(o);
+            let error_ru = match o.get("error").and_then(Value::as_str) {
+                Some(_) if from_problems.is_some() => from_problems,
+                Some(e) => russian(e),
+                None => None,
+            };
+            if let Some(ru) = error_ru {
+                o.insert("error_ru".into(), Value::from(ru));
+            }
+            for (k, child) in o.iter_mut() {
+                if k != "problems" {
+                    add_russian(child);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An answer's problems in Russian, one a line, as `Issue`'s Display
+/// places them; `None` if one is not in the catalogue.
+fn problems_russian(o: &serde_json::Map<String, Value>) -> Option<String> {
+    let problems = o.get("problems")?.as_array()?;
+    if problems.is_empty() {
+        return None;
+    }
+    let mut lines = Vec::with_capacity(problems.len() + 1);
+    for p in problems {
+        let message = p.get("message_ru")?.as_str()?;
+        let mut place = Vec::new();
+        if let Some(n) = p.get("entry").and_then(Value::as_u64) {
+            place.push(format!("участник {n}"));
+        }
+        if let Some(r) = p.get("row").and_then(Value::as_u64) {
+            place.push(format!("строка {r}"));
+        }
+        let field = p.get("field").and_then(Value::as_str).map(|f| {
+            FIELDS
+                .iter()
+                .find(|(en, _)| *en == f)
+                .map_or(f, |(_, ru)| ru)
+        });
+        match (p.get("column").and_then(Value::as_u64), field) {
+            (Some(c), Some(f)) => place.push(format!("столбец {c} ({f})")),
+            (Some(c), None) => place.push(format!("столбец {c}")),
+            (None, Some(f)) => place.push(f.to_owned()),
+            (None, None) => {}
+        }
+        lines.push(if place.is_empty() {
+            message.to_owned()
+        } else {
+            format!("{}: {message}", place.join(", "))
+        });
+    }
+    if let Some(more) = o.get("more_problems").and_then(Value::as_u64).filter(|m| *m > 0) {
+        lines.push(russian(&format!(
+            "… and {more} more problems, not listed: mend these and import again"
+        ))?);
+    }
+    Some(lines.join("\n"))
+}
+
+#[cfg(test)]
+#[path = "say_tests.rs"]
+mod tests;
