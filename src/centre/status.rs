@@ -50,6 +50,11 @@ pub struct LaneStatus {
     /// Why the lane is bowling past its block, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alarm: Option<String>,
+    /// The alarm's kind, for the page to say it in its language:
+    /// `games` (more games than the block's), `after_end` (a block begun
+    /// after it ended) or `again` (its lineup bowled again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub past: Option<&'static str>,
 }
 
 impl LaneStatus {
@@ -77,6 +82,7 @@ pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, Lane
                         games: b.games,
                         ended: false,
                         alarm: None,
+                        past: None,
                     };
                     (*n, s)
                 })
@@ -116,6 +122,7 @@ pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, Lane
                     s.alarm = Some(format!(
                         "lane {lane} bowled block {id} again ({file}): those games do not count"
                     ));
+                    s.past = Some("again");
                 }
                 continue;
             }
@@ -150,10 +157,12 @@ pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, Lane
                     "lane {lane} is bowling game {bowled} of block {id}, which has {} game(s)",
                     s.games
                 ));
+                s.past = Some("games");
             } else if l.blocks().len() > 1 {
                 s.alarm = Some(format!(
                     "lane {lane} began another block after block {id} ended ({file})"
                 ));
+                s.past = Some("after_end");
             }
         }
     }

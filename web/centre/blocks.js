@@ -1,8 +1,11 @@
 // The blocks on the centre's page: each block's lanes and bowlers, set by
 // form (a select per lane and per place on it, withdrawn entries not
-// offered, at most 4 a lane), pushed in one press; and the finals' lanes
-// proposed from the standings, confirmed in one press
-// (docs/programme.md, "Lanes set on the centre's page").
+// offered, at most 4 a lane), pushed in one press; each lane's life of the
+// block (not started, bowling, done, an alarm past its end); a block a
+// lane has begun pushed again only with a reason asked; and the finals'
+// lanes proposed from the standings, confirmed in one press (before the
+// preliminaries end, only with the chief judge's reason)
+// (docs/programme.md, "Lanes set on the centre's page"; docs/centre.md).
 import { t } from './i18n.js';
 import { h, api } from './common.js';
 
@@ -21,14 +24,60 @@ function say(text, good) {
 
 const post = (path, body) => api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
-function laneList(lanes, mark) {
+// What lane `st` (a block's `status` for one lane) has done of the block.
+function lifeText(st) {
+  if (st.state === 'done') return t('lifeDone', st.games_bowled, st.games);
+  if (st.state === 'bowling') return t('lifeBowling', Math.max(st.games_bowled, 1), st.games);
+  return t('lifeNotStarted');
+}
+
+function laneList(lanes, mark, status) {
   const list = Object.entries(lanes || {});
   if (!list.length) return h('p', { class: 'note', text: t('noLanesYet') });
-  return h('ul', { class: 'lanes' }, list.map(([lane, names]) => h('li', { text: t('lane', lane) + ': ' + names.map(mark).join(', ') })));
+  return h('ul', { class: 'lanes' }, list.map(([lane, names]) => {
+    const st = status && status[lane];
+    return h('li', { 'data-testid': 'life-' + lane },
+      h('span', { text: t('lane', lane) + ': ' + names.map(mark).join(', ') }),
+      st ? h('span', { class: 'pill ' + (st.state === 'done' ? 'good' : st.state === 'bowling' ? 'warn' : ''), 'data-testid': 'life-state-' + lane, text: lifeText(st) }) : null,
+      st && st.past ? h('p', { class: 'alarm', 'data-testid': 'life-alarm-' + lane, text: t('lifePast_' + st.past, lane, st.games_bowled, st.games) }) : null);
+  }));
+}
+
+// Asks in a dialog for a reason: resolves to it, or to null when the
+// judge goes back. `text` says why the question is asked.
+function askReason(title, text, label, ok) {
+  return new Promise((done) => {
+    const input = h('textarea', { id: 'ask-reason', maxlength: '200', rows: '2' });
+    const err = h('p', { class: 'alarm', role: 'alert' });
+    const d = h('dialog', { class: 'ask', 'aria-labelledby': 'ask-title', 'data-testid': 'ask' });
+    const close = (v) => { d.close(); d.remove(); done(v); };
+    d.append(h('form', { method: 'dialog', onsubmit: (e) => {
+      e.preventDefault();
+      const reason = input.value.trim();
+      if (!reason) { err.textContent = t('reasonNeeded'); input.focus(); return; }
+      close(reason);
+    } },
+    h('h3', { id: 'ask-title', text: title }),
+    h('p', { text }),
+    h('label', { for: 'ask-reason', text: label }), input, err,
+    h('div', { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary', text: ok }),
+      h('button', { type: 'button', text: t('cancel'), onclick: () => close(null) }))));
+    d.addEventListener('cancel', () => { d.remove(); done(null); });
+    document.body.append(d);
+    d.showModal();
+    input.focus();
+  });
 }
 
 async function saveLanes(block, lanes) {
-  const r = await post('/api/blocks/lanes', { block, lanes });
+  let r = await post('/api/blocks/lanes', { block, lanes });
+  if (r.status === 409 && isFinals(block)) {
+    // The preliminaries are not complete: the chief judge may go on.
+    const reason = await askReason(t('earlyTitle', block), r.body.error, t('earlyReason'), t('earlyOk', block));
+    if (reason === null) { say(r.body.error, false); return false; }
+    r = await post('/api/blocks/lanes', { block, lanes, early: true, reason });
+  }
   if (r.status !== 200) { say((r.body && r.body.error) || String(r.status), false); return false; }
   B.programme = r.body;
   say(t('lanesSaved', block), true);
@@ -89,13 +138,15 @@ function editForm(b) {
     h('button', { type: 'button', text: t('cancel'), onclick: () => { B.edit = null; redraw(); focusIn('[data-testid="block-' + b.id + '"] button'); } })));
 }
 
+const isFinals = (id) => ((B.programme && B.programme.finals) || []).some((f) => f.round_robin === id || (f.step_ladder || []).includes(id));
+
 function blockCard(b, mark) {
-  const finals = (B.programme.finals || []).some((f) => f.round_robin === b.id || (f.step_ladder || []).includes(b.id));
+  const finals = isFinals(b.id);
   const editing = B.edit && B.edit.block === b.id;
   const has = Object.keys(b.lanes || {}).length > 0;
   return h('section', { class: 'block panel', 'data-testid': 'block-' + b.id },
     h('h3', { text: t('blockHead', b.id, b.event, t('nGames', b.games), b.day) + (finals ? ' · ' + t('finalsBlock') : '') }),
-    editing ? editForm(b) : laneList(b.lanes, mark),
+    editing ? editForm(b) : laneList(b.lanes, mark, b.status),
     B.judge && !editing ? h('div', { class: 'actions' },
       h('button', { type: 'button', text: t('editLanes', b.id), onclick: () => {
         const rows = Object.entries(b.lanes || {}).map(([lane, names]) => ({ lane: Number(lane), names: names.filter((n) => B.names.includes(n)) }));
@@ -131,7 +182,14 @@ function showPushed(block, lanes) {
 // answers (or the centre gives it up as no answer).
 async function pushBlock(id) {
   const seq = (B.pushSeq = (B.pushSeq || 0) + 1);
-  const r = await post('/api/push', { block: id });
+  let r = await post('/api/push', { block: id });
+  if (r.status === 409 && r.body && r.body.begun) {
+    // Lanes have begun the block: pushing it again asks why.
+    const lanes = Object.entries(r.body.begun).map(([n, st]) => t('lane', n) + ': ' + lifeText(st)).join('; ');
+    const reason = await askReason(t('againTitle', id), t('againText', lanes), t('againReason'), t('againOk', id));
+    if (reason === null) { $('push-status').replaceChildren(); say(t('againNot', id), false); return; }
+    r = await post('/api/push', { block: id, again: true, reason });
+  }
   if (r.status !== 200) {
     $('push-status').replaceChildren();
     say((r.body && r.body.error) || String(r.status), false);
