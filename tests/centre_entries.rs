@@ -499,3 +499,337 @@ fn a_mebibyte_of_bad_rows_answers_the_first_hundred_problems_and_how_many_more()
     );
     assert_eq!(c.get("/api/entries")["entries"], before["entries"]);
 }
+
+/// slow_bowling_hold.jsonl (its first bowler bowls 173) as lane `lane`'s
+/// journal 1, its two bowlers `first` and `second`, sealed as the lane
+/// writes it.
+fn bowled_journal(lane: u32, first: &str, second: &str) -> String {
+    use lanecall::journal::{Header, parse_event};
+    let text = std::fs::read_to_string("tests/logs/slow_bowling_hold.jsonl")
+        .unwrap()
+        .replace("Dmitri Orlov", first)
+        .replace("Yulia Petrova", second);
+    let mut lines = text.lines();
+    let header = Header::parse(lines.next().unwrap()).unwrap();
+    let header = Header {
+        lane,
+        ..header.with_seq(1)
+    };
+    let events: Vec<lanecall::lane::Stamped<lanecall::lane::Event>> = lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| parse_event(l).unwrap())
+        .collect();
+    support::journal_of(&header, &events)
+}
+
+/// A centre with the example programme whose mirror holds block S1 bowled
+/// on lanes 1 to 3 and the B1 round robin (RR-B1, its lane set on the
+/// page: lane 7, Anna Kuznetsova and Olga Smirnova) started; the shared
+/// PIN and the secretary's own.
+fn bowled_centre(dir: &Path) -> (Centre, PathBuf) {
+    let state = dir.join("state");
+    let journals = [
+        (1, "Anna Kuznetsova", "Olga Smirnova"),
+        (2, "Ivan Petrov", "Dmitri Orlov"),
+        (3, "Sergei Volkov", "Yulia Frolova"),
+        (7, "Anna Kuznetsova", "Olga Smirnova"),
+    ];
+    for (lane, first, second) in journals {
+        let folder = state.join("lanes").join(lane.to_string());
+        std::fs::create_dir_all(&folder).unwrap();
+        let file = folder.join(format!("lane{lane}-20261128T100000Z-000001.jsonl"));
+        std::fs::write(file, bowled_journal(lane, first, second)).unwrap();
+    }
+    std::fs::write(
+        state.join("blocks.toml"),
+        "programme_title = \"Moscow Open, ten-pin bowling for the blind\"\n\
+         [[block]]\nid = \"RR-B1\"\nlanes = { 7 = [\"Anna Kuznetsova\", \"Olga Smirnova\"] }\n",
+    )
+    .unwrap();
+    let web = free_port();
+    let path = config(dir, web);
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("[web]", "lanes = \"1-8\"\n[web]");
+    std::fs::write(&path, text).unwrap();
+    let mut c = Centre::start(&path, web);
+    support::eventually("the mirror's journals in the standings", || {
+        let s = c.get("/api/standings");
+        let games = |name: &str| {
+            s["categories"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|c| c["entries"].as_array().into_iter().flatten())
+                .find(|e| e["name"] == name)
+                .map_or(0, |e| e["games"].as_array().map_or(0, Vec::len))
+        };
+        if games("Ivan Petrov") == 1 && games("Sergei Volkov") == 1 && games("Anna Kuznetsova") == 1
+        {
+            Ok(())
+        } else {
+            Err(s.to_string())
+        }
+    });
+    (c, path)
+}
+
+fn edit(name: &str, class: &str, confirm: bool) -> Value {
+    let e = match name {
+        "Sergei Volkov" => {
+            json!({ "name": name, "class": class, "sex": "M", "region": "Tula", "handicap": 8 })
+        }
+        _ => {
+            json!({ "name": name, "class": class, "sex": "F", "region": "Moscow", "team": "Moscow" })
+        }
+    };
+    json!({ "name": name, "entry": e, "confirm": confirm })
+}
+
+/// The line of `name` in the standings, if any.
+fn line(s: &Value, name: &str) -> Option<Value> {
+    s["categories"]
+        .as_array()?
+        .iter()
+        .flat_map(|c| c["entries"].as_array().into_iter().flatten())
+        .find(|e| e["name"] == name)
+        .cloned()
+}
+
+#[test]
+fn a_bowled_bowlers_class_needs_the_chief_and_a_confirmation_and_a_name_is_corrected_with_its_games()
+ {
+    let dir = temp_dir("bowled");
+    let (mut c, path) = bowled_centre(&dir);
+    let (secretary, _) = c.login(SECRETARY_PIN, "");
+    let (chief, _) = c.login(SHARED_PIN, "Irina Orlova");
+
+    // B2 has bowled S1 and has no finals: the chief only, once confirmed.
+    let (status, v) = c.post(
+        Some(&secretary),
+        "/api/entries/edit",
+        &edit("Sergei Volkov", "B3", true),
+    );
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("only the chief judge"),
+        "{v}"
+    );
+    let (status, v) = c.post(
+        Some(&chief),
+        "/api/entries/edit",
+        &edit("Sergei Volkov", "B3", false),
+    );
+    assert_eq!(status, 409, "{v}");
+    let moves = v["confirm"].to_string();
+    assert!(
+        moves.contains("Sergei Volkov: class B2 → B3")
+            && moves.contains("Sergei Volkov leaves category B2 and joins B3"),
+        "{v}"
+    );
+    assert_eq!(
+        entry(&c.get("/api/entries"), "Sergei Volkov").unwrap()["class"],
+        "B2"
+    );
+    let (status, v) = c.post(
+        Some(&chief),
+        "/api/entries/edit",
+        &edit("Sergei Volkov", "B3", true),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(entry(&v, "Sergei Volkov").unwrap()["class"], "B3");
+    assert_eq!(v["changes"][0]["confirmed_by_chief"], true, "{v}");
+
+    // B1's round robin has games: never, even for the chief.
+    let (status, v) = c.post(
+        Some(&chief),
+        "/api/entries/edit",
+        &edit("Anna Kuznetsova", "B2", true),
+    );
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("the finals of B1 have started"),
+        "{v}"
+    );
+    assert_eq!(
+        entry(&c.get("/api/entries"), "Anna Kuznetsova").unwrap()["class"],
+        "B1"
+    );
+
+    // A name corrected by any judge, even after bowling: the lane's
+    // journal keeps "Ivan Petrov", the centre shows the new name with the
+    // old games, and a restart keeps it.
+    let before = line(&c.get("/api/standings"), "Ivan Petrov").unwrap();
+    let fix = json!({ "name": "Ivan Petrov", "entry": { "name": "Iwan Petrow", "class": "B1", "sex": "M", "region": "Moscow", "team": "Moscow" } });
+    let (status, v) = c.post(Some(&secretary), "/api/entries/edit", &fix);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["renamed"][0]["from"], "Ivan Petrov", "{v}");
+    assert_eq!(v["renamed"][0]["to"], "Iwan Petrow");
+    assert_eq!(v["renamed"][0]["by"], SECRETARY);
+    c.stop();
+    let mut c = Centre::start(&path, c_web(&path));
+    let (chief, _) = c.login(SHARED_PIN, "Irina Orlova");
+    let s = c.get("/api/standings");
+    let after = line(&s, "Iwan Petrow").unwrap_or_else(|| panic!("{s}"));
+    assert_eq!(after["games"], before["games"], "{s}");
+    assert_eq!(after["total"], before["total"]);
+    assert!(!s.to_string().contains("Ivan Petrov"), "{s}");
+    assert_eq!(
+        s["unplaced"],
+        json!([]),
+        "the journal is still placed in S1"
+    );
+    let csv = c.http.request("GET", "/results.csv", &[], b"").unwrap();
+    let csv = String::from_utf8(csv.body).unwrap();
+    assert!(
+        csv.contains("Iwan Petrow") && !csv.contains("Ivan Petrov"),
+        "{csv}"
+    );
+    // The blocks still to bowl name the bowler as corrected: the lanes
+    // journal the new name, and both names are one bowler's.
+    let p = c.get("/api/programme").to_string();
+    assert!(
+        p.contains("Iwan Petrow") && !p.contains("Ivan Petrov"),
+        "{p}"
+    );
+    // The name a lane bowled under is not another entry's to take.
+    let mut taken = edit("Dmitri Orlov", "B1", true);
+    taken["entry"]["name"] = "Ivan Petrov".into();
+    let (status, v) = c.post(Some(&chief), "/api/entries/edit", &taken);
+    assert_eq!(status, 409, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("bowled under"), "{v}");
+}
+
+/// The web port written in the centre's config at `path`.
+fn c_web(path: &Path) -> u16 {
+    let text = std::fs::read_to_string(path).unwrap();
+    let listen = text.split("listen = \"127.0.0.1:").nth(1).unwrap();
+    listen.split('"').next().unwrap().parse().unwrap()
+}
+
+/// Every refusal the centre answers a Russian page (`Accept-Language:
+/// ru`) carries its Russian (`error_ru`, each problem's `message_ru`,
+/// src/centre/say.rs) beside the English, with no part left unsaid; an
+/// English page gets the English alone.
+#[test]
+fn every_refusal_is_said_in_russian_to_a_russian_page() {
+    let dir = temp_dir("russian");
+    let web = free_port();
+    let mut c = Centre::start(&config(&dir, web), web);
+    let (cookie, _) = c.login(SHARED_PIN, "Irina Orlova");
+    let (status, v) = c.post(
+        Some(&cookie),
+        "/api/entries/withdraw",
+        &json!({ "name": "Sergei Volkov", "withdrawn": true }),
+    );
+    assert_eq!(status, 200, "{v}");
+    let bad_csv = "name,class,sex,region\nAnna,B4,X,\nAnna,В1,M,Tula\nBob,B2,M,Tula,extra\n";
+    let j = "application/json";
+    // (what, method, path, content type, body, with the judge's cookie)
+    let asks: Vec<(&str, &str, &str, &str, String, bool)> = vec![
+        ("a wrong PIN", "POST", "/api/login", j, json!({"pin": "999999", "name": "X"}).to_string(), false),
+        ("a short PIN", "POST", "/api/login", j, json!({"pin": "12"}).to_string(), false),
+        ("no login", "POST", "/api/entries/add", j, "{}".into(), false),
+        ("a bad entry", "POST", "/api/entries/add", j,
+            json!({"entry": {"name": "Bad", "class": "B4", "sex": "X", "region": "", "handicap": 301}}).to_string(), true),
+        ("no entry object", "POST", "/api/entries/add", j, "{}".into(), true),
+        ("a twice-entered name", "POST", "/api/entries/add", j,
+            json!({"entry": {"name": "Anna Kuznetsova", "class": "B1", "sex": "F", "region": "Moscow"}}).to_string(), true),
+        ("a rename to another's name", "POST", "/api/entries/edit", j,
+            json!({"name": "Yulia Frolova", "entry": {"name": "Olga Smirnova", "class": "B2", "sex": "F", "region": "Tula"}}).to_string(), true),
+        ("a delete of a bowler in a block", "POST", "/api/entries/delete", j, json!({"name": "Yulia Frolova"}).to_string(), true),
+        ("no such entry", "POST", "/api/entries/withdraw", j, json!({"name": "Nobody", "withdrawn": true}).to_string(), true),
+        ("no name", "POST", "/api/entries/delete", j, "{}".into(), true),
+        ("a CSV with mistakes", "POST", "/api/entries/import", "text/csv", bad_csv.into(), true),
+        ("a CSV without its columns", "POST", "/api/entries/import", "text/csv", "name,colour\nAnna,red\n".into(), true),
+        ("an empty CSV", "POST", "/api/entries/import", "text/csv", String::new(), true),
+        ("no import to undo", "POST", "/api/entries/import?undo=1", "text/csv", String::new(), true),
+        ("a bad query", "POST", "/api/entries/import?dry_run=maybe", "text/csv", String::new(), true),
+        ("a push of nothing", "POST", "/api/push", j, "{}".into(), true),
+        ("a push of no block", "POST", "/api/push", j, json!({"block": "NOPE"}).to_string(), true),
+        ("a push of a block without lanes", "POST", "/api/push", j, json!({"block": "RR-B1"}).to_string(), true),
+        ("a push to no lane", "POST", "/api/push", j, json!({"block": "X", "lanes": {"x": []}}).to_string(), true),
+        ("a push of no list", "POST", "/api/push", j, json!({"block": "X", "lanes": {"7": 5}}).to_string(), true),
+        ("a push of a withdrawn bowler", "POST", "/api/push", j,
+            json!({"block": "X", "lanes": {"7": [{"name": "Sergei Volkov", "class": "B2"}]}}).to_string(), true),
+        ("a long block", "POST", "/api/push", j, json!({"block": "B".repeat(70)}).to_string(), true),
+        ("a bad hold", "POST", "/api/hold", j, json!({"lane": 0}).to_string(), true),
+        ("no such push", "POST", "/api/pushes/cancel", j, json!({"push": 999}).to_string(), true),
+        ("a bad cancel", "POST", "/api/pushes/cancel", j, "{}".into(), true),
+        ("a bad lane to cancel", "POST", "/api/pushes/cancel", j, json!({"push": 1, "lane": 999}).to_string(), true),
+        ("no such block's lanes", "POST", "/api/blocks/lanes", j, json!({"block": "NOPE", "lanes": {"1": ["Anna Kuznetsova"]}}).to_string(), true),
+        ("a stranger on a lane", "POST", "/api/blocks/lanes", j, json!({"block": "S1", "lanes": {"1": ["Nobody"]}}).to_string(), true),
+        ("a withdrawn bowler on a lane", "POST", "/api/blocks/lanes", j, json!({"block": "S1", "lanes": {"1": ["Sergei Volkov"]}}).to_string(), true),
+        ("a bowler on two lanes", "POST", "/api/blocks/lanes", j,
+            json!({"block": "S1", "lanes": {"1": ["Anna Kuznetsova"], "2": ["Anna Kuznetsova"]}}).to_string(), true),
+        ("no roll-off", "POST", "/api/finals/roll-off", j, json!({"block": "SL1-B1", "winner": "Anna Kuznetsova"}).to_string(), true),
+        ("not JSON", "POST", "/api/hold", "text/plain", "{}".into(), true),
+        ("broken JSON", "POST", "/api/hold", j, "{".into(), true),
+        ("no such route", "GET", "/api/nope", j, String::new(), false),
+        ("no such file", "GET", "/centre/nope.js", j, String::new(), false),
+        ("no such start list", "GET", "/startlist.txt?block=ZZ", j, String::new(), false),
+    ];
+    let placeholder = |s: &str| (1..=9).any(|n| s.contains(&format!("{{{n}}}")));
+    let cyrillic = |s: &str| {
+        s.chars()
+            .any(|ch| ('а'..='я').contains(&ch.to_lowercase().next().unwrap_or(ch)))
+    };
+    let mut unsaid = Vec::new();
+    for (what, method, path, kind, body, judged) in &asks {
+        let mut headers = vec![
+            ("Content-Type", *kind),
+            ("Accept-Language", "ru-RU,ru;q=0.9"),
+        ];
+        if *judged {
+            headers.push(("Cookie", cookie.as_str()));
+        }
+        let r = c
+            .http
+            .request(method, path, &headers, body.as_bytes())
+            .unwrap();
+        assert!(
+            r.status >= 400,
+            "{what}: {} {}",
+            r.status,
+            String::from_utf8_lossy(&r.body)
+        );
+        let v: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+        assert!(v["error"].is_string(), "{what}: the English stays: {v}");
+        let ru = v["error_ru"].as_str().unwrap_or("");
+        if ru.is_empty() || placeholder(ru) || !cyrillic(ru) {
+            unsaid.push(format!("{what}: {}", v["error"]));
+        }
+        for p in v["problems"].as_array().into_iter().flatten() {
+            let m = p["message_ru"].as_str().unwrap_or("");
+            if m.is_empty() || placeholder(m) || !cyrillic(m) {
+                unsaid.push(format!("{what}: problem {}", p["message"]));
+            }
+        }
+        // The same asked in English: no Russian added.
+        let english: Vec<_> = headers
+            .iter()
+            .filter(|(k, _)| *k != "Accept-Language")
+            .copied()
+            .collect();
+        let r = c
+            .http
+            .request(method, path, &english, body.as_bytes())
+            .unwrap();
+        let v: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+        assert!(
+            v.get("error_ru").is_none(),
+            "{what}: Russian for an English page: {v}"
+        );
+    }
+    assert!(
+        unsaid.is_empty(),
+        "not said in Russian:\n{}",
+        unsaid.join("\n")
+    );
+}
