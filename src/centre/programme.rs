@@ -11,7 +11,7 @@
 
 mod check;
 
-pub use check::text_problems;
+pub use check::{round_robin_games, text_problems};
 
 use std::path::Path;
 
@@ -141,6 +141,10 @@ pub struct Finals {
     /// step-ladder block whose tied match it broke; it decides that match
     /// before `roll_off` does.
     pub roll_off_won: std::collections::BTreeMap<String, String>,
+    /// The round robin takes the category's top `size` (3 to
+    /// [`ROUND_ROBIN_SIZE`]; all its bowlers when fewer): its block bowls
+    /// [`round_robin_games`] of that many, whatever the file wrote.
+    pub size: usize,
 }
 
 /// A singles category: a class's men, its women, or both combined.

@@ -370,3 +370,41 @@ fn an_entrys_name_region_and_team_follow_the_one_rule_for_names() {
         .unwrap();
     assert!(entry("Anna", "", None).is_ok());
 }
+
+/// A late entry during the qualifying: its category's round robin grows
+/// (docs/programme.md, "Finals sized from the entries"), it is never
+/// refused for it; a 13th bowler of a class whose finals are combined is
+/// refused with the finals named.
+#[test]
+fn a_late_entry_resizes_the_round_robin_and_a_thirteenth_names_the_finals() {
+    let (programme, state) = folder("late");
+    let mut e = Entries::load(&programme, &state).unwrap();
+    assert_eq!(e.programme().block("RR-B1").unwrap().games, 3);
+    let bowled: BTreeSet<String> = ["Anna Kuznetsova", "Ivan Petrov"].map(String::from).into();
+    let mut late = e.programme().entries[2].clone();
+    late.name = "Late Bowler 1".into();
+    e.apply(Change::Add(late.clone()), &bowled, "Pavel Sokolov")
+        .unwrap();
+    assert_eq!(e.programme().block("RR-B1").unwrap().games, 5);
+    let again = Entries::load(&programme, &state).unwrap();
+    assert_eq!(again.programme().block("RR-B1").unwrap().games, 5);
+    assert_eq!(again.programme().lineups("S1").unwrap().len(), 3);
+    for i in 2..=8 {
+        late.name = format!("Late Bowler {i}");
+        e.apply(Change::Add(late.clone()), &bowled, "Pavel Sokolov")
+            .unwrap();
+    }
+    assert_eq!(e.programme().block("RR-B1").unwrap().games, 7);
+    late.name = "Late Bowler 9".into();
+    let r = e
+        .apply(Change::Add(late), &bowled, "Pavel Sokolov")
+        .unwrap_err();
+    assert_eq!(r.status, 400);
+    assert!(
+        r.text()
+            .contains("finals[1].category: there is no category \"B1\": class B1 has 13"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(e.programme().entries.len(), 14);
+}

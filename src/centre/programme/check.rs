@@ -7,7 +7,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    Block, Entry, Event, EventKind, Finals, Judge, Programme, ROUND_ROBIN_SIZE, Sex, Team,
+    Block, COMBINED_MAX, Category, Entry, Event, EventKind, Finals, Judge, Programme,
+    ROUND_ROBIN_SIZE, Sex, Team,
 };
 use crate::config::Problem;
 use crate::lane::{Class, MAX_BOWLERS, MAX_GAMES, MAX_HANDICAP};
@@ -73,6 +74,8 @@ struct RawFinals {
     step_ladder: Spanned<Names>,
     #[serde(default)]
     roll_off: Names,
+    /// The round robin's top N (default [`ROUND_ROBIN_SIZE`]).
+    size: Option<Spanned<i64>>,
 }
 
 /// Problems found, each placed by the byte offset of what it is about.
@@ -349,46 +352,108 @@ pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
         finals: Vec::new(),
         renamed: Default::default(),
     };
-    programme.finals = check_finals(&programme, &raw.finals, found);
+    let (finals, games) = check_finals(&programme, &raw.finals, found);
+    programme.finals = finals;
+    // The finals' blocks bowl the games the finals need, whatever the
+    // file wrote (docs/programme.md, "Finals sized from the entries").
+    for (id, n) in games {
+        if let Some(b) = programme.blocks.iter_mut().find(|b| b.id == id) {
+            b.games = n;
+        }
+    }
     programme
 }
 
-fn check_finals(p: &Programme, raw: &[RawFinals], found: &mut Found) -> Vec<Finals> {
+/// The category a finals' `category` names, from its id alone: `B1`
+/// (men and women combined), `B1-M`, `B1-F`.
+fn category_of(id: &str) -> Option<Category> {
+    let (class, sex) = match id.split_once('-') {
+        Some((c, "M")) => (c, Some(Sex::M)),
+        Some((c, "F")) => (c, Some(Sex::F)),
+        Some(_) => return None,
+        None => (id, None),
+    };
+    let class = [Class::B1, Class::B2, Class::B3]
+        .into_iter()
+        .find(|c| c.as_str() == class)?;
+    Some(Category {
+        id: id.to_owned(),
+        class,
+        sex,
+    })
+}
+
+/// Games of a round robin of `n` bowlers: one a round, `n - 1` rounds for
+/// an even `n`, `n` for an odd one (a bye each round).
+pub fn round_robin_games(n: usize) -> u32 {
+    (if n.is_multiple_of(2) { n.saturating_sub(1) } else { n }) as u32
+}
+
+fn check_finals(
+    p: &Programme,
+    raw: &[RawFinals],
+    found: &mut Found,
+) -> (Vec<Finals>, Vec<(String, u32)>) {
     let categories = p.categories();
     let mut out: Vec<Finals> = Vec::new();
+    let mut games: Vec<(String, u32)> = Vec::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
     for (i, f) in raw.iter().enumerate() {
         let key = format!("finals[{}]", i + 1);
         let cat = f.category.get_ref();
         let category = categories.iter().find(|c| &c.id == cat);
-        match category {
-            None => {
-                let ids: Vec<&str> = categories.iter().map(|c| c.id.as_str()).collect();
+        let in_class = |class: Class| p.entries.iter().filter(|e| e.class == class).count();
+        match (category, category_of(cat)) {
+            (None, None) => {
                 let m = format!(
-                    "there is no category {cat:?}; the entries make {}",
-                    ids.join(", ")
+                    "there is no category {cat:?}: a category is B1, B2 or B3, \
+                     with -M or -F when its men and women are apart"
                 );
                 found.add(format!("{key}.category"), &f.category, m);
             }
-            Some(_) if out.iter().any(|x| &x.category == cat) => {
+            // A class of more than COMBINED_MAX bowlers has no combined
+            // category: finals made for it would vanish.
+            (None, Some(c)) if c.combined() && in_class(c.class) > COMBINED_MAX => {
+                let class = c.class.as_str();
+                let m = format!(
+                    "there is no category {cat:?}: class {class} has {} bowlers, more than \
+                     {COMBINED_MAX}, so its men and women are two categories, {class}-M and \
+                     {class}-F; these finals need their category changed, or the class \
+                     {COMBINED_MAX} bowlers or fewer",
+                    in_class(c.class)
+                );
+                found.add(format!("{key}.category"), &f.category, m);
+            }
+            // No bowler of it yet, or a class still combined: the finals
+            // wait for their bowlers.
+            (None, Some(_)) => {}
+            (Some(_), _) if out.iter().any(|x| &x.category == cat) => {
                 let m = format!("category {cat:?} has finals twice");
                 found.add(format!("{key}.category"), &f.category, m);
             }
-            Some(_) => {}
+            (Some(_), _) => {}
         }
-        let size = category.map_or(ROUND_ROBIN_SIZE, |c| {
+        let size = match &f.size {
+            None => ROUND_ROBIN_SIZE,
+            Some(n) if (3..=ROUND_ROBIN_SIZE as i64).contains(n.get_ref()) => *n.get_ref() as usize,
+            Some(n) => {
+                let m = format!(
+                    "a round robin of the top {}: it takes the top 3 to {ROUND_ROBIN_SIZE} \
+                     (the step-ladder needs 3)",
+                    n.get_ref()
+                );
+                found.add(format!("{key}.size"), n, m);
+                ROUND_ROBIN_SIZE
+            }
+        };
+        let bowlers = category.map_or(0, |c| {
             p.entries
                 .iter()
-                .filter(|e| c.holds(e))
+                .filter(|e| c.holds(e) && !e.withdrawn)
                 .count()
-                .min(ROUND_ROBIN_SIZE)
         });
-        let rounds = if size % 2 == 0 {
-            size.saturating_sub(1)
-        } else {
-            size
-        } as u32;
-        let mut block = |what: String, id: &Spanned<String>, games: u32| {
+        let seeds = bowlers.min(size);
+        let mut block = |what: String, id: &Spanned<String>, n: u32| {
             let name = id.get_ref();
             let Some(b) = p.block(name) else {
                 found.add(what, id, format!("there is no block {name:?}"));
@@ -403,12 +468,16 @@ fn check_finals(p: &Programme, raw: &[RawFinals], found: &mut Found) -> Vec<Fina
             {
                 let m = format!("block {name:?} is not in a singles event");
                 found.add(what, id, m);
-            } else if b.games != games {
-                let m = format!("block {name:?} has {} games; it needs {games}", b.games);
-                found.add(what, id, m);
+            } else if n > 0 {
+                games.push((name.clone(), n));
             }
         };
-        block(format!("{key}.round_robin"), &f.round_robin, rounds.max(1));
+        // With no bowler yet, the round robin keeps the games written.
+        block(
+            format!("{key}.round_robin"),
+            &f.round_robin,
+            round_robin_games(seeds),
+        );
         let ladder = f.step_ladder.get_ref();
         if ladder.len() == 2 {
             for (j, b) in ladder.iter().enumerate() {
@@ -436,9 +505,10 @@ fn check_finals(p: &Programme, raw: &[RawFinals], found: &mut Found) -> Vec<Fina
             step_ladder: [name(0), name(1)],
             roll_off: f.roll_off.iter().map(|r| r.get_ref().clone()).collect(),
             roll_off_won: Default::default(),
+            size,
         });
     }
-    out
+    (out, games)
 }
 
 fn kind_name(kind: EventKind) -> &'static str {
@@ -473,3 +543,6 @@ pub fn text_problems(name: &str, region: &str, team: Option<&str>) -> Vec<(&'sta
     }
     bad
 }
+
+#[cfg(test)]
+mod tests;

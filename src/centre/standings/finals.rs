@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::{BowledGame, Ranked, Standing, game_order, rank};
-use crate::centre::programme::{Finals, Programme, ROUND_ROBIN_SIZE};
+use crate::centre::programme::{Finals, Programme};
 
 /// Bonus pins for a round-robin match won.
 pub const WIN_BONUS: u32 = 20;
@@ -200,7 +200,7 @@ pub(super) fn finals(
     let seeds: Vec<&Standing> = preliminaries
         .iter()
         .filter(|s| s.mark.is_none())
-        .take(ROUND_ROBIN_SIZE)
+        .take(f.size)
         .collect();
     let names: Vec<String> = seeds.iter().map(|s| s.name.clone()).collect();
     let mut matches = Vec::new();

@@ -18,6 +18,10 @@ pub struct BlockProposal {
     pub block: String,
     /// What the block is: `round_robin`, `step_ladder_1`, `step_ladder_2`.
     pub stage: &'static str,
+    /// The games the block bowls, as its push carries them: the round
+    /// robin's sized from the category's bowlers (docs/programme.md,
+    /// "Finals sized from the entries"), a step-ladder block's 1.
+    pub games: u32,
     /// By lane number, the bowlers in lane order; empty when it cannot be
     /// proposed yet (`waiting` says why).
     #[serde(serialize_with = "lanes_map")]
@@ -85,6 +89,7 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
         })
         .collect();
     let current = |block: &str| p.block(block).map(|b| b.lanes.clone()).unwrap_or_default();
+    let games = |block: &str| p.block(block).map_or(1, |b| b.games);
     let first_lane = lanes.first().copied();
     let mut blocks = Vec::new();
     let rr = rounds
@@ -94,6 +99,7 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
     blocks.push(BlockProposal {
         block: f.round_robin.clone(),
         stage: "round_robin",
+        games: games(&f.round_robin),
         waiting: if rr.is_empty() {
             Some("no bowler in the category")
         } else {
@@ -126,6 +132,7 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
     blocks.push(BlockProposal {
         block: f.step_ladder[0].clone(),
         stage: "step_ladder_1",
+        games: games(&f.step_ladder[0]),
         waiting: sl1_waiting,
         lanes: sl1.unwrap_or_default(),
         current: current(&f.step_ladder[0]),
@@ -134,6 +141,7 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
     blocks.push(BlockProposal {
         block: f.step_ladder[1].clone(),
         stage: "step_ladder_2",
+        games: games(&f.step_ladder[1]),
         waiting: match (&sl2, tied(0)) {
             (Some(_), _) => None,
             (None, Some(_)) => {
@@ -150,6 +158,35 @@ pub fn propose(p: &Programme, f: &Finals, s: &FinalsStanding, lanes: &[u32]) -> 
         seeds,
         rounds,
         blocks,
+    }
+}
+
+impl FinalsProposal {
+    /// The finals of a category with no bowler yet (docs/programme.md,
+    /// "Finals sized from the entries"): nothing proposed, each block
+    /// saying so.
+    pub fn waiting(p: &Programme, f: &Finals) -> FinalsProposal {
+        let why = "no bowler in the category yet";
+        let stages = ["round_robin", "step_ladder_1", "step_ladder_2"];
+        let ids = std::iter::once(&f.round_robin).chain(&f.step_ladder);
+        let blocks = ids
+            .zip(stages)
+            .map(|(id, stage)| BlockProposal {
+                block: id.clone(),
+                stage,
+                games: p.block(id).map_or(1, |b| b.games),
+                lanes: Vec::new(),
+                waiting: Some(why),
+                current: p.block(id).map(|b| b.lanes.clone()).unwrap_or_default(),
+                roll_off: None,
+            })
+            .collect();
+        FinalsProposal {
+            category: f.category.clone(),
+            seeds: Vec::new(),
+            rounds: Vec::new(),
+            blocks,
+        }
     }
 }
 
@@ -211,6 +248,38 @@ mod tests {
             .iter()
             .map(|(n, v)| (*n, v.iter().map(String::as_str).collect()))
             .collect()
+    }
+
+    /// A late fifth B1 bowler, top 5 (`size`): the round robin's block
+    /// bowls as many games as its rounds, whatever the file wrote (3); a
+    /// category with no bowler proposes nothing and says so.
+    #[test]
+    fn the_round_robins_games_are_its_rounds_and_a_category_with_no_bowler_waits() {
+        let late = "\n[[entry]]\nname = \"Late\"\nclass = \"B1\"\nsex = \"M\"\nregion = \"Tver\"\n";
+        let p = programme(late);
+        let s = standings(Some(&p), &preliminaries(&[]));
+        let prop = propose(&p, &p.finals[0], &s.finals["B1"], &programme_lanes(&p));
+        assert_eq!(prop.seeds.len(), 5);
+        assert_eq!(prop.rounds.len(), 5);
+        let games: Vec<u32> = prop.blocks.iter().map(|b| b.games).collect();
+        assert_eq!(games, [5, 1, 1]);
+        assert_eq!(p.block("RR-B1").unwrap().games, 5);
+
+        let text = EXAMPLE.replace("category = \"B1\"", "category = \"B3\"");
+        let p = Programme::parse(&text, std::path::Path::new("p.toml")).unwrap();
+        let s = standings(Some(&p), &preliminaries(&[]));
+        assert!(!s.finals.contains_key("B3"));
+        let prop = FinalsProposal::waiting(&p, &p.finals[0]);
+        assert!(prop.seeds.is_empty());
+        for b in &prop.blocks {
+            assert_eq!(
+                b.waiting,
+                Some("no bowler in the category yet"),
+                "{}",
+                b.block
+            );
+            assert!(b.lanes.is_empty());
+        }
     }
 
     #[test]
