@@ -630,11 +630,13 @@ fn a_pushed_lineup_starts_the_centres_block_with_its_games_only() {
     let dir = temp("block-plan");
     let broker = Broker::start(&dir, "");
     let centre = Centre::connect(&broker, "centre-plan", None, &["lanecall/t/lane/+/reply"]);
-    let mut lane = Lane::start(
-        &dir.join("lane5"),
-        5,
-        Some(centre_keys(&broker, "accept_commands = true")),
+    // A judge with a PIN of their own (not the chief judge) on the panel.
+    let own = lanecall::web::hash_pin("135790").unwrap();
+    let keys = format!(
+        "accept_commands = true\n[[web.judges]]\nname = \"Judge Sidorov\"\npin_hash = {own:?}"
     );
+    let mut lane = Lane::start(&dir.join("lane5"), 5, Some(centre_keys(&broker, &keys)));
+    lane.daemon.login("135790");
     broker.wait_subscribed("lanecall-t-lane-5", "lanecall/t/lane/5/command");
     let (status, body) = lane.daemon.action(json!({"ev":"end_block"}));
     assert_eq!(status, 200, "{body}");
@@ -650,12 +652,12 @@ fn a_pushed_lineup_starts_the_centres_block_with_its_games_only() {
     assert_eq!(next["name"], "SL-B2-M1", "{next}");
     assert_eq!(next["games"], 1, "{next}");
 
-    // The judge's panel default of 3 games: refused, saying why.
+    // The panel's old default of 3 games: refused to a judge, saying why.
     let (status, body) = lane.daemon.action(json!({"ev":"start_block","games":3}));
     assert_ne!(status, 200, "{body}");
     assert!(
         body.contains(
-            "block SL-B2-M1 has 1 game(s) in the centre's programme: start it with 1, not 3"
+            "block SL-B2-M1 has 1 game(s) in the centre's programme: start it with 1, not 3 (other games only by the chief judge"
         ),
         "{body}"
     );

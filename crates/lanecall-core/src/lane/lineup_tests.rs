@@ -31,10 +31,20 @@ fn start(t: u64, games: u32) -> String {
     format!(r#"{{"t":{t},"ev":"start_block","games":{games},"by":"Judge Orlova"}}"#)
 }
 
+/// A start by the chief judge (logged in with the shared PIN).
+fn chief_start(t: u64, games: u32) -> String {
+    format!(r#"{{"t":{t},"ev":"start_block","games":{games},"by":"Chief","chief":true}}"#)
+}
+
 /// `n` strikes entered by hand, one every 10 s from `t`.
 fn strikes(t: u64, n: u64) -> Vec<String> {
     (0..n)
-        .map(|i| format!(r#"{{"t":{},"ev":"manual_pins","standing":[]}}"#, t + i * 10_000))
+        .map(|i| {
+            format!(
+                r#"{{"t":{},"ev":"manual_pins","standing":[]}}"#,
+                t + i * 10_000
+            )
+        })
         .collect()
 }
 
@@ -71,8 +81,10 @@ fn a_start_with_other_games_than_the_centres_block_is_refused() {
     ]);
     assert_eq!(
         errors(&v),
-        ["block RR-B1 has 1 game(s) in the centre's programme: start it with 1, not 3 \
-          (for other games, the centre pushes the block again, or a judge enters the lineup on the panel)"]
+        [
+            "block RR-B1 has 1 game(s) in the centre's programme: start it with 1, not 3 \
+          (other games only by the chief judge, or the centre pushes the block again)"
+        ]
     );
     assert!(r.lane().open_block().is_none());
     // Started with its games, the block takes the centre's id.
@@ -89,14 +101,24 @@ fn a_start_with_other_games_than_the_centres_block_is_refused() {
 }
 
 #[test]
-fn games_alone_hold_the_start_too_and_a_panel_lineup_lifts_them() {
+fn games_alone_hold_the_start_and_only_the_chief_judge_starts_other_games() {
     let (v, _) = replay(&[lineup(1_000, r#","games":2"#), start(2_000, 3)]);
     assert_eq!(
         errors(&v),
-        ["the block has 2 game(s) in the centre's programme: start it with 2, not 3 \
-          (for other games, the centre pushes the block again, or a judge enters the lineup on the panel)"]
+        [
+            "the block has 2 game(s) in the centre's programme: start it with 2, not 3 \
+          (other games only by the chief judge, or the centre pushes the block again)"
+        ]
     );
-    // A judge enters the lineup again on the panel: no block, any games.
+    // The chief judge decides otherwise: the block keeps the centre's id.
+    let (v, _) = replay(&[
+        lineup(1_000, r#","block":"RR-B1","games":2"#),
+        chief_start(2_000, 3),
+    ]);
+    assert_eq!(errors(&v), Vec::<String>::new());
+    assert_eq!(v["blocks"][0]["games"], 3);
+    assert_eq!(v["blocks"][0]["name"], "RR-B1");
+    // A lineup entered again without the centre's block: any games.
     let (v, _) = replay(&[
         lineup(1_000, r#","block":"RR-B1","games":2"#),
         lineup(1_500, ""),
@@ -138,8 +160,14 @@ fn a_bad_block_id_or_games_refuse_the_lineup() {
             "the lineup's block \"RR\\u{202e}B1\": the name holds an invisible formatting character (U+202E)",
         ),
         (r#","block":"","games":1"#, "the lineup's block \"\": "),
-        (r#","block":"RR-B1","games":0"#, "the lineup's block has 1 to 12 games, not 0"),
-        (r#","block":"RR-B1","games":13"#, "the lineup's block has 1 to 12 games, not 13"),
+        (
+            r#","block":"RR-B1","games":0"#,
+            "the lineup's block has 1 to 12 games, not 0",
+        ),
+        (
+            r#","block":"RR-B1","games":13"#,
+            "the lineup's block has 1 to 12 games, not 13",
+        ),
     ] {
         let (v, r) = replay(&[lineup(1_000, extra)]);
         let errors = errors(&v);

@@ -480,7 +480,7 @@ impl Lane {
                 block,
                 games,
             } => self.lineup(bowlers, block.as_deref(), *games),
-            Action::StartBlock { games } => self.start_block(t, *games),
+            Action::StartBlock { games } => self.start_block(t, *games, p.chief),
             Action::BlindfoldCheck { bowler, ok } => self.blindfold_check(t, bowler, *ok, by, out),
             Action::BlindfoldAdjust { bowler } => self.blindfold_adjust(t, bowler, by),
             Action::BlindfoldRecheck { bowler } => self.blindfold_recheck(t, bowler, by),

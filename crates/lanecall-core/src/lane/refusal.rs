@@ -68,7 +68,7 @@ pub enum Refusal {
     #[error("the lineup's block has 1 to {MAX_GAMES} games, not {0}")]
     LineupGames(u32),
     #[error(
-        "{} has {planned} game(s) in the centre's programme: start it with {planned}, not {given} (for other games, the centre pushes the block again, or a judge enters the lineup on the panel)",
+        "{} has {planned} game(s) in the centre's programme: start it with {planned}, not {given} (other games only by the chief judge, or the centre pushes the block again)",
         block_named(.block.as_deref())
     )]
     NotTheBlocksGames {

@@ -287,7 +287,15 @@ impl Lane {
         self.entries[e].next
     }
 
-    pub(super) fn start_block(&mut self, t: Millis, games: u32) -> Result<(), Refusal> {
+    /// Starts the waiting lineup's block of `games`. A lineup from the
+    /// centre's programme gave the block's games: other games only by the
+    /// chief judge (`chief`).
+    pub(super) fn start_block(
+        &mut self,
+        t: Millis,
+        games: u32,
+        chief: bool,
+    ) -> Result<(), Refusal> {
         if let Some(b) = self.open_block() {
             return Err(Refusal::AlreadyStarted(b.number));
         }
@@ -298,9 +306,10 @@ impl Lane {
             .ok_or(Refusal::GamesOutOfRange(games))?;
         // The centre's programme gave the block's games: a judge typing
         // others would bowl games the centre does not count, or stop
-        // short of its block.
+        // short of its block. The chief judge may decide otherwise.
         if let Some(planned) = self.pending_plan.games
             && planned != games
+            && !chief
         {
             return Err(Refusal::NotTheBlocksGames {
                 block: self.pending_plan.name.clone(),

@@ -57,7 +57,11 @@ fn sheet(r: &Replay, with_issues: bool) -> String {
             // (added later): "Block 2 RR-B1 (1 game)".
             let block = lane.block(b.block);
             let plan = block.map_or(lane.pending_plan(), |x| &x.plan);
-            let name = plan.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default();
+            let name = plan
+                .name
+                .as_deref()
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default();
             match block.map(|x| x.games) {
                 Some(g) => {
                     let plural = if g == 1 { "" } else { "s" };
