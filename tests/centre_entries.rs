@@ -833,3 +833,46 @@ fn every_refusal_is_said_in_russian_to_a_russian_page() {
         unsaid.join("\n")
     );
 }
+
+/// A B1 bowler entered late (docs/programme.md, "Finals sized from the
+/// entries"): taken, and the round robin's block bowls the rounds of its
+/// new field (5 games for 5 bowlers, not the 3 the file wrote); the
+/// bowler who would make class B1 13 is refused, naming its finals.
+#[test]
+fn a_late_entry_lengthens_the_round_robin_and_a_thirteenth_is_refused() {
+    let dir = temp_dir("late");
+    let web = free_port();
+    let mut c = Centre::start(&config(&dir, web), web);
+    let games = |c: &mut Centre, block: &str| {
+        let p = c.get("/api/programme");
+        p["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["id"] == block)
+            .map(|b| b["games"].clone())
+            .unwrap()
+    };
+    assert_eq!(games(&mut c, "RR-B1"), 3);
+    let (cookie, _) = c.login(SECRETARY_PIN, "");
+    let late = |i: usize| json!({ "entry": { "name": format!("Late Bowler {i}"), "class": "B1", "sex": "M", "region": "Tver" } });
+    let (status, v) = c.post(Some(&cookie), "/api/entries/add", &late(1));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(games(&mut c, "RR-B1"), 5);
+    assert_eq!(games(&mut c, "SL1-B1"), 1);
+    let finals = c.get("/api/finals");
+    assert_eq!(finals["finals"][0]["blocks"][0]["games"], 5, "{finals}");
+    assert_eq!(finals["finals"][0]["rounds"].as_array().unwrap().len(), 5);
+    for i in 2..=8 {
+        let (status, v) = c.post(Some(&cookie), "/api/entries/add", &late(i));
+        assert_eq!(status, 200, "{v}");
+    }
+    assert_eq!(games(&mut c, "RR-B1"), 7);
+    let (status, v) = c.post(Some(&cookie), "/api/entries/add", &late(9));
+    assert_eq!(status, 400, "{v}");
+    assert!(
+        v.to_string().contains("class B1 has 13 bowlers"),
+        "the finals are named: {v}"
+    );
+    assert!(entry(&c.get("/api/entries"), "Late Bowler 9").is_none());
+}
