@@ -78,6 +78,8 @@ pub const SAY: &[(&str, &str)] = &[
     ("{1}: withdraw the entry instead of deleting it", "{1}: снимите участника вместо удаления"),
     ("{1}: it cannot be left out (mark it withdrawn instead)", "{1}: его нельзя убрать из списка (отметьте «снят»)"),
     ("there is no entry {1}", "нет участника {1}"),
+    ("{1} is another entry: a name is one bowler's (withdraw or delete that entry first)", "{1} — другой участник: имя принадлежит одному участнику (сначала снимите или удалите ту запись)"),
+    ("{1} is not a column; the columns are {2} (or in Russian: {3})", "{1} — не столбец; столбцы: {3} (или по-английски: {2})"),
     ("the competition has {1} entries: no more fit", "в соревновании уже {1} участников: больше нельзя"),
     ("{1} entries: at most {2}", "участников: {1}, а можно не больше {2}"),
     ("there is no import to undo: only the last change, if it was an import, can be undone", "нечего отменять: отменить можно только последнее изменение, если это была загрузка CSV"),

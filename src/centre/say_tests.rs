@@ -68,3 +68,31 @@ fn only_a_russian_first_language_is_russian() {
     assert!(!h("rus"));
     assert!(!wants_russian(&HeaderMap::new()));
 }
+
+/// What a lane answers to a push or a hold, and a held push's refusals,
+/// as the centre relays them (`/api/pushes`, `/api/pushes/cancel`).
+#[test]
+fn the_lanes_answers_and_a_cancels_refusals_are_said() {
+    use crate::centre::commands::CancelRefused;
+    use crate::lane::Refusal;
+    let names = lanecall_core::names::NameProblem::Empty { what: "name" };
+    let said = [
+        Refusal::LineupSize(9).to_string(),
+        Refusal::EmptyName.to_string(),
+        Refusal::DuplicateName("Anna".into()).to_string(),
+        Refusal::BadName { name: "x".into(), problem: names }.to_string(),
+        Refusal::BlockOpen(2).to_string(),
+        Refusal::NoBlockOpen.to_string(),
+        Refusal::LineupGames(40).to_string(),
+        Refusal::AlreadyHeld.to_string(),
+        Refusal::NotHeld.to_string(),
+        CancelRefused::NoPush(9).to_string(),
+        CancelRefused::NoLane(9, 3).to_string(),
+        CancelRefused::NotHeld(9, Some(3)).to_string(),
+        CancelRefused::NotHeld(9, None).to_string(),
+    ];
+    for en in said {
+        let ru = russian(&en).unwrap_or_else(|| panic!("not in the catalogue: {en:?}"));
+        assert!(!(1..=9).any(|n| ru.contains(&format!("{{{n}}}"))), "{en:?} → {ru:?}");
+    }
+}
