@@ -182,7 +182,10 @@ pub struct Unplaced {
     pub name: String,
     pub game: u32,
     pub score: u32,
+    /// Why it is not counted, in English ([`Unplaced::reason_ru`]: in
+    /// Russian): `crate::centre::status::Reason`.
     pub reason: &'static str,
+    pub reason_ru: &'static str,
 }
 
 /// The standings from what the lanes reported. Without a programme: every
@@ -351,21 +354,24 @@ fn place<'g>(p: &Programme, games: &'g [BowledGame]) -> Placed<'g> {
             .block
             .as_deref()
             .and_then(|id| p.blocks.iter().position(|b| b.id == id));
-        let reason = match block {
-            None if g.block.is_none() => Some("the lineup did not come from the programme"),
-            None => Some("the programme has no such block"),
-            Some(_) if p.entry(&g.name).is_none() => Some("not an entry of the programme"),
+        let unplaced = match block {
+            None if g.block.is_none() => Some(super::status::unplaced_reason(p, g, games)),
+            None => Some((super::status::Reason::NoSuchBlock, None)),
+            Some(_) if p.entry(&g.name).is_none() => {
+                Some((super::status::Reason::NotAnEntry, None))
+            }
             Some(_) => None,
         };
-        if let Some(reason) = reason {
+        if let Some((reason, again)) = unplaced {
             placed.unplaced.push(Unplaced {
                 lane: g.lane,
                 journal: g.journal.clone(),
-                block: g.block.clone(),
+                block: again.map(str::to_owned).or_else(|| g.block.clone()),
                 name: g.name.clone(),
                 game: g.game,
                 score: g.score,
-                reason,
+                reason: reason.en(),
+                reason_ru: reason.ru(),
             });
             continue;
         }

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::book::Book;
 use super::programme::{EventKind, Programme};
-use super::standings::{Standings, bowled_games};
+use super::standings::{BowledGame, Standings, bowled_games};
 use crate::replay::{EntryView, bowler_entries};
 
 /// What a block's lane has done of it.
@@ -227,4 +227,161 @@ pub fn preliminaries_missing(p: &Programme, block: &str, standings: &Standings) 
         }
     }
     missing
+}
+
+/// Why a game is not counted (the standings' `unplaced`), in English and
+/// Russian.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// No block of the programme has the journal's lineup on its lane: a
+    /// lineup typed on the lane.
+    NotFromProgramme,
+    /// The lineup of a block the lane had bowled already: that block
+    /// bowled again (pushed again, or typed again).
+    BowledAgain,
+    /// The game names a block the programme does not have.
+    NoSuchBlock,
+    /// The bowler is not an entry of the programme.
+    NotAnEntry,
+    /// A judge voided the game.
+    Voided,
+}
+
+impl Reason {
+    pub fn en(self) -> &'static str {
+        match self {
+            Reason::NotFromProgramme => "the lineup did not come from the programme",
+            Reason::BowledAgain => "the block had been bowled on this lane already: a repeat",
+            Reason::NoSuchBlock => "the programme has no such block",
+            Reason::NotAnEntry => "not an entry of the programme",
+            Reason::Voided => "voided by the chief judge",
+        }
+    }
+    pub fn ru(self) -> &'static str {
+        match self {
+            Reason::NotFromProgramme => "состав введён на дорожке, не из программы",
+            Reason::BowledAgain => "блок на этой дорожке уже был сыгран: повтор",
+            Reason::NoSuchBlock => "в программе нет такого блока",
+            Reason::NotAnEntry => "участник не заявлен в программе",
+            Reason::Voided => "аннулирована главным судьёй",
+        }
+    }
+}
+
+/// Why game `g`, which no block took, is not counted: the lineup of its
+/// journal (every bowler with a game in it) is a block's on its lane, that
+/// block bowled again (with its id); or it is no block's.
+pub fn unplaced_reason<'p>(
+    p: &'p Programme,
+    g: &BowledGame,
+    games: &[BowledGame],
+) -> (Reason, Option<&'p str>) {
+    let names: BTreeSet<&str> = games
+        .iter()
+        .filter(|o| o.lane == g.lane && o.journal == g.journal)
+        .map(|o| o.name.as_str())
+        .collect();
+    match repeated(p, g.lane, &names) {
+        Some(id) => (Reason::BowledAgain, Some(id)),
+        None => (Reason::NotFromProgramme, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::centre::standings::standings;
+    use crate::lane::Class;
+
+    fn example() -> Programme {
+        let text = include_str!("../../tests/programme/example.toml");
+        Programme::parse(text, std::path::Path::new("example.toml")).unwrap()
+    }
+
+    fn game(lane: u32, seq: u32, block: Option<&str>, name: &str, n: u32) -> BowledGame {
+        BowledGame {
+            lane,
+            journal: format!("lane{lane}-20261128T090000Z-{seq:06}.jsonl"),
+            block: block.map(str::to_owned),
+            name: name.to_owned(),
+            class: Some(Class::B1),
+            game: n,
+            score: 150,
+            frames: 10,
+            complete: true,
+        }
+    }
+
+    #[test]
+    fn a_block_bowled_again_is_said_so_in_both_languages_and_a_typed_lineup_is_not() {
+        let p = example();
+        let games = [
+            game(1, 1, Some("S1"), "Anna Kuznetsova", 1),
+            game(1, 1, Some("S1"), "Olga Smirnova", 1),
+            // S1's lineup of lane 1 again, in a later journal.
+            game(1, 2, None, "Anna Kuznetsova", 1),
+            game(1, 2, None, "Olga Smirnova", 1),
+            // A lineup typed on lane 1 that no block has there.
+            game(1, 3, None, "Ivan Petrov", 1),
+        ];
+        let s = standings(Some(&p), &games);
+        let why: Vec<(&str, Option<&str>, &str, &str)> = s
+            .unplaced
+            .iter()
+            .map(|u| (u.name.as_str(), u.block.as_deref(), u.reason, u.reason_ru))
+            .collect();
+        let again = Reason::BowledAgain;
+        let typed = Reason::NotFromProgramme;
+        assert_eq!(
+            why,
+            [
+                ("Anna Kuznetsova", Some("S1"), again.en(), again.ru()),
+                ("Olga Smirnova", Some("S1"), again.en(), again.ru()),
+                ("Ivan Petrov", None, typed.en(), typed.ru()),
+            ]
+        );
+        assert!(!again.en().contains("did not come from the programme"));
+    }
+
+    #[test]
+    fn finals_wait_for_every_qualifying_game_of_their_category() {
+        let p = example();
+        let b1 = [
+            "Anna Kuznetsova",
+            "Olga Smirnova",
+            "Ivan Petrov",
+            "Dmitri Orlov",
+        ];
+        let lane = |name: &str, block: &str| {
+            let b = p.block(block).unwrap();
+            b.lanes
+                .iter()
+                .find(|(_, l)| l.iter().any(|n| n == name))
+                .unwrap()
+                .0
+        };
+        let mut games = Vec::new();
+        for name in b1 {
+            for (seq, block) in [(1, "S1"), (2, "S2")] {
+                for n in 1..=6 {
+                    games.push(game(lane(name, block), seq, Some(block), name, n));
+                }
+            }
+        }
+        let last = games.pop().unwrap();
+        let missing = preliminaries_missing(&p, "RR-B1", &standings(Some(&p), &games));
+        assert_eq!(missing, ["Dmitri Orlov has bowled 11 of 12 game(s)"]);
+        games.push(last);
+        let s = standings(Some(&p), &games);
+        assert_eq!(preliminaries_missing(&p, "RR-B1", &s), Vec::<String>::new());
+        assert_eq!(
+            preliminaries_missing(&p, "SL2-B1", &s),
+            Vec::<String>::new()
+        );
+        // No finals' block: nothing to wait for.
+        assert_eq!(
+            preliminaries_missing(&p, "S2", &standings(Some(&p), &[])),
+            Vec::<String>::new()
+        );
+    }
 }

@@ -135,11 +135,15 @@ function finalsSection(id, f) {
     places.length ? h('ol', { class: 'places' }, places.map((p) => h('li', { text: p }))) : null);
 }
 
+// Why a game is not counted, in the page's language; a judge's own
+// words (a voided game's `note`) after it.
+const reasonOf = (u) => ((getLang() === 'ru' && u.reason_ru) || u.reason) + (u.note ? ': ' + u.note : '');
+
 function unplacedSection(list) {
   return h('section', { class: 'result', 'data-testid': 'protocol-unplaced' },
     h('h2', { text: t('unplacedTitle') }),
     table([[t('lane', '')], [t('colBlock')], [t('name')], [t('colGame', ''), 'num'], [t('colPins'), 'num'], [t('colReason')]],
-      list.map((u) => [cell(u.lane, 'num'), cell(u.block || '–'), cell(u.name, 'name'), cell(u.game, 'num'), cell(u.score, 'num'), cell(u.reason, 'text')])));
+      list.map((u) => [cell(u.lane, 'num'), cell(u.block || '–'), cell(u.name, 'name'), cell(u.game, 'num'), cell(u.score, 'num'), cell(reasonOf(u), 'text')])));
 }
 
 // The programme's judge whose role says `en` or `ru` (its first).
