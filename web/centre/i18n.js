@@ -263,7 +263,7 @@ const en = {
   offlineHeld: (n) => 'Lane ' + n + ' is offline: sent when it comes back',
   offline_status: 'offline: sent when it comes back', pushedAt: (at, by) => at + ' · ' + by,
   sent: 'Sent',
-  womenPins: (n) => 'Women +' + n + ' a game', scratch: 'Scratch', hdcp: 'Handicap', bonusW: '+women',
+  womenPins: (n) => 'Women +' + n + ' a game', scratch: 'Scratch', hdcp: 'Handicap', bonusW: 'Women +',
   region: 'Region', team: 'Team', members: 'Members', playingNow: (g, f) => 'game ' + g + ' in progress, frame ' + f,
   inProgress: 'in progress', kind_doubles: 'Doubles', kind_trios: 'Trios', kind_teams: 'Teams', kind_singles: 'Singles',
   roundRobin: (c) => 'Round robin, ' + c, wins: 'Wins', ties: 'Ties', bonus: 'Bonus', prelim: 'Qualifying', pinsRR: 'Pins',
