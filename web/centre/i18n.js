@@ -114,7 +114,7 @@ const ru = {
   offlineHeld: (n) => 'Дорожка ' + n + ' не на связи: составы уйдут, когда она вернётся',
   offline_status: 'не на связи: ждём дорожку', pushedAt: (at, by) => at + ' · ' + by,
   sent: 'Отправлено',
-  womenPins: (n) => 'Женщинам +' + n + ' за игру', scratch: 'Без гандикапа', hdcp: 'Гандикап', bonusW: 'Жен. +',
+  womenPins: (n) => 'Женщинам +' + n + ' за игру', scratch: 'Кегли', hdcp: 'Гандикап', bonusW: 'Жен. +',
   region: 'Регион', team: 'Команда', members: 'Состав', playingNow: (g, f) => 'идёт игра ' + g + ', фрейм ' + f,
   inProgress: 'идёт', kind_doubles: 'Пары', kind_trios: 'Тройки', kind_teams: 'Команды', kind_singles: 'Одиночный разряд',
   roundRobin: (c) => 'Круговой турнир, ' + c, wins: 'Побед', ties: 'Ничьих', bonus: 'Бонус', prelim: 'Квалификация', pinsRR: 'Кегли',
