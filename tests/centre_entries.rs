@@ -876,3 +876,19 @@ fn a_late_entry_lengthens_the_round_robin_and_a_thirteenth_is_refused() {
     );
     assert!(entry(&c.get("/api/entries"), "Late Bowler 9").is_none());
 }
+
+/// `tests/browser/entries-bowled.mjs` in headless Chromium against a
+/// centre whose mirror holds S1 and the B1 round robin: the chief judge's
+/// confirmation, a name corrected, a finalist's class refused.
+#[test]
+fn a_bowled_bowler_is_confirmed_and_renamed_on_the_page_in_a_real_browser() {
+    if !support::browser_tools() {
+        return;
+    }
+    let dir = temp_dir("bowled-browser");
+    let (mut c, _) = bowled_centre(&dir);
+    support::run_browser("entries-bowled.mjs", c.web, SHARED_PIN);
+    let v = c.get("/api/entries");
+    assert_eq!(entry(&v, "Sergei Volkov").unwrap()["class"], "B3", "{v}");
+    assert!(entry(&v, "Iwan Petrow").is_some(), "{v}");
+}

@@ -4,13 +4,16 @@
 // what it would do (the centre's dry run) and asks before applying it,
 // and the last import can be undone.
 // Reading is open to all; a change needs a judge logged in (the centre
-// records their name with it).
+// records their name with it). The class, sex or handicap of a bowler who
+// has bowled change only by the chief judge: the centre answers what the
+// change moves, shown here with a button to confirm it. A name can be
+// corrected at any time; the list shows the name it was.
 import { t } from './i18n.js';
 import { h, api, clock } from './common.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_CSV = 1 << 20;
-const E = { list: null, changes: [], editing: null, judge: null, undo: false, file: null, mode: 'add', onChange: () => {} };
+const E = { list: null, changes: [], renamed: [], editing: null, judge: null, undo: false, file: null, mode: 'add', onChange: () => {} };
 
 // The problems of a refused change, each by its row and column or field.
 function problems(r) {
@@ -36,15 +39,37 @@ function say(lines, good) {
 
 async function send(path, body) {
   const r = await api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  return done(r);
+  return done(r, () => send(path, { ...body, confirm: true }));
 }
 
-// After a change: the list the centre answered with, or its problems.
-function done(r) {
+// What a change would move in a bowled bowler's results, for the chief
+// judge to confirm (`again` makes it) or leave.
+function ask(lines, again) {
+  const box = $('entries-problems');
+  box.className = 'alarm';
+  const yes = h('button', { type: 'button', 'data-testid': 'entries-confirm', text: t('confirmMove'),
+    onclick: async () => { yes.disabled = true; if (await again()) edit(null); } });
+  const no = h('button', { type: 'button', text: t('cancel'), onclick: () => box.replaceChildren() });
+  box.replaceChildren(h('li', { text: t('confirmTitle') }), ...lines.map((l) => h('li', { text: l })), h('li', {}, yes, ' ', no));
+}
+
+function take(body) {
+  E.list = body.entries;
+  E.changes = body.changes || [];
+  E.undo = !!body.undo_import;
+  E.renamed = body.renamed || [];
+}
+
+// After a change: the list the centre answered with, what the chief judge
+// is asked to confirm (`again` repeats the change confirmed), or its
+// problems.
+function done(r, again) {
+  if (r.status === 409 && r.body && Array.isArray(r.body.confirm) && again) {
+    ask(r.body.confirm, again);
+    return false;
+  }
   if (r.status === 200) {
-    E.list = r.body.entries;
-    E.changes = r.body.changes || [];
-    E.undo = !!r.body.undo_import;
+    take(r.body);
     say([t('saved')], true);
     render();
     E.onChange();
@@ -91,9 +116,16 @@ function row(e) {
       onclick: () => { if (window.confirm(t('deleteWho', e.name))) send('/api/entries/delete', { name: e.name }); } }),
   ] : [];
   return h('tr', { class: e.withdrawn ? 'withdrawn' : null, 'data-testid': 'entry-' + e.name },
-    ...[e.name, e.class, e.sex, e.region, e.team || '', String(e.handicap || 0), e.withdrawn ? t('withdrawnMark') : '']
+    h('td', { text: e.name }, ...was(e.name)),
+    ...[e.class, e.sex, e.region, e.team || '', String(e.handicap || 0), e.withdrawn ? t('withdrawnMark') : '']
       .map((x) => h('td', { text: x })),
     h('td', {}, ...actions));
+}
+
+// The names `name` was corrected from, as a note under it.
+function was(name) {
+  const old = E.renamed.filter((r) => r.to === name).map((r) => r.from);
+  return old.length ? [h('br'), h('small', { class: 'muted', text: t('wasNamed', old.join(', ')) })] : [];
 }
 
 function render() {
@@ -110,7 +142,8 @@ function render() {
     h('thead', {}, h('tr', {}, ...head, h('th', { scope: 'col', text: t('actions') }))),
     h('tbody', {}, E.list.map(row))));
   $('entries-changes').replaceChildren(...E.changes.slice(0, 20).map((c) => h('li', {
-    text: clock(c.at) + ' · ' + c.by + ' · ' + t('change_' + c.change) + (c.name ? ': ' + c.name : c.entry ? ': ' + c.entry.name : c.entries !== undefined ? ': ' + c.entries : ''),
+    text: clock(c.at) + ' · ' + c.by + ' · ' + t('change_' + c.change) + (c.name ? ': ' + c.name : c.entry ? ': ' + c.entry.name : c.entries !== undefined ? ': ' + c.entries : '')
+      + (c.name && c.entry && c.entry.name !== c.name ? ' → ' + c.entry.name : ''),
   })));
 }
 
@@ -137,7 +170,7 @@ export function labels() {
 // Reads the entries again (on opening the view, and as the page polls it).
 export async function refresh() {
   const r = await api('/api/entries');
-  if (r.status === 200) { E.list = r.body.entries; E.changes = r.body.changes || []; E.undo = !!r.body.undo_import; } else E.list = null;
+  if (r.status === 200) take(r.body); else E.list = null;
   render();
   return E.list;
 }
@@ -163,21 +196,23 @@ function importControls() {
   $('entries-mode').addEventListener('change', () => { E.mode = $('entries-mode').value; discard(); });
   $('entries-apply').addEventListener('click', async () => {
     if (!E.file) return;
-    const r = await importFile(E.file, false);
+    const file = E.file;
+    const r = await importFile(file, false);
     discard();
-    done(r);
+    done(r, async () => done(await importFile(file, false, true)));
   });
   $('entries-discard').addEventListener('click', discard);
   $('entries-undo').addEventListener('click', async () => {
     if (!window.confirm(t('csvUndoAsk'))) return;
     discard();
-    done(await api('/api/entries/import?undo=1', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }));
+    const undo = (confirm) => api('/api/entries/import?undo=1' + (confirm ? '&confirm=1' : ''), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    done(await undo(false), async () => done(await undo(true)));
   });
 }
 
-function importFile(body, dryRun) {
+function importFile(body, dryRun, confirm) {
   const mode = E.mode === 'replace' ? 'replace' : 'add';
-  return api('/api/entries/import?mode=' + mode + (dryRun ? '&dry_run=1' : ''),
+  return api('/api/entries/import?mode=' + mode + (dryRun ? '&dry_run=1' : '') + (confirm ? '&confirm=1' : ''),
     { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body });
 }
 
@@ -217,7 +252,13 @@ export function init(onChange) {
     discard();
     const r = await importFile(body, true);
     $('entries-file').value = '';
-    if (r.status === 200) { E.file = body; preview(r.body); } else say(problems(r), false);
+    if (r.status === 200) { E.file = body; preview(r.body); return; }
+    // It moves a bowled bowler's results: the chief judge confirms it.
+    if (r.status === 409 && r.body && Array.isArray(r.body.confirm)) {
+      ask(r.body.confirm, async () => done(await importFile(body, false, true)));
+      return;
+    }
+    say(problems(r), false);
   });
   labels();
 }
