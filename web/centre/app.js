@@ -3,7 +3,7 @@
 // the finals proposed from the standings, the entries and the results. It
 // polls the centre's API every second.
 import { t, setLang, getLang } from './i18n.js';
-import { h, api, setZone, clock } from './common.js';
+import { h, api, setZone, clock, sexText, categoryTitle } from './common.js';
 import * as entries from './entries.js';
 import * as blocks from './blocks.js';
 import { laneCard, heldFor } from './lanes.js';
@@ -11,7 +11,7 @@ import { standingsView } from './standings.js';
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ['lanes', 'standings', 'block', 'entries', 'results'];
-const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, protocol: '', ok: true, hasProgramme: false, show: 'all', drawn: {} };
+const S = { view: 'lanes', lanes: [], centre: null, judge: null, pushes: [], standings: null, ok: true, hasProgramme: false, show: 'all', drawn: {} };
 
 function dark() { return document.documentElement.classList.contains('dark'); }
 
@@ -112,11 +112,49 @@ function renderStandings() {
     : [h('p', { text: t('noStandings') })]));
 }
 
+// A category of the results as a table with the page's headings: place
+// (or the mark of one not ranked), name, region, class, sex (М/Ж on the
+// Russian page) where men and women are ranked together, each game,
+// scratch, handicap, the women's pins, total.
+function resultsCategory(c) {
+  const lines = c.entries || [];
+  const n = Math.max(0, ...lines.map((e) => (e.games || []).length));
+  const women = (c.women_pins || 0) > 0;
+  const str = (x) => (x === undefined || x === null ? '' : String(x));
+  const cols = [[t('colRank'), 'n'], [t('colName')], [t('colRegion')], [t('colClass')]];
+  if (c.combined) cols.push([t('colSex')]);
+  for (let g = 1; g <= n; g++) cols.push([t('colGame', g), 'n']);
+  cols.push([t('colScratch'), 'n'], [t('colHcp'), 'n']);
+  if (women) cols.push([t('colWomen'), 'n']);
+  cols.push([t('total'), 'n']);
+  const rows = lines.map((e) => h('tr', { 'data-mark': e.mark || null },
+    h('td', { class: 'n', text: e.rank === null || e.rank === undefined ? (e.mark ? t('mark_' + e.mark) : '') : str(e.rank) }),
+    h('td', { text: e.name }), h('td', { text: str(e.region) }), h('td', { text: str(e.class) }),
+    c.combined ? h('td', { class: 'sex', text: sexText(e.sex) }) : null,
+    Array.from({ length: n }, (_, g) => h('td', { class: 'n', text: str((e.games || [])[g]) })),
+    h('td', { class: 'n', text: str(e.scratch) }), h('td', { class: 'n', text: str(e.handicap) }),
+    women ? h('td', { class: 'n', text: str(e.bonus) }) : null,
+    h('td', { class: 'n total', text: str(e.total) })));
+  return h('section', { class: 'panel', 'data-testid': 'results-' + c.id },
+    h('h3', { text: categoryTitle(c, getLang()) }),
+    h('div', { class: 'scroll' }, h('table', { class: 'standings' },
+      h('thead', {}, h('tr', {}, cols.map(([text, cls]) => h('th', { scope: 'col', class: cls || null, text })))),
+      h('tbody', {}, rows))));
+}
+
+// The results: the protocol to print and the files, then each category
+// as a table, the team events and the finals (as on the Standings tab).
 function renderResults() {
   const links = [h('a', { href: '/protocol?lang=' + getLang(), target: '_blank', text: t('protocolLink') }),
-    ...['txt', 'csv', 'json'].map((ext) => h('a', { href: '/results.' + ext, download: '', title: t('download', ext.toUpperCase()), text: ext.toUpperCase() }))];
+    ...['txt', 'csv', 'json'].map((ext) => h('a', { href: '/results.' + ext + (ext === 'csv' && getLang() === 'ru' ? '?lang=ru' : ''),
+      download: '', title: t('download', ext.toUpperCase()), text: ext.toUpperCase() }))];
+  const st = S.standings;
+  const cats = (st && st.categories) || [];
+  if (!changed('results', st, getLang())) return;
   $('results').replaceChildren(h('p', { class: 'links' }, ...links),
-    S.protocol ? h('pre', { class: 'protocol', text: S.protocol }) : h('p', { text: t('noResults') }));
+    ...(cats.length
+      ? [h('h2', { text: t('resultsTable') }), ...cats.map(resultsCategory), ...standingsView(st, getLang(), 'teams'), ...standingsView(st, getLang(), 'finals')]
+      : [h('p', { text: t('noResults') })]));
 }
 
 // A withdrawn bowler's name, marked: the centre leaves them out of pushes.
@@ -202,10 +240,6 @@ async function poll() {
     S.standings = standings.status === 200 ? standings.body : null;
     if (S.hasProgramme && S.view === 'entries') await entries.refresh();
     if (S.view === 'block') await readBlocks();
-    if (S.view === 'results') {
-      const r = await fetch('/results.txt', { cache: 'no-store' });
-      S.protocol = r.ok ? await r.text() : '';
-    }
     S.ok = true;
   } catch (_) { S.ok = false; }
   render();

@@ -62,6 +62,12 @@ export function bowlers(state) {
   return ((state && state.bowlers) || []).map((b) => ({ name: b.name, class: b.class, series: b.series || 0, games: (b.games || []).length }));
 }
 
+// A bowler's sex as the page's language writes it: М/Ж on the Russian
+// page, M/F on the English.
+export function sexText(sex) {
+  return sex === 'F' ? t('sexF') : sex === 'M' ? t('sexM') : (sex || '');
+}
+
 // A standings category's title in the page's language.
 export function categoryTitle(c, lang) {
   return (lang === 'ru' ? c.title_ru : c.title) || c.title || c.id || '';

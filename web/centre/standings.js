@@ -3,7 +3,7 @@
 // woman's pins, the team events, the round robin with its wins, ties and
 // bonus, and the step-ladder as a bracket. A game in progress is marked.
 import { t } from './i18n.js';
-import { h, categoryTitle } from './common.js';
+import { h, categoryTitle, sexText } from './common.js';
 
 const str = (x) => (x === undefined || x === null ? '' : String(x));
 
@@ -25,11 +25,15 @@ function table(head, rows) {
 
 function categorySection(c, lang) {
   const women = c.women_pins || 0;
-  const head = [[t('rank'), 'n'], [t('name')], [t('lane', '').trim(), 'n'], [t('games')], [t('scratch'), 'n'], [t('hdcp'), 'n']];
-  if (women) head.push([t('bonusW'), 'n']);
+  const head = [[t('rank'), 'n'], [t('name')]];
+  // Men and women ranked together: each bowler's sex, М/Ж on the Russian page.
+  if (c.combined) head.push([t('colSex')]);
+  head.push([t('lane', '').trim(), 'n'], [t('games')], [t('scratch'), 'n'], [t('hdcp'), 'n']);
+  if (women) head.push([t('bonusW') + women, 'n']);
   head.push([t('total'), 'n']);
   const rows = (c.entries || []).map((e) => h('tr', { class: e.playing ? 'playing' : null },
     h('td', { class: 'n', text: e.rank === null && e.mark ? t('mark_' + e.mark) : str(e.rank) }), h('td', { text: e.name }),
+    c.combined ? h('td', { class: 'sex', text: sexText(e.sex) }) : null,
     h('td', { class: 'n', text: str(e.lane) }), gamesCell(e), h('td', { class: 'n', text: str(e.scratch) }), h('td', { class: 'n', text: str(e.handicap) }),
     women ? h('td', { class: 'n', text: str(e.bonus) }) : null,
     h('td', { class: 'n total', text: str(e.total) })));
@@ -60,10 +64,18 @@ function matchBox(m, label) {
 function finalsSection(cat, f, lang, cats) {
   const c = cats.find((x) => x.id === cat);
   const title = c ? categoryTitle(c, lang) : cat;
-  const head = [[t('rank'), 'n'], [t('name')], [t('prelim'), 'n'], [t('games')], [t('pinsRR'), 'n'], [t('wins'), 'n'], [t('ties'), 'n'], [t('bonus'), 'n'], [t('total'), 'n']];
-  const rows = (f.round_robin || []).map((e) => h('tr', {},
+  // As the protocol: scratch, handicap and the women's pins each in its
+  // own column, so that a row adds up, and "Бонус" only the match bonus.
+  const rr = f.round_robin || [];
+  const hcp = rr.some((e) => e.handicap > 0);
+  const women = rr.some((e) => e.women_pins > 0);
+  const head = [[t('rank'), 'n'], [t('name')], [t('prelim'), 'n'], [t('games')], [t('scratch'), 'n'],
+    ...(hcp ? [[t('hdcp'), 'n']] : []), ...(women ? [[t('colWomen'), 'n']] : []),
+    [t('wins'), 'n'], [t('ties'), 'n'], [t('bonus'), 'n'], [t('total'), 'n']];
+  const rows = rr.map((e) => h('tr', {},
     h('td', { class: 'n', text: str(e.rank) }), h('td', { text: e.name }), h('td', { class: 'n', text: str(e.preliminary) }),
-    h('td', { class: 'games', text: (e.games || []).join(' ') }), h('td', { class: 'n', text: str(e.pins) }),
+    h('td', { class: 'games', text: (e.games || []).join(' ') }), h('td', { class: 'n', text: str(e.scratch) }),
+    hcp ? h('td', { class: 'n', text: str(e.handicap) }) : null, women ? h('td', { class: 'n', text: str(e.women_pins) }) : null,
     h('td', { class: 'n', text: str(e.wins) }), h('td', { class: 'n', text: str(e.ties) }),
     h('td', { class: 'n', text: str(e.bonus) }), h('td', { class: 'n total', text: str(e.total) })));
   const sl = f.step_ladder || { matches: [], places: [] };
