@@ -609,13 +609,33 @@ fn the_programme_is_made_on_the_page_and_kept_across_a_restart() {
     assert_eq!(p["finals"][0]["round_robin"], "RR-B1", "{p}");
     let stored = std::fs::read_to_string(dir.join("state/programme.toml")).unwrap();
     assert!(stored.contains("title = \"Tula Cup\""), "{stored}");
+    // A change needs a judge; a block pushed keeps its games, not its day.
+    let games = json!({ "op": "edit", "id": "S1", "games": 7 });
+    let (status, _) = c.post(None, "/api/programme/block", &games);
+    assert_eq!(status, 401);
+    let push = json!({ "block": "S1", "lanes": { "1": [{ "name": "Anna", "class": "B1" }] } });
+    let (status, v) = c.post(Some(&cookie), "/api/push", &push);
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = c.post(Some(&cookie), "/api/programme/block", &games);
+    assert_eq!(status, 409, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("pushed"), "{v}");
+    let (status, v) = c.post(
+        Some(&cookie),
+        "/api/programme/block",
+        &json!({ "op": "delete", "id": "S1" }),
+    );
+    assert_eq!(status, 409, "{v}");
+    let day = json!({ "op": "edit", "id": "S1", "day": 4 });
+    let (status, v) = c.post(Some(&cookie), "/api/programme/block", &day);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["changes"][0]["by"], "Pavel Sokolov", "{v}");
     c.stop();
     // Started again on the same state_dir: the programme is the page's.
     let (mut c, _) = centre(&dir, Some(BARE));
     let again = c.get("/api/programme/edit");
     assert_eq!(shape(&again), want, "{again}");
     assert_eq!(again["own"], true);
-    assert_eq!(again["blocks"][0]["day"], 3, "{again}");
+    assert_eq!(again["blocks"][0]["day"], 4, "{again}");
     let teams = &again["events"][0]["teams"];
     assert_eq!(teams.as_array().map(Vec::len), Some(2), "{again}");
 }
