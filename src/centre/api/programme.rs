@@ -93,10 +93,7 @@ pub(super) async fn change(
         // Read before the entries are locked: both read the programme.
         let locked = locked(&s);
         let mut e = lock(&entries);
-        let change = Change {
-            part,
-            request: &v,
-        };
+        let change = Change { part, request: &v };
         e.change_programme(change, &locked, &by)?;
         tracing::info!(by, revision = e.revision, "the programme changed");
         Ok::<_, Refusal>(e.programme_json(&locked))
