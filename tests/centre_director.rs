@@ -409,6 +409,48 @@ fn a_begun_block_says_so_and_is_pushed_again_only_with_a_reason() {
     // A block no lane has begun is pushed at once.
     let (status, v) = c.post(Some(&cookie), "/api/push", &json!({ "block": "D1" }));
     assert_eq!(status, 200, "{v}");
+
+    // The chief judge voids S1's game on lane 1: it counts nowhere and is
+    // listed among the games not counted, with the reason, who and when.
+    let void = json!({ "block": "S1", "lane": 1, "name": "Ivan Petrov", "game": 1,
+                       "reason": "bowled on the wrong lane" });
+    assert_eq!(c.post(None, "/api/games/void", &void).0, 401);
+    let mut none = void.clone();
+    none["game"] = json!(2);
+    let (status, v) = c.post(Some(&cookie), "/api/games/void", &none);
+    assert_eq!(status, 404, "{v}");
+    let mut why = void.clone();
+    why["reason"] = json!("");
+    assert_eq!(c.post(Some(&cookie), "/api/games/void", &why).0, 400);
+    let (status, v) = c.post(Some(&cookie), "/api/games/void", &void);
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = c.post(Some(&cookie), "/api/games/void", &void);
+    assert_eq!(status, 409, "voided once: {v}");
+    let s = c.get("/api/standings");
+    let ivan = s["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["entries"].as_array().unwrap())
+        .find(|e| e["name"] == "Ivan Petrov")
+        .unwrap();
+    assert_eq!(ivan["games"], json!([]), "{s}");
+    let voided = s["unplaced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["name"] == "Ivan Petrov" && u["game"] == 1)
+        .unwrap_or_else(|| panic!("{s}"));
+    assert_eq!(voided["reason"], "voided by the chief judge", "{voided}");
+    assert_eq!(
+        voided["reason_ru"], "аннулирована главным судьёй",
+        "{voided}"
+    );
+    assert_eq!(voided["note"], "bowled on the wrong lane", "{voided}");
+    assert_eq!(voided["by"], "Irina Orlova", "{voided}");
+    assert_eq!(voided["block"], "S1", "{voided}");
+    let kept = std::fs::read_to_string(dir.join("state/voids.toml")).unwrap();
+    assert!(kept.contains("Irina Orlova"), "{kept}");
 }
 
 const PROGRAMME: &str = r#"

@@ -54,6 +54,7 @@ mod entries;
 mod programme;
 mod push;
 
+mod void;
 use super::MAX_LANE_NUMBER;
 use super::book::Book;
 use super::commands::Commands;
@@ -80,6 +81,8 @@ struct Shared {
     /// The centre's `state_dir`, for the records kept beside its entries.
     state_dir: Option<Arc<std::path::Path>>,
 }
+    /// The games the chief judge voided.
+    voids: Arc<super::void::Voids>,
 
 /// Standings and the book's `journals_changed` and the entries' revision
 /// they were computed at.
@@ -91,7 +94,9 @@ impl Shared {
         Some(lock(self.entries.as_ref()?).programme())
     }
     fn revision(&self) -> u64 {
-        self.entries.as_ref().map_or(0, |e| lock(e).revision)
+    /// Changes to the entries and the voided games (each only grows).
+        let entries = self.entries.as_ref().map_or(0, |e| lock(e).revision);
+        entries.wrapping_add(self.voids.revision())
     }
 }
 
@@ -113,6 +118,7 @@ pub fn router(
     auth: AuthSettings,
     cookie_key: Key,
 ) -> Router {
+    voids: Arc<super::void::Voids>,
     // The lane's API with nothing behind its lane routes: only its login
     // routes are reached from here.
     let state_dir = auth.state_dir.as_deref().map(Arc::from);
@@ -143,6 +149,7 @@ pub fn router(
         standings: Arc::default(),
         state_dir,
     };
+        voids,
     let judged = || middleware::from_fn_with_state(shared.clone(), login_first);
     let import = Router::new()
         .route("/api/entries/import", post(entries::import))
@@ -153,6 +160,7 @@ pub fn router(
         .route("/api/push", post(push::push))
         .route("/api/hold", post(hold))
         .route("/api/pushes/cancel", post(cancel_push))
+        .route("/api/games/void", post(void::void))
         .route("/api/blocks/lanes", post(blocks::set_lanes))
         .route("/api/finals/roll-off", post(blocks::set_roll_off))
         .route("/api/entries/add", post(entries::add))
@@ -278,7 +286,10 @@ fn current(s: &Shared) -> Arc<Standings> {
         let games = super::results::games(&book, programme.as_deref());
         ((book.journals_changed, revision), games)
     };
-    let now = Arc::new(standings(programme.as_deref(), &games));
+    let (games, voided) = s.voids.split(games);
+    let mut now = standings(programme.as_deref(), &games);
+    now.unplaced.extend(voided);
+    let now = Arc::new(now);
     *last = Some((changed, Arc::clone(&now)));
     now
 }

@@ -29,6 +29,7 @@ pub mod say;
 pub mod standings;
 pub mod status;
 
+pub mod void;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -210,6 +211,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     );
     let (stop_web, web_stopped) = oneshot::channel::<()>();
     let limits = crate::web::server::Limits::new(256);
+    let voids = Arc::new(void::Voids::load(Some(&config.state_dir))?);
     let server = tokio::spawn(crate::web::server::serve(
         listener,
         app,
@@ -217,6 +219,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         limits,
         async {
             let _ = web_stopped.await;
+        voids,
         },
     ));
     let (stop, stop_rx) = watch::channel(false);

@@ -186,6 +186,13 @@ pub struct Unplaced {
     /// Russian): `crate::centre::status::Reason`.
     pub reason: &'static str,
     pub reason_ru: &'static str,
+    /// A voided game: the chief judge's own words, who and when.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 /// The standings from what the lanes reported. Without a programme: every
@@ -372,6 +379,9 @@ fn place<'g>(p: &Programme, games: &'g [BowledGame]) -> Placed<'g> {
                 score: g.score,
                 reason: reason.en(),
                 reason_ru: reason.ru(),
+                note: None,
+                by: None,
+                at: None,
             });
             continue;
         }
