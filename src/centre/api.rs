@@ -53,8 +53,8 @@ mod early;
 mod entries;
 mod programme;
 mod push;
-
 mod void;
+
 use super::MAX_LANE_NUMBER;
 use super::book::Book;
 use super::commands::Commands;
@@ -80,9 +80,9 @@ struct Shared {
     standings: Arc<Mutex<Option<Computed>>>,
     /// The centre's `state_dir`, for the records kept beside its entries.
     state_dir: Option<Arc<std::path::Path>>,
-}
     /// The games the chief judge voided.
     voids: Arc<super::void::Voids>,
+}
 
 /// Standings and the book's `journals_changed` and the entries' revision
 /// they were computed at.
@@ -93,8 +93,8 @@ impl Shared {
     fn programme(&self) -> Option<Arc<Programme>> {
         Some(lock(self.entries.as_ref()?).programme())
     }
-    fn revision(&self) -> u64 {
     /// Changes to the entries and the voided games (each only grows).
+    fn revision(&self) -> u64 {
         let entries = self.entries.as_ref().map_or(0, |e| lock(e).revision);
         entries.wrapping_add(self.voids.revision())
     }
@@ -117,8 +117,8 @@ pub fn router(
     site: &str,
     auth: AuthSettings,
     cookie_key: Key,
-) -> Router {
     voids: Arc<super::void::Voids>,
+) -> Router {
     // The lane's API with nothing behind its lane routes: only its login
     // routes are reached from here.
     let state_dir = auth.state_dir.as_deref().map(Arc::from);
@@ -148,8 +148,8 @@ pub fn router(
         login: login.clone(),
         standings: Arc::default(),
         state_dir,
-    };
         voids,
+    };
     let judged = || middleware::from_fn_with_state(shared.clone(), login_first);
     let import = Router::new()
         .route("/api/entries/import", post(entries::import))
@@ -159,8 +159,8 @@ pub fn router(
     let changes = Router::new()
         .route("/api/push", post(push::push))
         .route("/api/hold", post(hold))
-        .route("/api/pushes/cancel", post(cancel_push))
         .route("/api/games/void", post(void::void))
+        .route("/api/pushes/cancel", post(cancel_push))
         .route("/api/blocks/lanes", post(blocks::set_lanes))
         .route("/api/finals/roll-off", post(blocks::set_roll_off))
         .route("/api/entries/add", post(entries::add))

@@ -28,8 +28,8 @@ pub mod results;
 pub mod say;
 pub mod standings;
 pub mod status;
-
 pub mod void;
+
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -201,6 +201,7 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     let mut auth = crate::web::AuthSettings::with_pin_hash(config.judge_pin_hash.clone());
     auth.judges = config.judges.clone();
     auth.state_dir = Some(config.state_dir.clone());
+    let voids = Arc::new(void::Voids::load(Some(&config.state_dir))?);
     let app = api::router(
         Arc::clone(&book),
         entries,
@@ -208,10 +209,10 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         &config.site,
         auth,
         crate::web::auth::session_key(&config.state_dir),
+        voids,
     );
     let (stop_web, web_stopped) = oneshot::channel::<()>();
     let limits = crate::web::server::Limits::new(256);
-    let voids = Arc::new(void::Voids::load(Some(&config.state_dir))?);
     let server = tokio::spawn(crate::web::server::serve(
         listener,
         app,
@@ -219,7 +220,6 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
         limits,
         async {
             let _ = web_stopped.await;
-        voids,
         },
     ));
     let (stop, stop_rx) = watch::channel(false);

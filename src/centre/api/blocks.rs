@@ -186,16 +186,16 @@ pub(super) async fn set_lanes(
             );
             return Err(Refusal::new(400, m));
         }
-        e.set_lanes(&block, lanes, &now.bowled, by)?;
-        tracing::info!(by, block, "a block's lanes set");
-        Ok(())
         // The lanes' own faults first, then whether the finals may start.
         crate::centre::entries::blocks::check(&e.programme(), &block, &lanes)?;
         let early = super::early::gate(&block, v, chief, &e.programme(), &now.standings)?;
-    })
+        e.set_lanes(&block, lanes, &now.bowled, by)?;
         if let Some(early) = &early {
             super::early::record(state_dir.as_deref(), &block, by, early)?;
         }
+        tracing::info!(by, block, "a block's lanes set");
+        Ok(())
+    })
     .await
 }
 
