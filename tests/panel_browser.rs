@@ -144,6 +144,16 @@ fn the_lane_order_editor_saves_what_it_shows() {
     });
 }
 
+/// A lineup the centre pushed for its block SL-B2-M1 of one game
+/// (`tests/browser/pushed.mjs`): the start form offers one game and names
+/// the block as the centre does, warns of three, keeps the block through a
+/// judge's edit; the block starts under the centre's id, and once its game
+/// is bowled the panel says it is complete.
+#[test]
+fn the_panel_starts_the_centres_block_with_its_games() {
+    run_without_pinsetter(&["pushed.mjs"], "pushed", |text| text);
+}
+
 /// Runs `tests/browser/<args[0]>` (with the rest of `args` after its own)
 /// against the real `lanecall run` whose pinsetter port never opens, with
 /// its config as `edit` leaves it.

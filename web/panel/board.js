@@ -160,9 +160,9 @@ function render() {
   setText($('title'), title);
   document.title = title;
   if (!lane) return;
-  const { block, info } = blockInfo(lane);
+  const { block, info, name } = blockInfo(lane);
   const order = currentOrder(lane);
-  setText($('info'), [block ? pt('blockN', block) : '', order.length ? pt('gameOf', gameNow(lane), info && info.games) : '']
+  setText($('info'), [block ? pt('blockN', name) : '', order.length ? pt('gameOf', gameNow(lane), info && info.games) : '']
     .filter(Boolean).join(' · '));
   replace($('sheet'), grid(lane));
   replace($('now-body'), nowPanel(lane));

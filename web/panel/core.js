@@ -241,6 +241,15 @@ export function blockInfo(lane, n) {
   return (lane.blocks || []).find((b) => b.block === n) || null;
 }
 
+// What the lane calls block `n`: the centre's id when its lineup gave one
+// (journal.md, `lineup`'s `block`), so the lane and the centre say the
+// same name; else its number on the lane.
+export function blockName(lane, n) {
+  const info = blockInfo(lane, n);
+  const next = lane.next_block;
+  return (info && info.name) || (!info && next && next.block === n && next.name) || n;
+}
+
 export function openBlock(lane) {
   return (lane.blocks || []).find((x) => !x.ended) || null;
 }

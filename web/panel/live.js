@@ -76,7 +76,12 @@ function latestBlock(lane) {
 
 export function blockInfo(lane) {
   const n = latestBlock(lane);
-  return { block: n, info: (lane.blocks || []).find((b) => b.block === n) || null };
+  const info = (lane.blocks || []).find((b) => b.block === n) || null;
+  // The centre's id of the block, when its lineup gave one: the name the
+  // centre calls it by.
+  const next = lane.next_block;
+  const name = (info && info.name) || (!info && next && next.block === n && next.name) || n;
+  return { block: n, info, name };
 }
 
 // The lane order now: the entries of the latest block, the last one at

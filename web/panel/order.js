@@ -4,7 +4,7 @@
 import { t, LANGS } from './i18n.js';
 import {
   $, h, tid, replace, drawModel, act, api, showError, announce, isJudge, S,
-  currentOrder, openBlock, blockInfo, latestBlock, blindfold, clockAt,
+  currentOrder, openBlock, blockInfo, blockName, latestBlock, blindfold, clockAt,
 } from './core.js';
 
 const CLASSES = ['B1', 'B2', 'B3'];
@@ -13,7 +13,13 @@ const VOICES = ['pins', 'hidden', 'short', 'off'];
 // lane's [speaker] extras, and is left out of the lineup.
 const EXTRAS = ['', 'on', 'off'];
 
-const O = { draft: null, dirty: false, games: 3, saving: null, sub: null };
+// `plan`: the centre's block the waiting lineup is for, as last drawn
+// (its games fill the form once, when it comes).
+const O = { draft: null, dirty: false, games: 3, saving: null, sub: null, plan: '' };
+
+// The centre's block the waiting lineup is for (replay-output.md,
+// `next_block`): its id and games, when the centre pushed it.
+const planOf = (lane) => lane.next_block || null;
 
 // The callouts' language for a bowler without their own: the lane's
 // `[speaker] language`, never the screen's.
@@ -115,6 +121,16 @@ export function renderLineup() {
       h('button', { type: 'button', ...tid('lineup-down-' + i), disabled: i === d.length - 1, 'aria-label': t('moveDown', i + 1), text: '↓', onclick: () => move(i, i + 1) }),
       h('button', { type: 'button', ...tid('lineup-remove-' + i), 'aria-label': t('remove', i + 1), text: '✕', onclick: () => { d.splice(i, 1); redo(['lineup-add', 'lineup-add']); } }))));
   const onServer = currentOrder(lane).length > 0 && !blockEndedLatest(lane);
+  const plan = planOf(lane);
+  const planKey = plan ? JSON.stringify(plan) : '';
+  if (planKey !== O.plan) {
+    O.plan = planKey;
+    if (plan && plan.games) O.games = plan.games;
+  }
+  // Other games than the centre's programme gives: the lane refuses them
+  // (but to the chief judge), said before the judge starts.
+  const offPlan = () => !!(plan && plan.games && Math.round(Number(O.games)) !== plan.games);
+  const warn = () => { const w = $('start-games-warn'); if (w) w.hidden = !offPlan(); };
   drawModel(el,
     h('h2', { id: 'h-order', text: t('lineup') }),
     rows.length ? rows : h('p', { text: t('noBowlers') }),
@@ -123,16 +139,24 @@ export function renderLineup() {
       h('div', { class: 'row' },
         h('button', { type: 'button', ...tid('lineup-add'), disabled: d.length >= 4, text: t('add'), onclick: () => { d.push(bowlerModel(null)); redo(['lineup-name-' + (d.length - 1), 'lineup-add']); } }),
         h('button', { type: 'button', class: 'primary', ...tid('lineup-save'), disabled: !d.length, text: t('save'), onclick: saveLineup })),
+      plan ? h('p', { class: 'note', ...tid('start-plan'), text: t('planned', blockName(lane, plan.block), plan.games || O.games) }) : null,
       h('div', { class: 'row start' },
         h('p', { class: 'field' }, h('label', { for: 'start-games', text: t('games') }),
-          h('input', { ...tid('start-games'), type: 'number', inputmode: 'numeric', min: '1', max: '12', value: O.games, oninput: (e) => { O.games = e.target.value; } })),
-        h('button', { type: 'button', class: 'primary', ...tid('start-block'), text: t('startBlock'), onclick: startBlock }))]);
+          h('input', { ...tid('start-games'), type: 'number', inputmode: 'numeric', min: '1', max: '12', value: O.games, 'aria-describedby': 'start-games-warn', oninput: (e) => { O.games = e.target.value; warn(); } })),
+        h('button', { type: 'button', class: 'primary', ...tid('start-block'), text: t('startBlock'), onclick: startBlock })),
+      h('p', { class: 'alarm', role: 'status', ...tid('start-games-warn'), hidden: !offPlan(), text: plan && plan.games ? t('gamesNotPlanned', plan.games) : '' })]);
 }
 
 function saveLineup() {
   if (refuseMissing(O.draft, 'lineup-', (i) => t('bowlerN', i + 1))) return Promise.resolve(false);
   const sent = JSON.stringify(O.draft);
-  O.saving = act({ ev: 'lineup', bowlers: O.draft.map(bowlerJson) }, () => t('saved')).then(async (ok) => {
+  // A lineup the centre pushed for one of its blocks stays that block's
+  // when a judge edits it here.
+  const lineup = { ev: 'lineup', bowlers: O.draft.map(bowlerJson) };
+  const plan = S.lane && planOf(S.lane);
+  if (plan && plan.name) lineup.block = plan.name;
+  if (plan && plan.games) lineup.games = plan.games;
+  O.saving = act(lineup, () => t('saved')).then(async (ok) => {
     // The lane as it is now, so the form is drawn again from what was saved.
     if (ok) {
       const r = await api('GET', '/api/lane');
@@ -152,7 +176,9 @@ async function startBlock() {
   if (O.dirty || !currentOrder(S.lane).length || blockEndedLatest(S.lane)) {
     if (!(await saveLineup())) return;
   }
-  await act({ ev: 'start_block', games }, () => t('startDone', games));
+  const plan = planOf(S.lane);
+  const name = plan && plan.name;
+  await act({ ev: 'start_block', games }, () => t('startDone', games, name));
 }
 
 function lockedLineup(lane, open) {
@@ -161,7 +187,10 @@ function lockedLineup(lane, open) {
   if (!order.some(({ b }) => b.name === sub.out)) sub.out = order.length ? order[0].b.name : '';
   const judge = isJudge();
   return [
-    h('h2', { id: 'h-order', text: t('lineup') + ' · ' + t('blockN', open.block) }),
+    h('h2', { id: 'h-order', text: t('lineup') + ' · ' + t('blockN', blockName(lane, open.block)) }),
+    // Every game of the centre's block bowled: the lane counts no further
+    // ball, and the judge ends the block.
+    open.complete ? h('p', { class: 'alarm', role: 'status', ...tid('block-complete'), text: t('blockComplete', blockName(lane, open.block)) }) : null,
     h('p', { class: 'note', text: t('lineupLocked') }),
     h('div', { class: 'wrap', tabindex: '0', role: 'region', 'aria-labelledby': 'h-order' }, h('table', { class: 'list', 'data-testid': 'lineup-locked' },
       h('thead', {}, h('tr', {}, ['#', t('name'), t('cls'), t('hdcp'), t('team'), t('voice'), t('lang')].map((x) => h('th', { scope: 'col', text: x })))),
@@ -188,7 +217,7 @@ function lockedLineup(lane, open) {
         }
       } })) : null,
     judge ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'danger', ...tid('end-block'), text: t('endBlock'), onclick: () => {
-      if (window.confirm(t('endBlockAsk'))) act({ ev: 'end_block' }, () => t('endDone', open.block));
+      if (window.confirm(t('endBlockAsk'))) act({ ev: 'end_block' }, () => t('endDone', blockName(lane, open.block)));
     } })) : null,
   ];
 }

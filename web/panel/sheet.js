@@ -6,7 +6,7 @@ import { t } from './i18n.js';
 import { legendList } from './legend.js';
 import {
   $, h, tid, sorted, replace, act, isJudge, S, PIN_ROWS, ALL_PINS,
-  blocksOf, blockInfo, settled, seriesOf, teams, latestBlock, fmtDate, dateAt,
+  blocksOf, blockInfo, blockName, settled, seriesOf, teams, latestBlock, fmtDate, dateAt,
 } from './core.js';
 
 const vh = (text) => h('span', { class: 'vh', text });
@@ -153,8 +153,9 @@ function bowlerCard(lane, bi, b, gamesInBlock, live, idp) {
 
 export function blockLabel(lane, n) {
   const info = blockInfo(lane, n);
-  if (!info) return t('blockPending', n);
-  return t('blockN', n) + ' (' + (info.ended ? t('blockEnded') : t('blockOpen')) + ')';
+  const name = blockName(lane, n);
+  if (!info) return t('blockPending', name);
+  return t('blockN', name) + ' (' + (info.ended ? t('blockEnded') : t('blockOpen')) + ')';
 }
 
 export function blockPicker(lane, chosen, onpick, idp) {
@@ -208,7 +209,7 @@ function printSheet(lane, block, when) {
   const sign = (who) => h('p', { class: 'sign' }, who + ': ', h('span', { class: 'line' }), ' ' + t('signature') + ': ', h('span', { class: 'line' }));
   replace($('print-sheet'),
     h('h1', { 'data-testid': 'print-title', text: S.event || t('sheetTitle') }),
-    h('p', { class: 'pmeta', 'data-testid': 'print-meta', text: [t('bowledOn', dateAt(lane, info.started_at) || fmtDate(when, true)), t('titleLane', lane.lane), block ? t('blockN', block) : null,
+    h('p', { class: 'pmeta', 'data-testid': 'print-meta', text: [t('bowledOn', dateAt(lane, info.started_at) || fmtDate(when, true)), t('titleLane', lane.lane), block ? t('blockN', blockName(lane, block)) : null,
       info.games ? t('gamesN', info.games) : null, t('printedOn', fmtDate(new Date()))].filter(Boolean).join(' · ') }),
     sheetFor(lane, block, false, 'print-'),
     teamTable(lane, block, blockGames(lane, block), 'print-'),
