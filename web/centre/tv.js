@@ -1,5 +1,7 @@
 // The scoreboard for a TV (1920×1080 and the like): the standings of each
-// category, then every lane's bowlers and series, as cards in a grid that
+// category, the team events once they have games, each category's finals
+// once they start (the round robin's table, the step-ladder's matches and
+// the final places), then every lane's bowlers and series, as cards in a grid that
 // fills the screen and is never scrolled. When there are more cards than
 // fit, it pages by itself every 10 s ("1/3" in the corner). Polls the data
 // every two seconds and touches only the cards that changed.
@@ -15,7 +17,7 @@ const params = new URLSearchParams(location.search);
 if (LANGS.includes(params.get('lang')) && params.get('lang') !== getLang()) setLang(params.get('lang'));
 const interval = params.has('interval') ? Math.max(0, Number(params.get('interval')) || 0) : 10_000;
 
-const S = { lanes: [], cats: [], title: '', page: Math.max(0, (Number(params.get('page')) || 1) - 1), grid: null };
+const S = { lanes: [], cats: [], teams: [], finals: {}, title: '', page: Math.max(0, (Number(params.get('page')) || 1) - 1), grid: null };
 
 // Columns, rows and lines a card holds, from the screen's size: about
 // 600 px a column (a bowler's whole name in large type), two rows from
@@ -32,7 +34,47 @@ function geometry() {
   return { cols, rows, lines };
 }
 
-// Every card: each category's ranking in pieces of `lines`, then each lane.
+// A ranking's lines as cards of `lines` lines each: `title` and " · 1–6".
+function ranked(out, kind, id, title, list, lines, line) {
+  for (let from = 0; from < Math.max(1, list.length); from += lines) {
+    const part = list.slice(from, from + lines);
+    const range = list.length > lines ? ' · ' + (from + 1) + '–' + (from + part.length) : '';
+    out.push({ kind, id: id + '-' + (from + 1), title: title + range, lines: part.map(line) });
+  }
+}
+
+const rankOf = (e) => (e.rank === null || e.rank === undefined ? '–' : e.rank + '.');
+const bowled = (e) => (e.games || []).length > 0;
+
+// The team events with a game bowled, and each category's finals once
+// its round robin has a game: the round robin's table (wins and ties
+// beside the total), then the step-ladder's matches and the final places.
+function laterCards(out, lines) {
+  for (const ev of S.teams) {
+    if (!(ev.entries || []).some(bowled)) continue;
+    ranked(out, 'standing team', 'team-' + ev.event, t('kind_' + ev.kind) + ' · ' + ev.event, ev.entries, lines,
+      (e) => ({ rank: rankOf(e), who: e.name, pins: e.total }));
+  }
+  for (const [cat, f] of Object.entries(S.finals)) {
+    const c = S.cats.find((x) => x.id === cat);
+    const title = c ? categoryTitle(c, getLang()) : cat;
+    const rr = f.round_robin || [];
+    if (!rr.some(bowled)) continue;
+    ranked(out, 'standing finals', 'rr-' + cat, t('roundRobin', title), rr, lines,
+      (e) => ({ rank: rankOf(e), who: e.name, note: t('tvWinsTies', e.wins || 0, e.ties || 0), pins: e.total }));
+    const sl = f.step_ladder || {};
+    const matches = (sl.matches || []).filter((m) => m.a_score !== null && m.a_score !== undefined);
+    const places = sl.places || [];
+    if (!matches.length && !places.length) continue;
+    const rows = matches.map((m, i) => ({ rank: (i + 1) + ')', who: (m.a || t('tbd')) + ' — ' + (m.b || t('tbd')),
+      pins: (m.a_score ?? '') + ':' + (m.b_score ?? '') + (m.tie ? ' ' + t('matchTie') : '') }));
+    places.forEach((n, i) => rows.push({ rank: (i + 1) + '.', who: n, pins: '', place: true }));
+    ranked(out, 'standing finals', 'ladder-' + cat, t('stepLadder', title), rows, lines, (x) => x);
+  }
+}
+
+// Every card: each category's ranking in pieces of `lines`, the team
+// events and finals (laterCards), then each lane.
 function cards(lines) {
   const out = [];
   for (const c of S.cats) {
@@ -46,6 +88,7 @@ function cards(lines) {
           : { rank: e.rank + '.', who: e.name, pins: e.total })) });
     }
   }
+  laterCards(out, lines);
   for (const l of S.lanes) {
     // A lane never heard from has nothing for the hall; the director's page shows it.
     if (l.never_connected) continue;
@@ -60,8 +103,24 @@ function cardBody(c) {
   return [h('h2', { text: c.title }),
     h('ol', {}, c.lines.map((x) => h('li', { class: x.up ? 'up' : null, 'data-mark': x.mark || null },
       x.rank ? h('span', { class: 'rank', text: x.rank }) : null,
-      h('span', { class: 'who', text: x.who }), h('span', { class: 'sep', text: ' — ' }),
-      h('span', { class: 'pins', text: String(x.pins) }))))];
+      h('span', { class: 'who', text: x.who }),
+      x.note ? h('span', { class: 'note', text: x.note }) : null,
+      x.place ? null : h('span', { class: 'sep', text: ' — ' }),
+      x.place ? null : h('span', { class: 'pins', text: String(x.pins) }))))];
+}
+
+// A name too wide for its card is shown smaller, down to half size, and
+// then on two lines: never cut (a long surname must be read whole).
+function fitNames(cell) {
+  for (const who of cell.querySelectorAll('.who')) {
+    who.style.fontSize = '';
+    who.classList.remove('wrap');
+    if (who.scrollWidth <= who.clientWidth) continue;
+    const size = parseFloat(getComputedStyle(who).fontSize);
+    const scaled = Math.max(size * 0.5, Math.floor(size * who.clientWidth / who.scrollWidth));
+    who.style.fontSize = scaled + 'px';
+    if (who.scrollWidth > who.clientWidth) who.classList.add('wrap');
+  }
 }
 
 function render() {
@@ -86,6 +145,7 @@ function render() {
     cell.className = 'tv-card' + (!c ? ' empty' : ' ' + c.kind + (c.off ? ' off' : ''));
     if (c) cell.dataset.testid = c.id; else delete cell.dataset.testid;
     cell.replaceChildren(...(c ? cardBody(c) : []));
+    fitNames(cell);
   });
   $('page').textContent = pages > 1 ? t('tvPage', S.page + 1, pages) : '';
   board.dataset.page = String(S.page + 1);
@@ -109,7 +169,10 @@ async function poll() {
   try {
     const [lanes, standings] = await Promise.all([api('/api/lanes'), api('/api/standings')]);
     S.lanes = lanes.body || [];
-    S.cats = (standings.status === 200 && standings.body && standings.body.categories) || [];
+    const st = (standings.status === 200 && standings.body) || {};
+    S.cats = st.categories || [];
+    S.teams = st.teams || [];
+    S.finals = st.finals || {};
     $('status').textContent = '';
   } catch (_) {
     $('status').textContent = t('pageDown');
