@@ -86,7 +86,10 @@ pub(super) async fn push(State(s): State<Shared>, headers: HeaderMap, body: Byte
         // block of the programme goes with its id and games (mqtt.md): the
         // lane starts it with those games and calls it by its id.
         let mut lineup = json!({ "ev": "lineup", "bowlers": bowlers });
-        if let Some(b) = block.as_deref().and_then(|b| programme.as_deref()?.block(b)) {
+        if let Some(b) = block
+            .as_deref()
+            .and_then(|b| programme.as_deref()?.block(b))
+        {
             lineup["block"] = json!(b.id);
             lineup["games"] = json!(b.games);
         }
