@@ -892,3 +892,96 @@ fn a_bowled_bowler_is_confirmed_and_renamed_on_the_page_in_a_real_browser() {
     assert_eq!(entry(&v, "Sergei Volkov").unwrap()["class"], "B3", "{v}");
     assert!(entry(&v, "Iwan Petrow").is_some(), "{v}");
 }
+
+/// Lanes added and removed on the page (docs/centre.md, "Lanes added and
+/// removed on the page"): by a judge, kept across a restart with who and
+/// when, offered to the blocks at once; an added lane's card "never
+/// connected"; a lane a block has bowlers on is not removed.
+#[test]
+fn a_lane_is_added_on_the_page_shows_never_connected_and_is_removed() {
+    let dir = temp_dir("lanes");
+    let web = free_port();
+    let path = config(&dir, web);
+    let mut c = Centre::start(&path, web);
+    assert!(c.lane(9).is_none());
+    let nine = json!({ "lane": 9 });
+    let (status, _) = c.post(None, "/api/lanes/add", &nine);
+    assert_eq!(status, 401);
+    let (cookie, _) = c.login(SECRETARY_PIN, "");
+    let (status, v) = c.post(Some(&cookie), "/api/lanes/add", &nine);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["lanes"], json!([1, 2, 3, 4, 5, 6, 9]));
+    let card = c.lane(9).expect("a card for lane 9");
+    assert_eq!(card["never_connected"], true, "{card}");
+    assert_eq!(card["added"]["by"], SECRETARY, "{card}");
+    assert!(
+        card["login"].is_null(),
+        "an external broker's logins: {card}"
+    );
+    // The lanes a block may be given.
+    assert!(
+        c.get("/api/finals")["lanes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(9))
+    );
+    for (body, status) in [
+        (nine.clone(), 409),
+        (json!({ "lane": 0 }), 400),
+        (json!({}), 400),
+    ] {
+        let (got, v) = c.post(Some(&cookie), "/api/lanes/add", &body);
+        assert_eq!(got, status, "{body}: {v}");
+    }
+    // A block with bowlers on lane 9: the lane stays.
+    let s2 = |last: u32| {
+        json!({ "block": "S2", "lanes": {
+            "2": ["Anna Kuznetsova", "Olga Smirnova"], "3": ["Ivan Petrov", "Dmitri Orlov"],
+            last.to_string(): ["Sergei Volkov", "Yulia Frolova"] } })
+    };
+    let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &s2(9));
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = c.post(Some(&cookie), "/api/lanes/remove", &nine);
+    assert_eq!(status, 409, "{v}");
+    assert_eq!(
+        v["error"],
+        "lane 9 has bowlers in block(s) S2: move them to another lane first"
+    );
+    let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &s2(4));
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = c.post(Some(&cookie), "/api/lanes/remove", &nine);
+    assert_eq!(status, 200, "{v}");
+    assert!(c.lane(9).is_none());
+    let (status, _) = c.post(Some(&cookie), "/api/lanes/remove", &nine);
+    assert_eq!(status, 404);
+    // Kept across a restart, with who and when.
+    let (status, v) = c.post(Some(&cookie), "/api/lanes/add", &json!({ "lane": 12 }));
+    assert_eq!(status, 200, "{v}");
+    c.stop();
+    let mut c = Centre::start(&path, web);
+    assert_eq!(c.lane(12).expect("lane 12 kept")["never_connected"], true);
+    assert!(c.lane(9).is_none());
+    let log = std::fs::read_to_string(dir.join("state/lanes-changes.jsonl")).unwrap();
+    let changes: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let what: Vec<(String, u64)> = changes
+        .iter()
+        .map(|c| {
+            (
+                c["change"].as_str().unwrap().to_owned(),
+                c["lane"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        what,
+        [("add".into(), 9), ("remove".into(), 9), ("add".into(), 12)]
+    );
+    assert!(
+        changes
+            .iter()
+            .all(|c| c["by"] == SECRETARY && c["at"].is_string())
+    );
+}

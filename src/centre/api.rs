@@ -51,6 +51,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 mod blocks;
 mod early;
 mod entries;
+mod lanes;
 mod programme;
 mod push;
 mod void;
@@ -167,6 +168,8 @@ pub fn router(
         .route("/api/entries/edit", post(entries::edit))
         .route("/api/entries/withdraw", post(entries::withdraw))
         .route("/api/entries/delete", post(entries::delete))
+        .route("/api/lanes/add", post(lanes::add))
+        .route("/api/lanes/remove", post(lanes::remove))
         .route("/api/programme/{part}", post(programme::change))
         .route_layer(judged());
     Router::new()
@@ -249,8 +252,7 @@ async fn lanes(State(s): State<Shared>) -> Response {
                 if i > 0 || !book.lanes.is_empty() {
                     text.push(b',');
                 }
-                let card = json!({ "lane": n, "online": false, "never_connected": true,
-                                   "state": null, "mirror": null });
+                let card = lanes::never_card(&book, *n);
                 text.extend_from_slice(card.to_string().as_bytes());
             }
             text.push(b']');

@@ -174,6 +174,8 @@ pub struct Alarm {
 pub struct Book {
     /// Which lanes are taken at all; any other is refused and never kept.
     pub admit: Admit,
+    /// The lanes added and removed on the page (docs/centre.md).
+    pub page_lanes: super::lanes::Kept,
     pub lanes: BTreeMap<u32, LaneBook>,
     /// Raised alarms, oldest first, at most [`MAX_ALARMS`].
     pub alarms: Vec<Alarm>,

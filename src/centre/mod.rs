@@ -21,6 +21,7 @@ pub mod commands;
 pub mod config;
 pub mod entries;
 pub mod feed;
+pub mod lanes;
 pub mod link;
 pub mod mirror;
 pub mod programme;
@@ -151,8 +152,17 @@ pub async fn start(config: CentreConfig) -> Result<Centre, String> {
     let programme = entries
         .as_ref()
         .map(|e| e.lock().unwrap_or_else(PoisonError::into_inner).programme());
-    book.lock().unwrap_or_else(PoisonError::into_inner).admit =
-        admitted(&config, programme.as_deref(), login_lanes);
+    let logins = login_lanes.as_ref().map(|l| l.iter().copied().collect());
+    let page_lanes = lanes::Kept::load(&config.state_dir, logins)?;
+    {
+        let mut b = book.lock().unwrap_or_else(PoisonError::into_inner);
+        b.admit = admitted(&config, programme.as_deref(), login_lanes);
+        // The lanes added on the page are taken as the config's are.
+        if let book::Admit::Listed(admitted) = &mut b.admit {
+            admitted.extend(page_lanes.added.keys().copied());
+        }
+        b.page_lanes = page_lanes;
+    }
     let password = match &config.password_file {
         Some(p) => Some(
             crate::config::read_password_file(p)

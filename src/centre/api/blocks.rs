@@ -16,7 +16,7 @@ use super::{Shared, current, error, json_response, judged, lock};
 use crate::centre::book::Admit;
 use crate::centre::entries::blocks::Lanes;
 use crate::centre::entries::{Entries, Refusal};
-use crate::centre::standings::{Standings, programme_lanes, propose};
+use crate::centre::standings::{FinalsProposal, Standings, programme_lanes, propose};
 
 /// The lanes a block may be given: the programme's and those the centre
 /// knows, within those it admits.
@@ -31,6 +31,9 @@ fn lanes_known(s: &Shared) -> Vec<u32> {
         set.extend(admitted.iter().copied());
         set.retain(|n| admitted.contains(n));
     }
+    // The lanes added and removed on the page (api/lanes.rs).
+    book.page_lanes
+        .apply(&mut set, |n| book.lanes.contains_key(&n));
     set.into_iter().collect()
 }
 
@@ -52,6 +55,8 @@ pub(super) fn competition_lanes(s: &Shared) -> BTreeSet<u32> {
     if let Admit::Listed(admitted) = &book.admit {
         set.extend(admitted.iter().copied());
     }
+    book.page_lanes
+        .apply(&mut set, |n| book.lanes.contains_key(&n));
     set
 }
 
@@ -69,8 +74,11 @@ pub(super) async fn proposals(State(s): State<Shared>) -> Response {
         .finals
         .iter()
         .filter_map(|f| {
-            let st = standings.finals.get(&f.category)?;
-            serde_json::to_value(propose(&p, f, st, &on)).ok()
+            let proposal = match standings.finals.get(&f.category) {
+                Some(st) => propose(&p, f, st, &on),
+                None => FinalsProposal::waiting(&p, f),
+            };
+            serde_json::to_value(proposal).ok()
         })
         .collect();
     json_response(json!({ "lanes": known, "finals": finals }))
