@@ -9,7 +9,7 @@
 // change moves, shown here with a button to confirm it. A name can be
 // corrected at any time; the list shows the name it was.
 import { t } from './i18n.js';
-import { h, api, clock } from './common.js';
+import { h, api, clock, sexText } from './common.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_CSV = 1 << 20;
@@ -117,7 +117,7 @@ function row(e) {
   ] : [];
   return h('tr', { class: e.withdrawn ? 'withdrawn' : null, 'data-testid': 'entry-' + e.name },
     h('td', { text: e.name }, ...was(e.name)),
-    ...[e.class, e.sex, e.region, e.team || '', String(e.handicap || 0), e.withdrawn ? t('withdrawnMark') : '']
+    ...[e.class, sexText(e.sex), e.region, e.team || '', String(e.handicap || 0), e.withdrawn ? t('withdrawnMark') : '']
       .map((x) => h('td', { text: x })),
     h('td', {}, ...actions));
 }
@@ -150,6 +150,8 @@ function render() {
 export function labels() {
   importControls();
   for (const k of ['name', 'class', 'sex', 'region', 'team', 'handicap']) $('entry-' + k + '-label').textContent = t('field_' + k);
+  // М/Ж on the Russian page; the value sent stays M or F.
+  for (const o of $('entry-sex').options) { o.value = o.value; o.textContent = sexText(o.value); }
   $('entry-save').textContent = E.editing ? t('saveEntry', E.editing) : t('addEntry');
   $('entry-cancel').textContent = t('cancel');
   $('entry-cancel').hidden = !E.editing;
