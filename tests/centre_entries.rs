@@ -985,3 +985,18 @@ fn a_lane_is_added_on_the_page_shows_never_connected_and_is_removed() {
             .all(|c| c["by"] == SECRETARY && c["at"].is_string())
     );
 }
+
+/// The same on the page in a real browser (tests/browser/lanes-add.mjs).
+#[test]
+fn a_lane_is_added_and_removed_on_the_page_in_a_real_browser() {
+    if !support::browser_tools() {
+        return;
+    }
+    let dir = temp_dir("lanes-browser");
+    let web = free_port();
+    let mut c = Centre::start(&config(&dir, web), web);
+    support::run_browser("lanes-add.mjs", web, SECRETARY_PIN);
+    assert!(c.lane(9).is_none());
+    let log = std::fs::read_to_string(dir.join("state/lanes-changes.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+}

@@ -6,7 +6,7 @@ import { t, setLang, getLang } from './i18n.js';
 import { h, api, setZone, clock, sexText, categoryTitle } from './common.js';
 import * as entries from './entries.js';
 import * as blocks from './blocks.js';
-import { laneCard, heldFor } from './lanes.js';
+import { laneCard, heldFor, laneTools } from './lanes.js';
 import { standingsView } from './standings.js';
 
 const $ = (id) => document.getElementById(id);
@@ -42,10 +42,11 @@ function changed(what, ...from) {
 // Every lane's card, by number; a judge logged in may hold or resume a
 // lane and cancel what is held for it.
 function renderLanes() {
+  laneTools($('lane-tools'), { judge: S.judge, refresh: poll });
   const held = S.lanes.map((l) => heldFor(S.pushes, l.lane).map((p) => p.id));
   if (!changed('lanes', S.lanes, S.judge, held)) return;
   const box = $('lanes');
-  const ctx = { judge: S.judge, pushes: S.pushes, hold: holdLane, cancel: cancelPush };
+  const ctx = { judge: S.judge, pushes: S.pushes, hold: holdLane, cancel: cancelPush, lanes: S.lanes, answer: laneAnswer, refresh: poll };
   const list = [...S.lanes].sort((a, b) => a.lane - b.lane);
   box.replaceChildren(...(list.length ? list.map((l) => laneCard(l, ctx)) : [h('p', { text: t('noLanes') })]));
 }

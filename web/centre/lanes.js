@@ -4,9 +4,11 @@
 // competition that never connected in red), its journal and its alarms
 // (hold, wrong deck, no pin report, pinsetter, journal); for a judge
 // logged in, a button to hold or resume the lane and the pushes held for
-// it while it is offline, each with a button to cancel it.
+// it while it is offline, each with a button to cancel it. A judge adds
+// a lane to the competition (laneTools) and removes one never connected;
+// an added lane's card says what its setting up needs.
 import { t } from './i18n.js';
-import { h, flags, clock } from './common.js';
+import { h, flags, clock, api } from './common.js';
 
 const FRAMES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
@@ -103,6 +105,65 @@ function actions(l, ctx) {
   return [list, h('p', { class: 'actions' }, button)];
 }
 
+const JSON_POST = (body) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+// The lanes as `lanecall centre-acl --lanes` takes them: "1-4, 9".
+export function lanesText(list) {
+  const out = [];
+  for (const n of [...list].sort((a, b) => a - b)) {
+    const last = out[out.length - 1];
+    if (last && last[1] === n - 1) last[1] = n; else out.push([n, n]);
+  }
+  return out.map(([a, b]) => (a === b ? String(a) : a + '-' + b)).join(', ');
+}
+
+// What a lane never connected needs (docs/centre.md, "Lanes added and
+// removed on the page"): a login on the embedded broker, or Mosquitto's
+// login and access rules, then the lane's own [centre] settings.
+function setup(l, ctx) {
+  if (!l.never_connected || !ctx.judge) return null;
+  const all = lanesText((ctx.lanes || []).map((x) => x.lane));
+  const text = l.login === false ? t('laneNoLogin', l.lane)
+    : l.login === null || l.login === undefined ? (l.added ? t('laneMosquitto', l.lane, all) : null)
+      : t('laneSetUp', l.lane);
+  return text ? h('p', { class: 'setup', 'data-testid': 'setup-' + l.lane, text }) : null;
+}
+
+// A lane never connected taken off the competition, by a judge.
+function removeButton(l, ctx) {
+  if (!l.never_connected || !ctx.judge) return null;
+  return h('button', { type: 'button', 'data-testid': 'remove-lane-' + l.lane, text: t('removeLane', l.lane),
+    onclick: async () => {
+      const r = await api('/api/lanes/remove', JSON_POST({ lane: l.lane }));
+      if (ctx.answer) ctx.answer(r);
+      if (ctx.refresh) ctx.refresh();
+    } });
+}
+
+let toolsFor = null;
+
+// The form that adds a lane, for a judge logged in, drawn into `box` once
+// (what is typed stays while the cards are drawn again).
+export function laneTools(box, ctx) {
+  const key = JSON.stringify([ctx.judge || null, t('addLane')]);
+  if (toolsFor === key) return;
+  toolsFor = key;
+  if (!ctx.judge) { box.replaceChildren(); return; }
+  const input = h('input', { id: 'lane-add-number', type: 'number', min: '1', max: '999', required: true, inputmode: 'numeric' });
+  const err = h('span', { class: 'alarm', role: 'alert', 'data-testid': 'lane-add-error' });
+  const form = h('form', { class: 'lane-add', 'data-testid': 'lane-add',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      const r = await api('/api/lanes/add', JSON_POST({ lane: Number(input.value) }));
+      err.textContent = r.status === 200 ? '' : (r.body && r.body.error) || String(r.status);
+      if (r.status === 200) input.value = '';
+      if (ctx.refresh) ctx.refresh();
+    } },
+    h('label', { for: 'lane-add-number', text: t('laneNumber') + ' ' }), input, ' ',
+    h('button', { type: 'submit', text: t('addLane') }), ' ', err);
+  box.replaceChildren(form);
+}
+
 export function laneCard(l, ctx = {}) {
   const s = l.state;
   const up = s && s.up;
@@ -118,5 +179,8 @@ export function laneCard(l, ctx = {}) {
     never ? null : h('p', { class: 'mirror', text: journal(s) }),
     never ? null : h('p', { class: 'mirror', text: t('copyLines', t('nLines', m.lines || 0), m.gaps, m.conflicts) }),
     m.failed ? h('p', { class: 'pill bad', 'data-testid': 'mirror-failed-' + l.lane, text: t('mirrorFailed', m.failed) }) : null,
-    ...actions(l, ctx));
+    l.added ? h('p', { class: 'mirror', text: t('laneAdded', l.added.by, clock(l.added.at)) }) : null,
+    setup(l, ctx),
+    ...actions(l, ctx),
+    removeButton(l, ctx));
 }
