@@ -131,10 +131,10 @@ await run(async ({ page, shot, step, api, until }) => {
     .evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
   await page.locator(id('category-B1')).getByText('Женщинам +10 за игру').waitFor();
   const b1 = [
-    ['1', 'Ivan Petrov', '1', 'идёт 20', '20', '0', '0', '20'],
-    ['', 'Nina Guseva', '2', '', '0', '0', '0', '0'],
-    ['', 'Olga Sidorova', '2', '', '0', '0', '0', '0'],
-    ['', 'Pavel Kim', '', '', '0', '0', '0', '0'],
+    ['1', 'Ivan Petrov', 'М', '1', 'идёт 20', '20', '0', '0', '20'],
+    ['', 'Nina Guseva', 'Ж', '2', '', '0', '0', '0', '0'],
+    ['', 'Olga Sidorova', 'Ж', '2', '', '0', '0', '0', '0'],
+    ['', 'Pavel Kim', 'М', '', '', '0', '0', '0', '0'],
   ];
   const doubles = [
     ['1', 'Kazan', 'Olga Sidorova, Nina Guseva', '2', 'идёт 9', '9', '0', '9'],
