@@ -306,15 +306,22 @@ impl Entries {
 
     /// What `change` would do, checked as [`Entries::apply`] checks it,
     /// nothing made: for an import, the names it adds, removes and
-    /// changes.
+    /// changes; for the chief judge, in `moves`, what it moves in bowled
+    /// bowlers' results (to be confirmed when it is made).
     pub fn preview(&self, change: Change, bowled: &Bowled, who: &Who) -> Result<Value, Refusal> {
-        self.plan(change, bowled, who).map(|(_, mut record, _)| {
-            if let Some(r) = record.as_object_mut() {
-                r.remove("at");
-                r.remove("by");
-            }
-            record
-        })
+        let seeing = Who {
+            confirm: true,
+            ..who.clone()
+        };
+        self.plan(change, bowled, &seeing)
+            .map(|(_, mut record, _)| {
+                if let Some(r) = record.as_object_mut() {
+                    r.remove("at");
+                    r.remove("by");
+                    r.remove("confirmed_by_chief");
+                }
+                record
+            })
     }
 
     /// The programme `change` makes, its record and the names corrected;

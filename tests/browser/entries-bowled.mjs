@@ -1,7 +1,7 @@
 // A bowled bowler's entry on the centre's page in a real browser (the
 // centre's mirror holds block S1 and the B1 round robin bowled): the
 // chief judge changes a class only after reading what it moves and
-// confirming it; a name is corrected and the list shows the name it was;
+// confirming it (a CSV import's preview says it too); a name is corrected and the list shows the name it was;
 // a finalist's class is refused once the finals have started. Arguments:
 // URL PIN SCREENSHOT_DIR; the PIN is the shared one.
 import { run, url, pin, id, same } from './harness.mjs';
@@ -34,6 +34,15 @@ await run(async ({ page, shot, step, api }) => {
   await page.getByRole('button', { name: 'Сохранить: Ivan Petrov' }).click();
   await page.locator(id('entry-Iwan Petrow')).getByText('прежнее имя: Ivan Petrov').waitFor();
   await page.getByText('Irina Orlova · изменён: Ivan Petrov → Iwan Petrow').waitFor();
+
+  step('a CSV import that moves a bowled bowler: its preview says what, applied confirmed');
+  await page.getByLabel('Загрузить CSV', { exact: true }).setInputFiles({
+    name: 'fix.csv', mimeType: 'text/csv', buffer: Buffer.from('name,class,sex,region,handicap\r\nYulia Frolova,B2,F,Tula,5\r\n'),
+  });
+  await page.getByText('изменить (1): Yulia Frolova', { exact: true }).waitFor();
+  await page.locator('#entries-preview').getByText('Yulia Frolova: handicap 0 → 5', { exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Применить загрузку' }).click();
+  await page.locator(id('entry-Yulia Frolova')).locator('td:nth-child(6)').getByText('5', { exact: true }).waitFor();
 
   step('a finalist\'s class once the round robin has games: refused');
   await page.getByRole('button', { name: 'Изменить: Anna Kuznetsova' }).click();

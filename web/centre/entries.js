@@ -13,7 +13,7 @@ import { h, api, clock, sexText } from './common.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_CSV = 1 << 20;
-const E = { list: null, changes: [], renamed: [], editing: null, judge: null, undo: false, file: null, mode: 'add', onChange: () => {} };
+const E = { list: null, changes: [], renamed: [], moves: false, editing: null, judge: null, undo: false, file: null, mode: 'add', onChange: () => {} };
 
 // The problems of a refused change, each by its row and column or field.
 function problems(r) {
@@ -198,8 +198,9 @@ function importControls() {
   $('entries-mode').addEventListener('change', () => { E.mode = $('entries-mode').value; discard(); });
   $('entries-apply').addEventListener('click', async () => {
     if (!E.file) return;
+    // The chief judge has seen what it moves in the preview.
     const file = E.file;
-    const r = await importFile(file, false);
+    const r = await importFile(file, false, E.moves);
     discard();
     done(r, async () => done(await importFile(file, false, true)));
   });
@@ -220,6 +221,7 @@ function importFile(body, dryRun, confirm) {
 
 function discard() {
   E.file = null;
+  E.moves = false;
   $('entries-preview').hidden = true;
   $('entries-preview-lines').replaceChildren();
 }
@@ -231,6 +233,8 @@ function preview(d) {
   if (d.removed.length) lines.push(t('csvRemoved', d.removed.length, d.removed.join(', ')));
   if (d.changed.length) lines.push(t('csvChanged', d.changed.length, d.changed.join(', ')));
   lines.push(t('csvUnchanged', d.unchanged));
+  E.moves = Array.isArray(d.moves) && d.moves.length > 0;
+  if (E.moves) lines.push(t('confirmTitle'), ...d.moves);
   $('entries-preview-lines').replaceChildren(h('li', { text: t('csvPreview') }), ...lines.map((l) => h('li', { text: l })));
   $('entries-preview').hidden = false;
   $('entries-problems').replaceChildren();

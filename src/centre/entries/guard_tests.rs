@@ -173,6 +173,20 @@ fn an_import_that_moves_a_bowled_bowler_names_them_and_waits_for_the_chief() {
         m.contains("\"Ivan Petrov\" has bowled") && m.contains("\"Dmitri Orlov\" has bowled"),
         "{m}"
     );
+    // The chief's preview says what it moves, beside what it adds.
+    let seen = e
+        .preview(Change::Import(list.clone()), &games, &who(true, false))
+        .unwrap();
+    assert_eq!(
+        seen["changed"],
+        serde_json::json!(["Ivan Petrov", "Dmitri Orlov"])
+    );
+    assert!(
+        seen["moves"]
+            .to_string()
+            .contains("Dmitri Orlov: sex M → F"),
+        "{seen}"
+    );
     let r = e
         .apply_as(Change::AddImport(list.clone()), &games, &who(true, false))
         .unwrap_err();
