@@ -182,7 +182,3 @@ impl Lane {
         Ok(())
     }
 }
-
-#[cfg(test)]
-#[path = "lineup_tests.rs"]
-mod tests;

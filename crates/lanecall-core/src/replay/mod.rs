@@ -13,8 +13,10 @@
 //! same bytes faster for `lanecall replay --json` (its callouts list, half
 //! a long journal's report, built apart on a second thread); `sheet.rs`
 //! the text score sheet a judge reads; `wall_clock.rs` the wall time of
-//! a lane time, from the journal's `wall` fields.
+//! a lane time, from the journal's `wall` fields; `blocks.rs` the
+//! report's blocks.
 
+mod blocks;
 mod issues;
 mod report;
 mod sheet;
@@ -402,3 +404,7 @@ mod tests {
         assert_eq!(report["errors"].as_array().unwrap().len(), 2 * ISSUES_KEPT);
     }
 }
+
+#[cfg(test)]
+#[path = "block_plan_tests.rs"]
+mod block_plan_tests;

@@ -6,9 +6,10 @@ use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
 use super::Replay;
+use super::blocks;
 use super::issues::Counts;
 use crate::lane::scoring::{self, ScoredBall, Sheet};
-use crate::lane::{Callout, Entry, Lane, Millis, OutputChange, Pin, PinSet, Plan, Word};
+use crate::lane::{Callout, Entry, Lane, Millis, OutputChange, Pin, PinSet, Word};
 
 /// Serializes an iterator made on demand, so a long list is never copied.
 struct SeqOf<F>(F);
@@ -200,34 +201,11 @@ impl Report<'_> {
                 })
             }),
         )?;
-        m.serialize_field(
-            "blocks",
-            &SeqOf(|| {
-                lane.blocks().iter().map(|b| {
-                    let planned = b.plan != Plan::default();
-                    BlockJson {
-                        block: b.number,
-                        games: b.games,
-                        started_at: b.started_at,
-                        ended: b.ended,
-                        name: b.plan.name.as_deref(),
-                        complete: planned.then(|| lane.block_complete(b)),
-                    }
-                })
-            }),
-        )?;
+        m.serialize_field("blocks", &SeqOf(|| blocks::blocks(lane)))?;
         // Added later: only when the waiting lineup came with the centre's
         // block, so a journal without one gives the report it always gave.
-        let plan = lane.pending_plan();
-        if lane.pending_lineup().is_some() && *plan != Plan::default() {
-            m.serialize_field(
-                "next_block",
-                &NextBlockJson {
-                    block: lane.next_block_number(),
-                    name: plan.name.as_deref(),
-                    games: plan.games,
-                },
-            )?;
+        if let Some(next) = blocks::next_block(lane) {
+            m.serialize_field("next_block", &next)?;
         }
         m.serialize_field(
             "day",
@@ -619,30 +597,6 @@ struct BlindfoldJson<'a> {
     adjusting: bool,
     /// A judge asked for a new check.
     recheck: bool,
-}
-
-#[derive(Serialize)]
-struct BlockJson<'a> {
-    block: u32,
-    games: u8,
-    started_at: Millis,
-    ended: bool,
-    /// The centre's id of the block (added later), when its lineup gave
-    /// one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-    /// Whether every game of the block is bowled (added later), for a
-    /// block whose lineup came with the centre's block.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    complete: Option<bool>,
-}
-
-/// The centre's block the waiting lineup is for (added later).
-#[derive(Serialize)]
-struct NextBlockJson<'a> {
-    block: u32,
-    name: Option<&'a str>,
-    games: Option<u8>,
 }
 
 #[cfg(test)]

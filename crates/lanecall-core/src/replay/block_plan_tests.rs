@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::replay::{Replay, render_scores};
+use super::{Replay, render_scores};
 
 const HEADER: &str =
     r#"{"journal":"lanecall","version":1,"lane":3,"started_at":"2026-11-30T11:00:00Z"}"#;
