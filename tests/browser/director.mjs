@@ -214,6 +214,14 @@ await run(async ({ page, shot, step, api, until }) => {
     const p = (await pushesNow())[0];
     return p.block === 'S1' && p.again === 'пинсеттер сбился' && p.by === 'chief judge';
   });
+  // A game of lane 1 can be voided from the block: the dialog asks who,
+  // which game and why (the API's test voids one).
+  await s1.getByRole('button', { name: 'Аннулировать игру на дорожке 1' }).click();
+  await ask.getByText('Аннулировать игру: блок S1, дорожка 1').waitFor();
+  same('the bowlers offered', await ask.getByLabel('Участник').locator('option').allTextContents(), ['Ivan Petrov']);
+  same('the games offered', await ask.getByLabel('Игра', { exact: true }).locator('option').allTextContents(), ['1']);
+  await ask.getByRole('button', { name: 'Отмена' }).click();
+  await until('the dialog closed', async () => (await ask.count()) === 0);
 
   step('the round robin proposed from the standings, confirmed early by the chief judge and pushed');
   const prop = page.locator(id('proposal-RR-B1'));

@@ -31,7 +31,7 @@ function lifeText(st) {
   return t('lifeNotStarted');
 }
 
-function laneList(lanes, mark, status) {
+function laneList(lanes, mark, status, block) {
   const list = Object.entries(lanes || {});
   if (!list.length) return h('p', { class: 'note', text: t('noLanesYet') });
   return h('ul', { class: 'lanes' }, list.map(([lane, names]) => {
@@ -39,13 +39,32 @@ function laneList(lanes, mark, status) {
     return h('li', { 'data-testid': 'life-' + lane },
       h('span', { text: t('lane', lane) + ': ' + names.map(mark).join(', ') }),
       st ? h('span', { class: 'pill ' + (st.state === 'done' ? 'good' : st.state === 'bowling' ? 'warn' : ''), 'data-testid': 'life-state-' + lane, text: lifeText(st) }) : null,
+      st && B.judge && st.journal && st.games_bowled > 0 ? h('button', { type: 'button', 'data-testid': 'void-' + lane,
+        text: t('voidGame', lane), onclick: () => voidGame(block, Number(lane), names) }) : null,
       st && st.past ? h('p', { class: 'alarm', 'data-testid': 'life-alarm-' + lane, text: t('lifePast_' + st.past, lane, st.games_bowled, st.games) }) : null);
   }));
 }
 
+// Voids a game of `block` on `lane` (the chief judge): which bowler and
+// game, and why, asked in a dialog.
+async function voidGame(block, lane, names) {
+  const st = B.programme.blocks.find((b) => b.id === block).status[lane];
+  const who = h('select', { id: 'void-name' }, names.map((n) => h('option', { value: n, text: n })));
+  const game = h('select', { id: 'void-game' }, Array.from({ length: st.games_bowled }, (_, i) => h('option', { value: String(i + 1), text: String(i + 1) })));
+  const fields = h('div', { class: 'fields' },
+    h('label', { for: 'void-name', text: t('voidWho') }), who,
+    h('label', { for: 'void-game', text: t('voidWhich') }), game);
+  const reason = await askReason(t('voidTitle', block, lane), t('voidText'), t('voidReason'), t('voidOk'), fields);
+  if (reason === null) return;
+  const r = await post('/api/games/void', { block, lane, name: who.value, game: Number(game.value), reason });
+  if (r.status !== 200) { say((r.body && r.body.error) || String(r.status), false); return; }
+  say(t('voided', who.value, game.value), true);
+  B.hooks.changed();
+}
+
 // Asks in a dialog for a reason: resolves to it, or to null when the
 // judge goes back. `text` says why the question is asked.
-function askReason(title, text, label, ok) {
+function askReason(title, text, label, ok, fields) {
   return new Promise((done) => {
     const input = h('textarea', { id: 'ask-reason', maxlength: '200', rows: '2' });
     const err = h('p', { class: 'alarm', role: 'alert' });
@@ -59,6 +78,7 @@ function askReason(title, text, label, ok) {
     } },
     h('h3', { id: 'ask-title', text: title }),
     h('p', { text }),
+    fields || null,
     h('label', { for: 'ask-reason', text: label }), input, err,
     h('div', { class: 'actions' },
       h('button', { type: 'submit', class: 'primary', text: ok }),
@@ -146,7 +166,7 @@ function blockCard(b, mark) {
   const has = Object.keys(b.lanes || {}).length > 0;
   return h('section', { class: 'block panel', 'data-testid': 'block-' + b.id },
     h('h3', { text: t('blockHead', b.id, b.event, t('nGames', b.games), b.day) + (finals ? ' · ' + t('finalsBlock') : '') }),
-    editing ? editForm(b) : laneList(b.lanes, mark, b.status),
+    editing ? editForm(b) : laneList(b.lanes, mark, b.status, b.id),
     B.judge && !editing ? h('div', { class: 'actions' },
       h('button', { type: 'button', text: t('editLanes', b.id), onclick: () => {
         const rows = Object.entries(b.lanes || {}).map(([lane, names]) => ({ lane: Number(lane), names: names.filter((n) => B.names.includes(n)) }));
