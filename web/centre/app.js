@@ -152,10 +152,16 @@ function renderResults() {
   const st = S.standings;
   const cats = (st && st.categories) || [];
   if (!changed('results', st, getLang())) return;
+  // The team events and finals as the Standings tab draws them, their
+  // test ids this tab's own.
+  const more = [...standingsView(st, getLang(), 'teams'), ...standingsView(st, getLang(), 'finals')];
+  for (const el of more) {
+    for (const x of [el, ...el.querySelectorAll('[data-testid]')]) {
+      if (x.dataset.testid) x.dataset.testid = 'results-' + x.dataset.testid;
+    }
+  }
   $('results').replaceChildren(h('p', { class: 'links' }, ...links),
-    ...(cats.length
-      ? [h('h2', { text: t('resultsTable') }), ...cats.map(resultsCategory), ...standingsView(st, getLang(), 'teams'), ...standingsView(st, getLang(), 'finals')]
-      : [h('p', { text: t('noResults') })]));
+    ...(cats.length ? [h('h2', { text: t('resultsTable') }), ...cats.map(resultsCategory), ...more] : [h('p', { text: t('noResults') })]));
 }
 
 // A withdrawn bowler's name, marked: the centre leaves them out of pushes.
