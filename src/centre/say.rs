@@ -23,6 +23,7 @@ use axum::response::Response;
 use serde_json::Value;
 
 /// English template → Russian. One line a message.
+#[rustfmt::skip]
 pub const SAY: &[(&str, &str)] = &[
     // The login (src/web/login.rs, src/web/limit.rs).
     ("wrong PIN", "неверный ПИН"),
@@ -180,6 +181,7 @@ pub const SAY: &[(&str, &str)] = &[
 ];
 
 /// Words for a problem's place: `field` as the page's form names it.
+#[rustfmt::skip]
 const FIELDS: &[(&str, &str)] = &[
     ("name", "участник"),
     ("class", "класс"),
@@ -443,7 +445,11 @@ fn problems_russian(o: &serde_json::Map<String, Value>) -> Option<String> {
             format!("{}: {message}", place.join(", "))
         });
     }
-    if let Some(more) = o.get("more_problems").and_then(Value::as_u64).filter(|m| *m > 0) {
+    if let Some(more) = o
+        .get("more_problems")
+        .and_then(Value::as_u64)
+        .filter(|m| *m > 0)
+    {
         lines.push(russian(&format!(
             "… and {more} more problems, not listed: mend these and import again"
         ))?);

@@ -13,7 +13,10 @@ fn every_russian_uses_only_its_englishs_parts() {
         };
         let (e, r) = (parts(en), parts(ru));
         for n in &r {
-            assert!(e.contains(n), "{en:?}: the Russian names {{{n}}}, the English does not");
+            assert!(
+                e.contains(n),
+                "{en:?}: the Russian names {{{n}}}, the English does not"
+            );
         }
         for n in &e {
             assert!(r.contains(n), "{en:?}: the Russian leaves out {{{n}}}");
@@ -50,9 +53,18 @@ fn problems_are_said_with_their_place() {
         "problems": [{ "entry": 7, "field": "class", "message": "\"B4\" is not a class: B1, B2 or B3" }],
     });
     add_russian(&mut v);
-    assert_eq!(v["problems"][0]["message_ru"], "«B4» — не класс: B1, B2 или B3");
-    assert_eq!(v["error_ru"], "участник 7, класс: «B4» — не класс: B1, B2 или B3");
-    assert_eq!(v["error"], "entry 7, class: \"B4\" is not a class: B1, B2 or B3");
+    assert_eq!(
+        v["problems"][0]["message_ru"],
+        "«B4» — не класс: B1, B2 или B3"
+    );
+    assert_eq!(
+        v["error_ru"],
+        "участник 7, класс: «B4» — не класс: B1, B2 или B3"
+    );
+    assert_eq!(
+        v["error"],
+        "entry 7, class: \"B4\" is not a class: B1, B2 or B3"
+    );
 }
 
 #[test]
@@ -80,7 +92,11 @@ fn the_lanes_answers_and_a_cancels_refusals_are_said() {
         Refusal::LineupSize(9).to_string(),
         Refusal::EmptyName.to_string(),
         Refusal::DuplicateName("Anna".into()).to_string(),
-        Refusal::BadName { name: "x".into(), problem: names }.to_string(),
+        Refusal::BadName {
+            name: "x".into(),
+            problem: names,
+        }
+        .to_string(),
         Refusal::BlockOpen(2).to_string(),
         Refusal::NoBlockOpen.to_string(),
         Refusal::LineupGames(40).to_string(),
@@ -93,6 +109,9 @@ fn the_lanes_answers_and_a_cancels_refusals_are_said() {
     ];
     for en in said {
         let ru = russian(&en).unwrap_or_else(|| panic!("not in the catalogue: {en:?}"));
-        assert!(!(1..=9).any(|n| ru.contains(&format!("{{{n}}}"))), "{en:?} → {ru:?}");
+        assert!(
+            !(1..=9).any(|n| ru.contains(&format!("{{{n}}}"))),
+            "{en:?} → {ru:?}"
+        );
     }
 }
