@@ -205,3 +205,29 @@ fn the_files_programme_gives_way_to_the_stored_one_and_unknown_keys_stay() {
     let err = Entries::load(&path, &state).err().unwrap().to_string();
     assert!(err.contains("written for the programme"), "{err}");
 }
+
+#[test]
+fn a_files_teams_and_finals_are_checked_against_the_centres_entries_not_its_own() {
+    let (path, state) = bare("file-finals");
+    let mut e = Entries::load(&path, &state).unwrap();
+    add_entries(&mut e, &FOUR);
+    // The file gains doubles of the centre's entries and the B1 finals
+    // while it has no entry of its own: the centre's four entries are
+    // the teams' members and make B1 and its round robin's three games.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(
+        "[[event]]\nid = \"singles\"\nkind = \"singles\"\n\
+         [[event]]\nid = \"doubles\"\nkind = \"doubles\"\n\
+         teams = { Tula = [\"Anna\", \"Ivan\"], Kazan = [\"Olga\", \"Dmitri\"] }\n\
+         [[block]]\nid = \"RR\"\nevent = \"singles\"\ngames = 3\nday = 1\n\
+         [[block]]\nid = \"SL1\"\nevent = \"singles\"\ngames = 1\nday = 1\n\
+         [[block]]\nid = \"SL2\"\nevent = \"singles\"\ngames = 1\nday = 1\n\
+         [[finals]]\ncategory = \"B1\"\nround_robin = \"RR\"\nstep_ladder = [\"SL1\", \"SL2\"]\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    let again = Entries::load(&path, &state).unwrap();
+    let p = again.programme();
+    assert_eq!(p.finals[0].category, "B1");
+    assert_eq!(p.event("doubles").unwrap().teams.len(), 2);
+    assert_eq!(p.entries.len(), 4);
+}
