@@ -587,6 +587,14 @@ fn the_directors_page_in_a_real_browser() {
         .unwrap()
         .clone();
     assert_eq!(s2["lanes"], json!({ "2": ["Pavel Kim", "Nina Guseva"] }));
+    // Drawn on the page: the seed is recorded with the lanes, by whom.
+    let draws = std::fs::read_to_string(dir.join("state/draws.jsonl")).unwrap();
+    assert!(
+        draws.contains("\"block\":\"S2\"")
+            && draws.contains("\"seed\":2026")
+            && draws.contains("\"lanes\":{\"2\":[\"Pavel Kim\",\"Nina Guseva\"]}"),
+        "{draws}"
+    );
 }
 
 /// A programme file with its title and nothing else: the programme is made

@@ -169,14 +169,49 @@ await run(async ({ page, shot, step, api, until }) => {
   await s2.getByText('Дорожки ещё не назначены.').waitFor();
   await page.locator(id('block-SL1-B1')).getByText('Блок SL1-B1 · singles · 1 игра · день 3 · финал').waitFor();
   await s2.getByRole('button', { name: 'Назначить дорожки блока S2' }).click();
-  same('the entries offered (the withdrawn one not)', await s2.locator(id('slot-0-0') + ' option').allTextContents(),
-    ['—', 'Ivan Petrov', 'Olga Sidorova', 'Nina Guseva', 'Pavel Kim']);
+  const offered = () => s2.locator(id('slot-0-0') + ' option').allTextContents();
+  same('the entries offered (the withdrawn one not), each with class and region', await offered(),
+    ['—', 'Ivan Petrov · B1 · Moscow', 'Olga Sidorova · B1 · Kazan', 'Nina Guseva · B1 · Kazan', 'Pavel Kim · B1 · Moscow']);
+  same('visible labels', await s2.locator('label.field > span').allTextContents(),
+    ['Порядок участников', 'Число жеребьёвки', 'Дорожка', 'Место 1', 'Место 2', 'Место 3', 'Место 4']);
+  await s2.getByLabel('Порядок участников').selectOption('region');
+  same('sorted by region, then name', await offered(),
+    ['—', 'Nina Guseva · B1 · Kazan', 'Olga Sidorova · B1 · Kazan', 'Ivan Petrov · B1 · Moscow', 'Pavel Kim · B1 · Moscow']);
+  await s2.getByLabel('Порядок участников').selectOption('class');
+  same('sorted by class, then name', await offered(),
+    ['—', 'Ivan Petrov · B1 · Moscow', 'Nina Guseva · B1 · Kazan', 'Olga Sidorova · B1 · Kazan', 'Pavel Kim · B1 · Moscow']);
   await s2.locator(id('lane-0')).selectOption('2');
   await s2.locator(id('slot-0-0')).selectOption('Pavel Kim');
   await s2.locator(id('slot-0-1')).selectOption('Pavel Kim');
   await s2.getByRole('button', { name: 'Сохранить дорожки блока S2' }).click();
   await page.locator('#push-error').getByText('Pavel Kim стоит дважды').waitFor();
   await s2.locator(id('slot-0-1')).selectOption('Nina Guseva');
+  // No name cut: each place's select is as wide as its longest choice.
+  const cut = await s2.locator(id('slot-0-0')).evaluate((sel) => {
+    const probe = document.createElement('span');
+    probe.style.font = getComputedStyle(sel).font;
+    probe.style.position = 'absolute';
+    probe.textContent = [...sel.options].map((o) => o.text).sort((a, b) => b.length - a.length)[0];
+    document.body.append(probe);
+    const need = probe.getBoundingClientRect().width;
+    probe.remove();
+    return sel.clientWidth < need ? `${sel.clientWidth} < ${need}` : null;
+  });
+  same('no name cut', cut, null);
+  step('the lane draw fills the form from a seed shown, the same seed the same draw');
+  const seed = s2.getByLabel('Число жеребьёвки');
+  same('a seed shown before the draw', /^\d+$/.test(await seed.inputValue()), true);
+  const slots = async () => [await s2.locator(id('slot-0-0')).inputValue(), await s2.locator(id('slot-0-1')).inputValue()];
+  await seed.fill('42');
+  await s2.getByRole('button', { name: 'Жеребьёвка дорожек' }).click();
+  await s2.getByText('Дорожки по жеребьёвке с числом 42 (то же число даёт ту же жеребьёвку)').waitFor();
+  same('seed 42', await slots(), ['Nina Guseva', 'Pavel Kim']);
+  await s2.getByLabel('Число жеребьёвки').fill('2026');
+  await s2.getByRole('button', { name: 'Жеребьёвка дорожек' }).click();
+  await s2.getByText('Дорожки по жеребьёвке с числом 2026 (то же число даёт ту же жеребьёвку)').waitFor();
+  same('seed 2026', await slots(), ['Pavel Kim', 'Nina Guseva']);
+  await s2.getByRole('button', { name: 'Жеребьёвка дорожек' }).click();
+  same('seed 2026 again: the same draw', await slots(), ['Pavel Kim', 'Nina Guseva']);
   await shot('director-block-form');
   await s2.getByRole('button', { name: 'Сохранить дорожки блока S2' }).click();
   await s2.getByText('Дорожка 2: Pavel Kim, Nina Guseva').waitFor();

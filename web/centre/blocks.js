@@ -14,7 +14,7 @@ const SLOTS = 4;
 // programme: /api/programme; names: entries not withdrawn; lanes: the
 // lanes a block may be given; finals: /api/finals; edit: the block whose
 // form is open, with its rows ({lane, names}).
-const B = { programme: null, names: [], lanes: [], finals: [], judge: null, edit: null, key: '', hooks: {} };
+const B = { programme: null, names: [], people: [], lanes: [], finals: [], judge: null, edit: null, key: '', hooks: {} };
 
 function say(text, good) {
   const box = $('push-error');
@@ -90,13 +90,15 @@ function askReason(title, text, label, ok, fields) {
   });
 }
 
-async function saveLanes(block, lanes) {
-  let r = await post('/api/blocks/lanes', { block, lanes });
+async function saveLanes(block, lanes, seed) {
+  const body = { block, lanes };
+  if (seed !== undefined) body.draw = { seed };
+  let r = await post('/api/blocks/lanes', body);
   if (r.status === 409 && isFinals(block)) {
     // The preliminaries are not complete: the chief judge may go on.
     const reason = await askReason(t('earlyTitle', block), r.body.error, t('earlyReason'), t('earlyOk', block));
     if (reason === null) { say(r.body.error, false); return false; }
-    r = await post('/api/blocks/lanes', { block, lanes, early: true, reason });
+    r = await post('/api/blocks/lanes', { ...body, early: true, reason });
   }
   if (r.status !== 200) { say((r.body && r.body.error) || String(r.status), false); return false; }
   B.programme = r.body;
@@ -124,29 +126,94 @@ function formLanes(rows) {
   return [out, null];
 }
 
-function select(label, testid, value, options, onchange) {
-  return h('select', { 'aria-label': label, 'data-testid': testid, onchange: (e) => onchange(e.target.value) },
-    options.map(([v, text]) => h('option', { value: v, text, selected: v === value ? 'selected' : null })));
+// A select with its visible label above it (`hint`: the full name for a
+// screen reader, when the visible one is short).
+function select(label, testid, value, options, onchange, hint) {
+  return h('label', { class: 'field' }, h('span', { text: label }),
+    h('select', { 'aria-label': hint || null, 'data-testid': testid, onchange: (e) => onchange(e.target.value) },
+      options.map(([v, text]) => h('option', { value: v, text, selected: v === value ? 'selected' : null }))));
+}
+
+// The entries offered, in the order chosen: as entered, or by name,
+// class or region (then name).
+function sorted(people, by) {
+  const list = [...people];
+  const cmp = (a, b) => a.localeCompare(b, 'ru');
+  if (by === 'name') list.sort((a, b) => cmp(a.name, b.name));
+  if (by === 'class') list.sort((a, b) => cmp(a.class, b.class) || cmp(a.name, b.name));
+  if (by === 'region') list.sort((a, b) => cmp(a.region || '', b.region || '') || cmp(a.name, b.name));
+  return list;
+}
+
+// A random number generator from a seed (mulberry32): the same seed
+// draws the same lanes.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// The lane draw (docs/centre.md, "The lane draw"): the bowlers in the form
+// (none: every entry offered), by name, shuffled from `seed`
+// (Fisher-Yates), dealt in turn to the form's lanes (one lane only: as
+// many of the centre's lanes as 4 a lane needs), in lane order.
+export function draw(names, formLanes, allLanes, seed) {
+  const people = [...names].sort((a, b) => a.localeCompare(b, 'ru'));
+  const next = rng(seed);
+  for (let i = people.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [people[i], people[j]] = [people[j], people[i]];
+  }
+  let lanes = [...new Set(formLanes)].sort((x, y) => x - y);
+  const need = Math.ceil(people.length / SLOTS);
+  if (lanes.length < need) lanes = [...new Set([...lanes, ...allLanes])].sort((x, y) => x - y).slice(0, Math.max(need, lanes.length));
+  if (!lanes.length || lanes.length * SLOTS < people.length) return null;
+  const rows = lanes.map((lane) => ({ lane, names: [] }));
+  people.forEach((n, i) => rows[i % rows.length].names.push(n));
+  return rows.filter((r) => r.names.length);
 }
 
 function editForm(b) {
   const e = B.edit;
-  const people = [['', t('nobody')], ...B.names.map((n) => [n, n])];
+  const shown = (p) => p.name + ' · ' + p.class + (p.region ? ' · ' + p.region : '');
+  const people = [['', t('nobody')], ...sorted(B.people, e.sort).map((p) => [p.name, shown(p)])];
   const rows = e.rows.map((r, i) => {
     const lanes = [...new Set([...B.lanes, Number(r.lane)])].filter(Boolean).sort((x, y) => x - y);
     return h('fieldset', { class: 'lane-row' },
       h('legend', { class: 'vh', text: t('lane', r.lane) }),
-      select(t('laneSelect', i + 1), 'lane-' + i, String(r.lane), lanes.map((n) => [String(n), t('lane', n)]), (v) => { r.lane = Number(v); redraw(); }),
-      Array.from({ length: SLOTS }, (_, k) => select(t('slot', r.lane, k + 1), 'slot-' + i + '-' + k, r.names[k] || '',
-        people, (v) => { r.names[k] = v; })),
-      h('button', { type: 'button', text: '×', 'aria-label': t('removeLane', r.lane), onclick: () => { e.rows.splice(i, 1); redraw(); } }));
+      select(t('laneLabel'), 'lane-' + i, String(r.lane), lanes.map((n) => [String(n), t('lane', n)]), (v) => { r.lane = Number(v); e.drawn = undefined; redraw(); }, t('laneSelect', i + 1)),
+      Array.from({ length: SLOTS }, (_, k) => select(t('placeLabel', k + 1), 'slot-' + i + '-' + k, r.names[k] || '',
+        people, (v) => { r.names[k] = v; e.drawn = undefined; }, t('slot', r.lane, k + 1))),
+      h('button', { type: 'button', text: '×', 'aria-label': t('removeLane', r.lane), onclick: () => { e.rows.splice(i, 1); e.drawn = undefined; redraw(); } }));
   });
+  const seed = h('input', { id: 'draw-seed-' + b.id, type: 'number', min: '0', max: '4294967295', value: String(e.seed), 'data-testid': 'draw-seed',
+    onchange: (ev) => { e.seed = Number(ev.target.value) >>> 0; } });
+  const tools = h('div', { class: 'form-tools' },
+    select(t('sortBy'), 'sort', e.sort, [['entered', t('sort_entered')], ['name', t('sort_name')], ['class', t('sort_class')], ['region', t('sort_region')]],
+      (v) => { e.sort = v; redraw(); }),
+    h('label', { class: 'field', for: 'draw-seed-' + b.id }, h('span', { text: t('drawSeed') }), seed),
+    h('button', { type: 'button', text: t('drawLanes'), onclick: () => {
+      const chosen = e.rows.flatMap((r) => r.names.filter(Boolean));
+      const names = chosen.length ? chosen : B.people.map((p) => p.name);
+      const drawn = draw(names, e.rows.map((r) => Number(r.lane)), B.lanes, e.seed);
+      if (!drawn) { say(t('drawNoLanes', names.length), false); return; }
+      e.rows = drawn;
+      e.drawn = e.seed;
+      say(t('drawn', e.seed), true);
+      redraw();
+    } }));
   return h('form', { class: 'lanes-form', 'data-testid': 'lanes-form-' + b.id, onsubmit: async (ev) => {
     ev.preventDefault();
     const [lanes, why] = formLanes(e.rows);
     if (!lanes) { say(why, false); return; }
-    if (await saveLanes(b.id, lanes)) { B.edit = null; redraw(); focusIn('[data-testid="block-' + b.id + '"] button'); }
+    if (await saveLanes(b.id, lanes, e.drawn)) { B.edit = null; redraw(); focusIn('[data-testid="block-' + b.id + '"] button'); }
   } },
+  tools,
+  e.drawn !== undefined ? h('p', { class: 'note', 'data-testid': 'drawn', text: t('drawn', e.drawn) }) : null,
   rows,
   h('div', { class: 'actions' },
     h('button', { type: 'button', text: t('addLane'), onclick: () => {
@@ -171,7 +238,9 @@ function blockCard(b, mark) {
       h('button', { type: 'button', text: t('editLanes', b.id), onclick: () => {
         const rows = Object.entries(b.lanes || {}).map(([lane, names]) => ({ lane: Number(lane), names: names.filter((n) => B.names.includes(n)) }));
         if (!rows.length) rows.push({ lane: B.lanes[0] || 1, names: [] });
-        B.edit = { block: b.id, rows };
+        // A seed for the lane draw, shown (and changeable) before it is used.
+        const seed = crypto.getRandomValues(new Uint32Array(1))[0] % 1000000;
+        B.edit = { block: b.id, rows, sort: 'entered', seed };
         redraw();
         focusIn('[data-testid="lanes-form-' + b.id + '"] select');
       } }),
@@ -293,7 +362,10 @@ export function render(mark, force) {
 // What the blocks are drawn from, as the page last read it.
 export function update(d) {
   if ('programme' in d) B.programme = d.programme;
-  if (d.entries) B.names = d.entries.filter((e) => !e.withdrawn).map((e) => e.name);
+  if (d.entries) {
+    B.people = d.entries.filter((e) => !e.withdrawn).map((e) => ({ name: e.name, class: e.class, region: e.region }));
+    B.names = B.people.map((p) => p.name);
+  }
   if (d.finals) { B.lanes = d.finals.lanes || []; B.finals = d.finals.finals || []; }
   if ('judge' in d) { B.judge = d.judge; if (!d.judge) B.edit = null; }
 }

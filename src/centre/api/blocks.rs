@@ -197,9 +197,13 @@ pub(super) async fn set_lanes(
         // The lanes' own faults first, then whether the finals may start.
         crate::centre::entries::blocks::check(&e.programme(), &block, &lanes)?;
         let early = super::early::gate(&block, v, chief, &e.programme(), &now.standings)?;
+        let draw = super::early::draw_of(v)?;
         e.set_lanes(&block, lanes, &now.bowled, by)?;
         if let Some(early) = &early {
             super::early::record(state_dir.as_deref(), &block, by, early)?;
+        }
+        if let Some(seed) = draw {
+            super::early::record_draw(state_dir.as_deref(), &block, by, seed, &v["lanes"])?;
         }
         tracing::info!(by, block, "a block's lanes set");
         Ok(())

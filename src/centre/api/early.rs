@@ -4,6 +4,10 @@
 //! missing, unless the chief judge sends `"early": true` and a `reason`;
 //! that confirmation is recorded in `finals-early.jsonl` in the centre's
 //! `state_dir`, by who and when.
+//!
+//! Lanes the page drew (`"draw": {"seed": 123}`, docs/centre.md, "The
+//! lane draw") are recorded in `draws.jsonl` beside it, with the seed, so
+//! the draw can be made again.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -70,6 +74,50 @@ pub fn gate(
     }))
 }
 
+/// The file of the lane draws, in the `state_dir`.
+pub const DRAWS: &str = "draws.jsonl";
+
+/// The request's `draw.seed`, when the page drew the lanes.
+pub fn draw_of(v: &Value) -> Result<Option<u32>, Refusal> {
+    match v.get("draw") {
+        None | Some(Value::Null) => Ok(None),
+        Some(d) => d
+            .get("seed")
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| Refusal::new(400, "draw: {\"seed\": 0 to 4294967295}")),
+    }
+}
+
+/// Appends the lanes drawn with `seed` for `block`, by `by`.
+pub fn record_draw(
+    state_dir: Option<&Path>,
+    block: &str,
+    by: &str,
+    seed: u32,
+    lanes: &Value,
+) -> Result<(), Refusal> {
+    let now = unix_now();
+    let line = json!({ "at": rfc3339(now), "at_unix": now, "by": by, "block": block,
+                       "seed": seed, "lanes": lanes });
+    tracing::info!(by, block, seed, "a block's lanes drawn");
+    append(state_dir, DRAWS, &line)
+}
+
+fn append(state_dir: Option<&Path>, file: &str, line: &Value) -> Result<(), Refusal> {
+    let Some(dir) = state_dir else {
+        return Ok(());
+    };
+    let path = dir.join(file);
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| writeln!(f, "{line}"))
+        .map_err(|e| Refusal::new(500, format!("cannot record in {}: {e}", path.display())))
+}
+
 /// Appends `early` for `block`, by `by`, to the record in `state_dir`.
 pub fn record(
     state_dir: Option<&Path>,
@@ -92,14 +140,5 @@ pub fn record(
         reason = early.reason,
         "finals confirmed before the preliminaries are complete"
     );
-    let Some(dir) = state_dir else {
-        return Ok(());
-    };
-    let path = dir.join(FILE);
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| writeln!(f, "{line}"))
-        .map_err(|e| Refusal::new(500, format!("cannot record in {}: {e}", path.display())))
+    append(state_dir, FILE, &line)
 }
