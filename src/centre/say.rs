@@ -30,7 +30,7 @@ pub const SAY: &[(&str, &str)] = &[
     ("a judge must log in", "нужно войти как судья"),
     ("the chief judge must log in", "нужно войти как главный судья"),
     ("a PIN is {1} to {2} digits", "ПИН — от {1} до {2} цифр"),
-    ("a login is {1}: {2}", "вход — это {1}: {2}"),
+    ("a login is {1}: {2+}", "вход — это {1}: {2}"),
     ("busy checking other PINs: try again in a moment", "проверяются другие ПИН: попробуйте через мгновение"),
     ("cannot tell whose PIN it is", "не удаётся определить, чей это ПИН"),
     ("cannot make a session now", "сейчас не удаётся открыть сеанс"),
@@ -47,7 +47,7 @@ pub const SAY: &[(&str, &str)] = &[
     ("there is no programme", "программы нет"),
     ("the programme has no block {1}", "в программе нет блока {1}"),
     ("send JSON (Content-Type: application/json)", "отправьте JSON (Content-Type: application/json)"),
-    ("not JSON: {1}", "не JSON: {1}"),
+    ("not JSON: {1+}", "не JSON: {1}"),
     ("cancel a held push: {1} (no \"lane\": every lane it holds for)", "отмена отложенной отправки: {1} (без \"lane\" — для всех дорожек)"),
     ("lane: {1} is not a lane number (1 to {2})", "дорожка: {1} — не номер дорожки (от 1 до {2})"),
     ("a hold is {1}", "остановка — это {1}"),
@@ -84,7 +84,7 @@ pub const SAY: &[(&str, &str)] = &[
     ("the competition has {1} entries: no more fit", "в соревновании уже {1} участников: больше нельзя"),
     ("{1} entries: at most {2}", "участников: {1}, а можно не больше {2}"),
     ("there is no import to undo: only the last change, if it was an import, can be undone", "нечего отменять: отменить можно только последнее изменение, если это была загрузка CSV"),
-    ("not saved: {1}", "не сохранено: {1}"),
+    ("not saved: {1+}", "не сохранено: {1}"),
     ("{1} is not a class: B1, B2 or B3", "{1} — не класс: B1, B2 или B3"),
     ("{1} is not M or F", "{1} — не М и не Ж"),
     ("{1} is not a handicap (0 to {2} pins a game)", "{1} — не гандикап (от 0 до {2} кеглей за игру)"),
@@ -176,6 +176,8 @@ pub const SAY: &[(&str, &str)] = &[
     ("no block is open", "ни один блок не идёт"),
     ("the lineup's block \"{1}\": {2}", "блок состава «{1}»: {2}"),
     ("the lineup's block has 1 to {1} games, not {2}", "в блоке состава от 1 до {1} игр, а не {2}"),
+    ("{1} has {2} game(s) in the centre's programme: start it with {2}, not {3} (other games only by the chief judge, or the centre pushes the block again)", "{1}: в программе центра игр — {2}: начинайте с {2}, а не с {3} (другое число игр — только главный судья, или центр отправит блок снова)"),
+    ("the block", "блок"),
     ("the lane is already held", "дорожка уже остановлена"),
     ("the lane is not held", "дорожка не остановлена"),
 ];
@@ -214,6 +216,12 @@ fn line(text: &str, depth: u8) -> Option<String> {
     let mut best: Option<(usize, &str, Vec<&str>)> = None;
     for (en, ru) in SAY {
         if let Some(parts) = matches(en, text) {
+            let free = free_parts(en);
+            let data =
+                |(i, p): (usize, &&str)| free[i + 1] || !prose(p) || line(p, depth + 1).is_some();
+            if !parts.iter().enumerate().all(data) {
+                continue;
+            }
             let fixed = text.len() - parts.iter().map(|p| p.len()).sum::<usize>();
             if best.as_ref().is_none_or(|(f, ..)| fixed > *f) {
                 best = Some((fixed, ru, parts));
@@ -253,11 +261,55 @@ fn part_said(part: &str, depth: u8) -> String {
     }
 }
 
-/// `{n}` at the start of `s`: `n` and the placeholder's length.
+/// `{n}` (or, in the English, `{n+}`) at the start of `s`: `n` and the
+/// placeholder's length.
 fn placeholder(s: &str) -> Option<(usize, usize)> {
     let b = s.as_bytes();
-    (b.len() >= 3 && b[0] == b'{' && b[1].is_ascii_digit() && b[1] != b'0' && b[2] == b'}')
-        .then(|| (usize::from(b[1] - b'0'), 3))
+    if b.len() < 3 || b[0] != b'{' || !b[1].is_ascii_digit() || b[1] == b'0' {
+        return None;
+    }
+    let n = usize::from(b[1] - b'0');
+    match (b[2], b.get(3)) {
+        (b'}', _) => Some((n, 3)),
+        (b'+', Some(b'}')) => Some((n, 4)),
+        _ => None,
+    }
+}
+
+/// Which of template `en`'s parts may be any text (`{n+}`: an error from
+/// elsewhere); the others are data (a name, a number, an id) or a
+/// message of the catalogue.
+fn free_parts(en: &str) -> [bool; 10] {
+    let mut free = [false; 10];
+    for (i, _) in en.match_indices('{') {
+        if let Some((n, 4)) = en.get(i..).and_then(placeholder) {
+            free[n] = true;
+        }
+    }
+    free
+}
+
+/// Whether `part` reads as English prose (two lowercase words in a row,
+/// outside quotes, backticks and braces): a message the catalogue does
+/// not have, which a template's data part must not take.
+fn prose(part: &str) -> bool {
+    let mut bare = String::with_capacity(part.len());
+    let mut closing: Option<char> = None;
+    for ch in part.chars() {
+        match closing {
+            Some(c) if ch == c => closing = None,
+            Some(_) => {}
+            None => match ch {
+                '"' => closing = Some('"'),
+                '`' => closing = Some('`'),
+                '{' => closing = Some('}'),
+                _ => bare.push(ch),
+            },
+        }
+    }
+    let word = |w: &str| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_lowercase());
+    let words: Vec<&str> = bare.split(' ').collect();
+    words.windows(2).any(|w| word(w[0]) && word(w[1]))
 }
 
 /// The parts of `text` in the places of template `en`'s `{n}`s, in their

@@ -43,6 +43,13 @@ fn a_message_made_of_messages_is_said_whole() {
         Some("dry_run=\"x\": пишите dry_run=1 или dry_run=0")
     );
     assert_eq!(russian("something nobody said"), None);
+    // A message not in the catalogue is not taken as a part of one.
+    assert_eq!(russian("block \"S1\" was bowled by lane 3 already"), None);
+    assert_eq!(russian("there is no lane 9 in this block"), None);
+    assert_eq!(
+        russian("not JSON: expected value at line 1 column 1").as_deref(),
+        Some("не JSON: expected value at line 1 column 1")
+    );
     assert_eq!(russian("wrong PIN\nsomething nobody said"), None);
 }
 
@@ -102,6 +109,18 @@ fn the_lanes_answers_and_a_cancels_refusals_are_said() {
         Refusal::LineupGames(40).to_string(),
         Refusal::AlreadyHeld.to_string(),
         Refusal::NotHeld.to_string(),
+        Refusal::NotTheBlocksGames {
+            block: Some("RR-B1".into()),
+            planned: 5,
+            given: 3,
+        }
+        .to_string(),
+        Refusal::NotTheBlocksGames {
+            block: None,
+            planned: 1,
+            given: 3,
+        }
+        .to_string(),
         CancelRefused::NoPush(9).to_string(),
         CancelRefused::NoLane(9, 3).to_string(),
         CancelRefused::NotHeld(9, Some(3)).to_string(),
