@@ -6,8 +6,12 @@
 //! same numbers in any order. A part that is itself a message of the
 //! catalogue is said in Russian too (`"{1}: the name cannot change"` with
 //! `{1}` = `"Anna" has bowled`), a quoted name `"Anna"` becomes «Anna», and
-//! anything else (names, numbers, ids) is kept as it is. Adding a message
-//! is one line in [`SAY`].
+//! anything else (names, numbers, ids) is kept as it is. A part is data
+//! or a message of the catalogue, never English prose the catalogue does
+//! not have (an unknown message stays English rather than half said),
+//! except a part written `{n+}` in the English: an error from elsewhere
+//! (a parser's, the disk's), kept as it is. Adding a message is one line
+//! in [`SAY`].
 //!
 //! The layer ([`layer`]) reads `Accept-Language`; for a request whose
 //! first language is Russian, a JSON answer that refuses (4xx, 5xx) or
