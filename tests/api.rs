@@ -210,7 +210,7 @@ async fn an_action_without_a_login_is_refused_and_never_reaches_the_lane() {
     let res = send(&lane.app, get("/api/session", None)).await;
     assert_eq!(
         json_of(res).await,
-        json!({"judge": null, "pin_names": false, "security": null, "event": EVENT})
+        json!({"judge": null, "chief": false, "pin_names": false, "security": null, "event": EVENT})
     );
     assert!(lane.taken.lock().unwrap().is_empty());
 }
@@ -256,6 +256,7 @@ async fn a_judge_logs_in_and_the_lane_records_their_name_on_each_action() {
     let res = send(&lane.app, get("/api/session", Some(cookie))).await;
     let session = json_of(res).await;
     assert_eq!(session["judge"], "Judge Orlova");
+    assert_eq!(session["chief"], true, "the shared PIN is the chief judge's");
     assert_eq!(session["security"]["wrong_pins"], 0);
 
     // A `by` in the body is not believed: the session says who acts.
@@ -1120,7 +1121,9 @@ async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
         assert_eq!(json_of(res).await, json!({ "name": name }));
         let cookie = cookie.split(';').next().unwrap();
         let res = send(&app, get("/api/session", Some(cookie))).await;
-        assert_eq!(json_of(res).await["judge"], name);
+        let session = json_of(res).await;
+        assert_eq!(session["judge"], name);
+        assert_eq!(session["chief"], false, "a PIN of one's own is not the chief's");
     }
     // The shared PIN is not configured here: it opens nothing.
     let res = send(
