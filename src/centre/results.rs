@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::book::Book;
 use super::programme::Programme;
-use super::standings::{BowledGame, bowled_games};
+use super::standings::{BowledGame, bowled_games, journal_block};
 use crate::replay::{EntryView, bowler_entries};
 
 /// Every game of every mirrored journal, each placed in its block, each
@@ -44,7 +44,7 @@ pub fn games(book: &Book, programme: Option<&Programme>) -> Vec<BowledGame> {
                 .map(shown)
                 .collect();
             let names: BTreeSet<&str> = names.iter().map(String::as_str).collect();
-            let block = programme.and_then(|p| place(p, lane, &names, &mut taken));
+            let block = programme.and_then(|p| journal_block(p, lane, &names, &mut taken));
             out.extend(
                 bowled_games(replay, lane, file, block)
                     .into_iter()
@@ -56,32 +56,6 @@ pub fn games(book: &Book, programme: Option<&Programme>) -> Vec<BowledGame> {
         }
     }
     out
-}
-
-/// The first block not yet `taken` whose bowlers on `lane` are all among
-/// `names`; a withdrawn entry is not looked for (the centre left it out of
-/// the lineup it pushed).
-pub(super) fn place<'p>(
-    p: &'p Programme,
-    lane: u32,
-    names: &BTreeSet<&str>,
-    taken: &mut BTreeSet<&'p str>,
-) -> Option<&'p str> {
-    if names.is_empty() {
-        return None;
-    }
-    let block = p.blocks.iter().find(|b| {
-        !taken.contains(b.id.as_str())
-            && b.lanes.iter().any(|(l, bowlers)| {
-                let mut sent = bowlers
-                    .iter()
-                    .filter(|n| p.entry(n).is_none_or(|e| !e.withdrawn))
-                    .peekable();
-                *l == lane && sent.peek().is_some() && sent.all(|n| names.contains(n.as_str()))
-            })
-    })?;
-    taken.insert(&block.id);
-    Some(&block.id)
 }
 
 /// The value of `key` in a URL's query (`a=1&lang=ru`), percent-decoded;

@@ -8,12 +8,14 @@
 //! the lane's replay does.
 
 mod finals;
+mod placing;
 mod proposal;
 mod protocol;
 mod startlist;
 mod teams;
 
 pub use finals::{FinalsStanding, Match, RoundRobinStanding, StepLadder, round_robin_schedule};
+pub use placing::{Reason, journal_block, unplaced_reason};
 pub use proposal::{BlockProposal, FinalsProposal, programme_lanes, propose};
 pub use protocol::{CsvLang, protocol_csv, protocol_text};
 pub use startlist::start_list_text;
@@ -183,7 +185,7 @@ pub struct Unplaced {
     pub game: u32,
     pub score: u32,
     /// Why it is not counted, in English ([`Unplaced::reason_ru`]: in
-    /// Russian): `crate::centre::status::Reason`.
+    /// Russian): [`Reason`].
     pub reason: &'static str,
     pub reason_ru: &'static str,
     /// A voided game: the chief judge's own words, who and when.
@@ -362,11 +364,9 @@ fn place<'g>(p: &Programme, games: &'g [BowledGame]) -> Placed<'g> {
             .as_deref()
             .and_then(|id| p.blocks.iter().position(|b| b.id == id));
         let unplaced = match block {
-            None if g.block.is_none() => Some(super::status::unplaced_reason(p, g, games)),
-            None => Some((super::status::Reason::NoSuchBlock, None)),
-            Some(_) if p.entry(&g.name).is_none() => {
-                Some((super::status::Reason::NotAnEntry, None))
-            }
+            None if g.block.is_none() => Some(unplaced_reason(p, g, games)),
+            None => Some((Reason::NoSuchBlock, None)),
+            Some(_) if p.entry(&g.name).is_none() => Some((Reason::NotAnEntry, None)),
             Some(_) => None,
         };
         if let Some((reason, again)) = unplaced {

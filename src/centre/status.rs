@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::book::Book;
 use super::programme::{EventKind, Programme};
-use super::standings::{BowledGame, Standings, bowled_games};
+use super::standings::{Standings, bowled_games};
 use crate::replay::{EntryView, bowler_entries};
 
 /// What a block's lane has done of it.
@@ -65,6 +65,12 @@ impl LaneStatus {
     }
 }
 
+/// The name the centre shows for `name`: a name corrected on the page
+/// (`entries/rename.rs`) is the corrected one.
+fn shown<'a>(p: &'a Programme, name: &'a str) -> &'a str {
+    p.renamed.get(name).map_or(name, String::as_str)
+}
+
 /// Each block's lanes (every lane its programme names), by block id.
 pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, LaneStatus>> {
     let mut out: BTreeMap<String, BTreeMap<u32, LaneStatus>> = p
@@ -97,15 +103,17 @@ pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, Lane
                 continue;
             };
             let l = replay.lane();
+            // Each bowler under the name the centre shows (a name
+            // corrected on the page), as `results.rs` places them.
             let names: BTreeSet<&str> = bowler_entries(l)
                 .map(|e| match e {
-                    EntryView::Bowled(entry) => entry.bowler.name.as_str(),
-                    EntryView::Waiting(bowler, ..) => bowler.name.as_str(),
+                    EntryView::Bowled(entry) => shown(p, entry.bowler.name.as_str()),
+                    EntryView::Waiting(bowler, ..) => shown(p, bowler.name.as_str()),
                 })
                 .collect();
             let games = bowled_games(replay, lane, file, None);
             let bowled = games.iter().map(|g| g.game).max().unwrap_or(0);
-            let placed = super::results::place(p, lane, &names, &mut taken);
+            let placed = super::standings::journal_block(p, lane, &names, &mut taken);
             let (id, again) = match placed {
                 Some(id) => (id, false),
                 // The lineup of a block the lane has had already.
@@ -137,7 +145,7 @@ pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, Lane
                     && bowlers.iter().all(|b| {
                         games
                             .iter()
-                            .filter(|g| g.name == b.name && g.complete)
+                            .filter(|g| shown(p, &g.name) == b.name && g.complete)
                             .count()
                             >= s.games as usize
                     })
@@ -172,7 +180,7 @@ pub fn blocks(book: &Book, p: &Programme) -> BTreeMap<String, BTreeMap<u32, Lane
 /// The block whose lineup on `lane` is `names`, whether or not an earlier
 /// journal of the lane took it.
 pub fn repeated<'p>(p: &'p Programme, lane: u32, names: &BTreeSet<&str>) -> Option<&'p str> {
-    super::results::place(p, lane, names, &mut BTreeSet::new())
+    super::standings::journal_block(p, lane, names, &mut BTreeSet::new())
 }
 
 /// What the preliminaries of finals block `block` still lack: for each
@@ -229,68 +237,10 @@ pub fn preliminaries_missing(p: &Programme, block: &str, standings: &Standings) 
     missing
 }
 
-/// Why a game is not counted (the standings' `unplaced`), in English and
-/// Russian.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reason {
-    /// No block of the programme has the journal's lineup on its lane: a
-    /// lineup typed on the lane.
-    NotFromProgramme,
-    /// The lineup of a block the lane had bowled already: that block
-    /// bowled again (pushed again, or typed again).
-    BowledAgain,
-    /// The game names a block the programme does not have.
-    NoSuchBlock,
-    /// The bowler is not an entry of the programme.
-    NotAnEntry,
-    /// A judge voided the game.
-    Voided,
-}
-
-impl Reason {
-    pub fn en(self) -> &'static str {
-        match self {
-            Reason::NotFromProgramme => "the lineup did not come from the programme",
-            Reason::BowledAgain => "the block had been bowled on this lane already: a repeat",
-            Reason::NoSuchBlock => "the programme has no such block",
-            Reason::NotAnEntry => "not an entry of the programme",
-            Reason::Voided => "voided by the chief judge",
-        }
-    }
-    pub fn ru(self) -> &'static str {
-        match self {
-            Reason::NotFromProgramme => "состав введён на дорожке, не из программы",
-            Reason::BowledAgain => "блок на этой дорожке уже был сыгран: повтор",
-            Reason::NoSuchBlock => "в программе нет такого блока",
-            Reason::NotAnEntry => "участник не заявлен в программе",
-            Reason::Voided => "аннулирована главным судьёй",
-        }
-    }
-}
-
-/// Why game `g`, which no block took, is not counted: the lineup of its
-/// journal (every bowler with a game in it) is a block's on its lane, that
-/// block bowled again (with its id); or it is no block's.
-pub fn unplaced_reason<'p>(
-    p: &'p Programme,
-    g: &BowledGame,
-    games: &[BowledGame],
-) -> (Reason, Option<&'p str>) {
-    let names: BTreeSet<&str> = games
-        .iter()
-        .filter(|o| o.lane == g.lane && o.journal == g.journal)
-        .map(|o| o.name.as_str())
-        .collect();
-    match repeated(p, g.lane, &names) {
-        Some(id) => (Reason::BowledAgain, Some(id)),
-        None => (Reason::NotFromProgramme, None),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::centre::standings::standings;
+    use crate::centre::standings::{BowledGame, Reason, standings};
     use crate::lane::Class;
 
     fn example() -> Programme {

@@ -14,8 +14,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
-use super::standings::{BowledGame, Unplaced};
-use super::status::Reason;
+use super::standings::{BowledGame, Reason, Unplaced};
 use crate::wall_clock::{rfc3339, unix_now};
 
 /// The file, in the `state_dir`.

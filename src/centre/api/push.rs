@@ -97,7 +97,7 @@ pub(super) async fn push(State(s): State<Shared>, headers: HeaderMap, body: Byte
     }
     let again = match begun_refusal(&s, programme.as_deref(), block.as_deref(), &actions, &v) {
         Ok(again) => again,
-        Err(res) => return res,
+        Err(res) => return *res,
     };
     let online = online_lanes(&s);
     let held: Vec<u32> = actions
@@ -167,7 +167,7 @@ fn begun_refusal(
     block: Option<&str>,
     actions: &[(u32, Value)],
     v: &Value,
-) -> Result<Option<String>, Response> {
+) -> Result<Option<String>, Box<Response>> {
     let (Some(p), Some(block)) = (programme, block) else {
         return Ok(None);
     };
@@ -190,10 +190,10 @@ fn begun_refusal(
     let again = v.get("again").and_then(Value::as_bool) == Some(true);
     match (again, reason) {
         (true, Some(r)) => Ok(Some(r.chars().take(MAX_REASON).collect())),
-        (true, None) => Err(error(
+        (true, None) => Err(Box::new(error(
             StatusCode::BAD_REQUEST,
             "reason: say why the block is pushed again (up to 200 characters)",
-        )),
+        ))),
         (false, _) => {
             let lanes: Vec<String> = begun.iter().map(|(n, st)| said(*n, st)).collect();
             let message = format!(
@@ -204,11 +204,13 @@ fn begun_refusal(
                 .iter()
                 .filter_map(|(n, st)| Some((n.to_string(), serde_json::to_value(st).ok()?)))
                 .collect();
-            Err((
-                StatusCode::CONFLICT,
-                axum::Json(json!({ "error": message, "begun": detail })),
-            )
-                .into_response())
+            Err(Box::new(
+                (
+                    StatusCode::CONFLICT,
+                    axum::Json(json!({ "error": message, "begun": detail })),
+                )
+                    .into_response(),
+            ))
         }
     }
 }
