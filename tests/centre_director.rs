@@ -328,6 +328,45 @@ fn without_a_programme_the_page_is_answered_without_an_error() {
     assert_eq!(c.get("/api/finals"), json!({ "lanes": [], "finals": [] }));
 }
 
+/// Another judge (a PIN of their own) may neither confirm finals before
+/// the preliminaries end nor void a game: only the chief judge.
+#[test]
+fn only_the_chief_judge_confirms_finals_early_or_voids_a_game() {
+    let dir = temp_dir("chief");
+    let (web, mqtt) = (support::free_port(), support::free_port());
+    let config = centre_config(&dir, &dir.join("state"), web, Via::Embedded(mqtt));
+    let path = dir.join("programme.toml");
+    std::fs::write(&path, include_str!("programme/example.toml")).unwrap();
+    let hash = lanecall::web::hash_pin("135790").unwrap();
+    let c = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "programme = {path:?}\n{c}[[web.judges]]\nname = \"Pavel Lebedev\"\npin_hash = {hash:?}\n"
+        ),
+    )
+    .unwrap();
+    let mut c = Centre::start(&config, web);
+    let (cookie, name) = c.login("135790", "");
+    assert_eq!(name, "Pavel Lebedev");
+    let rr = c.get("/api/finals")["finals"][0]["blocks"][0]["lanes"].clone();
+    let early = json!({ "block": "RR-B1", "lanes": rr, "early": true, "reason": "evening" });
+    let (status, v) = c.post(Some(&cookie), "/api/blocks/lanes", &early);
+    assert_eq!(status, 403, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("only the chief judge"),
+        "{v}"
+    );
+    let void =
+        json!({ "block": "S1", "lane": 1, "name": "Anna Kuznetsova", "game": 1, "reason": "x" });
+    let (status, v) = c.post(Some(&cookie), "/api/games/void", &void);
+    assert_eq!(status, 403, "{v}");
+    assert!(!dir.join("state/finals-early.jsonl").exists());
+}
+
 /// A block's status on one of its lanes, as `GET /api/programme` gives it.
 fn block_status(c: &mut Centre, block: &str, lane: &str) -> Value {
     let p = c.get("/api/programme");
