@@ -49,6 +49,11 @@ fn centre_with(dir: &Path, programme: Option<&str>, keys: &str) -> (Centre, u16)
 /// B2 (a B1 bowler waits for a blindfold check); the centre's programme
 /// says what they are.
 fn open_block(n: u32, names: &[&str]) -> String {
+    open_block_of(n, names, 1)
+}
+
+/// As [`open_block`], the lane's block of `games` games.
+fn open_block_of(n: u32, names: &[&str], games: u32) -> String {
     use lanecall::journal::Header;
     use lanecall::lane::{Action, Bowler, Class, Event, Panel, Stamped};
     let header = Header::new(
@@ -70,7 +75,7 @@ fn open_block(n: u32, names: &[&str]) -> String {
         .collect();
     let events = [
         (0, Action::lineup(bowlers)),
-        (1, Action::StartBlock { games: 1 }),
+        (1, Action::StartBlock { games }),
     ]
     .map(|(t, action)| Stamped {
         t,
@@ -82,6 +87,11 @@ fn open_block(n: u32, names: &[&str]) -> String {
 /// A real lane `n` (`names` in its lane order, one game open) that takes
 /// the centre's commands.
 fn lane(dir: &Path, n: u32, mqtt: u16, names: &[&str]) -> Lane {
+    lane_of(dir, n, mqtt, names, 1)
+}
+
+/// As [`lane`], its block of `games` games.
+fn lane_of(dir: &Path, n: u32, mqtt: u16, names: &[&str], games: u32) -> Lane {
     let keys = format!(
         "broker = \"mqtt://127.0.0.1:{mqtt}\"\nsite = \"{SITE}\"\naccept_commands = true\n{}",
         lane_login_keys(dir, n)
@@ -90,7 +100,7 @@ fn lane(dir: &Path, n: u32, mqtt: u16, names: &[&str]) -> Lane {
         &dir.join(format!("lane{n}")),
         n,
         Some(keys),
-        &open_block(n, names),
+        &open_block_of(n, names, games),
         "20261201T090000Z-01",
     )
 }
@@ -365,6 +375,44 @@ fn only_the_chief_judge_confirms_finals_early_or_voids_a_game() {
     let (status, v) = c.post(Some(&cookie), "/api/games/void", &void);
     assert_eq!(status, 403, "{v}");
     assert!(!dir.join("state/finals-early.jsonl").exists());
+}
+
+/// A lane whose judge started the block with more games than the
+/// programme's bowls past it: the block's lane says so as an alarm.
+#[test]
+#[cfg_attr(
+    not(feature = "broker"),
+    ignore = "needs the embedded broker (the `broker` feature)"
+)]
+fn a_lane_bowling_past_its_block_is_an_alarm() {
+    let dir = temp_dir("past");
+    let (mut c, mqtt) = centre(&dir, Some(PROGRAMME));
+    // S1 has 1 game; the lane was started for 2.
+    let mut l1 = lane_of(&dir, 1, mqtt, &["Ivan Petrov"], 2);
+    l1.bowl("X X X X X X X X X X X X");
+    let done = eventually("S1 bowled on lane 1", || {
+        let s = block_status(&mut c, "S1", "1");
+        if s["state"] == "done" {
+            Ok(s)
+        } else {
+            Err(s.to_string())
+        }
+    });
+    assert_eq!(done["alarm"], Value::Null, "{done}");
+    l1.bowl("X");
+    let past = eventually("the alarm of lane 1 bowling past S1", || {
+        let s = block_status(&mut c, "S1", "1");
+        if s["past"] == "games" {
+            Ok(s)
+        } else {
+            Err(s.to_string())
+        }
+    });
+    assert_eq!(past["games_bowled"], 2, "{past}");
+    assert_eq!(
+        past["alarm"], "lane 1 is bowling game 2 of block S1, which has 1 game(s)",
+        "{past}"
+    );
 }
 
 /// A block's status on one of its lanes, as `GET /api/programme` gives it.
