@@ -248,7 +248,11 @@ fn a_push_shows_what_each_lane_answered_not_sent_for_all() {
     );
     let _two = answering_lane(&mut centre, mqtt, 2, json!({ "ok": true }));
     let (cookie, _) = centre.login(PIN, "chief judge");
+    // The lanes are bowling S1 (their journals): pushed again, with why.
     let (status, body) = centre.post(Some(&cookie), "/api/push", &json!({ "block": "S1" }));
+    assert_eq!(status, 409, "{body}");
+    let again = json!({ "block": "S1", "again": true, "reason": "the lanes' answers checked" });
+    let (status, body) = centre.post(Some(&cookie), "/api/push", &again);
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["offline"], json!([3]), "{body}");
     assert_eq!(body["lanes"]["3"]["status"], "offline", "{body}");
