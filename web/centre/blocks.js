@@ -186,7 +186,7 @@ function editForm(b) {
     return h('fieldset', { class: 'lane-row' },
       h('legend', { class: 'vh', text: t('lane', r.lane) }),
       select(t('laneLabel'), 'lane-' + i, String(r.lane), lanes.map((n) => [String(n), t('lane', n)]), (v) => { r.lane = Number(v); e.drawn = undefined; redraw(); }, t('laneSelect', i + 1)),
-      Array.from({ length: SLOTS }, (_, k) => select(t('placeLabel', k + 1), 'slot-' + i + '-' + k, r.names[k] || '',
+      Array.from({ length: SLOTS }, (_, k) => select(t('slotLabel', k + 1), 'slot-' + i + '-' + k, r.names[k] || '',
         people, (v) => { r.names[k] = v; e.drawn = undefined; }, t('slot', r.lane, k + 1))),
       h('button', { type: 'button', text: '×', 'aria-label': t('removeLane', r.lane), onclick: () => { e.rows.splice(i, 1); e.drawn = undefined; redraw(); } }));
   });
