@@ -24,10 +24,17 @@ await run(async ({ page, shot, step, api, until }) => {
   await page.getByText('Судья: chief judge').waitFor();
   const block = page.locator(id('block-S1'));
   await block.getByText('Дорожка 7: Anna Kuznetsova, Boris Tikhonov, Vera Matveeva, Gleb Romanov').waitFor();
+  // Lane 7's journal is S1's lineup, bowled: S1 shows it, and pushing it
+  // again asks why first.
+  await block.locator(id('life-state-7')).getByText(/^(идёт игра|сыгран)/).waitFor();
   await block.getByRole('button', { name: 'Отправить составы блока S1' }).click();
+  const ask = page.getByRole('dialog');
+  await ask.getByText('Блок S1 уже начат').waitFor();
+  await ask.getByLabel('Причина повторной отправки').fill('новый состав после сбоя');
+  await ask.getByRole('button', { name: 'Отправить блок S1 снова' }).click();
   await page.locator('.push').getByText('Дорожка 7: принят').waitFor();
   const first = await (await page.request.get(api('/api/pushes'))).json();
-  same('the programme\'s push', [first.length, first[0].block, first[0].lanes['7'].status], [1, 'S1', 'accepted']);
+  same('the programme\'s push, its reason kept', [first.length, first[0].block, first[0].lanes['7'].status, first[0].again], [1, 'S1', 'accepted', 'новый состав после сбоя']);
 
   await shot('centre-block');
 
