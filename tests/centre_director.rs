@@ -44,15 +44,10 @@ fn centre_with(dir: &Path, programme: Option<&str>, keys: &str) -> (Centre, u16)
     (c, mqtt)
 }
 
-/// A journal with `names` in the lane order and a block of one game
+/// A journal with `names` in the lane order and a block of `games` games
 /// started, as the daemon finds it when it starts. The lane has them as
 /// B2 (a B1 bowler waits for a blindfold check); the centre's programme
 /// says what they are.
-fn open_block(n: u32, names: &[&str]) -> String {
-    open_block_of(n, names, 1)
-}
-
-/// As [`open_block`], the lane's block of `games` games.
 fn open_block_of(n: u32, names: &[&str], games: u32) -> String {
     use lanecall::journal::Header;
     use lanecall::lane::{Action, Bowler, Class, Event, Panel, Stamped};
