@@ -256,7 +256,10 @@ async fn a_judge_logs_in_and_the_lane_records_their_name_on_each_action() {
     let res = send(&lane.app, get("/api/session", Some(cookie))).await;
     let session = json_of(res).await;
     assert_eq!(session["judge"], "Judge Orlova");
-    assert_eq!(session["chief"], true, "the shared PIN is the chief judge's");
+    assert_eq!(
+        session["chief"], true,
+        "the shared PIN is the chief judge's"
+    );
     assert_eq!(session["security"]["wrong_pins"], 0);
 
     // A `by` in the body is not believed: the session says who acts.
@@ -1123,7 +1126,10 @@ async fn a_judges_own_pin_names_them_whatever_name_is_typed() {
         let res = send(&app, get("/api/session", Some(cookie))).await;
         let session = json_of(res).await;
         assert_eq!(session["judge"], name);
-        assert_eq!(session["chief"], false, "a PIN of one's own is not the chief's");
+        assert_eq!(
+            session["chief"], false,
+            "a PIN of one's own is not the chief's"
+        );
     }
     // The shared PIN is not configured here: it opens nothing.
     let res = send(

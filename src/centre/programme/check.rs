@@ -386,7 +386,11 @@ fn category_of(id: &str) -> Option<Category> {
 /// Games of a round robin of `n` bowlers: one a round, `n - 1` rounds for
 /// an even `n`, `n` for an odd one (a bye each round).
 pub fn round_robin_games(n: usize) -> u32 {
-    (if n.is_multiple_of(2) { n.saturating_sub(1) } else { n }) as u32
+    (if n.is_multiple_of(2) {
+        n.saturating_sub(1)
+    } else {
+        n
+    }) as u32
 }
 
 fn check_finals(
