@@ -67,8 +67,8 @@ await run(async ({ page, shot, step, api }) => {
   const finals = page.locator('#prog-finals-form');
   await finals.getByLabel('Категория').selectOption('B1');
   await finals.getByLabel('Блок кругового турнира').selectOption('RR-B1');
-  await finals.getByLabel('Блок лесенки 1').selectOption('SL1-B1');
-  await finals.getByLabel('Блок лесенки 2').selectOption('SL2-B1');
+  await finals.getByLabel('Блок степ-лэддера 1').selectOption('SL1-B1');
+  await finals.getByLabel('Блок степ-лэддера 2').selectOption('SL2-B1');
   await finals.getByRole('button', { name: 'Добавить финал' }).click();
   await page.locator(id('prog-finals-B1')).getByText('RR-B1').waitFor();
   await page.getByText('Программа ведётся на этой странице (programme.toml центра).').waitFor();

@@ -188,7 +188,7 @@ function editForm(b) {
       select(t('laneLabel'), 'lane-' + i, String(r.lane), lanes.map((n) => [String(n), t('lane', n)]), (v) => { r.lane = Number(v); e.drawn = undefined; redraw(); }, t('laneSelect', i + 1)),
       Array.from({ length: SLOTS }, (_, k) => select(t('slotLabel', k + 1), 'slot-' + i + '-' + k, r.names[k] || '',
         people, (v) => { r.names[k] = v; e.drawn = undefined; }, t('slot', r.lane, k + 1))),
-      h('button', { type: 'button', text: '×', 'aria-label': t('removeLane', r.lane), onclick: () => { e.rows.splice(i, 1); e.drawn = undefined; redraw(); } }));
+      h('button', { type: 'button', text: '×', 'aria-label': t('blockRemoveLane', r.lane), onclick: () => { e.rows.splice(i, 1); e.drawn = undefined; redraw(); } }));
   });
   const seed = h('input', { id: 'draw-seed-' + b.id, type: 'number', min: '0', max: '4294967295', value: String(e.seed), 'data-testid': 'draw-seed',
     onchange: (ev) => { e.seed = Number(ev.target.value) >>> 0; } });
@@ -216,7 +216,7 @@ function editForm(b) {
   e.drawn !== undefined ? h('p', { class: 'note', 'data-testid': 'drawn', text: t('drawn', e.drawn) }) : null,
   rows,
   h('div', { class: 'actions' },
-    h('button', { type: 'button', text: t('addLane'), onclick: () => {
+    h('button', { type: 'button', text: t('blockAddLane'), onclick: () => {
       const used = new Set(e.rows.map((r) => r.lane));
       e.rows.push({ lane: B.lanes.find((n) => !used.has(n)) || B.lanes[0] || 1, names: [] });
       redraw();
