@@ -41,7 +41,7 @@ await run(async ({ page, shot, step, api, until }) => {
   step('the standings from lane 7\'s journal, worked by hand');
   // One game each (tests/logs/four_bowlers.expect.json); every class has
   // 12 bowlers or fewer, so men and women are combined and a woman gets
-  // +10 a game: Anna 182 + 10, Vera 214 + 10. Columns: rank, bowler,
+  // +10 a game: Anna 182 + 10, Vera 214 + 10. Columns: rank, bowler, sex,
   // lane, games, scratch, handicap, women's pins, total.
   await page.click('#tab-standings');
   const rows = async (cat) => {
@@ -51,9 +51,9 @@ await run(async ({ page, shot, step, api, until }) => {
       ...(await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent))))];
   };
   same('B1', await rows('B1'), ['B1 мужчины и женщины',
-    ['1', 'Anna Kuznetsova', '7', '182', '182', '0', '10', '192'], ['2', 'Gleb Romanov', '7', '119', '119', '0', '0', '119']]);
-  same('B2', await rows('B2'), ['B2 мужчины и женщины', ['1', 'Boris Tikhonov', '7', '132', '132', '0', '0', '132']]);
-  same('B3', await rows('B3'), ['B3 мужчины и женщины', ['1', 'Vera Matveeva', '7', '214', '214', '0', '10', '224']]);
+    ['1', 'Anna Kuznetsova', 'Ж', '7', '182', '182', '0', '10', '192'], ['2', 'Gleb Romanov', 'М', '7', '119', '119', '0', '0', '119']]);
+  same('B2', await rows('B2'), ['B2 мужчины и женщины', ['1', 'Boris Tikhonov', 'М', '7', '132', '132', '0', '0', '132']]);
+  same('B3', await rows('B3'), ['B3 мужчины и женщины', ['1', 'Vera Matveeva', 'Ж', '7', '214', '214', '0', '10', '224']]);
   await shot('centre-standings');
 
   step('in English');

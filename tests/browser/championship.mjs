@@ -113,7 +113,7 @@ await run(async ({ page, shot, step, api }) => {
   const shows = (section, want) => until(`${section} on the page`, async () => JSON.stringify(await rows(section)) === JSON.stringify(want))
     .catch(async (e) => { same(section, await rows(section), want); throw e; });
   for (const c of st.categories) {
-    await shows('category-' + c.id, c.entries.map((e) => [str(e.rank), e.name, str(e.lane), e.games.join(' '), str(e.scratch),
+    await shows('category-' + c.id, c.entries.map((e) => [str(e.rank), e.name, ...(c.combined ? [{ M: 'М', F: 'Ж' }[e.sex]] : []), str(e.lane), e.games.join(' '), str(e.scratch),
       str(e.handicap), ...(c.women_pins ? [str(e.bonus)] : []), str(e.total)]));
   }
   // The handicap imported, worked here: 12 pins for each of Daria's games.
