@@ -16,8 +16,10 @@
 //! The layer ([`layer`]) reads `Accept-Language`; for a request whose
 //! first language is Russian, a JSON answer that refuses (4xx, 5xx) or
 //! relays lanes' answers (`/api/push`, `/api/pushes`, `/api/hold`) gains,
-//! beside every `"error"` text, an `"error_ru"`, and beside every problem's
-//! `"message"`, a `"message_ru"`; the English fields stay for other tools
+//! beside every `"error"` text, an `"error_ru"`, beside every problem's
+//! `"message"`, a `"message_ru"`, and beside the lines a change asks the
+//! chief judge to confirm (`"confirm"`), a `"confirm_ru"`; the English
+//! fields stay for other tools
 //! (docs/centre.md, "Languages").
 
 use axum::body::Body;
@@ -167,6 +169,86 @@ pub const SAY: &[(&str, &str)] = &[
     ("event {1}", "вид {1}"),
     ("block {1}", "блок {1}"),
     ("the finals of {1}", "финал {1}"),
+    ("there is no the finals of {1}", "нет финала {1}"),
+    ("block {1} has games bowled", "в блоке {1} уже сыграны игры"),
+    ("block {1} was pushed to the lanes", "блок {1} уже отправлен на дорожки"),
+    ("{1}: its event cannot change", "{1}: вид изменить нельзя"),
+    ("{1}: its games cannot change", "{1}: число игр изменить нельзя"),
+    ("{1}: its event and games cannot change", "{1}: вид и число игр изменить нельзя"),
+    ("{1}: its kind cannot change", "{1}: тип вида изменить нельзя"),
+    ("{1}: its teams cannot change", "{1}: команды изменить нельзя"),
+    ("{1}: its kind and teams cannot change", "{1}: тип вида и команды изменить нельзя"),
+    ("{1}: its round_robin cannot change", "{1}: круговой турнир изменить нельзя"),
+    ("{1}: its step_ladder cannot change", "{1}: степ-лэддер изменить нельзя"),
+    ("{1}: its round_robin and step_ladder cannot change", "{1}: круговой турнир и степ-лэддер изменить нельзя"),
+    ("{1}: change an event, a block or the finals", "{1}: изменить можно вид, блок или финал"),
+    ("there is no category {1}: a category is B1, B2 or B3, with -M or -F when its men and women are apart", "нет категории {1}: категория — это B1, B2 или B3, с -M или -F, когда мужчины и женщины отдельно"),
+    ("there is no category {1}: class {2} has {3} bowlers, more than {4}, so its men and women are two categories, {2}-M and {2}-F; these finals need their category changed, or the class {4} bowlers or fewer", "нет категории {1}: в классе {2} участников {3}, больше {4}, поэтому мужчины и женщины — две категории, {2}-M и {2}-F; у этого финала нужно изменить категорию или оставить в классе не больше {4} участников"),
+    ("a round robin of the top {1}: it takes the top 3 to {2} (the step-ladder needs 3)", "круговой турнир из {1} лучших: в него выходят от 3 до {2} лучших (степ-лэддеру нужны 3)"),
+    ("no bowler in the category yet", "в категории ещё нет участников"),
+    ("no bowler in the category", "в категории нет участников"),
+    // A programme problem named by its key (`finals[1].category: …`), the key kept.
+    ("{1}[{2}].{3}: {4}", "{1}[{2}].{3}: {4}"),
+    ("{1}[{2}]: {3}", "{1}[{2}]: {3}"),
+    // A bowled bowler's class, sex and handicap, and a corrected name
+    // (src/centre/entries/guard.rs, rename.rs, api/entries.rs).
+    ("{1} has bowled: only the chief judge changes the class, sex or handicap of a bowler who has bowled", "{1} уже выступал(а): класс, пол и гандикап выступавшего участника меняет только главный судья"),
+    ("{1}: the finals of {2} have started (block {3} has games): the class, sex and handicap stay as they are", "{1}: финал {2} начался (в блоке {3} есть игры): класс, пол и гандикап остаются прежними"),
+    ("this changes the results of a bowler who has bowled; repeat it with \"confirm\": true to make it:", "это меняет результаты выступавшего участника; повторите с \"confirm\": true, чтобы это сделать:"),
+    ("{1}: class {2} → {3}", "{1}: класс {2} → {3}"),
+    ("{1}: handicap {2} → {3}", "{1}: гандикап {2} → {3}"),
+    ("{1}: sex M → F", "{1}: пол М → Ж"),
+    ("{1}: class {2} → {3}, sex M → F", "{1}: класс {2} → {3}, пол М → Ж"),
+    ("{1}: sex M → F, handicap {2} → {3}", "{1}: пол М → Ж, гандикап {2} → {3}"),
+    ("{1}: class {2} → {3}, sex M → F, handicap {4} → {5}", "{1}: класс {2} → {3}, пол М → Ж, гандикап {4} → {5}"),
+    ("{1}: sex F → M", "{1}: пол Ж → М"),
+    ("{1}: class {2} → {3}, sex F → M", "{1}: класс {2} → {3}, пол Ж → М"),
+    ("{1}: sex F → M, handicap {2} → {3}", "{1}: пол Ж → М, гандикап {2} → {3}"),
+    ("{1}: class {2} → {3}, sex F → M, handicap {4} → {5}", "{1}: класс {2} → {3}, пол Ж → М, гандикап {4} → {5}"),
+    ("{1}: class {2} → {3}, handicap {4} → {5}", "{1}: класс {2} → {3}, гандикап {4} → {5}"),
+    ("{1} leaves category {2} and joins {3}", "{1} переходит из категории {2} в категорию {3}"),
+    ("{1} leaves category none and joins {2}", "{1} входит в категорию {2}"),
+    ("{1} leaves category {2} and joins none", "{1} выходит из категории {2}"),
+    ("{1}: {2} → {3}", "{1}: {2} → {3}"),
+    ("place {1} in {2}", "{1}-е место в {2}"),
+    ("unranked in {1}", "без места в {1}"),
+    ("in no category", "вне категорий"),
+    ("{1} is seed {2} of the finals of {3}", "{1}: номер посева {2} в финале {3}"),
+    ("the categories {1} become {2}", "категории {1} становятся такими: {2}"),
+    ("the finals of {1}: seeds {2} become {3}", "финал {1}: посев {2} становится таким: {3}"),
+    ("{1} is the name {2} bowled under before it was corrected: its games are {2}'s", "{1} — имя, под которым {2} выступал(а) до исправления: это игры {2}"),
+    ("{1} is the name {2} bowled under before it was corrected: enter it as {2}", "{1} — имя, под которым {2} выступал(а) до исправления: вводите {2}"),
+    ("{1} is not a parameter: mode, dry_run, undo or confirm", "{1} — не параметр: mode, dry_run, undo или confirm"),
+    // Lanes added and removed on the page (src/centre/api/lanes.rs, lanes.rs).
+    ("name the lane: {1}", "укажите дорожку: {1}"),
+    ("{1} is not a lane number (1 to {2})", "{1} — не номер дорожки (от 1 до {2})"),
+    ("lane {1} is already a lane of the competition", "дорожка {1} уже есть в соревновании"),
+    ("the competition has {1} lanes: no more fit", "в соревновании уже {1} дорожек: больше нельзя"),
+    ("lane {1} is not a lane of the competition", "дорожки {1} нет в соревновании"),
+    ("lane {1} has bowlers in block(s) {2}: move them to another lane first", "на дорожке {1} стоят участники блоков {2}: сначала переставьте их на другую дорожку"),
+    ("lane {1} has connected: its card and its journals stay", "дорожка {1} уже подключалась: её карточка и журналы остаются"),
+    // A block's life: pushed again, finals early, games voided
+    // (src/centre/api/push.rs, early.rs, void.rs, status.rs, void.rs).
+    ("block {1} has begun: {2}; the lanes would bowl it again and those games would not count. To push it again, send \"again\": true and a \"reason\"", "блок {1} уже начат: {2}; дорожки сыграли бы его снова, и эти игры не были бы засчитаны. Чтобы отправить его снова, пришлите \"again\": true и \"reason\" (причину)"),
+    ("lane {1} finished it (end_block)", "дорожка {1} его закончила (end_block)"),
+    ("lane {1} bowled all {2} game(s)", "дорожка {1} сыграла все игры блока ({2})"),
+    ("lane {1} is bowling game {2} of {3}", "дорожка {1} играет игру {2} из {3}"),
+    ("reason: say why the block is pushed again (up to {1} characters)", "причина: скажите, почему блок отправляется снова (до {1} знаков)"),
+    ("the preliminaries of finals block {1} are not complete: {2}. The chief judge may confirm it early with \"early\": true and a \"reason\"", "предварительные игры финального блока {1} не закончены: {2}. Главный судья может подтвердить его досрочно: \"early\": true и \"reason\" (причина)"),
+    ("{1} has bowled {2} of {3} game(s)", "{1}: сыграно игр {2} из {3}"),
+    ("block {1} has no lanes yet", "блоку {1} ещё не назначены дорожки"),
+    ("only the chief judge (logged in with the shared PIN) may confirm finals before the preliminaries are complete", "подтвердить финал до конца предварительных игр может только главный судья (вход по общему ПИН)"),
+    ("reason: say why the finals are confirmed before the preliminaries are complete (up to {1} characters)", "причина: скажите, почему финал подтверждается до конца предварительных игр (до {1} знаков)"),
+    ("cannot record in {1}: {2+}", "не удаётся записать в {1}: {2}"),
+    ("draw: {1}", "жеребьёвка: {1}"),
+    ("only the chief judge (logged in with the shared PIN) may void a game", "аннулировать игру может только главный судья (вход по общему ПИН)"),
+    ("void a game: {1}", "аннулировать игру: {1}"),
+    ("reason: say why the game does not count (up to {1} characters)", "причина: скажите, почему игра не засчитывается (до {1} знаков)"),
+    ("lane {1} has no journal of block {2}", "у дорожки {1} нет журнала блока {2}"),
+    ("lane {1} has no game {2} of {3} in {4}", "у дорожки {1} нет игры {2} участника {3} в журнале {4}"),
+    ("that game is voided already (by {1})", "эта игра уже аннулирована (кем: {1})"),
+    ("{1} games are voided already: no more are kept", "аннулировано уже {1} игр: больше не хранится"),
+    ("cannot keep the voided game: {1+}", "не удаётся сохранить аннулированную игру: {1}"),
     // A lane's answer to a push or a hold (crates/lanecall-core/src/lane/refusal.rs).
     ("refused", "отказ"),
     ("a lineup has 1 to {1} bowlers, not {2}", "в составе от 1 до {1} участников, а не {2}"),
@@ -179,6 +261,7 @@ pub const SAY: &[(&str, &str)] = &[
     ("block {1} has already started", "блок {1} уже начат"),
     ("no block is open", "ни один блок не идёт"),
     ("the lineup's block \"{1}\": {2}", "блок состава «{1}»: {2}"),
+    ("the lineup's block \"\": {1}", "блок состава без номера: {1}"),
     ("the lineup's block has 1 to {1} games, not {2}", "в блоке состава от 1 до {1} игр, а не {2}"),
     ("{1} has {2} game(s) in the centre's programme: start it with {2}, not {3} (other games only by the chief judge, or the centre pushes the block again)", "{1}: в программе центра игр — {2}: начинайте с {2}, а не с {3} (другое число игр — только главный судья, или центр отправит блок снова)"),
     ("the block", "блок"),
@@ -221,8 +304,9 @@ fn line(text: &str, depth: u8) -> Option<String> {
     for (en, ru) in SAY {
         if let Some(parts) = matches(en, text) {
             let free = free_parts(en);
-            let data =
-                |(i, p): (usize, &&str)| free[i + 1] || !prose(p) || line(p, depth + 1).is_some();
+            let data = |(i, p): (usize, &&str)| {
+                free[i + 1] || !prose(p) || line(p, depth + 1).is_some() || list(p, depth).is_some()
+            };
             if !parts.iter().enumerate().all(data) {
                 continue;
             }
@@ -256,13 +340,26 @@ fn line(text: &str, depth: u8) -> Option<String> {
 
 /// A part of a message: a message itself, a quoted name, or as it is.
 fn part_said(part: &str, depth: u8) -> String {
-    if let Some(said) = line(part, depth + 1) {
+    if let Some(said) = line(part, depth + 1).or_else(|| list(part, depth)) {
         return said;
     }
     match part.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
         Some(inner) if !inner.contains('"') => format!("«{inner}»"),
         _ => part.to_owned(),
     }
+}
+
+/// A part that lists messages of the catalogue (`"; "` or `", "` between
+/// them, as a block's lanes or the bowlers yet to bowl are listed), each
+/// said in Russian; `None` if one is not in the catalogue.
+fn list(part: &str, depth: u8) -> Option<String> {
+    ["; ", ", "].iter().find_map(|sep| {
+        if !part.contains(sep) {
+            return None;
+        }
+        let items: Option<Vec<String>> = part.split(sep).map(|i| line(i, depth + 1)).collect();
+        items.map(|v| v.join(sep))
+    })
 }
 
 /// `{n}` (or, in the English, `{n+}`) at the start of `s`: `n` and the
@@ -456,6 +553,9 @@ pub fn add_russian(v: &mut Value) {
             if let Some(ru) = error_ru {
                 o.insert("error_ru".into(), Value::from(ru));
             }
+            if let Some(ru) = confirm_russian(o) {
+                o.insert("confirm_ru".into(), ru);
+            }
             for (k, child) in o.iter_mut() {
                 if k != "problems" {
                     add_russian(child);
@@ -464,6 +564,18 @@ pub fn add_russian(v: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// The lines a 409 asks the chief judge to confirm (`confirm`,
+/// src/centre/api/entries.rs) in Russian, each line as the catalogue says
+/// it or, if it does not, as it is.
+fn confirm_russian(o: &serde_json::Map<String, Value>) -> Option<Value> {
+    let lines = o.get("confirm")?.as_array()?;
+    let said = lines.iter().map(|l| {
+        let en = l.as_str()?;
+        Some(Value::from(russian(en).unwrap_or_else(|| en.to_owned())))
+    });
+    said.collect::<Option<Vec<Value>>>().map(Value::Array)
 }
 
 /// An answer's problems in Russian, one a line, as `Issue`'s Display
