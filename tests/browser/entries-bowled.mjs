@@ -21,7 +21,7 @@ await run(async ({ page, shot, step, api }) => {
   await page.getByLabel('Класс').selectOption('B3');
   await page.getByRole('button', { name: 'Сохранить: Sergei Volkov' }).click();
   await page.getByText('Это изменит результаты участника, который уже выступал:').waitFor();
-  await page.getByText('Sergei Volkov leaves category B2 and joins B3', { exact: true }).waitFor();
+  await page.getByText('Sergei Volkov переходит из категории B2 в категорию B3', { exact: true }).waitFor();
   same('nothing changed before the confirmation',
     (await (await page.request.get(api('/api/entries'))).json()).entries.find((e) => e.name === 'Sergei Volkov').class, 'B2');
   await shot('centre-entries-confirm');
@@ -48,7 +48,7 @@ await run(async ({ page, shot, step, api }) => {
   await page.getByRole('button', { name: 'Изменить: Anna Kuznetsova' }).click();
   await page.getByLabel('Класс').selectOption('B2');
   await page.getByRole('button', { name: 'Сохранить: Anna Kuznetsova' }).click();
-  await page.locator('#entries-problems').getByText(/the finals of B1 have started/).waitFor();
+  await page.locator('#entries-problems').getByText(/финал B1 начался/).waitFor();
   same('no confirmation offered', await page.getByRole('button', { name: 'Подтвердить изменение (главный судья)' }).count(), 0);
   await shot('centre-entries-finals-started');
   const v = await (await page.request.get(api('/api/entries'))).json();

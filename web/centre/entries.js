@@ -53,6 +53,9 @@ function ask(lines, again) {
   box.replaceChildren(h('li', { text: t('confirmTitle') }), ...lines.map((l) => h('li', { text: l })), h('li', {}, yes, ' ', no));
 }
 
+// The lines to confirm, in Russian on the Russian page (`confirm_ru`).
+const moves = (b) => (Array.isArray(b.confirm_ru) ? b.confirm_ru : b.confirm);
+
 function take(body) {
   E.list = body.entries;
   E.changes = body.changes || [];
@@ -65,7 +68,7 @@ function take(body) {
 // problems.
 function done(r, again) {
   if (r.status === 409 && r.body && Array.isArray(r.body.confirm) && again) {
-    ask(r.body.confirm, again);
+    ask(moves(r.body), again);
     return false;
   }
   if (r.status === 200) {
@@ -261,7 +264,7 @@ export function init(onChange) {
     if (r.status === 200) { E.file = body; preview(r.body); return; }
     // It moves a bowled bowler's results: the chief judge confirms it.
     if (r.status === 409 && r.body && Array.isArray(r.body.confirm)) {
-      ask(r.body.confirm, async () => done(await importFile(body, false, true)));
+      ask(moves(r.body), async () => done(await importFile(body, false, true)));
       return;
     }
     say(problems(r), false);
