@@ -1013,3 +1013,382 @@ fn a_lane_is_added_and_removed_on_the_page_in_a_real_browser() {
     let log = std::fs::read_to_string(dir.join("state/lanes-changes.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 2, "{log}");
 }
+
+/// The refusals of the programme's edits, the lanes on the page, a block
+/// pushed again, finals confirmed early, a voided game, a bowled bowler's
+/// class and a bad CSV parameter, provoked against a real centre whose
+/// S1 and B1 round robin have games: each said in Russian to a Russian
+/// page, with no part left unsaid, and a change's lines to confirm in
+/// Russian too (`confirm_ru`).
+#[test]
+fn the_programmes_lanes_blocks_and_bowled_bowlers_refusals_are_said_in_russian() {
+    let dir = temp_dir("russian-bowled");
+    let (mut c, _) = bowled_centre(&dir);
+    let (secretary, _) = c.login(SECRETARY_PIN, "");
+    let (chief, _) = c.login(SHARED_PIN, "Irina Orlova");
+    let j = "application/json";
+    // Ivan Petrov's name corrected: the name he bowled under is his.
+    let fix = json!({ "name": "Ivan Petrov", "entry": { "name": "Iwan Petrow", "class": "B1", "sex": "M", "region": "Moscow", "team": "Moscow" } });
+    let (status, v) = c.post(Some(&secretary), "/api/entries/edit", &fix);
+    assert_eq!(status, 200, "{v}");
+    let dmitri = |name: &str| json!({"name": name, "class": "B1", "sex": "M", "region": "Kazan", "team": "Tatarstan"});
+    let s1 = json!({"op": "edit", "id": "S1", "event": "doubles", "games": 3});
+    let void = |v: Value| ("/api/games/void", v);
+    let early = json!({"block": "SL1-B1", "lanes": {"8": ["Anna Kuznetsova", "Olga Smirnova"]}});
+    let with = |v: &Value, k: &str, x: Value| {
+        let mut v = v.clone();
+        v[k] = x;
+        v
+    };
+    // (what, path, body, the chief's cookie, what the English says)
+    let asks: Vec<(&str, (&str, Value), bool, &str)> = vec![
+        (
+            "a bowled block's games",
+            ("/api/programme/block", s1.clone()),
+            true,
+            "its event and games cannot change",
+        ),
+        (
+            "a bowled block deleted",
+            ("/api/programme/block", json!({"op": "delete", "id": "S1"})),
+            true,
+            "cannot be deleted",
+        ),
+        (
+            "an event with bowled blocks deleted",
+            (
+                "/api/programme/event",
+                json!({"op": "delete", "id": "singles"}),
+            ),
+            true,
+            "cannot be deleted",
+        ),
+        (
+            "a block twice",
+            (
+                "/api/programme/block",
+                json!({"op": "add", "id": "S1", "event": "singles", "games": 3, "day": 1}),
+            ),
+            true,
+            "there is already",
+        ),
+        (
+            "no such block",
+            (
+                "/api/programme/block",
+                json!({"op": "edit", "id": "NOPE", "games": 3}),
+            ),
+            true,
+            "there is no block",
+        ),
+        (
+            "no such finals",
+            (
+                "/api/programme/finals",
+                json!({"op": "delete", "category": "B3"}),
+            ),
+            true,
+            "there is no the finals",
+        ),
+        (
+            "a bad op",
+            ("/api/programme/block", json!({"op": "move", "id": "S1"})),
+            true,
+            "add, edit or delete",
+        ),
+        (
+            "not a change",
+            ("/api/programme/block", json!([1])),
+            true,
+            "a change is",
+        ),
+        (
+            "bad fields",
+            (
+                "/api/programme/block",
+                json!({"op": "add", "id": "", "event": 5, "games": "many"}),
+            ),
+            true,
+            "is not a whole number",
+        ),
+        (
+            "bad teams",
+            (
+                "/api/programme/event",
+                json!({"op": "add", "id": "trios", "kind": "trios", "teams": 5}),
+            ),
+            true,
+            "each team's name",
+        ),
+        (
+            "bad step-ladder",
+            (
+                "/api/programme/finals",
+                json!({"op": "add", "category": "B2", "round_robin": "S2", "step_ladder": "x"}),
+            ),
+            true,
+            "a list of names",
+        ),
+        (
+            "finals of no category",
+            (
+                "/api/programme/finals",
+                json!({"op": "add", "category": "B4", "round_robin": "S2", "step_ladder": ["S1", "D1"]}),
+            ),
+            true,
+            "there is no category",
+        ),
+        (
+            "finals without their step-ladder",
+            (
+                "/api/programme/finals",
+                json!({"op": "add", "category": "B4", "round_robin": "S2"}),
+            ),
+            true,
+            "missing field",
+        ),
+        (
+            "no such part",
+            ("/api/programme/teams", json!({"op": "add"})),
+            true,
+            "change an event, a block or the finals",
+        ),
+        (
+            "a lane unnamed",
+            ("/api/lanes/add", json!({})),
+            false,
+            "name the lane",
+        ),
+        (
+            "a lane not a number",
+            ("/api/lanes/add", json!({"lane": 0})),
+            false,
+            "is not a lane number",
+        ),
+        (
+            "a lane twice",
+            ("/api/lanes/add", json!({"lane": 2})),
+            false,
+            "is already a lane",
+        ),
+        (
+            "no such lane",
+            ("/api/lanes/remove", json!({"lane": 99})),
+            false,
+            "is not a lane of the competition",
+        ),
+        (
+            "a lane with bowlers",
+            ("/api/lanes/remove", json!({"lane": 3})),
+            false,
+            "has bowlers in block(s)",
+        ),
+        (
+            "a bowled block pushed again",
+            ("/api/push", json!({"block": "S1"})),
+            false,
+            "has begun",
+        ),
+        (
+            "pushed again without a reason",
+            ("/api/push", json!({"block": "S1", "again": true})),
+            false,
+            "say why the block is pushed again",
+        ),
+        (
+            "finals before the preliminaries",
+            ("/api/blocks/lanes", early.clone()),
+            false,
+            "are not complete",
+        ),
+        (
+            "early by a secretary",
+            ("/api/blocks/lanes", with(&early, "early", json!(true))),
+            false,
+            "only the chief judge",
+        ),
+        (
+            "early without a reason",
+            ("/api/blocks/lanes", with(&early, "early", json!(true))),
+            true,
+            "say why the finals are confirmed",
+        ),
+        (
+            "early with a bad draw",
+            (
+                "/api/blocks/lanes",
+                with(
+                    &with(
+                        &with(&early, "early", json!(true)),
+                        "reason",
+                        json!("a late start"),
+                    ),
+                    "draw",
+                    json!("x"),
+                ),
+            ),
+            true,
+            "draw:",
+        ),
+        (
+            "a void by a secretary",
+            void(
+                json!({"block": "S1", "lane": 1, "name": "Anna Kuznetsova", "game": 1, "reason": "x"}),
+            ),
+            false,
+            "may void a game",
+        ),
+        (
+            "a void of nothing",
+            void(json!({"block": "S1"})),
+            true,
+            "void a game:",
+        ),
+        (
+            "a void without a reason",
+            void(json!({"block": "S1", "lane": 1, "name": "Anna Kuznetsova", "game": 1})),
+            true,
+            "say why the game does not count",
+        ),
+        (
+            "a void of no journal",
+            void(
+                json!({"block": "S1", "lane": 5, "name": "Anna Kuznetsova", "game": 1, "reason": "x"}),
+            ),
+            true,
+            "has no journal of block",
+        ),
+        (
+            "a void of no game",
+            void(
+                json!({"block": "S1", "lane": 1, "name": "Anna Kuznetsova", "game": 4, "reason": "x"}),
+            ),
+            true,
+            "has no game 4",
+        ),
+        (
+            "a bowled class by a secretary",
+            ("/api/entries/edit", edit("Sergei Volkov", "B3", true)),
+            false,
+            "only the chief judge changes",
+        ),
+        (
+            "a bowled class unconfirmed",
+            ("/api/entries/edit", edit("Sergei Volkov", "B3", false)),
+            true,
+            "repeat it with",
+        ),
+        (
+            "a bowled sex unconfirmed",
+            ("/api/entries/edit", {
+                let mut e = edit("Yulia Frolova", "B2", false);
+                e["entry"]["sex"] = "M".into();
+                e["entry"]["region"] = "Tula".into();
+                e["entry"]["team"] = Value::Null;
+                e
+            }),
+            true,
+            "sex F → M",
+        ),
+        (
+            "a finalist's class",
+            ("/api/entries/edit", edit("Anna Kuznetsova", "B2", true)),
+            true,
+            "have started",
+        ),
+        (
+            "a rename to a name bowled under",
+            (
+                "/api/entries/edit",
+                json!({"name": "Dmitri Orlov", "entry": dmitri("Ivan Petrov")}),
+            ),
+            true,
+            "its games are",
+        ),
+        (
+            "an entry of a name bowled under",
+            ("/api/entries/add", json!({"entry": dmitri("Ivan Petrov")})),
+            true,
+            "enter it as",
+        ),
+    ];
+    let placeholder = |s: &str| (1..=9).any(|n| s.contains(&format!("{{{n}}}")));
+    let cyrillic = |s: &str| {
+        s.chars()
+            .any(|ch| ('а'..='я').contains(&ch.to_lowercase().next().unwrap_or(ch)))
+    };
+    // English words the catalogue says: none may be left in the Russian.
+    let english = [
+        " the ",
+        " is ",
+        " has ",
+        " not ",
+        " cannot ",
+        " and joins",
+        " leaves ",
+    ];
+    let unsaid_in = |s: &str| {
+        s.is_empty() || placeholder(s) || !cyrillic(s) || english.iter().any(|w| s.contains(w))
+    };
+    let mut unsaid = Vec::new();
+    let mut ask = |what: &str, path: &str, body: &str, cookie: &str, kind: &str| {
+        let headers = [
+            ("Content-Type", kind),
+            ("Accept-Language", "ru"),
+            ("Cookie", cookie),
+        ];
+        let r = c
+            .http
+            .request("POST", path, &headers, body.as_bytes())
+            .unwrap();
+        let v: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+        assert!(r.status >= 400, "{what}: {} {v}", r.status);
+        v
+    };
+    let check = |what: &str, v: &Value, unsaid: &mut Vec<String>| {
+        let ru = v["error_ru"].as_str().unwrap_or("");
+        if unsaid_in(ru) {
+            unsaid.push(format!("{what}: {} → {ru:?}", v["error"]));
+        }
+        for p in v["problems"].as_array().into_iter().flatten() {
+            let m = p["message_ru"].as_str().unwrap_or("");
+            if unsaid_in(m) {
+                unsaid.push(format!("{what}: problem {} → {m:?}", p["message"]));
+            }
+        }
+        for (en, ru) in v["confirm"].as_array().into_iter().flatten().zip(
+            v["confirm_ru"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .chain(std::iter::repeat(&Value::Null)),
+        ) {
+            if unsaid_in(ru.as_str().unwrap_or("")) {
+                unsaid.push(format!("{what}: to confirm {en} → {ru}"));
+            }
+        }
+    };
+    for (what, (path, body), by_chief, says) in &asks {
+        let cookie = if *by_chief { &chief } else { &secretary };
+        let v = ask(what, path, &body.to_string(), cookie, j);
+        assert!(
+            v.to_string().contains(says),
+            "{what}: not the refusal meant: {v}"
+        );
+        check(what, &v, &mut unsaid);
+    }
+    let v = ask(
+        "a bad CSV parameter",
+        "/api/entries/import?mood=1",
+        "",
+        &chief,
+        "text/csv",
+    );
+    assert!(v.to_string().contains("is not a parameter"), "{v}");
+    check("a bad CSV parameter", &v, &mut unsaid);
+    assert!(
+        unsaid.is_empty(),
+        "not said in Russian:\n{}",
+        unsaid.join("\n")
+    );
+}

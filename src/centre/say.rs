@@ -190,6 +190,8 @@ pub const SAY: &[(&str, &str)] = &[
     // A programme problem named by its key (`finals[1].category: …`), the key kept.
     ("{1}[{2}].{3}: {4}", "{1}[{2}].{3}: {4}"),
     ("{1}[{2}]: {3}", "{1}[{2}]: {3}"),
+    // The programme file's parser (serde's words).
+    ("{1}: missing field {2}", "{1}: нет поля {2}"),
     // A bowled bowler's class, sex and handicap, and a corrected name
     // (src/centre/entries/guard.rs, rename.rs, api/entries.rs).
     ("{1} has bowled: only the chief judge changes the class, sex or handicap of a bowler who has bowled", "{1} уже выступал(а): класс, пол и гандикап выступавшего участника меняет только главный судья"),
