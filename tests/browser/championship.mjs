@@ -166,8 +166,17 @@ await run(async ({ page, shot, step, api }) => {
   step('the finals on the page: the round robin\'s table, the bracket, the places');
   await page.click('#tab-standings');
   const f = (await standings()).finals.B1;
+  // Scratch, then the handicap and the women's pins each in its own
+  // column when someone has them: a row adds up, the preliminary pins
+  // carried in.
+  const hcp = f.round_robin.some((r) => r.handicap > 0);
+  const women = f.round_robin.some((r) => r.women_pins > 0);
   await shows('finals-B1', f.round_robin.map((r) => [str(r.rank), r.name, str(r.preliminary),
-    r.games.join(' '), str(r.pins), str(r.wins), str(r.ties), str(r.bonus), str(r.total)]));
+    r.games.join(' '), str(r.scratch), ...(hcp ? [str(r.handicap)] : []), ...(women ? [str(r.women_pins)] : []),
+    str(r.wins), str(r.ties), str(r.bonus), str(r.total)]));
+  for (const r of f.round_robin) {
+    same(r.name + '\'s row adds up', r.preliminary + r.scratch + r.handicap + r.women_pins + r.bonus, r.total);
+  }
   const places = () => page.locator(id('ladder-B1')).locator('.match.done').last().locator('li').allInnerTexts();
   await until('the places on the page', async () => JSON.stringify(await places()) === JSON.stringify(f.step_ladder.places))
     .catch(async (e) => { same('the places', await places(), f.step_ladder.places); throw e; });
