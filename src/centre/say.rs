@@ -15,10 +15,12 @@
 //!
 //! The layer ([`layer`]) reads `Accept-Language`; for a request whose
 //! first language is Russian, a JSON answer that refuses (4xx, 5xx) or
-//! relays lanes' answers (`/api/push`, `/api/pushes`, `/api/hold`) gains,
+//! relays lanes' answers (`/api/push`, `/api/pushes`, `/api/hold`), and
+//! an import's answer (`/api/entries/import`), gains,
 //! beside every `"error"` text, an `"error_ru"`, beside every problem's
 //! `"message"`, a `"message_ru"`, and beside the lines a change asks the
-//! chief judge to confirm (`"confirm"`), a `"confirm_ru"`; the English
+//! chief judge to confirm (`"confirm"`) or an import's dry run would move
+//! (`"moves"`), a `"confirm_ru"` or `"moves_ru"`; the English
 //! fields stay for other tools
 //! (docs/centre.md, "Languages").
 
@@ -506,7 +508,7 @@ pub async fn layer(req: Request<Body>, next: Next) -> Response {
     let ru = wants_russian(req.headers());
     let relays = matches!(
         req.uri().path(),
-        "/api/push" | "/api/pushes" | "/api/hold" | "/api/pushes/cancel"
+        "/api/push" | "/api/pushes" | "/api/hold" | "/api/pushes/cancel" | "/api/entries/import"
     );
     let res = next.run(req).await;
     let json = res
@@ -555,8 +557,10 @@ pub fn add_russian(v: &mut Value) {
             if let Some(ru) = error_ru {
                 o.insert("error_ru".into(), Value::from(ru));
             }
-            if let Some(ru) = confirm_russian(o) {
-                o.insert("confirm_ru".into(), ru);
+            for (en, ru) in [("confirm", "confirm_ru"), ("moves", "moves_ru")] {
+                if let Some(said) = lines_russian(o, en) {
+                    o.insert(ru.into(), said);
+                }
             }
             for (k, child) in o.iter_mut() {
                 if k != "problems" {
@@ -568,11 +572,12 @@ pub fn add_russian(v: &mut Value) {
     }
 }
 
-/// The lines a 409 asks the chief judge to confirm (`confirm`,
-/// src/centre/api/entries.rs) in Russian, each line as the catalogue says
-/// it or, if it does not, as it is.
-fn confirm_russian(o: &serde_json::Map<String, Value>) -> Option<Value> {
-    let lines = o.get("confirm")?.as_array()?;
+/// The lines of field `key` in Russian, each as the catalogue says it or,
+/// if it does not, as it is: what a 409 asks the chief judge to confirm
+/// (`confirm`, src/centre/api/entries.rs) and what an import's dry run
+/// says it would move (`moves`).
+fn lines_russian(o: &serde_json::Map<String, Value>, key: &str) -> Option<Value> {
+    let lines = o.get(key)?.as_array()?;
     let said = lines.iter().map(|l| {
         let en = l.as_str()?;
         Some(Value::from(russian(en).unwrap_or_else(|| en.to_owned())))

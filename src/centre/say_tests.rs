@@ -287,4 +287,11 @@ fn the_lines_to_confirm_are_said() {
             .starts_with("это меняет результаты"),
         "{v}"
     );
+    // An import's dry run: what it would move.
+    let mut v = serde_json::json!({ "added": [], "moves": ["Yulia Frolova: handicap 0 → 5", "something nobody said"] });
+    add_russian(&mut v);
+    assert_eq!(
+        v["moves_ru"],
+        serde_json::json!(["Yulia Frolova: гандикап 0 → 5", "something nobody said"])
+    );
 }

@@ -40,7 +40,7 @@ await run(async ({ page, shot, step, api }) => {
     name: 'fix.csv', mimeType: 'text/csv', buffer: Buffer.from('name,class,sex,region,handicap\r\nYulia Frolova,B2,F,Tula,5\r\n'),
   });
   await page.getByText('изменить (1): Yulia Frolova', { exact: true }).waitFor();
-  await page.locator('#entries-preview').getByText('Yulia Frolova: handicap 0 → 5', { exact: true }).waitFor();
+  await page.locator('#entries-preview').getByText('Yulia Frolova: гандикап 0 → 5', { exact: true }).waitFor();
   await page.getByRole('button', { name: 'Применить загрузку' }).click();
   await page.locator(id('entry-Yulia Frolova')).locator('td:nth-child(6)').getByText('5', { exact: true }).waitFor();
 

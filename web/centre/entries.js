@@ -237,7 +237,7 @@ function preview(d) {
   if (d.changed.length) lines.push(t('csvChanged', d.changed.length, d.changed.join(', ')));
   lines.push(t('csvUnchanged', d.unchanged));
   E.moves = Array.isArray(d.moves) && d.moves.length > 0;
-  if (E.moves) lines.push(t('confirmTitle'), ...d.moves);
+  if (E.moves) lines.push(t('confirmTitle'), ...(Array.isArray(d.moves_ru) ? d.moves_ru : d.moves));
   $('entries-preview-lines').replaceChildren(h('li', { text: t('csvPreview') }), ...lines.map((l) => h('li', { text: l })));
   $('entries-preview').hidden = false;
   $('entries-problems').replaceChildren();
