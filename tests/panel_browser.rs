@@ -61,8 +61,9 @@ fn a_judge_handles_a_wrong_deck_a_recheck_and_the_second_block() {
     run_with_pinsetter("judge.mjs", "judge");
 }
 
-/// A fresh scratch folder for the test `tag`; `None` (the test is skipped) when the browser tools are missing and
-/// `LANECALL_ALLOW_SKIP=1`.
+/// A fresh scratch folder for the test `tag`; `None` (the test is
+/// skipped) when the browser tools are missing and skipping is allowed
+/// (tests/support/needs.rs).
 fn scratch(tag: &str) -> Option<PathBuf> {
     if !support::browser_tools() {
         return None;

@@ -9,13 +9,16 @@ pub mod centre_scene;
 pub mod http;
 pub mod mosquitto;
 pub mod mount;
+pub mod needs;
 pub mod tls;
 pub mod wait;
 
 #[allow(unused_imports)]
+pub use needs::{browser_tools, require, require_tool};
+#[allow(unused_imports)]
 pub use wait::{
-    Gate, browser_command, browser_tools, eventually, eventually_async, eventually_within, require,
-    require_tool, run_browser, run_browser_asking,
+    Gate, browser_command, eventually, eventually_async, eventually_within, run_browser,
+    run_browser_asking,
 };
 
 use lanecall::journal::{Header, Writer};

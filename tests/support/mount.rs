@@ -1,7 +1,7 @@
 //! A file system mounted for one test (a small tmpfs, an ext4 image):
 //! disk faults injected under a real process. Mounting needs root (CI
-//! runs as root); elsewhere the test fails, unless `LANECALL_ALLOW_SKIP=1`
-//! lets it skip ([`super::require`]).
+//! runs as root); elsewhere the test is skipped, or fails under CI
+//! ([`super::require`]).
 
 use std::fs;
 use std::io::Write;

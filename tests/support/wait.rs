@@ -1,9 +1,8 @@
 //! Waiting without guessing: [`eventually`] polls what a test awaits
 //! until it holds, [`Gate`] holds a thread until a test lets it go, and
-//! [`require_tool`] says which package a test needs.
+//! [`run_browser`] runs a browser test's script.
 
 use std::fmt::Display;
-use std::path::PathBuf;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -123,63 +122,6 @@ impl Gate {
         let shut = self.shut.lock().unwrap();
         drop(self.moved.wait_while(shut, |s| *s).unwrap());
     }
-}
-
-/// Whether `LANECALL_ALLOW_SKIP=1` says a test may skip for want of a
-/// tool instead of failing.
-pub fn skipping_allowed() -> bool {
-    std::env::var("LANECALL_ALLOW_SKIP").is_ok_and(|v| v == "1")
-}
-
-/// What a test needs and this machine lacks (`what`, and how to get it):
-/// a failure, unless `LANECALL_ALLOW_SKIP=1`, when it says the test is
-/// skipped and gives `None` (the test then returns).
-pub fn require<T>(found: Option<T>, what: &str, how: &str) -> Option<T> {
-    if found.is_some() {
-        return found;
-    }
-    assert!(
-        skipping_allowed(),
-        "this test needs {what}: {how} (or set LANECALL_ALLOW_SKIP=1 to skip it)"
-    );
-    eprintln!("skipped (LANECALL_ALLOW_SKIP=1): no {what}");
-    None
-}
-
-/// The program `tool` (on the `PATH`, or in /usr/sbin or /sbin, where
-/// Debian puts some and a user's `PATH` may not look), from the Debian
-/// package `package`; see [`require`] for when it is missing.
-pub fn require_tool(tool: &str, package: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let found = std::env::split_paths(&path)
-        .chain(["/usr/sbin".into(), "/sbin".into()])
-        .map(|dir| dir.join(tool))
-        .find(|p| {
-            use std::os::unix::fs::PermissionsExt;
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        });
-    require(
-        found,
-        &format!("`{tool}`"),
-        &format!("apt-get install {package}"),
-    )
-}
-
-/// Whether a browser test can run: node, Chromium and `npm ci`'s
-/// playwright-core in tests/browser (see [`require`] for when one is
-/// missing).
-pub fn browser_tools() -> bool {
-    let playwright = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/browser/node_modules/playwright-core");
-    require_tool("node", "nodejs").is_some()
-        && require_tool("chromium", "chromium").is_some()
-        && require(
-            Some(playwright).filter(|p| p.exists()),
-            "playwright-core in tests/browser",
-            "npm ci in tests/browser",
-        )
-        .is_some()
 }
 
 /// `node tests/browser/<script> http://127.0.0.1:<web>/ <pin> <shots>`, as
