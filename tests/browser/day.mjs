@@ -143,7 +143,7 @@ await run(async ({ page, shot, step, api }) => {
   await finals.getByRole('button', { name: 'Добавить финал' }).click();
   await page.locator(id('prog-finals-B1')).getByText('RR-B1').waitFor();
   const rrGames = async () => (await programme()).blocks.find((b) => b.id === 'RR-B1').games;
-  same('four in B1: a round robin of 3 games', await rrGames(), 3);
+  await until('four in B1: a round robin of 3 games', async () => (await rrGames()) === 3);
   await shot('day-programme');
 
   step('Q1\'s lanes by the form\'s seeded draw: everyone, three a lane');
@@ -173,7 +173,7 @@ await run(async ({ page, shot, step, api }) => {
   await page.getByLabel('Регион').fill('Тверь');
   await page.getByRole('button', { name: 'Добавить участника' }).click();
   await page.getByText('Участников: 7', { exact: true }).waitFor();
-  same('five in B1: a round robin of 5 games', await rrGames(), 5);
+  await until('five in B1: a round robin of 5 games', async () => (await rrGames()) === 5);
   await page.click('#tab-block');
   await block('RR-B1').getByText('Блок RR-B1 · singles · 5 игр · день 2 · финал').waitFor();
 
