@@ -65,7 +65,11 @@ await run(async ({ page, shot, step, api }) => {
 
   step('the finals of B1');
   const finals = page.locator('#prog-finals-form');
+  // Every category is offered: finals of one with no bowler yet wait.
+  same('the categories offered', await finals.getByLabel('Категория').locator('option').allTextContents(),
+    ['B1', 'B1-M', 'B1-F', 'B2', 'B2-M', 'B2-F', 'B3', 'B3-M', 'B3-F']);
   await finals.getByLabel('Категория').selectOption('B1');
+  same('eight finalists unless said', await finals.getByLabel('Финалистов (лучшие N, от 3 до 8)').inputValue(), '8');
   await finals.getByLabel('Блок кругового турнира').selectOption('RR-B1');
   await finals.getByLabel('Блок степ-лэддера 1').selectOption('SL1-B1');
   await finals.getByLabel('Блок степ-лэддера 2').selectOption('SL2-B1');

@@ -161,12 +161,17 @@ function blockForm() {
 function finalsForm() {
   const ed = P.editing.finals;
   const blocks = [['', '—'], ...(P.data.blocks || []).map((b) => [b.id, b.id])];
-  const cats = [...new Set([...(P.data.categories || []), ...(ed ? [ed.category] : [])])].map((c) => [c, c]);
+  // The categories the entries make first, then every other: finals of a
+  // category with no bowler yet wait for it (docs/programme.md).
+  const every = ['B1', 'B2', 'B3'].flatMap((c) => [c, c + '-M', c + '-F']);
+  const cats = [...new Set([...(P.data.categories || []), ...(ed ? [ed.category] : []), ...every])].map((c) => [c, c]);
   const cat = select('prog-finals-category', cats, val('prog-finals-category', 'finals', ed ? ed.category : null));
   if (ed) cat.setAttribute('disabled', '');
   const form = h('form', { id: 'prog-finals-form', class: 'entry-form' },
     h('h3', { text: ed ? t('progEditWhat', ed.category) : t('progAddFinals') }),
     field('prog-finals-category', t('progCategory'), cat),
+    field('prog-finals-size', t('progSize'), h('input', { id: 'prog-finals-size', type: 'number', min: 3, max: 8,
+      value: val('prog-finals-size', 'finals', ed ? ed.size : 8) })),
     field('prog-finals-rr', t('progRoundRobin'), select('prog-finals-rr', blocks, val('prog-finals-rr', 'finals', ed ? ed.round_robin : ''))),
     field('prog-finals-sl1', t('progStepLadder', 1), select('prog-finals-sl1', blocks, val('prog-finals-sl1', 'finals', ed ? ed.step_ladder[0] : ''))),
     field('prog-finals-sl2', t('progStepLadder', 2), select('prog-finals-sl2', blocks, val('prog-finals-sl2', 'finals', ed ? ed.step_ladder[1] : ''))),
@@ -174,7 +179,8 @@ function finalsForm() {
     ed ? h('button', { type: 'button', text: t('cancel'), onclick: () => start('finals', null) }) : null);
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    send('finals', { op: ed ? 'edit' : 'add', category: $('prog-finals-category').value, round_robin: $('prog-finals-rr').value,
+    send('finals', { op: ed ? 'edit' : 'add', category: $('prog-finals-category').value, size: Number($('prog-finals-size').value),
+      round_robin: $('prog-finals-rr').value,
       step_ladder: [$('prog-finals-sl1').value, $('prog-finals-sl2').value] });
   });
   return form;

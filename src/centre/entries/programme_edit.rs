@@ -19,7 +19,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{Entries, Issue, MAX_ENTRIES, Refusal, append, blocks, entry_value, read_tail};
-use crate::centre::programme::{Programme, ProgrammeError};
+use crate::centre::programme::{Programme, ProgrammeError, ROUND_ROBIN_SIZE};
 use crate::wall_clock::{rfc3339, unix_now};
 
 /// The programme made on the page, in the `state_dir`.
@@ -272,6 +272,7 @@ fn fields(part: Part, req: &Map<String, Value>, bad: &mut Vec<Issue>) -> toml::T
         }
         Part::Finals => {
             text("category", &mut t, bad);
+            number("size", &mut t, bad);
             text("round_robin", &mut t, bad);
             if let Some(v) = req.get("step_ladder").filter(|v| !v.is_null())
                 && let Some(list) = names("step_ladder", v, bad)
@@ -420,13 +421,16 @@ impl Entries {
                 let bowled_keys: &[&str] = match part {
                     Part::Block => &["event", "games"],
                     Part::Event => &["kind", "teams"],
-                    Part::Finals => &["round_robin", "step_ladder"],
+                    Part::Finals => &["size", "round_robin", "step_ladder"],
                 };
                 if let Some(why) = lock {
+                    // A finals' size not written is the default.
+                    let size = toml::Value::from(ROUND_ROBIN_SIZE as i64);
+                    let was = |k: &str| old.get(k).or((k == "size").then_some(&size));
                     let moved: Vec<&str> = bowled_keys
                         .iter()
                         .copied()
-                        .filter(|k| new.contains_key(*k) && new.get(*k) != old.get(*k))
+                        .filter(|k| new.contains_key(*k) && new.get(*k) != was(k))
                         .collect();
                     if !moved.is_empty() {
                         let m = format!("{why}: its {} cannot change", moved.join(" and "));

@@ -231,3 +231,51 @@ fn a_files_teams_and_finals_are_checked_against_the_centres_entries_not_its_own(
     assert_eq!(p.event("doubles").unwrap().teams.len(), 2);
     assert_eq!(p.entries.len(), 4);
 }
+
+#[test]
+fn the_finals_size_is_set_on_the_page_and_kept_once_their_round_robin_is_bowled() {
+    let (path, state) = bare("size");
+    let mut e = Entries::load(&path, &state).unwrap();
+    add_entries(&mut e, &FOUR);
+    change(
+        &mut e,
+        Part::Event,
+        json!({"op": "add", "id": "singles", "kind": "singles"}),
+    )
+    .unwrap();
+    for (id, games) in [("RR", 3), ("SL1", 1), ("SL2", 1)] {
+        let b = json!({"op": "add", "id": id, "event": "singles", "games": games, "day": 2});
+        change(&mut e, Part::Block, b).unwrap();
+    }
+    // Finals of a category with no bowler yet wait for it.
+    let finals = |size: i64| json!({"op": "add", "category": "B2", "size": size, "round_robin": "RR", "step_ladder": ["SL1", "SL2"]});
+    change(&mut e, Part::Finals, finals(8)).unwrap();
+    change(
+        &mut e,
+        Part::Finals,
+        json!({"op": "delete", "category": "B2"}),
+    )
+    .unwrap();
+    let mut b1 = finals(3);
+    b1["category"] = "B1".into();
+    change(&mut e, Part::Finals, b1).unwrap();
+    let p = e.programme();
+    assert_eq!(p.finals[0].size, 3);
+    assert_eq!(p.block("RR").unwrap().games, 3, "three finalists: 3 rounds");
+    let locked = BTreeMap::from([("RR".to_owned(), "block \"RR\" has games bowled".to_owned())]);
+    let edit = |e: &mut Entries, size: i64| {
+        let v = json!({"op": "edit", "category": "B1", "size": size, "round_robin": "RR", "step_ladder": ["SL1", "SL2"]});
+        e.change_programme(
+            Change {
+                part: Part::Finals,
+                request: &v,
+            },
+            &locked,
+            "x",
+        )
+    };
+    let r = edit(&mut e, 4).unwrap_err();
+    assert_eq!(r.status, 409);
+    assert!(r.text().contains("its size cannot change"), "{}", r.text());
+    edit(&mut e, 3).unwrap();
+}
