@@ -23,7 +23,7 @@ pub use fields::{entry_from, entry_value, latin};
 pub use guard::{Bowled, Who};
 
 use std::collections::{BTreeSet, VecDeque};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -483,21 +483,8 @@ impl Entries {
         record: &Value,
         renames: &[rename::Rename],
     ) -> Result<(), Refusal> {
-        let disk = |e: std::io::Error| Refusal::new(500, format!("not saved: {e}"));
-        let old = std::fs::read(&self.file).ok();
         let text = file_text(programme, renames).map_err(|e| Refusal::new(500, e))?;
-        crate::atomic::atomic_write(&self.file, text.as_bytes(), None).map_err(disk)?;
-        if let Err(e) = append(&self.log, record) {
-            let back = match &old {
-                Some(bytes) => crate::atomic::atomic_write(&self.file, bytes, None),
-                None => std::fs::remove_file(&self.file),
-            };
-            if let Err(b) = back {
-                tracing::error!("the entries changed but their record did not: {b}");
-            }
-            return Err(disk(e));
-        }
-        Ok(())
+        crate::centre::kept::save(&self.file, text.as_bytes(), &self.log, record).map_err(disk)
     }
 }
 
@@ -532,19 +519,9 @@ fn entries_text(
     Ok(format!("{head}\n\n{body}"))
 }
 
-/// Appends one line to the record, synced.
-fn append(path: &Path, record: &Value) -> std::io::Result<()> {
-    let new = !path.exists();
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    f.write_all(format!("{record}\n").as_bytes())?;
-    f.sync_data()?;
-    if new && let Some(dir) = path.parent() {
-        crate::atomic::sync_dir(dir)?;
-    }
-    Ok(())
+/// A change not written to the disk: refused, nothing of it kept.
+fn disk(e: std::io::Error) -> Refusal {
+    Refusal::new(500, format!("not saved: {e}"))
 }
 
 /// The last [`SHOWN_CHANGES`] records, from at most the file's last

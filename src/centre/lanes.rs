@@ -133,32 +133,10 @@ impl Kept {
             removed: self.removed.clone(),
         };
         let text = toml::to_string(&file).map_err(|e| format!("not saved: {e}"))?;
-        let old = std::fs::read(&path).ok();
-        std::fs::create_dir_all(dir).map_err(|e| format!("not saved: {e}"))?;
-        crate::atomic::atomic_write(&path, text.as_bytes(), None)
-            .map_err(|e| format!("not saved: {e}"))?;
-        if let Err(e) = append(&dir.join(CHANGES), record) {
-            let back = match &old {
-                Some(bytes) => crate::atomic::atomic_write(&path, bytes, None),
-                None => std::fs::remove_file(&path),
-            };
-            if let Err(b) = back {
-                tracing::error!("the lanes changed but their record did not: {b}");
-            }
-            return Err(format!("not saved: {e}"));
-        }
-        Ok(())
+        std::fs::create_dir_all(dir)
+            .and_then(|()| super::kept::save(&path, text.as_bytes(), &dir.join(CHANGES), record))
+            .map_err(|e| format!("not saved: {e}"))
     }
-}
-
-fn append(path: &Path, record: &serde_json::Value) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    f.write_all(format!("{record}\n").as_bytes())?;
-    f.sync_data()
 }
 
 #[cfg(test)]

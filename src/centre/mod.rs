@@ -6,6 +6,7 @@
 //! - `config`: its config file; `broker`: the embedded MQTT broker;
 //! - `link`: its MQTT client; `mirror`: the journals on its disk;
 //!   `feed`: one replay per journal; `book`: what it knows of each lane;
+//! - `kept`: what its page changes, kept in its `state_dir` with a record;
 //! - `commands`: lineups and holds sent to the lanes, and their answers;
 //! - `api`: its HTTP routes and page;
 //! - [`programme`]: the chief judge's programme (entries, events, blocks
@@ -21,6 +22,7 @@ pub mod commands;
 pub mod config;
 pub mod entries;
 pub mod feed;
+pub mod kept;
 pub mod lanes;
 pub mod link;
 pub mod mirror;

@@ -9,7 +9,6 @@
 //! lane draw") are recorded in `draws.jsonl` beside it, with the seed, so
 //! the draw can be made again.
 
-use std::io::Write as _;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -110,11 +109,7 @@ fn append(state_dir: Option<&Path>, file: &str, line: &Value) -> Result<(), Refu
         return Ok(());
     };
     let path = dir.join(file);
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| writeln!(f, "{line}"))
+    crate::centre::kept::append(&path, line)
         .map_err(|e| Refusal::new(500, format!("cannot record in {}: {e}", path.display())))
 }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Entries, Refusal, append};
+use super::{Entries, Refusal, disk};
 use crate::centre::programme::{Programme, ProgrammeError};
 use crate::wall_clock::{rfc3339, unix_now};
 
@@ -286,21 +286,14 @@ impl Entries {
              # written by `lanecall centre` at each change (docs/programme.md). A block\n\
              # named here takes its lanes from here, not from the programme file.\n\n{body}"
         );
-        let disk = |e: std::io::Error| Refusal::new(500, format!("not saved: {e}"));
-        let path = dir.join(FILE);
-        let old = std::fs::read(&path).ok();
-        crate::atomic::atomic_write(&path, text.as_bytes(), None).map_err(disk)?;
         record["at"] = rfc3339(unix_now()).into();
-        if let Err(e) = append(&dir.join(CHANGES), &record) {
-            let back = match &old {
-                Some(bytes) => crate::atomic::atomic_write(&path, bytes, None),
-                None => std::fs::remove_file(&path),
-            };
-            if let Err(b) = back {
-                tracing::error!("the blocks changed but their record did not: {b}");
-            }
-            return Err(disk(e));
-        }
+        crate::centre::kept::save(
+            &dir.join(FILE),
+            text.as_bytes(),
+            &dir.join(CHANGES),
+            &record,
+        )
+        .map_err(disk)?;
         let mut programme = (*self.programme).clone();
         overlay(&mut programme, &set);
         self.programme = Arc::new(programme);

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::{Entries, Issue, MAX_ENTRIES, Refusal, append, blocks, entry_value, read_tail};
+use super::{Entries, Issue, MAX_ENTRIES, Refusal, blocks, disk, entry_value, read_tail};
 use crate::centre::programme::{Programme, ProgrammeError, ROUND_ROBIN_SIZE};
 use crate::wall_clock::{rfc3339, unix_now};
 
@@ -480,7 +480,6 @@ impl Entries {
     /// entries), then records the change; if the record cannot be
     /// written, the old file is put back.
     fn save_programme(&self, text: &str, record: &Value) -> Result<(), Refusal> {
-        let disk = |e: std::io::Error| Refusal::new(500, format!("not saved: {e}"));
         let path = self.state_dir.join(FILE);
         let mut table = table_of(text, &path).map_err(|e| Refusal::new(500, e.to_string()))?;
         table.remove("entry");
@@ -490,19 +489,8 @@ impl Entries {
              # from its page (docs/programme.md). Its events, blocks and finals are\n\
              # read in place of the programme file's; the entries are the centre's.\n\n{body}"
         );
-        let old = std::fs::read(&path).ok();
-        crate::atomic::atomic_write(&path, out.as_bytes(), None).map_err(disk)?;
-        if let Err(e) = append(&self.state_dir.join(CHANGES), record) {
-            let back = match &old {
-                Some(bytes) => crate::atomic::atomic_write(&path, bytes, None),
-                None => std::fs::remove_file(&path),
-            };
-            if let Err(b) = back {
-                tracing::error!("the programme changed but its record did not: {b}");
-            }
-            return Err(disk(e));
-        }
-        Ok(())
+        crate::centre::kept::save(&path, out.as_bytes(), &self.state_dir.join(CHANGES), record)
+            .map_err(disk)
     }
 }
 
