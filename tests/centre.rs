@@ -63,6 +63,19 @@ fn centre_config(dir: &Path, web: u16, mqtt: u16, broker: Option<&str>, logins: 
     path
 }
 
+/// A centre with its embedded broker, the lanes' logins and `programme`
+/// as its programme file, started and connected.
+fn centre_with_programme(dir: &Path, web: u16, mqtt: u16, programme: &str) -> Centre {
+    let config = centre_config(dir, web, mqtt, None, true);
+    let path = dir.join("programme.toml");
+    std::fs::write(&path, programme).unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("programme = {path:?}\n{text}")).unwrap();
+    let mut centre = Centre::start(&config, web);
+    centre.wait_connected();
+    centre
+}
+
 /// How a test's MQTT client logs in.
 #[derive(Clone, Copy)]
 enum Login<'a> {
@@ -744,15 +757,9 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
     }
     let dir = temp_dir("browser");
     let (web, mqtt) = (free_port(), free_port());
-    let config = centre_config(&dir, web, mqtt, None, true);
     // The programme: block S1 puts the four bowlers of the journal lane 7
     // publishes on lane 7, in its order.
-    let programme = dir.join("programme.toml");
-    std::fs::write(&programme, BROWSER_PROGRAMME).unwrap();
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("programme = {programme:?}\n{text}")).unwrap();
-    let mut centre = Centre::start(&config, web);
-    centre.wait_connected();
+    let mut centre = centre_with_programme(&dir, web, mqtt, BROWSER_PROGRAMME);
     let mut lane = TestLane::connect(7, mqtt, Login::Own);
     lane.wait_connected();
     lane.status("online");
@@ -841,13 +848,7 @@ fn the_centre_page_shows_the_lanes_and_a_push_in_a_real_browser() {
 fn a_programme_blocks_push_carries_its_id_and_games() {
     let dir = temp_dir("push-plan");
     let (web, mqtt) = (free_port(), free_port());
-    let config = centre_config(&dir, web, mqtt, None, true);
-    let programme = dir.join("programme.toml");
-    std::fs::write(&programme, BROWSER_PROGRAMME).unwrap();
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("programme = {programme:?}\n{text}")).unwrap();
-    let mut centre = Centre::start(&config, web);
-    centre.wait_connected();
+    let mut centre = centre_with_programme(&dir, web, mqtt, BROWSER_PROGRAMME);
     let l7 = TestLane::connect(7, mqtt, Login::Own);
     l7.wait_connected();
     l7.status("online");
@@ -1167,13 +1168,7 @@ fn wait_standings(web: u16, what: &str, want: &Games) {
 fn a_journal_sent_again_under_any_other_name_counts_once() {
     let dir = temp_dir("copies");
     let (web, mqtt) = (free_port(), free_port());
-    let config = centre_config(&dir, web, mqtt, None, true);
-    let programme = dir.join("programme.toml");
-    std::fs::write(&programme, THREE_BLOCKS).unwrap();
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("programme = {programme:?}\n{text}")).unwrap();
-    let mut centre = Centre::start(&config, web);
-    centre.wait_connected();
+    let mut centre = centre_with_programme(&dir, web, mqtt, THREE_BLOCKS);
     let s1 = log("four_bowlers.jsonl", 1, 1);
     let lines: Vec<&str> = s1.lines().collect();
     let len = lines.len() as u64;
