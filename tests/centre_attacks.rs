@@ -336,6 +336,9 @@ fn attacks_through_the_embedded_broker_change_nothing() {
 
 #[test]
 fn attacks_through_mosquitto_with_the_centres_acl_change_nothing() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("mosquitto");
     let broker = secure_mosquitto(&dir);
     attacks(&dir, Via::MosquittoLogins(broker.port));
@@ -493,6 +496,9 @@ fn another_login_with_the_centres_or_lane_1s_client_id_is_refused_by_the_embedde
 
 #[test]
 fn another_login_with_the_centres_or_lane_1s_client_id_takes_nothing_on_mosquitto() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("takeover-mosquitto");
     let mut broker = secure_mosquitto(&dir);
     // The read-only login, as docs/centre.md adds one.
@@ -565,6 +571,9 @@ fn a_second_lane_2_on_the_embedded_broker_raises_the_alarm_and_is_never_spliced(
 
 #[test]
 fn a_second_lane_2_on_mosquitto_raises_the_alarm_and_is_never_spliced() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("dup-mosquitto");
     let broker = secure_mosquitto(&dir);
     a_second_lane_2(&dir, Via::MosquittoLogins(broker.port));
@@ -615,6 +624,9 @@ fn a_connect_flood_keeps_no_lane_out() {
 /// mirrored.
 #[test]
 fn a_flood_of_lane_numbers_and_big_payloads_keeps_the_centre_small() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("numbers");
     let broker = support::mosquitto::Broker::start(&dir, "");
     let (state, web) = (dir.join("state"), free_port());

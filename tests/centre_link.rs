@@ -197,6 +197,9 @@ fn file_name(p: &Path) -> String {
 
 #[test]
 fn journal_lines_state_and_status_reach_the_centre() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("lines");
     let broker = Broker::start(&dir, "");
     let centre = Centre::connect(&broker, "centre-lines", None, &["lanecall/t/lane/3/#"]);
@@ -272,6 +275,9 @@ fn journal_lines_state_and_status_reach_the_centre() {
 /// certificate.
 #[test]
 fn over_tls_the_lane_publishes_its_journal() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("tls");
     let tls = support::tls::TlsFiles::new(&dir, "site");
     let broker = Broker::start(&dir, &tls.mosquitto_lines());
@@ -324,6 +330,9 @@ fn over_tls_the_lane_publishes_its_journal() {
 
 #[test]
 fn a_clean_stop_says_offline_itself() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("stop");
     let broker = Broker::start(&dir, "");
     let centre = Centre::connect(&broker, "centre-stop", None, &["lanecall/t/lane/5/status"]);
@@ -355,6 +364,9 @@ fn a_clean_stop_says_offline_itself() {
 
 #[test]
 fn a_broker_killed_and_restarted_mid_block_loses_no_line() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("restart");
     let mut broker = Broker::start(&dir, "");
     let centre = Centre::connect(&broker, "centre-restart", None, &["lanecall/t/lane/4/#"]);
@@ -396,6 +408,9 @@ fn a_broker_killed_and_restarted_mid_block_loses_no_line() {
 
 #[test]
 fn the_next_blocks_journal_started_while_the_broker_is_away_loses_no_line() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("block");
     let mut broker = Broker::start(&dir, "");
     let centre = Centre::connect(&broker, "centre-block", None, &["lanecall/t/lane/4/#"]);
@@ -436,6 +451,9 @@ fn the_next_blocks_journal_started_while_the_broker_is_away_loses_no_line() {
 
 #[test]
 fn a_centre_started_late_mirrors_the_lanes_journals_of_the_day_byte_for_byte() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("late");
     let broker = Broker::start(&dir, "");
     // The lane bowls with a broker and no centre: its lines reach nobody.
@@ -505,6 +523,9 @@ fn rebuild_len(centre: &Centre, file: &str) -> usize {
 
 #[test]
 fn commands_are_journaled_by_the_centre_and_answered() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("commands");
     let broker = Broker::start(&dir, "");
     let centre = Centre::connect(
@@ -627,6 +648,9 @@ fn commands_are_journaled_by_the_centre_and_answered() {
 /// is never bowled into a second game.
 #[test]
 fn a_pushed_lineup_starts_the_centres_block_with_its_games_only() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("block-plan");
     let broker = Broker::start(&dir, "");
     let centre = Centre::connect(&broker, "centre-plan", None, &["lanecall/t/lane/+/reply"]);
@@ -693,6 +717,9 @@ fn a_pushed_lineup_starts_the_centres_block_with_its_games_only() {
 
 #[test]
 fn a_client_without_the_right_credentials_cannot_command_the_lane() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("acl");
     let passwords = dir.join("passwords");
     for (i, (user, pass)) in [
@@ -794,6 +821,9 @@ fn a_client_without_the_right_credentials_cannot_command_the_lane() {
 
 #[test]
 fn a_neighbours_delivering_is_journaled() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("neighbour");
     let mut broker = Broker::start(&dir, "");
     let centre = Centre::connect(
@@ -876,6 +906,9 @@ fn connections(pid: u32, http: u16) -> Vec<String> {
 
 #[test]
 fn a_lane_without_centre_makes_no_connection() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("none");
     let broker = Broker::start(&dir, "");
     let with = Lane::start(&dir.join("with"), 11, Some(centre_keys(&broker, "")));
@@ -911,6 +944,9 @@ fn cmd_ids(lane: &Lane) -> Vec<String> {
 
 #[test]
 fn a_command_id_runs_once_even_across_a_restart_and_a_retained_command_never() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("once");
     let broker = Broker::start(&dir, "");
     let centre = Centre::connect(
@@ -974,6 +1010,9 @@ fn a_command_id_runs_once_even_across_a_restart_and_a_retained_command_never() {
 
 #[test]
 fn a_neighbours_delivering_not_refreshed_expires() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     let dir = temp("expire");
     let broker = Broker::start(&dir, "");
     let centre = Centre::connect(
@@ -1011,6 +1050,9 @@ fn a_neighbours_delivering_not_refreshed_expires() {
 
 #[test]
 fn a_delivering_lane_publishes_its_state_again_while_it_delivers() {
+    if !support::mosquitto_tools() {
+        return;
+    }
     use lanecall::centre_link::{CentreLink, LaneSide};
     use lanecall::ports::LaneSnapshot;
 

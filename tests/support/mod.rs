@@ -14,7 +14,7 @@ pub mod tls;
 pub mod wait;
 
 #[allow(unused_imports)]
-pub use needs::{browser_tools, require, require_tool};
+pub use needs::{browser_tools, mosquitto_tools, require, require_tool};
 #[allow(unused_imports)]
 pub use wait::{
     Gate, browser_command, eventually, eventually_async, eventually_within, run_browser,

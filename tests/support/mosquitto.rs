@@ -31,7 +31,7 @@ impl Broker {
             ("true", "")
         };
         let Some(program) = super::require_tool("mosquitto", "mosquitto") else {
-            panic!("a broker test cannot skip: it needs `mosquitto`");
+            panic!("a broker test skips before it starts one (support::mosquitto_tools)");
         };
         // Started as root, Mosquitto would drop to its own user, which may
         // not write the test's folder: it stays the test's user.

@@ -103,6 +103,13 @@ fn find_tool(tool: &str) -> Option<PathBuf> {
         })
 }
 
+/// Whether a test with a real Mosquitto can run: `mosquitto` and
+/// `mosquitto_passwd` (see [`require`] for when one is missing).
+pub fn mosquitto_tools() -> bool {
+    require_tool("mosquitto", "mosquitto").is_some()
+        && require_tool("mosquitto_passwd", "mosquitto").is_some()
+}
+
 /// Whether a browser test can run: node and Chromium, and
 /// tests/browser's JavaScript ([`browser_modules`]); see [`require`] for
 /// when one is missing.
