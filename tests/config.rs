@@ -1483,3 +1483,17 @@ fn the_header_uart_is_named_for_each_pi() {
     assert_eq!(zero.path, "/dev/serial0");
     assert!(header_uart("QEMU Virtual Machine").is_none());
 }
+
+/// A file that says nothing of sessions and lockouts, and the centre's
+/// page (which has no `[web]` keys for them), get the same defaults.
+#[test]
+fn the_lanes_web_defaults_are_the_centres() {
+    use lanecall::web::AuthSettings;
+    let lane = AuthSettings::from_config(&parse(&minimal()).unwrap());
+    let centre = AuthSettings::with_pin_hash(HASH);
+    assert_eq!(
+        (lane.session, lane.idle, lane.lockout),
+        (centre.session, centre.idle, centre.lockout)
+    );
+    assert_eq!(lane.session, std::time::Duration::from_secs(12 * 3600));
+}

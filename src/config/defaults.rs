@@ -39,14 +39,14 @@ pub(super) const DEFAULT_EXTRAS: bool = false;
 
 // [web]
 pub(super) const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
-pub(super) const DEFAULT_SESSION_HOURS: u64 = 12;
+pub(crate) const DEFAULT_SESSION_HOURS: u64 = 12;
 pub(super) const DEFAULT_MAX_CONNECTIONS: usize = 256;
 /// Lowered to half of `max_connections` when that is smaller.
 pub(super) const DEFAULT_MAX_LIVE_VIEWS: usize = 64;
-pub(super) const DEFAULT_SESSION_IDLE_S: u64 = 2 * 3600;
-pub(super) const DEFAULT_LOCKOUT_AFTER: u32 = 5;
-pub(super) const DEFAULT_LOCKOUT_BASE_S: u64 = 60;
-pub(super) const DEFAULT_LOCKOUT_MAX_S: u64 = 3600;
+pub(crate) const DEFAULT_SESSION_IDLE_S: u64 = 2 * 3600;
+pub(crate) const DEFAULT_LOCKOUT_AFTER: u32 = 5;
+pub(crate) const DEFAULT_LOCKOUT_BASE_S: u64 = 60;
+pub(crate) const DEFAULT_LOCKOUT_MAX_S: u64 = 3600;
 
 // [rules]
 pub(super) const DEFAULT_FOUL_MODE: &str = "score";

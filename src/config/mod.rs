@@ -43,6 +43,11 @@
 
 mod check;
 mod defaults;
+/// The `[web]` defaults the lane's panel and the centre's page share.
+pub(crate) use defaults::{
+    DEFAULT_LOCKOUT_AFTER, DEFAULT_LOCKOUT_BASE_S, DEFAULT_LOCKOUT_MAX_S, DEFAULT_SESSION_HOURS,
+    DEFAULT_SESSION_IDLE_S,
+};
 pub(crate) mod keys;
 mod listen;
 mod load;

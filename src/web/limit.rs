@@ -148,12 +148,14 @@ pub struct Lockout {
     pub max: Duration,
 }
 
+/// The config's `[web]` lockout defaults.
 impl Default for Lockout {
     fn default() -> Lockout {
+        use crate::config::{DEFAULT_LOCKOUT_AFTER, DEFAULT_LOCKOUT_BASE_S, DEFAULT_LOCKOUT_MAX_S};
         Lockout {
-            after: 5,
-            base: Duration::from_secs(60),
-            max: Duration::from_secs(3600),
+            after: DEFAULT_LOCKOUT_AFTER,
+            base: Duration::from_secs(DEFAULT_LOCKOUT_BASE_S),
+            max: Duration::from_secs(DEFAULT_LOCKOUT_MAX_S),
         }
     }
 }

@@ -110,9 +110,6 @@ pub const LANE_REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The longest session: a cookie must not outlive a tournament weekend.
 pub const MAX_SESSION: Duration = Duration::from_secs(7 * 24 * 3600);
 
-/// The idle time a session has when none is configured.
-pub const DEFAULT_IDLE: Duration = Duration::from_secs(2 * 3600);
-
 /// The most named judges: each login computes every judge's hash, so each
 /// one adds a check's time to every login.
 pub const MAX_JUDGES: usize = 8;
@@ -173,13 +170,15 @@ pub struct AuthSettings {
 }
 
 impl AuthSettings {
-    /// One shared PIN, the default lengths and lockout, nothing on disk.
+    /// One shared PIN, the default lengths and lockout (the config's
+    /// `[web]` defaults), nothing on disk.
     pub fn with_pin_hash(hash: impl Into<String>) -> AuthSettings {
+        use crate::config::{DEFAULT_SESSION_HOURS, DEFAULT_SESSION_IDLE_S};
         AuthSettings {
             judge_pin_hash: Some(hash.into()),
             judges: Vec::new(),
-            session: Duration::from_secs(12 * 3600),
-            idle: DEFAULT_IDLE,
+            session: Duration::from_secs(DEFAULT_SESSION_HOURS * 3600),
+            idle: Duration::from_secs(DEFAULT_SESSION_IDLE_S),
             lockout: Lockout::default(),
             state_dir: None,
             secure: false,
