@@ -288,14 +288,42 @@ const FIELDS: &[(&str, &str)] = &[
 /// The longest message said in Russian: anything longer stays English.
 const MAX_SAID: usize = 4096;
 
+/// The most places the parts of one answer's messages are tried at (each
+/// a step of [`fit`]) before the rest is left in English: some hundred
+/// milliseconds at most, whatever text a lane's answers carry. A real
+/// message takes a few thousand; the longest list said (70 bowlers' missing
+/// games, 3.9 KB) some 12 million.
+const STEPS: u32 = 20_000_000;
+
+thread_local! {
+    /// The steps left to the message being said.
+    static LEFT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Takes one step of the message's budget; `false` once it is spent.
+fn step() -> bool {
+    LEFT.with(|left| {
+        let n = left.get();
+        left.set(n.saturating_sub(1));
+        n > 0
+    })
+}
+
 /// `text` in Russian, line by line; `None` when a line is not in the
-/// catalogue.
+/// catalogue, or the message is too long or too costly to match.
 pub fn russian(text: &str) -> Option<String> {
+    LEFT.with(|left| left.set(STEPS));
+    said(text)
+}
+
+/// [`russian`] within the steps left to the answer being said.
+fn said(text: &str) -> Option<String> {
     if text.len() > MAX_SAID {
         return None;
     }
     let lines: Option<Vec<String>> = text.lines().map(|l| line(l, 0)).collect();
-    lines.map(|l| l.join("\n"))
+    let spent = LEFT.with(|left| left.get()) == 0;
+    lines.filter(|_| !spent).map(|l| l.join("\n"))
 }
 
 /// One message in Russian: the catalogue's template that matches it with
@@ -467,6 +495,9 @@ fn fit<'t>(
         .map(|(i, _)| i)
         .chain(std::iter::once(after.len()));
     for end in starts {
+        if !step() {
+            return false;
+        }
         let rest = &after[end..];
         if !rest.starts_with(next_lit) {
             continue;
@@ -538,12 +569,17 @@ pub async fn layer(req: Request<Body>, next: Next) -> Response {
 /// problems says its `error_ru` from them: each problem's place and its
 /// message, then how many more there are.
 pub fn add_russian(v: &mut Value) {
+    LEFT.with(|left| left.set(STEPS));
+    add(v);
+}
+
+fn add(v: &mut Value) {
     match v {
-        Value::Array(list) => list.iter_mut().for_each(add_russian),
+        Value::Array(list) => list.iter_mut().for_each(add),
         Value::Object(o) => {
             if let Some(Value::Array(problems)) = o.get_mut("problems") {
                 for p in problems.iter_mut() {
-                    if let Some(ru) = p.get("message").and_then(Value::as_str).and_then(russian) {
+                    if let Some(ru) = p.get("message").and_then(Value::as_str).and_then(said) {
                         p["message_ru"] = Value::from(ru);
                     }
                 }
@@ -551,7 +587,7 @@ pub fn add_russian(v: &mut Value) {
             let from_problems = problems_russian(o);
             let error_ru = match o.get("error").and_then(Value::as_str) {
                 Some(_) if from_problems.is_some() => from_problems,
-                Some(e) => russian(e),
+                Some(e) => said(e),
                 None => None,
             };
             if let Some(ru) = error_ru {
@@ -564,7 +600,7 @@ pub fn add_russian(v: &mut Value) {
             }
             for (k, child) in o.iter_mut() {
                 if k != "problems" {
-                    add_russian(child);
+                    add(child);
                 }
             }
         }
@@ -580,7 +616,7 @@ fn lines_russian(o: &serde_json::Map<String, Value>, key: &str) -> Option<Value>
     let lines = o.get(key)?.as_array()?;
     let said = lines.iter().map(|l| {
         let en = l.as_str()?;
-        Some(Value::from(russian(en).unwrap_or_else(|| en.to_owned())))
+        Some(Value::from(said(en).unwrap_or_else(|| en.to_owned())))
     });
     said.collect::<Option<Vec<Value>>>().map(Value::Array)
 }
@@ -625,7 +661,7 @@ fn problems_russian(o: &serde_json::Map<String, Value>) -> Option<String> {
         .and_then(Value::as_u64)
         .filter(|m| *m > 0)
     {
-        lines.push(russian(&format!(
+        lines.push(said(&format!(
             "… and {more} more problems, not listed: mend these and import again"
         ))?);
     }

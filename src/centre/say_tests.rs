@@ -295,3 +295,41 @@ fn the_lines_to_confirm_are_said() {
         serde_json::json!(["Yulia Frolova: гандикап 0 → 5", "something nobody said"])
     );
 }
+
+/// The list of every bowler's missing games for 70 bowlers.
+fn missing_games(n: usize) -> String {
+    let names: Vec<String> = (0..n)
+        .map(|k| format!("\"Bowler Number{k} Longname\" has bowled 1 of 3 game(s)"))
+        .collect();
+    format!(
+        "the preliminaries of finals block RR-B1 are not complete: {}. The chief judge may \
+         confirm it early with \"early\": true and a \"reason\"",
+        names.join("; ")
+    )
+}
+
+#[test]
+fn the_work_to_say_an_answer_is_bounded_and_a_long_real_list_fits_in_it() {
+    // The longest list said: 70 bowlers, 3.9 KB, in Russian whole.
+    let said = russian(&missing_games(70)).expect("the list said");
+    assert!(said.starts_with("предварительные игры финального блока RR-B1 не закончены: «Bowler Number0 Longname»: сыграно игр 1 из 3; "), "{said}");
+    // Lanes' answers made to cost (parts that could end at every other
+    // character): one answer's messages share one budget, and those past
+    // it stay English.
+    let costly = "\"x\": \"y\"[1].z: ".repeat(256);
+    let mut answer = serde_json::json!({ "lanes": (0..64).map(|n| serde_json::json!({
+        "lane": n, "error": costly.clone() })).collect::<Vec<_>>() });
+    add_russian(&mut answer);
+    let said = answer["lanes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l.get("error_ru").is_some())
+        .count();
+    assert!(said < 64, "all 64 said: the work was not bounded");
+    assert_eq!(
+        LEFT.with(|l| l.get()),
+        0,
+        "the answer's budget spent, no more"
+    );
+}
