@@ -500,28 +500,6 @@ fn a_mebibyte_of_bad_rows_answers_the_first_hundred_problems_and_how_many_more()
     assert_eq!(c.get("/api/entries")["entries"], before["entries"]);
 }
 
-/// slow_bowling_hold.jsonl (its first bowler bowls 173) as lane `lane`'s
-/// journal `seq`, its two bowlers `first` and `second`, sealed as the lane
-/// writes it.
-fn bowled_journal(lane: u32, seq: u64, first: &str, second: &str) -> String {
-    use lanecall::journal::{Header, parse_event};
-    let text = std::fs::read_to_string("tests/logs/slow_bowling_hold.jsonl")
-        .unwrap()
-        .replace("Dmitri Orlov", first)
-        .replace("Yulia Petrova", second);
-    let mut lines = text.lines();
-    let header = Header::parse(lines.next().unwrap()).unwrap();
-    let header = Header {
-        lane,
-        ..header.with_seq(seq)
-    };
-    let events: Vec<lanecall::lane::Stamped<lanecall::lane::Event>> = lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| parse_event(l).unwrap())
-        .collect();
-    support::journal_of(&header, &events)
-}
-
 /// A centre with the example programme whose mirror holds block S1 bowled
 /// on lanes 1 to 3 and the B1 round robin (RR-B1, its lane set on the
 /// page: lane 7, Anna Kuznetsova and Olga Smirnova) started, and lane 3's
@@ -544,7 +522,7 @@ fn bowled_centre(dir: &Path) -> (Centre, PathBuf) {
             "lane{lane}-2026112{}T100000Z-{seq:06}.jsonl",
             7 + seq
         ));
-        std::fs::write(file, bowled_journal(lane, seq, first, second)).unwrap();
+        std::fs::write(file, support::bowled_journal(lane, seq, first, second)).unwrap();
     }
     std::fs::write(
         state.join("blocks.toml"),

@@ -9,12 +9,10 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use lanecall::journal::{Header, parse_event};
-use lanecall::lane::{Event, Stamped};
 use rumqttc::{Client, MqttOptions, QoS};
 use serde_json::json;
 use support::centre::Centre;
-use support::{eventually, free_port, journal_of};
+use support::{eventually, free_port};
 
 const PIN: &str = "246810";
 
@@ -40,27 +38,6 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// slow_bowling_hold.jsonl as lane `lane`'s journal `seq`, its bowlers
-/// `first` and `second`, sealed as the lane writes it.
-fn journal(lane: u32, seq: u64, first: &str, second: &str) -> String {
-    let path = root().join("tests/logs/slow_bowling_hold.jsonl");
-    let text = std::fs::read_to_string(path)
-        .unwrap()
-        .replace("Dmitri Orlov", first)
-        .replace("Yulia Petrova", second);
-    let mut lines = text.lines();
-    let header = Header::parse(lines.next().unwrap()).unwrap();
-    let header = Header {
-        lane,
-        ..header.with_seq(seq)
-    };
-    let events: Vec<Stamped<Event>> = lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| parse_event(l).unwrap())
-        .collect();
-    journal_of(&header, &events)
-}
-
 /// A centre with the example programme whose mirror already holds
 /// [`JOURNALS`], and lanes 1 to [`LANES`] (empty folders for those with no
 /// journal: each is a lane the centre knows). Its MQTT port with it.
@@ -72,7 +49,7 @@ fn centre(dir: &Path) -> (Centre, u16) {
     for (lane, seq, first, second) in JOURNALS {
         let name = format!("lane{lane}-2026112{}T100000Z-{seq:06}.jsonl", 7 + seq);
         let file = state.join("lanes").join(lane.to_string()).join(name);
-        std::fs::write(file, journal(lane, seq, first, second)).unwrap();
+        std::fs::write(file, support::bowled_journal(lane, seq, first, second)).unwrap();
     }
     let (web, mqtt) = (free_port(), free_port());
     let hash = lanecall::web::hash_pin(PIN).unwrap();

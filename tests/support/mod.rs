@@ -79,6 +79,29 @@ pub fn journal_of(header: &Header, events: &[Stamped<Event>]) -> String {
     String::from_utf8(w.into_inner()).expect("a journal is UTF-8")
 }
 
+/// tests/logs/slow_bowling_hold.jsonl (its first bowler bowls 173) as lane
+/// `lane`'s journal `seq`, its two bowlers `first` and `second`, sealed as
+/// the lane writes it.
+pub fn bowled_journal(lane: u32, seq: u64, first: &str, second: &str) -> String {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/logs/slow_bowling_hold.jsonl");
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("Dmitri Orlov", first)
+        .replace("Yulia Petrova", second);
+    let mut lines = text.lines();
+    let header = Header::parse(lines.next().unwrap()).unwrap();
+    let header = Header {
+        lane,
+        ..header.with_seq(seq)
+    };
+    let events: Vec<Stamped<Event>> = lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| lanecall::journal::parse_event(l).unwrap())
+        .collect();
+    journal_of(&header, &events)
+}
+
 /// The journal `tests/logs/<name>` as lane `lane` writes it today (format
 /// 2, sealed) as its journal `seq`: what a centre takes only from that lane.
 pub fn sealed_log(name: &str, lane: u32, seq: u64) -> String {
