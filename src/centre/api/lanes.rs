@@ -15,6 +15,17 @@ use crate::centre::book::{Admit, Book};
 use crate::centre::{MAX_LANE_NUMBER, MAX_LANES};
 
 /// The request's `lane`: `{"lane": 13}`.
+/// The judge and the lane a change names, or the answer refusing them.
+async fn judged_lane(
+    s: &Shared,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(String, u32), Response> {
+    let (by, v) = judged(s, headers, body).await?;
+    let n = lane_of(&v).map_err(|m| error(StatusCode::BAD_REQUEST, m))?;
+    Ok((by, n))
+}
+
 fn lane_of(v: &Value) -> Result<u32, String> {
     let n = v
         .get("lane")
@@ -45,13 +56,9 @@ fn answer(s: &Shared) -> Response {
 /// `POST /api/lanes/add`: `{"lane": 13}`, a lane of the competition from
 /// now on: shown, offered to the blocks, and taken by the centre.
 pub(super) async fn add(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    let (by, v) = match judged(&s, &headers, &body).await {
+    let (by, n) = match judged_lane(&s, &headers, &body).await {
         Ok(x) => x,
         Err(res) => return res,
-    };
-    let n = match lane_of(&v) {
-        Ok(n) => n,
-        Err(m) => return error(StatusCode::BAD_REQUEST, m),
     };
     let lanes = super::blocks::competition_lanes(&s);
     if lanes.contains(&n) {
@@ -84,13 +91,9 @@ pub(super) async fn add(State(s): State<Shared>, headers: HeaderMap, body: Bytes
 /// block has bowlers on it or once it has connected (its card and its
 /// journals stay).
 pub(super) async fn remove(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    let (by, v) = match judged(&s, &headers, &body).await {
+    let (by, n) = match judged_lane(&s, &headers, &body).await {
         Ok(x) => x,
         Err(res) => return res,
-    };
-    let n = match lane_of(&v) {
-        Ok(n) => n,
-        Err(m) => return error(StatusCode::BAD_REQUEST, m),
     };
     if !super::blocks::competition_lanes(&s).contains(&n) {
         let m = format!("lane {n} is not a lane of the competition");
