@@ -369,6 +369,12 @@ impl Entries {
                     // The journals, blocks, teams or roll-offs that name
                     // it keep the old name: it is mapped.
                     if self.used(&name, &bowled.names).is_some() {
+                        if renames.len() >= MAX_ENTRIES {
+                            let m = format!(
+                                "{MAX_ENTRIES} names are corrected already: no more are kept"
+                            );
+                            return Err(Refusal::new(409, m));
+                        }
                         renames.push(rename::Rename {
                             from: name.clone(),
                             to: entry.name.clone(),

@@ -61,7 +61,29 @@ impl Part {
             _ => "id",
         }
     }
+    /// How many the page keeps at most: each change checks and writes the
+    /// whole programme. Finals are at most one a category.
+    fn most(self) -> usize {
+        match self {
+            Part::Event => MAX_EVENTS,
+            Part::Block => MAX_BLOCKS,
+            Part::Finals => 9,
+        }
+    }
+    /// Its name in a refusal, more than one.
+    fn many(self) -> &'static str {
+        match self {
+            Part::Event => "events",
+            Part::Block => "blocks",
+            Part::Finals => "finals",
+        }
+    }
 }
+
+/// Events a programme made on the page has at most.
+pub const MAX_EVENTS: usize = 64;
+/// Blocks a programme made on the page has at most.
+pub const MAX_BLOCKS: usize = 512;
 
 fn syntax(path: &Path, message: impl Into<String>) -> ProgrammeError {
     ProgrammeError::Syntax {
@@ -402,6 +424,14 @@ impl Entries {
             ("add", Some(_)) => {
                 let m = format!("there is already {what}: edit it");
                 return Err(refused(409, vec![field(id_key, m)]));
+            }
+            ("add", None) if list.len() >= part.most() => {
+                let m = format!(
+                    "the programme has {} {}: no more fit",
+                    part.most(),
+                    part.many()
+                );
+                return Err(Refusal::new(400, m));
             }
             ("add", None) => list.push(toml::Value::Table(new.clone())),
             (_, None) => return Err(Refusal::new(404, format!("there is no {what}"))),

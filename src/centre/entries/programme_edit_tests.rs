@@ -279,3 +279,22 @@ fn the_finals_size_is_set_on_the_page_and_kept_once_their_round_robin_is_bowled(
     assert!(r.text().contains("its size cannot change"), "{}", r.text());
     edit(&mut e, 3).unwrap();
 }
+
+#[test]
+fn the_page_keeps_a_bounded_number_of_events() {
+    let (path, state) = bare("bound");
+    let mut e = Entries::load(&path, &state).unwrap();
+    for k in 0..MAX_EVENTS {
+        let v = json!({"op": "add", "id": format!("E{k}"), "kind": "singles"});
+        change(&mut e, Part::Event, v).unwrap();
+    }
+    let v = json!({"op": "add", "id": "one more", "kind": "singles"});
+    let r = change(&mut e, Part::Event, v).unwrap_err();
+    assert_eq!(r.status, 400);
+    assert_eq!(r.text(), "the programme has 64 events: no more fit");
+    assert_eq!(e.programme().events.len(), MAX_EVENTS);
+    assert_eq!(
+        crate::centre::say::russian(&r.text()).as_deref(),
+        Some("видов в программе уже 64: больше нельзя")
+    );
+}
