@@ -508,6 +508,31 @@ fn another_login_with_the_centres_or_lane_1s_client_id_takes_nothing_on_mosquitt
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Each start of the centre opens one connection under its client id,
+/// never two: a second one with the same id kicks the first, which is
+/// what a takeover looks like in the broker's log (and what the test
+/// above looks for). Started and stopped a few times, as its link's
+/// first moments are a race between connecting and its clock.
+#[test]
+fn the_centre_connects_once_per_start() {
+    if !support::mosquitto_tools() {
+        return;
+    }
+    let dir = temp("connects-once");
+    let broker = secure_mosquitto(&dir);
+    let starts = 6;
+    for _ in 0..starts {
+        let (state, web) = (dir.join("state"), free_port());
+        let config = centre_config(&dir, &state, web, Via::MosquittoLogins(broker.port));
+        let mut centre = Centre::start(&config, web);
+        centre.wait_connected();
+        centre.stop();
+    }
+    assert_eq!(broker.times_logged(" as centre ("), starts);
+    assert!(!broker.logged("Client centre already connected"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Two lanes configured as lane 2 kick each other off the broker (one
 /// client id): the centre raises `duplicate_lane` and mirrors each one's
 /// journal in a file of its own, never one spliced into the other.

@@ -102,25 +102,15 @@ pub async fn run(
 ) {
     let site = settings.site.clone();
     let mut backoff = Duration::from_millis(500);
-    let sync = crate::clock_sync::SyncWatch::start(crate::clock_sync::system_source());
-    let publish_time = |client: &AsyncClient| {
-        let payload = time_payload(crate::wall_clock::wall_now(), &sync.now());
-        let _ = client.try_publish(topic::centre_time(&site), QoS::AtLeastOnce, true, payload);
-    };
-    let mut time_due = tokio::time::interval(TIME_EVERY);
-    // Only while connected: a time queued meanwhile would go out late,
-    // and a lane would take a stale date from it.
-    let mut connected = false;
+    // The clock goes out from a task of its own: a tick raced against
+    // `events.poll()` would drop a connection half made, and the next poll
+    // would open a second one with the same client id, which the broker
+    // takes as a takeover of the first.
+    let clock = ClockPublisher::start(client.clone(), site.clone());
     loop {
         let event = tokio::select! {
             _ = stop.changed() => break,
             event = events.poll() => event,
-            _ = time_due.tick() => {
-                if connected {
-                    publish_time(&client);
-                }
-                continue;
-            }
         };
         match event {
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
@@ -129,7 +119,6 @@ pub async fn run(
                     "connected to the MQTT broker"
                 );
                 backoff = Duration::from_millis(500);
-                connected = true;
                 book.lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .broker_error = None;
@@ -146,7 +135,7 @@ pub async fn run(
                     true,
                     "online",
                 );
-                publish_time(&client);
+                clock.connected(true);
             }
             // Connected means subscribed: from here on no lane's message is missed.
             Ok(Event::Incoming(Packet::SubAck(_))) => {
@@ -167,7 +156,7 @@ pub async fn run(
             }
             Ok(_) => {}
             Err(e) => {
-                connected = false;
+                clock.connected(false);
                 if let Some(b) = &settings.backlog {
                     b.subscribed(false);
                 }
@@ -197,6 +186,7 @@ pub async fn run(
             }
         }
     }
+    drop(clock);
     // A clean stop: say so, then leave (the will is not sent).
     let _ = client.try_publish(
         topic::centre_status(&site),
@@ -213,6 +203,54 @@ pub async fn run(
         }
     };
     let _ = tokio::time::timeout(Duration::from_secs(2), flush).await;
+}
+
+/// Publishes the centre's clock every [`TIME_EVERY`] and at once on each
+/// connection, only while connected: a time queued meanwhile would go out
+/// late, and a lane would take a stale date from it. Stops when dropped.
+struct ClockPublisher {
+    connected: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ClockPublisher {
+    fn start(client: AsyncClient, site: String) -> ClockPublisher {
+        let (connected, mut now) = watch::channel(false);
+        let task = tokio::spawn(async move {
+            let sync = crate::clock_sync::SyncWatch::start(crate::clock_sync::system_source());
+            let mut due = tokio::time::interval(TIME_EVERY);
+            loop {
+                tokio::select! {
+                    _ = due.tick() => {}
+                    changed = now.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                    }
+                }
+                if *now.borrow_and_update() {
+                    let payload = time_payload(crate::wall_clock::wall_now(), &sync.now());
+                    let _ = client.try_publish(
+                        topic::centre_time(&site),
+                        QoS::AtLeastOnce,
+                        true,
+                        payload,
+                    );
+                }
+            }
+        });
+        ClockPublisher { connected, task }
+    }
+
+    fn connected(&self, yes: bool) {
+        self.connected.send_replace(yes);
+    }
+}
+
+impl Drop for ClockPublisher {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 async fn handle(

@@ -91,6 +91,11 @@ impl Broker {
         fs::read_to_string(&self.log).is_ok_and(|l| l.contains(text))
     }
 
+    /// How many lines of the broker's log hold `text`.
+    pub fn times_logged(&self, text: &str) -> usize {
+        fs::read_to_string(&self.log).map_or(0, |l| l.lines().filter(|l| l.contains(text)).count())
+    }
+
     /// Waits until client `client` has subscribed to `topic` (the broker
     /// logs each subscription).
     pub fn wait_subscribed(&self, client: &str, topic: &str) {
