@@ -521,13 +521,26 @@ fn the_centre_connects_once_per_start() {
     let dir = temp("connects-once");
     let broker = secure_mosquitto(&dir);
     let starts = 6;
+    let (state, web) = (dir.join("state"), free_port());
+    let config = centre_config(&dir, &state, web, Via::MosquittoLogins(broker.port));
     for _ in 0..starts {
-        let (state, web) = (dir.join("state"), free_port());
-        let config = centre_config(&dir, &state, web, Via::MosquittoLogins(broker.port));
         let mut centre = Centre::start(&config, web);
         centre.wait_connected();
         centre.stop();
     }
+    // Its clock went out on connecting (retained, as a lane reads it).
+    let lane1 = Attacker::connect_as(broker.port, "lane1", Some(("lane1", &lane_secret(1))), true);
+    assert_eq!(lane1.answer(), ConnectReturnCode::Success);
+    let time = format!("lanecall/{SITE}/centre/time");
+    lane1.client.subscribe(&time, QoS::AtLeastOnce).unwrap();
+    until("the centre's clock", || {
+        let got = lane1.got.lock().unwrap();
+        got.iter()
+            .find(|(t, _)| *t == time)
+            .map(|(_, p)| serde_json::from_slice::<serde_json::Value>(p).unwrap())
+            .filter(|v| v["wall"].is_string() && v["synchronised"].is_boolean())
+            .ok_or(format!("{} messages", got.len()))
+    });
     assert_eq!(broker.times_logged(" as centre ("), starts);
     assert!(!broker.logged("Client centre already connected"));
     let _ = std::fs::remove_dir_all(&dir);
