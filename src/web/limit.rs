@@ -41,19 +41,18 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use axum::extract::ConnectInfo;
-use axum::http::{HeaderValue, Request, StatusCode, header};
+use axum::extract::{ConnectInfo, Request};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
 use serde::Serialize;
-use tower_governor::governor::GovernorConfigBuilder;
-use tower_governor::key_extractor::KeyExtractor;
-use tower_governor::{GovernorError, GovernorLayer};
 
 use super::ApiError;
+use super::bucket::KeyedBucket;
 
 /// Login attempts one address may make at once.
 pub const LOGIN_BURST: u32 = 5;
@@ -61,76 +60,65 @@ pub const LOGIN_BURST: u32 = 5;
 /// After the burst, one more attempt per this long.
 pub const LOGIN_PERIOD: Duration = Duration::from_secs(2);
 
-/// Addresses remembered before the ones with a full quota again are
-/// forgotten.
+/// Addresses remembered at most: past it, those with a full quota again
+/// are forgotten, then the one whose quota refills soonest.
 const ADDRESSES_KEPT: usize = 1024;
 
 /// The answer's message when an address is over its quota.
 pub const TOO_MANY: &str = "too many tries: wait a moment";
 
-/// Keys requests by the peer's IP address (IPv4-mapped IPv6 as IPv4), or
-/// `None` when the server did not record one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PeerAddress;
+/// The peer's IP address (IPv4-mapped IPv6 as IPv4), or `None` when the
+/// server did not record one.
+fn peer_address<B>(req: &axum::http::Request<B>) -> Option<IpAddr> {
+    req.extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip().to_canonical())
+}
 
-impl KeyExtractor for PeerAddress {
-    type Key = Option<IpAddr>;
+/// The login rate: one bucket per address.
+type LoginRate = Arc<Mutex<KeyedBucket<Option<IpAddr>>>>;
 
-    fn extract<T>(&self, req: &Request<T>) -> Result<Self::Key, GovernorError> {
-        Ok(req
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|ConnectInfo(addr)| addr.ip().to_canonical()))
+/// The answer to a login over its address's quota: the API's JSON error
+/// shape, `Retry-After` the wait rounded up to whole seconds (and one
+/// more on a whole second, as before).
+fn refused(wait: Duration) -> Response {
+    let mut res = ApiError::new(StatusCode::TOO_MANY_REQUESTS, TOO_MANY).into_response();
+    res.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(wait.as_secs().saturating_add(1)),
+    );
+    res
+}
+
+async fn rate(
+    axum::extract::State(rate): axum::extract::State<LoginRate>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let key = peer_address(&req);
+    let taken = rate
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .try_take(&key, Instant::now());
+    match taken {
+        Ok(()) => next.run(req).await,
+        Err(wait) => refused(wait),
     }
 }
 
-/// The answer to a request the limiter refused: the API's JSON error shape.
-fn refused(error: GovernorError) -> Response {
-    match error {
-        GovernorError::TooManyRequests { wait_time, .. } => {
-            let mut res = ApiError::new(StatusCode::TOO_MANY_REQUESTS, TOO_MANY).into_response();
-            // The limiter rounds the wait down to whole seconds.
-            res.headers_mut().insert(
-                header::RETRY_AFTER,
-                HeaderValue::from(wait_time.saturating_add(1)),
-            );
-            res
-        }
-        GovernorError::UnableToExtractKey => ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "cannot tell who is asking",
-        )
-        .into_response(),
-        GovernorError::Other { code, msg, .. } => {
-            ApiError::new(code, msg.unwrap_or_else(|| "request refused".to_owned())).into_response()
-        }
-    }
-}
-
-/// `route` behind the per-address login limit, and a function that
-/// forgets the addresses that have their full quota again once many are
-/// remembered (call it now and then: it does nothing while there are few).
-pub fn limit_login<S>(route: MethodRouter<S>) -> (MethodRouter<S>, Arc<dyn Fn() + Send + Sync>)
+/// `route` behind the per-address login limit: [`LOGIN_BURST`] tries,
+/// then one per [`LOGIN_PERIOD`], for at most [`ADDRESSES_KEPT`]
+/// addresses.
+pub fn limit_login<S>(route: MethodRouter<S>) -> MethodRouter<S>
 where
     S: Clone + Send + Sync + 'static,
 {
-    let Some(config) = GovernorConfigBuilder::default()
-        .period(LOGIN_PERIOD)
-        .burst_size(LOGIN_BURST)
-        .key_extractor(PeerAddress)
-        .finish()
-    else {
-        // Only a zero burst or period gives no config; both are constants.
-        return (route, Arc::new(|| {}));
-    };
-    let limiter = Arc::clone(config.limiter());
-    let tidy = move || {
-        if limiter.len() > ADDRESSES_KEPT {
-            limiter.retain_recent();
-        }
-    };
-    let layer = GovernorLayer::new(config).error_handler(refused);
-    (route.route_layer(layer), Arc::new(tidy))
+    let state: LoginRate = Arc::new(Mutex::new(KeyedBucket::new(
+        LOGIN_BURST,
+        LOGIN_PERIOD,
+        ADDRESSES_KEPT,
+    )));
+    route.route_layer(middleware::from_fn_with_state(state, rate))
 }
 
 // ----- The lockout ------------------------------------------------------------

@@ -40,7 +40,6 @@ pub(super) async fn login(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    (shared.tidy_logins)();
     require_json(&headers)?;
     let raw = body(raw)?;
     let Login { pin, name } = serde_json::from_slice(&raw).map_err(|e| {

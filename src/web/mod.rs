@@ -60,6 +60,7 @@
 //!   becomes a file name.
 
 pub mod auth;
+mod bucket;
 pub mod events;
 pub mod history;
 pub mod limit;
@@ -232,8 +233,6 @@ struct Shared {
     history: Option<Arc<History>>,
     /// Bounds the journals read at once.
     journal_reads: Arc<Semaphore>,
-    /// Forgets login addresses whose quota is full again.
-    tidy_logins: Arc<dyn Fn() + Send + Sync>,
     /// One permit per live view.
     live_views: Arc<Semaphore>,
 }
@@ -281,7 +280,7 @@ pub fn router(mut state: ApiState) -> Router {
         },
         &digests,
     );
-    let (login_route, tidy_logins) = limit::limit_login(post(login::login));
+    let login_route = limit::limit_login(post(login::login));
     let live_views = state.live_views;
     let shared = Shared {
         history: state.journal_dir.clone().map(|d| Arc::new(History::new(d))),
@@ -290,7 +289,6 @@ pub fn router(mut state: ApiState) -> Router {
         logins: Arc::new(logins),
         sessions,
         journal_reads: Arc::new(Semaphore::new(JOURNAL_READS_AT_ONCE)),
-        tidy_logins,
         live_views: Arc::new(Semaphore::new(live_views)),
     };
     Router::new()
