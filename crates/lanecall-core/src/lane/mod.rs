@@ -145,6 +145,22 @@ pub enum Effect {
     Changed,
 }
 
+/// The lane's timers: each is due at a time the lane keeps (see
+/// [`Lane::deadlines`]) and does one thing then (`Lane::fire`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Deadline {
+    /// The foul beam broken long enough: a person on the line.
+    PersonOnLine,
+    /// A ball in flight with no pin report in time.
+    NoPinReport,
+    /// The slow-bowling limit passed.
+    SlowLimit,
+    /// The foul lamp's time is up.
+    FoulLampOff,
+    /// A foul can no longer be called on the last ball.
+    FoulWindowCloses,
+}
+
 /// The lane.
 #[derive(Clone, Debug)]
 pub struct Lane {
@@ -275,16 +291,50 @@ impl Lane {
 
     /// The earliest time at which [`Lane::tick`] has work to do.
     pub fn poll_deadline(&self) -> Option<Millis> {
+        self.deadlines()
+            .into_iter()
+            .flatten()
+            .map(|(due, _)| due)
+            .min()
+    }
+
+    /// The lane's timers, each with when it is due (`None`: not running),
+    /// in the order [`Lane::tick`] handles two due at the same time. The
+    /// one list both [`Lane::poll_deadline`] and [`Lane::tick`] read.
+    fn deadlines(&self) -> [Option<(Millis, Deadline)>; 5] {
+        let timer = |due: Option<Millis>, what| due.map(|due| (due, what));
         [
-            self.beam.person_due,
-            self.flight.report_due,
-            self.slow_due(),
-            self.lamp_off_due,
-            self.window.and(self.window_due),
+            timer(self.beam.person_due, Deadline::PersonOnLine),
+            timer(self.flight.report_due, Deadline::NoPinReport),
+            timer(self.slow_due(), Deadline::SlowLimit),
+            timer(self.lamp_off_due, Deadline::FoulLampOff),
+            timer(self.window.and(self.window_due), Deadline::FoulWindowCloses),
         ]
-        .into_iter()
-        .flatten()
-        .min()
+    }
+
+    /// What a timer does when it is due at `due`.
+    fn fire(&mut self, due: Millis, what: Deadline, out: &mut Vec<Effect>) {
+        match what {
+            Deadline::PersonOnLine => {
+                self.beam.person_due = None;
+                self.person_on_line(due, out);
+            }
+            Deadline::NoPinReport => {
+                self.flight.report_due = None;
+                self.flight.overdue = true;
+                let bowler = self.up().map(|u| self.entries[u.entry].bowler.name.clone());
+                self.raise(due, bowler, ConductKind::NoPinReport, out);
+            }
+            Deadline::SlowLimit => self.slow_limit_passed(due, out),
+            Deadline::FoulLampOff => {
+                self.lamp_off_due = None;
+                self.output(due, Output::FoulLamp, Switch::Off, out);
+            }
+            Deadline::FoulWindowCloses => {
+                self.window_due = None;
+                self.close_window(due);
+            }
+        }
     }
 
     // ----- driving the lane -------------------------------------------------
@@ -321,30 +371,27 @@ impl Lane {
         }
     }
 
-    /// Handles every deadline up to `now`, each at its own time.
+    /// Handles every deadline up to `now`, each at its own time: the
+    /// earliest first, and of two due at once the one listed first in
+    /// [`Lane::deadlines`].
     pub fn tick(&mut self, now: Millis, out: &mut Vec<Effect>) {
-        while let Some(due) = self.poll_deadline().filter(|&d| d <= now) {
+        while let Some((due, what)) = self.next_due(now) {
             self.now = self.now.max(due);
-            if self.beam.person_due == Some(due) {
-                self.beam.person_due = None;
-                self.person_on_line(due, out);
-            } else if self.flight.report_due == Some(due) {
-                self.flight.report_due = None;
-                self.flight.overdue = true;
-                let bowler = self.up().map(|u| self.entries[u.entry].bowler.name.clone());
-                self.raise(due, bowler, ConductKind::NoPinReport, out);
-            } else if self.slow_due() == Some(due) {
-                self.slow_limit_passed(due, out);
-            } else if self.lamp_off_due == Some(due) {
-                self.lamp_off_due = None;
-                self.output(due, Output::FoulLamp, Switch::Off, out);
-            } else if self.window.and(self.window_due) == Some(due) {
-                self.window_due = None;
-                self.close_window(due);
-            }
+            self.fire(due, what, out);
             out.push(Effect::Changed);
         }
         self.now = self.now.max(now);
+    }
+
+    /// The earliest timer due at or before `now` (the first listed of
+    /// those due at that time).
+    fn next_due(&self, now: Millis) -> Option<(Millis, Deadline)> {
+        let deadlines = self.deadlines();
+        let due = deadlines.iter().flatten().map(|&(due, _)| due).min()?;
+        if due > now {
+            return None;
+        }
+        deadlines.into_iter().flatten().find(|&(d, _)| d == due)
     }
 
     fn sensor(&mut self, t: Millis, s: &Sensor, out: &mut Vec<Effect>) -> Result<(), Refusal> {
