@@ -118,7 +118,6 @@ pub mod log_limit;
 pub mod mqtt;
 pub mod ports;
 pub mod sensors;
-pub mod setup;
 pub mod speaker;
 pub mod wall_clock;
 pub mod web;

@@ -509,7 +509,7 @@ pub(super) fn hash_pin(pin: Option<String>) -> ExitCode {
             let mut line = String::new();
             let read = if at_terminal {
                 eprint!("Judge PIN (6 to 12 digits, not shown): ");
-                crate::setup::without_echo(|| stdin.read_line(&mut line))
+                super::setup::without_echo(|| stdin.read_line(&mut line))
             } else {
                 stdin.read_line(&mut line)
             };

@@ -6,6 +6,7 @@ mod centre;
 mod commands;
 pub mod exit;
 mod replay;
+pub mod setup;
 mod voice;
 
 use std::io::{self, IsTerminal};
@@ -148,7 +149,7 @@ pub enum Command {
     /// port, the judge PIN and the callout language, write them into the
     /// config (its comments kept), check it as check-config does, and start
     /// the service.
-    Setup(crate::setup::Options),
+    Setup(setup::Options),
     /// Print the hash of a judge PIN (6 to 12 digits), for `[web] judge_pin_hash`
     /// or a `[[web.judges]]` pin_hash.
     HashPin {
@@ -248,7 +249,7 @@ pub fn main() -> ExitCode {
                         tracing::warn!("{w}");
                     }
                     // No PIN opens a placeholder: refused, exit 78 (no restart).
-                    let refused = crate::setup::placeholder_pins(&cfg, &config);
+                    let refused = setup::placeholder_pins(&cfg, &config);
                     for e in &refused {
                         eprintln!("lanecall run: {e}");
                     }
@@ -300,7 +301,7 @@ pub fn main() -> ExitCode {
         Command::CheckConfig { path, config } => {
             check_config(&path.or(config).unwrap_or_else(|| DEFAULT_CONFIG.into()))
         }
-        Command::Setup(options) => crate::setup::main(&options),
+        Command::Setup(options) => setup::main(&options),
         Command::HashPin { pin } => hash_pin(pin),
         Command::Unlock { config } => unlock(&config),
         Command::Monitor { config, as_service } => monitor(&config, as_service),

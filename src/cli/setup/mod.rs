@@ -58,7 +58,7 @@ pub use write::write_atomically;
 pub const CONFIG_MODE: u32 = 0o640;
 
 /// The example config, as the package installs it.
-pub const EXAMPLE: &str = include_str!("../../config/lanecall.toml");
+pub const EXAMPLE: &str = include_str!("../../../config/lanecall.toml");
 
 /// What the command line gave (`lanecall setup`'s options); `None` is asked.
 #[derive(Debug, Default, Clone, clap::Args)]
