@@ -63,16 +63,6 @@ impl<K: Eq + Hash + Clone> KeyedBucket<K> {
         Ok(())
     }
 
-    /// Keys remembered now.
-    pub fn len(&self) -> usize {
-        self.full_at.len()
-    }
-
-    /// Whether no key is remembered.
-    pub fn is_empty(&self) -> bool {
-        self.full_at.is_empty()
-    }
-
     fn make_room(&mut self, now: Instant) {
         if self.full_at.len() < self.kept {
             return;
@@ -139,19 +129,19 @@ mod tests {
         for k in 1..4 {
             b.try_take(&k, t0 + Duration::from_millis(k)).unwrap();
         }
-        assert_eq!(b.len(), 4);
+        assert_eq!(b.full_at.len(), 4);
         // A fifth key: the one that fills soonest (key 1) goes, not key 0.
         b.try_take(&4, t0).unwrap();
-        assert_eq!(b.len(), 4);
+        assert_eq!(b.full_at.len(), 4);
         assert!(b.try_take(&0, t0).is_err(), "the spent bucket is kept");
         assert!(!b.full_at.contains_key(&1));
         // Once every bucket is full again, a new key forgets them all.
         let later = t0 + PERIOD * 10;
         b.try_take(&9, later).unwrap();
-        assert_eq!(b.len(), 1);
+        assert_eq!(b.full_at.len(), 1);
         for k in 100..200 {
             let _ = b.try_take(&k, later);
-            assert!(b.len() <= 4);
+            assert!(b.full_at.len() <= 4);
         }
     }
 }

@@ -23,7 +23,7 @@
 //!   connection not logged in yet is closed to make room, never a logged-in
 //!   one.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -42,6 +42,7 @@ use super::duplicates::Duplicates;
 use super::logins::Logins;
 use super::{Alarm, FrontStats};
 use crate::centre::MAX_PAYLOAD;
+use crate::web::server::cap::Capped;
 
 /// How long a client has from its TCP connect to send a whole CONNECT.
 pub const LOGIN_TIME: Duration = Duration::from_secs(3);
@@ -98,11 +99,10 @@ struct Front {
 
 #[derive(Default)]
 struct State {
-    /// Connections open, logged in or not.
-    open: usize,
-    /// Those not logged in yet, oldest first, each with the way to close it.
-    waiting: BTreeMap<u64, oneshot::Sender<()>>,
-    next: u64,
+    /// Connections open, under the cap ([`Capped`]): each one not logged
+    /// in yet holds the way to close it (idle, in the order they came);
+    /// one logged in holds nothing (never closed to make room).
+    open: Capped<Option<oneshot::Sender<()>>>,
     /// Connections open per login.
     logged_in: HashMap<String, usize>,
     duplicates: Duplicates,
@@ -176,29 +176,29 @@ impl Front {
     /// closed so; `None` when every slot is logged in.
     fn admit(&self, peer: SocketAddr) -> Option<(u64, oneshot::Receiver<()>)> {
         let max = self.settings.max;
-        let mut s = self.state();
-        if s.open < max {
-            s.open += 1;
-        } else if let Some((_, close)) = s.waiting.pop_first() {
-            // Its slot goes to the new one.
-            let _ = close.send(());
-            let evicted = count(&self.stats.evicted_before_login);
-            if evicted.is_power_of_two() {
-                tracing::warn!(%peer, evicted, "the embedded broker has {max} connections: the oldest not logged in closed");
-            }
-        } else {
+        let (close, closed) = oneshot::channel();
+        // The oldest not logged in is the idlest.
+        let admitted = self
+            .state()
+            .open
+            .admit(Some(close), max, |id, c| c.as_ref().map(|_| id));
+        let Some(admitted) = admitted else {
             // Counted; logged at the 1st, 2nd, 4th, 8th… only.
             let refused = count(&self.stats.refused_when_full);
             if refused.is_power_of_two() {
                 tracing::warn!(%peer, refused, "the embedded broker has {max} connections logged in: refused");
             }
             return None;
+        };
+        for close in admitted.evicted.into_iter().flatten() {
+            // Its slot goes to the new one.
+            let _ = close.send(());
+            let evicted = count(&self.stats.evicted_before_login);
+            if evicted.is_power_of_two() {
+                tracing::warn!(%peer, evicted, "the embedded broker has {max} connections: the oldest not logged in closed");
+            }
         }
-        let id = s.next;
-        s.next += 1;
-        let (close, closed) = oneshot::channel();
-        s.waiting.insert(id, close);
-        Some((id, closed))
+        Some((admitted.id, closed))
     }
 
     /// Logs `what` for `login` the first time only.
@@ -227,7 +227,7 @@ impl Slot {
     /// login is open, or `None` if it was closed to make room meanwhile.
     fn log_in(&mut self, login: &str) -> Option<bool> {
         let mut s = self.front.state();
-        s.waiting.remove(&self.id)?;
+        s.open.get_mut(self.id)?.take()?;
         let open = s.logged_in.entry(login.to_owned()).or_default();
         *open += 1;
         let again = *open > 1;
@@ -239,21 +239,14 @@ impl Slot {
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut s = self.front.state();
-        match self.login.take() {
-            Some(login) => {
-                s.open -= 1;
-                if let Some(n) = s.logged_in.get_mut(&login) {
-                    *n -= 1;
-                    if *n == 0 {
-                        s.logged_in.remove(&login);
-                    }
-                }
-            }
-            // Not in the list: closed to make room, its slot given on.
-            None => {
-                if s.waiting.remove(&self.id).is_some() {
-                    s.open -= 1;
-                }
+        // Not in the table if closed to make room: its slot given on.
+        s.open.remove(self.id);
+        if let Some(login) = self.login.take()
+            && let Some(n) = s.logged_in.get_mut(&login)
+        {
+            *n -= 1;
+            if *n == 0 {
+                s.logged_in.remove(&login);
             }
         }
     }

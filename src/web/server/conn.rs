@@ -3,11 +3,9 @@
 //! client last sent a byte), their deadlines, and which one makes room for
 //! a newcomer when the table is full.
 
-use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -18,6 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 
 use super::Limits;
+use super::cap::Capped;
 
 /// What the server knows of one open connection.
 pub(super) struct Conn {
@@ -263,15 +262,14 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Watched<IO> {
     }
 }
 
-/// The open connections, for the cap.
+/// The open connections, under the cap ([`super::cap`]).
 #[derive(Default)]
 pub(super) struct Registry {
-    conns: Mutex<HashMap<u64, Arc<Conn>>>,
-    next: AtomicU64,
+    conns: Mutex<Capped<Arc<Conn>>>,
 }
 
 impl Registry {
-    fn lock(&self) -> MutexGuard<'_, HashMap<u64, Arc<Conn>>> {
+    fn lock(&self) -> MutexGuard<'_, Capped<Arc<Conn>>> {
         self.conns.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -280,21 +278,14 @@ impl Registry {
     /// [`Conn::last_heard`]), and registers it; `None` if the server is
     /// handling or answering a request on every connection.
     pub(super) fn admit(&self, conn: &Arc<Conn>, cap: usize) -> Option<u64> {
-        let mut conns = self.lock();
-        while conns.len() >= cap {
-            let oldest = conns
-                .iter()
-                .filter_map(|(id, c)| c.last_heard().map(|at| (at, *id)))
-                .min();
-            let (_, id) = oldest?;
-            if let Some(old) = conns.remove(&id) {
-                tracing::debug!(peer = %old.peer, "closing the connection heard from least recently to make room");
-                old.evict.notify_one();
-            }
+        let admitted = self
+            .lock()
+            .admit(Arc::clone(conn), cap, |_, c| c.last_heard())?;
+        for old in admitted.evicted {
+            tracing::debug!(peer = %old.peer, "closing the connection heard from least recently to make room");
+            old.evict.notify_one();
         }
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        conns.insert(id, Arc::clone(conn));
-        Some(id)
+        Some(admitted.id)
     }
 
     pub(super) fn len(&self) -> usize {
@@ -311,7 +302,7 @@ pub(super) struct Registered {
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        self.registry.lock().remove(&self.id);
+        self.registry.lock().remove(self.id);
     }
 }
 
@@ -348,9 +339,9 @@ mod tests {
         registry.admit(&idle_new, 3).unwrap();
         let fresh = Arc::new(Conn::new(peer()));
         registry.admit(&fresh, 3).unwrap();
-        let conns = registry.lock();
+        let mut conns = registry.lock();
         assert_eq!(conns.len(), 3);
-        assert!(!conns.contains_key(&old_id), "the longest silent went");
+        assert!(conns.get_mut(old_id).is_none(), "the longest silent went");
         drop(conns);
 
         let full = Registry::default();
@@ -376,9 +367,9 @@ mod tests {
         let trickler_id = registry.admit(&trickler, 2).unwrap();
         let judge_id = registry.admit(&judge, 2).unwrap();
         assert!(registry.admit(&Arc::new(Conn::new(peer())), 2).is_some());
-        let conns = registry.lock();
-        assert!(!conns.contains_key(&trickler_id), "the trickler went");
-        assert!(conns.contains_key(&judge_id), "the judge stays");
+        let mut conns = registry.lock();
+        assert!(conns.get_mut(trickler_id).is_none(), "the trickler went");
+        assert!(conns.get_mut(judge_id).is_some(), "the judge stays");
     }
 
     #[test]

@@ -47,6 +47,7 @@
 //! `401` unread, and holds neither memory nor a place long.
 
 mod body;
+pub mod cap;
 mod conn;
 mod tls;
 
