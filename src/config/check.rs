@@ -15,8 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::collect::position;
 use super::problem::Problem;
-use super::raw::position;
 use super::site::HostFiles;
 use super::validated::Config;
 
@@ -218,10 +218,10 @@ impl Config {
 
         // A voice named by `[speaker] voice` that the machine does not have.
         if let Some(dir) = &self.speaker.voice_dir
-            && let Ok(name) = dir.strip_prefix(super::VOICES_DIR)
+            && let Ok(name) = dir.strip_prefix(super::defaults::VOICES_DIR)
             && !dir.is_dir()
         {
-            let installed: Vec<String> = std::fs::read_dir(super::VOICES_DIR)
+            let installed: Vec<String> = std::fs::read_dir(super::defaults::VOICES_DIR)
                 .map(|d| {
                     d.flatten()
                         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -237,7 +237,7 @@ impl Config {
                 format!(
                     "no voice {:?} in {} (installed: {installed}; \"builtin\" is always there)",
                     name.display().to_string(),
-                    super::VOICES_DIR
+                    super::defaults::VOICES_DIR
                 ),
             );
         }

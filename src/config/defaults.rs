@@ -21,6 +21,19 @@ pub(super) const DEFAULT_BAUD: u32 = 9600;
 pub(super) const DEFAULT_RECONNECT_MIN_MS: u64 = 500;
 pub(super) const DEFAULT_RECONNECT_MAX_MS: u64 = 10_000;
 
+// [pinsetter] kind and [pinsetter.switches]
+pub(super) const DEFAULT_KIND: &str = "serial";
+pub(super) const DEFAULT_BUS: i64 = 1;
+pub(super) const DEFAULT_ADDRESS: i64 = 0x20;
+pub(super) const DEFAULT_SWITCH_ACTIVE: &str = "low";
+pub(super) const DEFAULT_SWITCH_PULL: &str = "up";
+pub(super) const DEFAULT_CYCLE_ACTIVE: &str = "high";
+pub(super) const DEFAULT_POLL_MS: i64 = 10;
+pub(super) const DEFAULT_SWITCH_DEBOUNCE_MS: i64 = 20;
+pub(super) const DEFAULT_SETTLE_MS: i64 = 600;
+pub(super) const DEFAULT_MAX_SETTLE_MS: i64 = 8000;
+pub(super) const DEFAULT_FLICKER_CHANGES: i64 = 6;
+
 // [gpio.inputs.*] and [gpio.buttons.*]
 pub(super) const DEFAULT_PULL: &str = "up";
 pub(super) const DEFAULT_INPUT_ACTIVE: &str = "low";
@@ -54,10 +67,15 @@ pub(super) const DEFAULT_FOUL_MODE: &str = "score";
 // [centre]
 pub(super) const DEFAULT_ACCEPT_COMMANDS: bool = false;
 
+/// Where the package installs the voices `[speaker] voice` names, one
+/// folder each (`rhvoice/ru/n7.wav`, its `LICENSE`).
+pub const VOICES_DIR: &str = "/usr/share/lanecall/voices";
+
 #[cfg(test)]
 mod tests {
     use super::super::keys::Key;
-    use super::super::raw::{Kind, ROOT, walk};
+    use super::super::keys::Kind;
+    use super::super::raw::{ROOT, walk};
 
     /// The example with its commented-out keys (`# mirror = ...`,
     /// `# [[web.judges]]`, `# [centre]`) written in, as a technician would uncomment them.

@@ -6,7 +6,59 @@
 //!
 //! It decides how a key is declared; it never judges a value.
 
-use super::raw::Kind;
+/// What a key holds.
+#[derive(Clone, Copy)]
+pub(crate) enum Kind {
+    Int,
+    /// A float; an integer is accepted (`volume = 1`).
+    Float,
+    Str,
+    Bool,
+    /// A table with these keys.
+    Table(&'static [Key]),
+    /// A list of such tables (`[[name]]`).
+    Tables(&'static [Key]),
+    /// A list of whole numbers (`[6, 8]`).
+    Ints,
+    /// A string or a whole number (`"A0"` or `17`), judged in `validate`.
+    StrOrInt,
+    /// A list of strings or whole numbers (`["A0", 17]`).
+    StrOrInts,
+    /// Lane numbers: a list (`[1, 2, 5]`) or ranges in a string
+    /// (`"1-24, 30"`), judged where it is read.
+    Lanes,
+}
+
+impl Kind {
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Kind::Int => "a whole number",
+            Kind::Float => "a number",
+            Kind::Str => "a string in quotes",
+            Kind::Bool => "true or false",
+            Kind::Table(_) => "a table",
+            Kind::Tables(_) => "a list of tables ([[...]])",
+            Kind::Ints => "a list of whole numbers ([6, 8])",
+            Kind::StrOrInt => "an expander pin in quotes (\"A0\") or a BCM GPIO number",
+            Kind::StrOrInts => "a list of expander pins (\"A0\") or BCM GPIO numbers",
+            Kind::Lanes => "a list of lane numbers ([1, 2, 5]) or ranges in quotes (\"1-24, 30\")",
+        }
+    }
+}
+
+/// A TOML string literal, escaped.
+pub(crate) fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+/// A key as TOML writes it: bare when it can be, quoted otherwise.
+pub(crate) fn toml_key(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare { key.to_owned() } else { toml_str(key) }
+}
 
 /// One key of a table: its name, what it holds, and its default when the
 /// file may leave it out (none: required, or absent when left out).

@@ -13,9 +13,10 @@ use std::path::Path;
 
 use serde::de::DeserializeOwned;
 
+use super::collect::{line_column, position};
 use super::keys::Key;
 use super::problem::{ConfigError, Problem};
-use super::raw::{ROOT, RawConfig, position, remove_key, unknown_key_among, walk};
+use super::raw::{ROOT, RawConfig, remove_key, unknown_key_among, walk};
 use super::validated::Config;
 
 /// Reads the file at `path` and checks its text with `parse`: every file
@@ -61,19 +62,14 @@ pub(crate) fn serde_error(path: &Path, text: &str, e: &toml::de::Error) -> Confi
             Some((key, names))
         });
     match (unknown, e.span()) {
-        (Some((key, names)), Some(span)) => {
-            let before = text.get(..span.start).unwrap_or("");
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            ConfigError::Invalid {
-                path: path.to_owned(),
-                problems: vec![Problem {
-                    key: key.to_owned(),
-                    message: unknown_key_among(key, &names, "there"),
-                    at: Some((line, column)),
-                }],
-            }
-        }
+        (Some((key, names)), Some(span)) => ConfigError::Invalid {
+            path: path.to_owned(),
+            problems: vec![Problem {
+                key: key.to_owned(),
+                message: unknown_key_among(key, &names, "there"),
+                at: line_column(text, span.start),
+            }],
+        },
         _ => syntax_error(path, e),
     }
 }

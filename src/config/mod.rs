@@ -20,21 +20,27 @@
 //! socket (`site` reads the machine's files and links, and `statfs`es the
 //! state folder).
 //!
-//! The files, in the order a file is read:
-//! - `keys`: how a table of keys is declared, once: its serde struct, its
-//!   known keys with what each holds and its default (the walk's list and
-//!   docs/config.md's table come from it).
-//! - `raw`: the file as written — the lane's tables declared with `keys!`,
-//!   the walk of the known keys, and where a key is (line and column) for
-//!   messages.
+//! The files, each using only those above it (no file imports one that
+//! imports it back):
+//! - `problem`: a problem by key, message and place, and the errors of a
+//!   file; `keys`: how a table of keys is declared, once: its serde
+//!   struct, its known keys with what each holds ([`Kind`]) and its
+//!   default (the walk's list and docs/config.md's table come from it),
+//!   and how a key and a string are written in TOML.
 //! - `defaults`: the value of every key left out of the file.
+//! - `gpio`: the validated GPIO types ([`BcmPin`], the inputs and outputs).
+//! - `collect`: the one problem collector every file's checks push into,
+//!   and where a key is in the text (line and column, computed in one
+//!   place).
+//! - `raw`: the file as written — the lane's tables declared with `keys!`,
+//!   the walk of the known keys, the "did you mean" of an unknown key.
+//! - `switches`, `voice`: `[pinsetter.switches]` and the speaker's voice;
+//!   `validated`: the [`Config`] the rest of the crate uses, and the
+//!   effective file `check-config` prints.
 //! - `validate`, `validate_web` and `validate_centre`: raw structs into a
 //!   [`Config`], every problem at once.
-//! - `validated`: the [`Config`] the rest of the crate uses, and the
-//!   effective file `check-config` prints.
 //! - `load`: reading a file through those steps, the one loader of the
-//!   lane's config, the centre's and the programme; `problem`: its errors,
-//!   each by key and line, and the one check of an absolute path.
+//!   lane's config, the centre's and the programme.
 //! - `check`: what `lanecall check-config` checks beyond the file (the
 //!   placeholder PIN, a low port the service may not bind); `site`: what
 //!   the machine's own files say (a journal on tmpfs or an overlay, a
@@ -42,12 +48,14 @@
 //!   config.txt gives to I2C, SPI, the UART or a HAT).
 
 mod check;
+mod collect;
 mod defaults;
 /// The `[web]` defaults the lane's panel and the centre's page share.
 pub(crate) use defaults::{
     DEFAULT_LOCKOUT_AFTER, DEFAULT_LOCKOUT_BASE_S, DEFAULT_LOCKOUT_MAX_S, DEFAULT_SESSION_HOURS,
     DEFAULT_SESSION_IDLE_S,
 };
+mod gpio;
 pub(crate) mod keys;
 mod listen;
 mod load;
@@ -72,18 +80,16 @@ pub use site::{
     unit_files, volatile_storage,
 };
 
-/// Where the package installs the voices `[speaker] voice` names, one
-/// folder each (`rhvoice/ru/n7.wav`, its `LICENSE`).
-pub const VOICES_DIR: &str = "/usr/share/lanecall/voices";
+pub use defaults::VOICES_DIR;
+pub use gpio::{BcmPin, GpioBackend, GpioConfig, InputConfig, InputRole, OutputConfig, Pull};
+pub(crate) use keys::Kind;
 pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
-pub(crate) use raw::Kind;
 pub use switches::{SwitchPin, SwitchesConfig};
 pub use validate::VOLUME;
 pub use validated::{
-    BAUD_RATES, BcmPin, CentreConfig, Config, GpioBackend, GpioConfig, InputConfig, InputRole,
-    JournalConfig, JudgeConfig, Language, OutputConfig, PinsetterConfig, Pull, SpeakerConfig,
-    TlsFiles, WebConfig,
+    BAUD_RATES, CentreConfig, Config, JournalConfig, JudgeConfig, Language, PinsetterConfig,
+    SpeakerConfig, TlsFiles, WebConfig,
 };

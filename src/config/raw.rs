@@ -9,59 +9,13 @@
 use std::collections::BTreeMap;
 
 use super::defaults::*;
-use super::keys::{Key, keys};
+use super::keys::{Key, Kind, keys, toml_key};
 use super::problem::Problem;
-use super::switches::{
-    DEFAULT_ADDRESS, DEFAULT_BUS, DEFAULT_CYCLE_ACTIVE, DEFAULT_FLICKER_CHANGES, DEFAULT_KIND,
-    DEFAULT_MAX_SETTLE_MS, DEFAULT_POLL_MS, DEFAULT_SETTLE_MS, DEFAULT_SWITCH_ACTIVE,
-    DEFAULT_SWITCH_DEBOUNCE_MS, DEFAULT_SWITCH_PULL,
-};
-use super::validated::toml_key;
 use crate::lane::rules::Rules;
 
 // ---------------------------------------------------------------------------
 // Step 1a: the known keys, walked before deserializing
 // ---------------------------------------------------------------------------
-
-/// What a key holds.
-#[derive(Clone, Copy)]
-pub(crate) enum Kind {
-    Int,
-    /// A float; an integer is accepted (`volume = 1`).
-    Float,
-    Str,
-    Bool,
-    /// A table with these keys.
-    Table(&'static [Key]),
-    /// A list of such tables (`[[name]]`).
-    Tables(&'static [Key]),
-    /// A list of whole numbers (`[6, 8]`).
-    Ints,
-    /// A string or a whole number (`"A0"` or `17`), judged in `validate`.
-    StrOrInt,
-    /// A list of strings or whole numbers (`["A0", 17]`).
-    StrOrInts,
-    /// Lane numbers: a list (`[1, 2, 5]`) or ranges in a string
-    /// (`"1-24, 30"`), judged where it is read.
-    Lanes,
-}
-
-impl Kind {
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            Kind::Int => "a whole number",
-            Kind::Float => "a number",
-            Kind::Str => "a string in quotes",
-            Kind::Bool => "true or false",
-            Kind::Table(_) => "a table",
-            Kind::Tables(_) => "a list of tables ([[...]])",
-            Kind::Ints => "a list of whole numbers ([6, 8])",
-            Kind::StrOrInt => "an expander pin in quotes (\"A0\") or a BCM GPIO number",
-            Kind::StrOrInts => "a list of expander pins (\"A0\") or BCM GPIO numbers",
-            Kind::Lanes => "a list of lane numbers ([1, 2, 5]) or ranges in quotes (\"1-24, 30\")",
-        }
-    }
-}
 
 fn describe_value(value: &toml::Value) -> &'static str {
     match value {
@@ -423,72 +377,6 @@ keys! {
         min_cycle_ms: Option<i64> => Kind::Int, default Rules::default().min_cycle_ms;
         foul_window_ms: Option<i64> => Kind::Int, default crate::lane::rules::FOUL_WINDOW_MS;
     }
-}
-
-// ---------------------------------------------------------------------------
-// Where a key is written, for the messages' line and column
-// ---------------------------------------------------------------------------
-
-/// The line and column (from 1) of `key` (`gpio.inputs.ball.pin`,
-/// `web.judges[2].name`) in `text`; for a key that is not written, of the
-/// nearest table around it that is.
-pub(crate) fn position(text: &str, key: &str) -> Option<(usize, usize)> {
-    use toml::de::{DeTable, DeValue};
-    let doc = DeTable::parse(text).ok()?;
-    let mut table = doc.get_ref();
-    let mut found = None;
-    for (name, index) in key_parts(key) {
-        let Some((k, v)) = table.iter().find(|(k, _)| k.get_ref().as_ref() == name) else {
-            break;
-        };
-        found = Some(k.span().start);
-        let mut value = v.get_ref();
-        if let Some(i) = index {
-            let Some(item) = value
-                .as_array()
-                .and_then(|a| a.as_ref().get(i.checked_sub(1)?))
-            else {
-                break;
-            };
-            found = Some(item.span().start);
-            value = item.get_ref();
-        }
-        match value {
-            DeValue::Table(t) => table = t,
-            _ => break,
-        }
-    }
-    let offset = found?;
-    let before = text.get(..offset)?;
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    Some((line, column))
-}
-
-/// A key path's parts as [`join`] and the walk write them: each name
-/// (unquoted) with its `[n]` index, if any.
-fn key_parts(key: &str) -> Vec<(String, Option<usize>)> {
-    let mut parts = Vec::new();
-    let mut rest = key;
-    while !rest.is_empty() {
-        let (name, after) = if let Some(quoted) = rest.strip_prefix('"') {
-            let end = quoted.find('"').unwrap_or(quoted.len());
-            (
-                quoted[..end].to_owned(),
-                quoted.get(end + 1..).unwrap_or(""),
-            )
-        } else {
-            let end = rest.find(['.', '[']).unwrap_or(rest.len());
-            (rest[..end].to_owned(), &rest[end..])
-        };
-        let (index, after) = match after.strip_prefix('[').and_then(|a| a.split_once(']')) {
-            Some((n, after)) => (n.parse().ok(), after),
-            None => (None, after),
-        };
-        parts.push((name, index));
-        rest = after.strip_prefix('.').unwrap_or(after);
-    }
-    parts
 }
 
 /// Removes `a.b.c` from a table, if it is there.

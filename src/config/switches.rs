@@ -6,22 +6,11 @@
 
 use std::time::Duration;
 
+use super::collect::Check;
+use super::defaults::*;
+use super::gpio::{BcmPin, GpioConfig, Pull, level, output_name};
+use super::keys::toml_str;
 use super::raw::RawSwitches;
-use super::validate::Check;
-use super::validated::{BcmPin, GpioConfig, Pull, level, toml_str};
-
-// Defaults, documented in config/lanecall.toml.
-pub(super) const DEFAULT_KIND: &str = "serial";
-pub(super) const DEFAULT_BUS: i64 = 1;
-pub(super) const DEFAULT_ADDRESS: i64 = 0x20;
-pub(super) const DEFAULT_SWITCH_ACTIVE: &str = "low";
-pub(super) const DEFAULT_SWITCH_PULL: &str = "up";
-pub(super) const DEFAULT_CYCLE_ACTIVE: &str = "high";
-pub(super) const DEFAULT_POLL_MS: i64 = 10;
-pub(super) const DEFAULT_SWITCH_DEBOUNCE_MS: i64 = 20;
-pub(super) const DEFAULT_SETTLE_MS: i64 = 600;
-pub(super) const DEFAULT_MAX_SETTLE_MS: i64 = 8000;
-pub(super) const DEFAULT_FLICKER_CHANGES: i64 = 6;
 
 /// Where one switch is wired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -346,12 +335,11 @@ fn taken_check(
             .inputs
             .iter()
             .map(|i| (i.pin, i.role.config_key()))
-            .chain(gpio.outputs.iter().map(|o| {
-                (
-                    o.pin,
-                    format!("gpio.outputs.{}", super::validated::output_name(o.output)),
-                )
-            }))
+            .chain(
+                gpio.outputs
+                    .iter()
+                    .map(|o| (o.pin, format!("gpio.outputs.{}", output_name(o.output)))),
+            )
             .find(|(p, _)| *p == bcm);
         if let Some((_, by)) = used {
             c.push(

@@ -9,7 +9,9 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::collect::Check;
 use super::defaults::*;
+use super::gpio::*;
 use super::problem::{Problem, absolute_path};
 use super::raw::{
     RULES, RawConfig, RawGpio, RawInput, RawJournal, RawPinsetter, RawRules, RawSpeaker,
@@ -25,139 +27,7 @@ use crate::lane::rules::{FoulMode, Rules};
 /// `[speaker] volume`, and `lanecall say --volume`: 1.0 plays as recorded.
 pub const VOLUME: RangeInclusive<f64> = 0.0..=2.0;
 
-/// Collects the problems found while validating.
-#[derive(Default)]
-pub(super) struct Check {
-    pub(super) problems: Vec<Problem>,
-}
-
 impl Check {
-    pub(super) fn push(&mut self, key: impl Into<String>, message: impl Into<String>) {
-        self.problems.push(Problem::new(key, message));
-    }
-
-    /// A required key's value, or a problem saying what to write.
-    pub(super) fn required<T>(&mut self, key: &str, value: Option<T>, what: &str) -> Option<T> {
-        if value.is_none() {
-            self.push(key, format!("is missing: {what}"));
-        }
-        value
-    }
-
-    /// A whole number within `range`; `unit` follows the bounds in the
-    /// message ("milliseconds").
-    pub(super) fn int(
-        &mut self,
-        key: &str,
-        value: i64,
-        range: RangeInclusive<i64>,
-        unit: &str,
-    ) -> Option<u64> {
-        if range.contains(&value) {
-            u64::try_from(value).ok()
-        } else {
-            self.push(
-                key,
-                format!(
-                    "{value} is out of range: use {} to {} {unit}",
-                    range.start(),
-                    range.end()
-                ),
-            );
-            None
-        }
-    }
-
-    pub(super) fn millis(
-        &mut self,
-        key: &str,
-        value: Option<i64>,
-        default: i64,
-        range: RangeInclusive<i64>,
-    ) -> Option<Duration> {
-        self.int(key, value.unwrap_or(default), range, "milliseconds")
-            .map(Duration::from_millis)
-    }
-
-    /// One of the named values, or a problem listing them.
-    pub(super) fn choice<T: Copy>(
-        &mut self,
-        key: &str,
-        value: Option<&str>,
-        default: &str,
-        choices: &[(&str, T)],
-    ) -> Option<T> {
-        let value = value.unwrap_or(default);
-        let found = choices.iter().find(|(name, _)| *name == value);
-        if found.is_none() {
-            let names: Vec<String> = choices
-                .iter()
-                .map(|(name, _)| format!("{name:?}"))
-                .collect();
-            self.push(key, format!("{value:?} is not one of {}", names.join(", ")));
-        }
-        found.map(|&(_, v)| v)
-    }
-
-    pub(super) fn non_empty(
-        &mut self,
-        key: &str,
-        value: Option<String>,
-        what: &str,
-    ) -> Option<String> {
-        let value = self.required(key, value, what)?;
-        if value.trim().is_empty() {
-            self.push(key, format!("is empty: {what}"));
-            return None;
-        }
-        Some(value)
-    }
-
-    pub(super) fn pin(&mut self, key: &str, value: Option<i64>) -> Option<BcmPin> {
-        let n = self.required(
-            key,
-            value,
-            "the BCM GPIO number the wire is on, 2 to 27 (pin = 17)",
-        )?;
-        match n {
-            0 | 1 => {
-                self.push(
-                    key,
-                    format!(
-                        "BCM {n} is reserved for the HAT ID EEPROM (ID_SD/ID_SC): \
-                         move the wire to a free GPIO from 2 to 27"
-                    ),
-                );
-                None
-            }
-            2..=27 => u8::try_from(n).ok().and_then(BcmPin::new),
-            _ => {
-                let header = u8::try_from(n).ok().and_then(BcmPin::from_header_pin);
-                let hint = match header {
-                    Some(bcm) if bcm.number() >= 2 => {
-                        format!(
-                            "; if the wire is on header pin {n}, that is BCM {}",
-                            bcm.number()
-                        )
-                    }
-                    _ => String::new(),
-                };
-                self.push(
-                    key,
-                    format!(
-                        "{n} is not a BCM GPIO number: use 2 to 27 \
-                         (the GPIO number, not the header pin){hint}"
-                    ),
-                );
-                None
-            }
-        }
-    }
-
-    pub(super) fn active(&mut self, key: &str, value: Option<&str>, default: &str) -> Option<bool> {
-        self.choice(key, value, default, &[("low", false), ("high", true)])
-    }
-
     pub(super) fn input(&mut self, role: InputRole, raw: RawInput) -> Option<InputConfig> {
         let table = role.config_key();
         let key = |name: &str| format!("{table}.{name}");

@@ -4,10 +4,10 @@
 //! It decides which values can work; it never reads the password file
 //! (that is `check` and the link's start) nor opens a socket.
 
+use super::collect::Check;
 use super::defaults::DEFAULT_ACCEPT_COMMANDS;
 use super::problem::absolute_path;
 use super::raw::RawCentre;
-use super::validate::Check;
 use super::validated::CentreConfig;
 use crate::mqtt::{BrokerUrl, read_ca_file};
 

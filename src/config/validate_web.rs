@@ -8,9 +8,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::collect::Check;
 use super::defaults::*;
 use super::raw::{RawJudge, RawWeb};
-use super::validate::Check;
 use super::validated::{JudgeConfig, TlsFiles, WebConfig};
 
 /// Each named judge's hash is computed at every login.
@@ -22,7 +22,7 @@ impl RawWeb {
     pub(super) fn validate(self, c: &mut Check) -> Option<WebConfig> {
         let listen = self.listen.as_deref().unwrap_or(DEFAULT_LISTEN);
         let default: SocketAddr = DEFAULT_LISTEN.parse().ok()?;
-        let listen = match super::listen_address(listen, default) {
+        let listen = match super::listen::listen_address(listen, default) {
             Ok(addr) => Some(addr),
             Err(e) => {
                 c.push("web.listen", e);

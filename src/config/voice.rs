@@ -1,10 +1,10 @@
 //! `[speaker] voice_dir` and `voice`: the folder of the voice the lane
 //! speaks with, if not the built-in one. `voice` names a voice the package
-//! installs ([`super::VOICES_DIR`]); `voice_dir`, recordings of one's own.
+//! installs ([`super::defaults::VOICES_DIR`]); `voice_dir`, recordings of one's own.
 
 use std::path::PathBuf;
 
-use super::validate::Check;
+use super::collect::Check;
 
 /// The voice's folder (`Some(None)`: the built-in voice); `None` with the
 /// problems pushed.
@@ -31,7 +31,7 @@ pub(super) fn folder(
                 && v.bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') =>
         {
-            Some(Some(PathBuf::from(super::VOICES_DIR).join(v)))
+            Some(Some(PathBuf::from(super::defaults::VOICES_DIR).join(v)))
         }
         Some(v) => {
             c.push(
@@ -39,7 +39,7 @@ pub(super) fn folder(
                 format!(
                     "{v:?}: \"builtin\", or the name of a voice installed in {} (a-z, 0-9 and -, \
                      e.g. \"rhvoice\")",
-                    super::VOICES_DIR
+                    super::defaults::VOICES_DIR
                 ),
             );
             None

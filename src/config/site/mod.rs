@@ -25,14 +25,12 @@
 
 mod boot;
 mod console;
+mod files;
 mod model;
 mod serial;
 mod storage;
 mod wiring;
 
-use std::path::{Path, PathBuf};
-
-use super::validated::Config;
 pub use boot::{BootConfig, Claim, read_boot_config};
 pub use console::{Console, Getty, UnitFile, consoles, enabled_gettys, tty_name, unit_files};
 pub use model::{HeaderUart, PiModel, UartLayout, header_uart};
@@ -40,75 +38,9 @@ use serial::port_check;
 pub use storage::{Mount, VolatileFs, mount_of, volatile_storage};
 use wiring::pins_check;
 
-/// Where this machine's files are: the real ones ([`HostFiles::real`]),
-/// or a fake root's in tests ([`HostFiles::under`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostFiles {
-    /// The running kernel's command line (/proc/cmdline).
-    pub proc_cmdline: PathBuf,
-    /// The next boot's, first found first: /boot/firmware/cmdline.txt
-    /// (Raspberry Pi OS from Bookworm), /boot/cmdline.txt (before it).
-    pub boot_cmdline: Vec<PathBuf>,
-    /// The boot config, first found first: /boot/firmware/config.txt,
-    /// /boot/config.txt.
-    pub boot_config: Vec<PathBuf>,
-    /// Where units are enabled (/etc/systemd/system).
-    pub systemd_etc: PathBuf,
-    /// The Pi's model (/proc/device-tree/model).
-    pub model: PathBuf,
-    /// The devices (/dev): `serial0` on a command line is what
-    /// /dev/serial0 links to.
-    pub dev: PathBuf,
-    /// This process's mounts (/proc/self/mountinfo).
-    pub mountinfo: PathBuf,
-}
-
-impl HostFiles {
-    /// This machine's.
-    pub fn real() -> HostFiles {
-        HostFiles::under(Path::new("/"))
-    }
-
-    /// The same files under another root: a test's fake machine.
-    pub fn under(root: &Path) -> HostFiles {
-        HostFiles {
-            proc_cmdline: root.join("proc/cmdline"),
-            boot_cmdline: vec![
-                root.join("boot/firmware/cmdline.txt"),
-                root.join("boot/cmdline.txt"),
-            ],
-            boot_config: vec![
-                root.join("boot/firmware/config.txt"),
-                root.join("boot/config.txt"),
-            ],
-            systemd_etc: root.join("etc/systemd/system"),
-            model: root.join("proc/device-tree/model"),
-            dev: root.join("dev"),
-            mountinfo: root.join("proc/self/mountinfo"),
-        }
-    }
-
-    /// The first of `paths` that can be read, with its text.
-    fn first(paths: &[PathBuf]) -> Option<(&Path, String)> {
-        paths
-            .iter()
-            .find_map(|p| std::fs::read_to_string(p).ok().map(|t| (p.as_path(), t)))
-    }
-
-    /// The model of this Pi; `None` on anything else.
-    pub fn pi_model(&self) -> Option<PiModel> {
-        std::fs::read_to_string(&self.model)
-            .ok()
-            .and_then(|t| PiModel::parse(&t))
-    }
-}
-
-/// What [`check`] found: problems by key, and notes.
-#[derive(Debug, Default)]
-pub(super) struct Found {
-    pub(super) problems: Vec<(String, String)>,
-    pub(super) notes: Vec<String>,
-}
+use super::validated::Config;
+pub(super) use files::Found;
+pub use files::HostFiles;
 
 /// The machine's files read against `config`.
 pub(super) fn check(config: &Config, files: &HostFiles) -> Found {
@@ -176,6 +108,7 @@ fn storage_check(config: &Config, files: &HostFiles, found: &mut Found) {
 mod tests {
     use super::*;
     use crate::config::Problem;
+    use std::path::{Path, PathBuf};
 
     /// A PIN hash that is not the example's placeholder (whose bytes are
     /// all zero), so check-config has nothing to say about it.

@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{
-    BootConfig, Found, HostFiles, PiModel, UartLayout, consoles, enabled_gettys, tty_name,
-    unit_files,
-};
+use super::boot::BootConfig;
+use super::console::{consoles, enabled_gettys, tty_name, unit_files};
+use super::files::{Found, HostFiles};
+use super::model::{PiModel, UartLayout};
 use crate::config::validated::Config;
 
 pub(super) fn port_check(

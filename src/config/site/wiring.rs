@@ -5,9 +5,11 @@
 
 use std::path::Path;
 
-use super::{BootConfig, Found};
+use super::boot::BootConfig;
+use super::files::Found;
+use crate::config::gpio::{BcmPin, GpioBackend, output_name};
 use crate::config::switches::SwitchPin;
-use crate::config::validated::{BcmPin, Config, GpioBackend, output_name};
+use crate::config::validated::Config;
 
 /// Every GPIO the config wires, by the key that names it.
 fn wired_pins(config: &Config) -> Vec<(String, u8)> {
