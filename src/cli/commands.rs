@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use super::{block_on, init_logs};
 use crate::config::{Config, GpioBackend, Host};
-use crate::daemon::{CentreDemo, DemoOptions, ServeOptions, serve, serve_centre_demo};
+use crate::daemon::{ServeOptions, Source, serve};
+use crate::demo::DemoLane;
+use crate::demo::centre::{CentreDemo, CentreDemoError, serve_centre};
 use crate::journal::Writer;
 use crate::replay::render_sheet;
 use crate::sim::Scenario;
@@ -164,12 +166,14 @@ fn print_earlier_blocks(state_dir: &Path, lane: u32, first: &Path) {
     }
 }
 
-/// Runs the daemon until it is stopped; returns its exit code.
-pub(super) fn live(config: Config, options: ServeOptions) -> ExitCode {
-    let demo = options.demo.is_some();
+/// Runs the daemon on `source` until it is stopped; returns its exit
+/// code. A script's lane (the demo) says where its panel and journal are,
+/// and prints its sheets at the end.
+pub(super) fn live(config: Config, source: Source, options: ServeOptions) -> ExitCode {
+    let demo = matches!(source, Source::Script(_));
     let (state_dir, lane) = (config.state_dir.clone(), config.lane);
     let mut first_journal = None;
-    let daemon = serve(config, options, |started| {
+    let daemon = serve(config, source, options, |started| {
         if demo {
             first_journal = Some(started.journal.clone());
             println!("Panel:    http://{}/", started.listen);
@@ -255,11 +259,8 @@ pub(super) fn demo(
             judge_pin_hash: hash,
             judge_pin: judge_pin.to_owned(),
             programme,
-            demo: DemoOptions {
-                speed,
-                seed,
-                pushed: None,
-            },
+            speed,
+            seed,
             stop_after,
         };
         return centre_demo(demo, judge_pin);
@@ -278,27 +279,28 @@ Judge PIN: {judge_pin}"
     );
     let mut config = Config::demo(state_dir, listen, hash);
     config.lane = 7;
-    let options = ServeOptions {
-        demo: Some(DemoOptions {
-            speed,
-            seed,
-            pushed: None,
-        }),
-        stop_after,
-        ..ServeOptions::default()
+    // `--for` is the script's length at its speed, not wall time.
+    let script = DemoLane {
+        speed,
+        seed,
+        length: stop_after,
     };
-    live(config, options)
+    live(
+        config,
+        Source::Script(Box::new(script)),
+        ServeOptions::default(),
+    )
 }
 
 /// `lanecall demo --lanes N`: prints the PIN, each page a director opens
 /// and every lane's panel, runs until stopped.
 pub(super) fn centre_demo(demo: CentreDemo, judge_pin: &str) -> ExitCode {
-    let (lanes, speed) = (demo.lanes, demo.demo.speed);
+    let (lanes, speed) = (demo.lanes, demo.speed);
     let programme = demo.programme.as_ref().map_or_else(
         || "the built-in programme: categories, a trios event, the B1 finals".to_owned(),
         |p| format!("the programme {}", p.display()),
     );
-    let daemon = serve_centre_demo(demo, |centre, started| {
+    let daemon = serve_centre(demo, |centre, started| {
         println!(
             "lanecall demo: a centre with {lanes} simulated lanes, {speed}x real time, bowling"
         );
@@ -319,7 +321,11 @@ pub(super) fn centre_demo(demo: CentreDemo, judge_pin: &str) -> ExitCode {
             );
         }
     });
-    let result = block_on("lanecall", daemon, daemon_exit);
+    let exit = |e: &CentreDemoError| match e {
+        CentreDemoError::Lane(e) => daemon_exit(e),
+        CentreDemoError::Centre(_) => ExitCode::FAILURE,
+    };
+    let result = block_on("lanecall", daemon, exit);
     result.map_or_else(|code| code, |()| ExitCode::SUCCESS)
 }
 

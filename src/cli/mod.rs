@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::config::{Config, Host};
-use crate::daemon::ServeOptions;
+use crate::daemon::{ServeOptions, Source};
 use commands::*;
 use voice::{say, voice_check, voice_normalise};
 
@@ -266,8 +266,10 @@ pub fn main() -> ExitCode {
                             site_problems.push(format!("{}: {}", p.key, p.message));
                         }
                     }
+                    let source = Source::of(&cfg);
                     live(
                         cfg,
+                        source,
                         ServeOptions {
                             site_problems,
                             ..ServeOptions::default()

@@ -1,11 +1,14 @@
 //! The wiring: starts the lane's thread ([`crate::lane_thread`]) and every
-//! adapter around it (the GPIO, the pinsetter link or the demo, the
-//! speaker, the panel's HTTP server), tells systemd it is ready and alive,
-//! and stops it all on SIGTERM.
+//! adapter around it (the GPIO, the lane's source of readings, the
+//! speaker, the panel's HTTP server, the link to the centre), tells
+//! systemd it is ready and alive, and stops it all on SIGTERM.
 //!
 //! This is the one place that knows every adapter; no adapter knows it.
-//! They meet the lane's thread only through [`crate::ports`]. A new
-//! adapter is a new file and one line in [`serve`].
+//! They meet the lane's thread only through [`crate::ports`]. Where the
+//! readings come from is the caller's choice ([`Source`]): the pinsetter's
+//! link, pin switches, or a script that plays the lane ([`Script`], which
+//! the simulator's lanes implement above the daemon). A new adapter is a
+//! new file and one line in [`serve`].
 
 use std::io;
 use std::net::SocketAddr;
@@ -15,18 +18,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
 
 use crate::config::{Config, GpioBackend};
 use crate::journal::store::StoreError;
 use crate::lane::Millis;
 use crate::lane_thread::{HEARTBEAT, LaneRunner, RunnerSettings};
-use crate::ports::{Input, OutputSink};
+use crate::ports::{Input, InputSender, LaneSnapshot, OutputSink, Parts};
 use crate::replay::Replay;
 use crate::sensors::gpio::{GpioError, NullOutputs};
 use crate::web::{self, ApiState};
-use keep::{Listener, keep_gpio, keep_switches};
+use keep::{Listener, keep_gpio};
+pub use source::{Script, ScriptedLane, Source};
 
 mod keep;
+mod source;
 
 /// Why the daemon could not start.
 #[derive(Debug, thiserror::Error)]
@@ -47,8 +53,6 @@ pub enum DaemonError {
         "the lane's thread stopped by itself: the lane is not scored, exiting so that it restarts"
     )]
     LaneStopped,
-    #[error("the centre: {0}")]
-    CentreStart(String),
 }
 
 impl DaemonError {
@@ -66,28 +70,15 @@ impl DaemonError {
     }
 }
 
-/// How the daemon runs beyond its config.
+/// How the daemon runs beyond its config and its source.
 #[derive(Clone, Debug, Default)]
 pub struct ServeOptions {
-    /// Play the simulator instead of listening to a pinsetter: the demo.
-    pub demo: Option<DemoOptions>,
-    /// Stop by itself after this long; the demo, once its script has
-    /// played this long at its speed.
+    /// Stop by itself after this long (wall time).
     pub stop_after: Option<Duration>,
     /// What `check-config` would refuse on this machine (a serial console
     /// on the pinsetter's port, a pin a HAT's overlay takes), each as
     /// `key: message`: the lane runs, and the panel shows them.
     pub site_problems: Vec<String>,
-}
-
-#[derive(Clone, Debug)]
-pub struct DemoOptions {
-    pub speed: f64,
-    pub seed: u64,
-    /// A lane of a demo centre with a programme: it bowls the blocks the
-    /// centre whose page is here pushes, with the games the centre gives
-    /// them ([`crate::demo::follow_pushes`]), not a script of its own.
-    pub pushed: Option<SocketAddr>,
 }
 
 /// What a running daemon tells the one who started it.
@@ -96,11 +87,13 @@ pub struct Started {
     pub journal: PathBuf,
 }
 
-/// Runs the lane: the lane's thread, the pinsetter link (or the demo
-/// simulator), the GPIO, the control API. Returns the lane as it stood
-/// when it stopped (on SIGTERM, Ctrl-C or `stop_after`).
+/// Runs the lane: the lane's thread, its `source` of readings, the GPIO
+/// (but for a script), the control API, the link to the centre. Returns
+/// the lane as it stood when it stopped (on SIGTERM, Ctrl-C,
+/// `stop_after`, or when a script that ends has played).
 pub async fn serve(
     config: Config,
+    source: Source,
     options: ServeOptions,
     on_start: impl FnOnce(&Started),
 ) -> Result<Replay, DaemonError> {
@@ -108,170 +101,37 @@ pub async fn serve(
     // answers must stop the lane cleanly, not kill it mid-write.
     let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let (tx, rx) = crate::ports::inputs::channel(crate::ports::inputs::CAPACITY);
-    let demo = options.demo.clone();
     // Each part that fails says so here, for the panel's banners.
     let parts = crate::ports::Parts::default();
-    // GPIO first: on a machine that can never have it, fail before
-    // anything else; a Pi's GPIO that fails now (a line another process
-    // holds, a chip not there yet) is tried again while the lane runs.
-    let (gpio, outputs): (Option<tokio::task::JoinHandle<()>>, Box<dyn OutputSink>) =
-        match config.gpio.backend {
-            GpioBackend::Rpi if demo.is_none() => {
-                let (task, outputs) =
-                    keep_gpio(&config.gpio.inputs, &config.gpio.outputs, &tx, &parts)?;
-                (Some(task), outputs)
-            }
-            _ => (None, Box::new(NullOutputs)),
-        };
-    let switches = config.switches.clone().filter(|_| demo.is_none());
+    let speed = source.script().map(|s| s.speed());
+    let (gpio, outputs) = open_gpio(&config, speed.is_none(), &tx, &parts)?;
     // The panel's port and HTTPS files before the journal: a port taken or
     // a file missing leaves no journal behind.
-    let tls = match &config.web.tls {
-        Some(files) => Some(web::server::tls_acceptor(files)?),
-        None => None,
-    };
-    let listener = Listener::bind(config.web.listen, &parts).await?;
-    let listen = listener.addr();
-    let settings = RunnerSettings {
-        state_dir: config.state_dir.clone(),
-        lane: config.lane,
-        rules: config.rules.clone(),
-        speed: demo.as_ref().map_or(1.0, |d| d.speed),
-        simulated: demo.is_some(),
-        language: config.speaker.language,
-    };
-    let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
-    if !options.site_problems.is_empty() {
-        parts.fault(
-            "config",
-            options.site_problems.join("; "),
-            "run `sudo lanecall check-config`, fix what it names, then restart lanecall",
-        );
-    }
-    if keep::check_storage(&config, &parts) {
-        voice.journal_volatile();
-    }
-    let (mut core, snapshot) = LaneRunner::start(settings, outputs, voice)?;
-    core.watch_parts(parts.clone());
-    // `[journal] mirror`: a live second copy of the journal.
-    if let Some(target) = &config.journal.mirror {
-        core.add_journal_sink(Box::new(crate::journal::mirror::Mirror::start(
-            target.clone(),
-        )));
-    }
-    // `[centre]`: the link to the centre's broker; none, no connection.
-    let centre = match &config.centre {
-        Some(centre) => {
-            let lane = crate::centre_link::LaneSide {
-                lane: config.lane,
-                journal_dir: config.journal_dir(),
-                inputs: tx.clone(),
-                state: snapshot.clone(),
-            };
-            let (link, sink) = crate::centre_link::CentreLink::start(centre, lane)?;
-            core.add_journal_sink(sink);
-            Some(link)
-        }
-        None => None,
-    };
+    let panel = Panel::bind(&config, &parts).await?;
+    let lane = Lane::start(&config, speed, &options, outputs, &parts, &tx)?;
+    let Lane {
+        core,
+        snapshot,
+        centre,
+        script_start,
+    } = lane;
     let clock = core.clock();
-    let lane_state = snapshot.clone();
-    // The demo's lane time follows its script, from where the lane stands.
-    let script = demo.as_ref().map(|d| (d, core.follow_script()));
     let heartbeat = core.heartbeat();
     let journal = core.journal_path().to_owned();
     let lane_thread = std::thread::Builder::new()
         .name("lane".into())
         .spawn(move || core.run(rx))
         .map_err(DaemonError::Thread)?;
-
-    let api = web::router(ApiState {
+    let listen = panel.listener.addr();
+    let web = panel.serve(&config, &tx, snapshot.clone());
+    let scripted = || ScriptedLane {
+        number: config.lane,
+        clock,
+        start: script_start,
         inputs: tx.clone(),
-        lane: snapshot,
-        cookie_key: web::auth::session_key(&config.state_dir),
-        auth: web::AuthSettings::from_config(&config),
-        journal_dir: Some(config.journal_dir()),
-        live_views: config.web.max_live_views,
-        event: config.web.event.clone(),
-    });
-    let fd_limit = web::server::fd_limit();
-    let limits = web::server::Limits::new(web::server::connection_cap(
-        config.web.max_connections,
-        fd_limit,
-    ));
-    tracing::info!(
-        max_connections = limits.max_connections,
-        max_live_views = config.web.max_live_views,
-        fd_limit,
-        https = tls.is_some(),
-        "the panel's connection cap is {}",
-        limits.max_connections
-    );
-    if limits.max_connections < config.web.max_connections {
-        tracing::warn!(
-            "web.max_connections {} lowered to {}: the file limit is {fd_limit:?}; raise LimitNOFILE",
-            config.web.max_connections,
-            limits.max_connections
-        );
-    }
-    let (stop_web, web_stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(async move {
-        let stopped = async {
-            let _ = web_stopped.await;
-        };
-        tokio::pin!(stopped);
-        let listener = tokio::select! {
-            listener = listener.when_present() => listener,
-            () = &mut stopped => return,
-        };
-        web::server::serve(listener, api, tls, limits, stopped).await;
-    });
-
-    // The demo stops when its script has played `stop_after` (at its
-    // speed), however late a busy machine plays it: the same seed, the same
-    // journal.
-    let (stop_after, script_end) = match script {
-        Some((d, start)) if d.pushed.is_none() => (
-            None,
-            options
-                .stop_after
-                .map(|after| start + (after.as_secs_f64() * 1000.0 * d.speed) as Millis),
-        ),
-        _ => (options.stop_after, None),
+        state: snapshot,
     };
-    let mut source = match script {
-        Some((d, start)) if let Some(centre) = d.pushed => {
-            tokio::spawn(crate::demo::follow_pushes(
-                clock,
-                start,
-                config.lane,
-                d.seed,
-                centre,
-                lane_state,
-                tx.clone(),
-            ))
-        }
-        Some((d, start)) => tokio::spawn(crate::demo::play(
-            clock,
-            start,
-            script_end,
-            config.lane,
-            d.seed,
-            tx.clone(),
-        )),
-        None if let Some(switches) = switches => {
-            keep_switches(switches, tx.clone(), parts.clone())?
-        }
-        None => {
-            let (link_state, _) = watch::channel(false);
-            let link = config.pinsetter.clone();
-            tokio::spawn(crate::sensors::serial::run_pinsetter_link(
-                link,
-                tx.clone(),
-                link_state,
-            ))
-        }
-    };
+    let mut source = source::start(source, &config, scripted, &tx, &parts)?;
     on_start(&Started {
         listen,
         journal: journal.clone(),
@@ -285,8 +145,8 @@ pub async fn serve(
     // bug), the daemon must not go on serving a lane nobody scores.
     let mut script_played = false;
     let lane_ended = tokio::select! {
-        () = wait_for_stop(stop_after, term) => None,
-        _ = &mut source, if script_end.is_some() => {
+        () = wait_for_stop(options.stop_after, term) => None,
+        _ = &mut source.task, if source.ends => {
             script_played = true;
             None
         }
@@ -294,26 +154,13 @@ pub async fn serve(
     };
     tracing::info!("stopping");
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
-    source.abort();
+    source.task.abort();
     watchdog.abort();
     if let Some(gpio) = gpio {
         gpio.abort();
     }
-    if script_played {
-        // The script has sent its last input, not the lane taken it: on a
-        // busy machine hundreds may still be queued. The lane stops after
-        // them (the same seed, the same journal, however late), unless it
-        // takes none for a minute (a lane that no longer reads its queue).
-        let drained = tokio::time::timeout(SCRIPT_DRAIN, tx.send(Input::Shutdown)).await;
-        if drained.is_err() {
-            tx.stop();
-        }
-    } else {
-        tx.stop();
-    }
-    drop(tx);
-    let _ = stop_web.send(());
-    let _ = server.await;
+    stop_lane(tx, script_played).await;
+    web.stop().await;
     let result = match lane_ended {
         Some(_) => Err(DaemonError::LaneStopped),
         None => match lane_done.await {
@@ -328,202 +175,203 @@ pub async fn serve(
     result
 }
 
-/// How long the lane may take to make room for the stop at a demo
+/// The GPIO, first: on a machine that can never have it, fail before
+/// anything else; a Pi's GPIO that fails now (a line another process
+/// holds, a chip not there yet) is tried again while the lane runs. None
+/// for a lane a script plays (`wanted` false), or without `[gpio]`.
+fn open_gpio(
+    config: &Config,
+    wanted: bool,
+    tx: &InputSender,
+    parts: &Parts,
+) -> Result<(Option<JoinHandle<()>>, Box<dyn OutputSink>), DaemonError> {
+    match config.gpio.backend {
+        GpioBackend::Rpi if wanted => {
+            let (task, outputs) = keep_gpio(&config.gpio.inputs, &config.gpio.outputs, tx, parts)?;
+            Ok((Some(task), outputs))
+        }
+        _ => Ok((None, Box::new(NullOutputs))),
+    }
+}
+
+/// The lane's thread before it runs, with what is wired to it.
+struct Lane {
+    core: LaneRunner,
+    snapshot: watch::Receiver<LaneSnapshot>,
+    /// The link to the centre (`[centre]`).
+    centre: Option<crate::centre_link::CentreLink>,
+    /// The lane time a script starts at (where the lane's time stands).
+    script_start: Millis,
+}
+
+impl Lane {
+    /// Opens the journal and the lane in it, with the speaker, the
+    /// journal's mirror and the link to the centre as the config asks.
+    /// `speed`: a script plays the lane, its lane time following the
+    /// script.
+    fn start(
+        config: &Config,
+        speed: Option<f64>,
+        options: &ServeOptions,
+        outputs: Box<dyn OutputSink>,
+        parts: &Parts,
+        tx: &InputSender,
+    ) -> Result<Lane, DaemonError> {
+        let settings = RunnerSettings {
+            state_dir: config.state_dir.clone(),
+            lane: config.lane,
+            rules: config.rules.clone(),
+            speed: speed.unwrap_or(1.0),
+            simulated: speed.is_some(),
+            language: config.speaker.language,
+        };
+        let voice = Box::new(crate::speaker::Voice::start(&config.speaker));
+        if !options.site_problems.is_empty() {
+            parts.fault(
+                "config",
+                options.site_problems.join("; "),
+                "run `sudo lanecall check-config`, fix what it names, then restart lanecall",
+            );
+        }
+        if keep::check_storage(config, parts) {
+            voice.journal_volatile();
+        }
+        let (mut core, snapshot) = LaneRunner::start(settings, outputs, voice)?;
+        core.watch_parts(parts.clone());
+        // `[journal] mirror`: a live second copy of the journal.
+        if let Some(target) = &config.journal.mirror {
+            core.add_journal_sink(Box::new(crate::journal::mirror::Mirror::start(
+                target.clone(),
+            )));
+        }
+        // `[centre]`: the link to the centre's broker; none, no connection.
+        let centre = match &config.centre {
+            Some(centre) => {
+                let lane = crate::centre_link::LaneSide {
+                    lane: config.lane,
+                    journal_dir: config.journal_dir(),
+                    inputs: tx.clone(),
+                    state: snapshot.clone(),
+                };
+                let (link, sink) = crate::centre_link::CentreLink::start(centre, lane)?;
+                core.add_journal_sink(sink);
+                Some(link)
+            }
+            None => None,
+        };
+        // A script's lane time follows the script, from where the lane
+        // stands.
+        let script_start = match speed {
+            Some(_) => core.follow_script(),
+            None => 0,
+        };
+        Ok(Lane {
+            core,
+            snapshot,
+            centre,
+            script_start,
+        })
+    }
+}
+
+/// The panel's listening socket and HTTPS files, bound before the journal
+/// is opened.
+struct Panel {
+    listener: Listener,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+}
+
+/// The panel's server, running until [`Web::stop`].
+struct Web {
+    stop: oneshot::Sender<()>,
+    server: JoinHandle<()>,
+}
+
+impl Web {
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.server.await;
+    }
+}
+
+impl Panel {
+    async fn bind(config: &Config, parts: &Parts) -> Result<Panel, DaemonError> {
+        let tls = match &config.web.tls {
+            Some(files) => Some(web::server::tls_acceptor(files)?),
+            None => None,
+        };
+        let listener = Listener::bind(config.web.listen, parts).await?;
+        Ok(Panel { listener, tls })
+    }
+
+    /// Serves the control API (and the panel) on the lane, within the
+    /// connection cap the file limit allows.
+    fn serve(self, config: &Config, tx: &InputSender, lane: watch::Receiver<LaneSnapshot>) -> Web {
+        let api = web::router(ApiState {
+            inputs: tx.clone(),
+            lane,
+            cookie_key: web::auth::session_key(&config.state_dir),
+            auth: web::AuthSettings::from_config(config),
+            journal_dir: Some(config.journal_dir()),
+            live_views: config.web.max_live_views,
+            event: config.web.event.clone(),
+        });
+        let fd_limit = web::server::fd_limit();
+        let limits = web::server::Limits::new(web::server::connection_cap(
+            config.web.max_connections,
+            fd_limit,
+        ));
+        tracing::info!(
+            max_connections = limits.max_connections,
+            max_live_views = config.web.max_live_views,
+            fd_limit,
+            https = self.tls.is_some(),
+            "the panel's connection cap is {}",
+            limits.max_connections
+        );
+        if limits.max_connections < config.web.max_connections {
+            tracing::warn!(
+                "web.max_connections {} lowered to {}: the file limit is {fd_limit:?}; raise LimitNOFILE",
+                config.web.max_connections,
+                limits.max_connections
+            );
+        }
+        let (stop, web_stopped) = oneshot::channel::<()>();
+        let Panel { listener, tls } = self;
+        let server = tokio::spawn(async move {
+            let stopped = async {
+                let _ = web_stopped.await;
+            };
+            tokio::pin!(stopped);
+            let listener = tokio::select! {
+                listener = listener.when_present() => listener,
+                () = &mut stopped => return,
+            };
+            web::server::serve(listener, api, tls, limits, stopped).await;
+        });
+        Web { stop, server }
+    }
+}
+
+/// Tells the lane's thread to stop. After a script that has played, its
+/// last input sent but perhaps not taken (on a busy machine hundreds may
+/// still be queued), the lane stops after them (the same seed, the same
+/// journal, however late), unless it takes none for [`SCRIPT_DRAIN`] (a
+/// lane that no longer reads its queue); else at once.
+async fn stop_lane(tx: InputSender, script_played: bool) {
+    if script_played {
+        let drained = tokio::time::timeout(SCRIPT_DRAIN, tx.send(Input::Shutdown)).await;
+        if drained.is_err() {
+            tx.stop();
+        }
+    } else {
+        tx.stop();
+    }
+}
+
+/// How long the lane may take to make room for the stop at a
 /// script's end before it is stopped with its queue.
 const SCRIPT_DRAIN: Duration = Duration::from_secs(60);
-
-/// `lanecall demo --lanes N`: the centre with its embedded broker and `N`
-/// demo lanes, each a whole lane as [`serve`] runs it (journal, core,
-/// panel, `[centre]` link), in this one process.
-#[derive(Clone, Debug)]
-pub struct CentreDemo {
-    pub lanes: u32,
-    /// The centre's and each lane's folder are made under it.
-    pub state_dir: PathBuf,
-    /// The centre's page; lane `k`'s panel listens on the next port up by
-    /// `k` (any free port when this one is 0).
-    pub listen: SocketAddr,
-    pub judge_pin_hash: String,
-    /// The PIN itself: the demo's director logs in with it.
-    pub judge_pin: String,
-    /// The competition's programme; `None`: the built-in one
-    /// ([`crate::demo::programme`]).
-    pub programme: Option<PathBuf>,
-    pub demo: DemoOptions,
-    pub stop_after: Option<Duration>,
-}
-
-/// Runs [`CentreDemo`] until every lane stops (SIGTERM, Ctrl-C or
-/// `stop_after`); `on_start` gets the centre's page and each lane's panel.
-/// Only lane 1 speaks: a room of loudspeakers saying every lane's pins at
-/// once helps nobody.
-pub async fn serve_centre_demo(
-    demo: CentreDemo,
-    on_start: impl FnOnce(SocketAddr, &[(u32, Started)]),
-) -> Result<(), DaemonError> {
-    // The demo's logins, made afresh: a password for each lane, as a real
-    // centre has (docs/centre.md); only this process knows them.
-    let logins_dir = demo.state_dir.join("centre");
-    let logins = demo_logins(&logins_dir, demo.lanes).map_err(|e| {
-        DaemonError::CentreStart(format!(
-            "cannot write the demo's logins in {}: {e}",
-            logins_dir.display()
-        ))
-    })?;
-    let programme = crate::demo::programme::DemoProgramme::prepare(
-        &logins_dir,
-        demo.lanes,
-        demo.programme.as_deref(),
-    )
-    .map_err(DaemonError::CentreStart)?;
-    let centre = crate::centre::start(crate::centre::config::CentreConfig {
-        site: "demo".into(),
-        state_dir: demo.state_dir.join("centre"),
-        web_listen: demo.listen,
-        judge_pin_hash: demo.judge_pin_hash.clone(),
-        judges: Vec::new(),
-        // Any free port: the centre binds it and says which.
-        broker: crate::centre::config::Broker::Embedded {
-            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        },
-        username: None,
-        password_file: None,
-        passwords: Some(logins.passwords.clone()),
-        allow_anonymous: false,
-        lanes: None,
-        programme: Some(programme.path.clone()),
-    })
-    .await
-    .map_err(DaemonError::CentreStart)?;
-    let pushed = Some(centre.web);
-    let broker = centre
-        .broker
-        .ok_or_else(|| DaemonError::CentreStart("the demo's broker did not start".into()))?;
-    let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut lanes = Vec::new();
-    for k in 1..=demo.lanes {
-        let port = match demo.listen.port() {
-            0 => 0,
-            p => p.saturating_add(u16::try_from(k).unwrap_or(u16::MAX)),
-        };
-        let mut config = Config::demo(
-            demo.state_dir.join(format!("lane{k}")),
-            SocketAddr::new(demo.listen.ip(), port),
-            demo.judge_pin_hash.clone(),
-        );
-        config.lane = k;
-        config.speaker.enabled &= k == 1;
-        config.centre = Some(crate::config::CentreConfig {
-            broker: crate::mqtt::BrokerUrl {
-                host: "127.0.0.1".into(),
-                port: broker.port(),
-                tls: false,
-            },
-            ca_file: None,
-            site: "demo".into(),
-            username: Some(format!("lane{k}")),
-            password_file: Some(logins.lane_password(k)),
-            accept_commands: true,
-            neighbours: [k - 1, k + 1]
-                .into_iter()
-                .filter(|n| (1..=demo.lanes).contains(n))
-                .collect(),
-        });
-        std::fs::create_dir_all(&config.state_dir).map_err(|e| {
-            DaemonError::CentreStart(format!("cannot make {}: {e}", config.state_dir.display()))
-        })?;
-        let options = ServeOptions {
-            demo: Some(DemoOptions {
-                speed: demo.demo.speed,
-                seed: demo.demo.seed.wrapping_add(u64::from(k)),
-                pushed,
-            }),
-            stop_after: demo.stop_after,
-            site_problems: Vec::new(),
-        };
-        let tx = started_tx.clone();
-        lanes.push(tokio::spawn(serve(config, options, move |s| {
-            let _ = tx.send((
-                k,
-                Started {
-                    listen: s.listen,
-                    journal: s.journal.clone(),
-                },
-            ));
-        })));
-    }
-    drop(started_tx);
-    let mut started = Vec::new();
-    while let Some(s) = started_rx.recv().await {
-        started.push(s);
-    }
-    started.sort_by_key(|(k, _)| *k);
-    if started.len() == lanes.len() {
-        on_start(centre.web, &started);
-        if let Some(block) = programme.first_block {
-            tokio::spawn(crate::demo::director::push_when_online(
-                centre.web,
-                centre.book.clone(),
-                lanes.len(),
-                demo.judge_pin.clone(),
-                block,
-            ));
-        }
-    }
-    let mut result = Ok(());
-    for lane in lanes {
-        match lane.await {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => result = result.and(Err(e)),
-            Err(_) => result = result.and(Err(DaemonError::LaneStopped)),
-        }
-    }
-    centre.stop().await;
-    result
-}
-
-/// The demo centre's MQTT logins on disk, readable by this user only.
-struct DemoLogins {
-    /// The embedded broker's `passwords` file.
-    passwords: PathBuf,
-    dir: PathBuf,
-}
-
-impl DemoLogins {
-    /// Lane `k`'s `password_file`.
-    fn lane_password(&self, k: u32) -> PathBuf {
-        self.dir.join(format!("lane{k}.password"))
-    }
-}
-
-/// Writes a fresh random password for each of `lanes` lanes into `dir`:
-/// the broker's `passwords` file and each lane's own password file.
-fn demo_logins(dir: &std::path::Path, lanes: u32) -> io::Result<DemoLogins> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    std::fs::create_dir_all(dir)?;
-    let logins = DemoLogins {
-        passwords: dir.join("mqtt-passwords"),
-        dir: dir.to_owned(),
-    };
-    let private = |path: &std::path::Path, text: &str| -> io::Result<()> {
-        let _ = std::fs::remove_file(path);
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)?;
-        f.write_all(text.as_bytes())
-    };
-    let mut all = String::new();
-    for k in 1..=lanes {
-        let password = crate::web::auth::secret().map_err(io::Error::other)?;
-        private(&logins.lane_password(k), &format!("{password}\n"))?;
-        all += &format!("lane{k}:{password}\n");
-    }
-    private(&logins.passwords, &all)?;
-    Ok(logins)
-}
 
 /// Tells systemd the daemon is alive, but only while the lane's thread
 /// keeps turning: a stuck lane gets restarted.

@@ -10,20 +10,67 @@
 //! A machine too busy to play the script on time plays it late, never
 //! differently: the same seed gives the same journal.
 //!
-//! A demo centre with a programme plays no lineups of its own: each lane
-//! bowls, as its script, the block the centre pushes to it
-//! ([`follow_pushes`], `robot.rs`); `programme.rs` is the demo's built-in
-//! programme.
+//! The demo sits above the daemon: it is a [`Script`] that
+//! [`crate::daemon::serve`] plays in place of a pinsetter ([`DemoLane`]).
+//!
+//! A demo centre with a programme ([`centre`], `lanecall demo --lanes N`)
+//! runs the centre and its lanes in one process; each lane plays no
+//! lineups of its own but bowls, as its script, the block the centre
+//! pushes to it ([`Pushed`], `robot.rs`); `programme.rs` is the demo's
+//! built-in programme, `director.rs` pushes its first block.
 
+pub mod centre;
 pub mod director;
 pub mod programme;
 mod robot;
 
-pub use robot::follow_pushes;
+pub use robot::{Pushed, follow_pushes};
 
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+use crate::daemon::{Script, ScriptedLane};
 use crate::lane::{Event, Millis};
 use crate::ports::{Clock, Input, InputSender};
 use crate::sim::Scenario;
+
+/// `lanecall demo`: a lane the simulator plays, block after block.
+#[derive(Clone, Debug)]
+pub struct DemoLane {
+    /// How much faster than life.
+    pub speed: f64,
+    /// The first block's seed; each next block takes the next.
+    pub seed: u64,
+    /// The script's length at its speed (`--for`): it ends there, however
+    /// late a busy machine plays it (the same seed, the same journal);
+    /// `None`, it plays until the daemon stops.
+    pub length: Option<Duration>,
+}
+
+impl Script for DemoLane {
+    fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    fn ends(&self) -> bool {
+        self.length.is_some()
+    }
+
+    fn play(self: Box<Self>, lane: ScriptedLane) -> JoinHandle<()> {
+        let until = self
+            .length
+            .map(|after| lane.start + (after.as_secs_f64() * 1000.0 * self.speed) as Millis);
+        tokio::spawn(play(
+            lane.clock,
+            lane.start,
+            until,
+            lane.number,
+            self.seed,
+            lane.inputs,
+        ))
+    }
+}
 
 /// The pause between two blocks of the script, as on a real lane.
 const BETWEEN_BLOCKS: Millis = 60_000;

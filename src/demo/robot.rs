@@ -10,14 +10,49 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
 use super::send_at;
+use crate::daemon::{Script, ScriptedLane};
 use crate::lane::{Action, Bowler, Event, Millis, Panel};
 use crate::ports::{Clock, InputSender, LaneSnapshot};
 use crate::sim::Scenario;
 
 /// Games of a lineup the centre's programme does not place.
 const UNPLACED_GAMES: u8 = 1;
+
+/// A lane of a demo centre with a programme: it bowls the blocks the
+/// centre whose page is at `centre` pushes, with the games the centre
+/// gives them ([`follow_pushes`]), not a script of its own. It plays until
+/// the daemon stops.
+#[derive(Clone, Debug)]
+pub struct Pushed {
+    pub speed: f64,
+    pub seed: u64,
+    pub centre: SocketAddr,
+}
+
+impl Script for Pushed {
+    fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    fn ends(&self) -> bool {
+        false
+    }
+
+    fn play(self: Box<Self>, lane: ScriptedLane) -> JoinHandle<()> {
+        tokio::spawn(follow_pushes(
+            lane.clock,
+            lane.start,
+            lane.number,
+            self.seed,
+            self.centre,
+            lane.state,
+            lane.inputs,
+        ))
+    }
+}
 
 /// Plays lane `lane`'s pushed blocks from lane time `start`, each with the
 /// next seed from `first_seed` and the games the centre at `centre` gives
