@@ -399,6 +399,7 @@ impl Iterator for Simulator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lane::Effects;
 
     #[test]
     fn demo_lanes_have_bowlers_of_their_own() {
@@ -436,7 +437,11 @@ mod tests {
         for e in &events {
             lane.handle(e.t, &e.event, &mut out);
         }
-        let refused = out.iter().filter(|e| matches!(e, Effect::Refused(r) if !matches!(r, crate::lane::Refusal::Serial(_)))).count();
+        let refused = out
+            .refusals()
+            .into_iter()
+            .filter(|r| !matches!(r, crate::lane::Refusal::Serial(_)))
+            .count();
         assert_eq!(refused, 0, "the simulator only does what the lane allows");
         assert_eq!(lane.blocks().len(), 1);
         assert!(lane.blocks()[0].ended);

@@ -28,12 +28,14 @@
 //! - `withdraw`: a judge taking back a penalty, a blindfold action or
 //!   pins entered by hand.
 //! - `refusal`: why an input is refused.
+//! - `effects`: reading a run of [`Effect`]s by kind, and a bowler's sheet.
 
 mod blindfold;
 pub mod callout;
 pub mod conduct;
 mod corrections;
 mod delivery;
+mod effects;
 pub mod event;
 mod fouls;
 mod holds;
@@ -57,6 +59,7 @@ use corrections::Fix;
 pub use corrections::LastBall;
 use delivery::{Beam, Flight};
 pub use delivery::{PracticeBall, SerialStats, WrongDeck};
+pub use effects::Effects;
 pub use event::{
     Action, Bowler, Class, DateFrom, DeckAfter, DeckFault, Event, Language, LaterBall, Millis,
     Panel, Sensor, Stamped, Verbosity, Voice, Withdrawable,
