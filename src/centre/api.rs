@@ -6,8 +6,9 @@
 //!   refused, `GET /api/pushes`: the pushes and each lane's answer. Anyone
 //!   may read them, like a lane's `/api/lane`.
 //! - `POST /api/login`, `/api/logout`, `GET /api/session`: the chief
-//!   judge's login, served by the lane's own login code (src/web/): the
-//!   same PIN checks, lockout and sessions.
+//!   judge's login, served by the door a lane's panel mounts too
+//!   ([`crate::web::Judges`]): the same PIN checks, rate, lockout and
+//!   sessions.
 //! - `POST /api/push` `{"block":"S1","lanes":{"7":[bowlers]}}`: a `lineup`
 //!   command per lane; `POST /api/hold` `{"lane":7,"on":true,"reason":"…"}`;
 //!   `POST /api/pushes/cancel` `{"push":12,"lane":3}`: a command held for
@@ -33,7 +34,6 @@
 //! `crate::web::server`, bounds a judge's own).
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
@@ -45,7 +45,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum_extra::extract::cookie::Key;
 use serde_json::{Value, json};
-use tower::ServiceExt as _;
 use tower_http::limit::RequestBodyLimitLayer;
 
 mod blocks;
@@ -62,7 +61,7 @@ use super::commands::Commands;
 use super::entries::Entries;
 use super::programme::Programme;
 use super::standings::{CsvLang, Standings, protocol_csv, protocol_text, standings};
-use crate::web::{AuthSettings, page::CONTENT_SECURITY_POLICY};
+use crate::web::{AuthSettings, Judges, page::CONTENT_SECURITY_POLICY};
 
 /// The largest request body: a push names every lane's bowlers.
 pub const MAX_BODY: usize = 64 * 1024;
@@ -74,8 +73,8 @@ struct Shared {
     entries: Option<Arc<Mutex<Entries>>>,
     commands: Arc<Commands>,
     site: Arc<str>,
-    /// The lane's login routes, which the centre's login goes through.
-    login: Router,
+    /// The judges' logins and sessions.
+    judges: Judges,
     /// The standings last computed, with the book's `journals_changed`
     /// then: polled standings are computed once per change, not per poll.
     standings: Arc<Mutex<Option<Computed>>>,
@@ -120,33 +119,22 @@ pub fn router(
     cookie_key: Key,
     voids: Arc<super::void::Voids>,
 ) -> Router {
-    // The lane's API with nothing behind its lane routes: only its login
-    // routes are reached from here.
     let state_dir = auth.state_dir.as_deref().map(Arc::from);
-    let (inputs, _) = crate::ports::inputs::channel(1);
-    let (_, lane) = tokio::sync::watch::channel(crate::ports::LaneSnapshot {
-        version: 0,
-        json: "{}".into(),
-    });
-    let login = crate::web::router(crate::web::ApiState {
-        inputs,
-        lane,
-        cookie_key,
-        // A locked login is told to unlock the centre, not a lane.
-        auth: AuthSettings {
-            place: crate::web::limit::Place::Centre,
-            ..auth
-        },
-        journal_dir: None,
-        live_views: 1,
-        event: String::new(),
-    });
+    // A locked login is told to unlock the centre, not a lane.
+    let auth = AuthSettings {
+        place: crate::web::limit::Place::Centre,
+        ..auth
+    };
+    let judges = Judges::new(auth, cookie_key, String::new());
+    let login = judges
+        .router()
+        .layer(tower_http::trace::TraceLayer::new_for_http());
     let shared = Shared {
         book,
         entries,
         commands,
         site: site.into(),
-        login: login.clone(),
+        judges,
         standings: Arc::default(),
         state_dir,
         voids,
@@ -420,40 +408,22 @@ async fn cancel_push(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -
     }
 }
 
-/// The judge logged in on this request, asked of the lane's session route.
-async fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
-    session(s, headers).await.map(|(judge, _)| judge)
+/// The judge logged in on this request.
+fn judge(s: &Shared, headers: &HeaderMap) -> Option<String> {
+    session(s, headers).map(|(judge, _)| judge)
 }
 
 /// The judge of the request's session and whether they are the chief
 /// judge (logged in with the shared PIN, `[web] judge_pin_hash`, not a
 /// PIN of their own).
-async fn session(s: &Shared, headers: &HeaderMap) -> Option<(String, bool)> {
-    let mut req = Request::get("/api/session");
-    if let Some(cookie) = headers.get(header::COOKIE) {
-        req = req.header(header::COOKIE, cookie);
-    }
-    let mut req = req.body(Body::empty()).ok()?;
-    // The login code reads the client's address for its limits.
-    req.extensions_mut()
-        .insert(axum::extract::ConnectInfo(SocketAddr::from((
-            [127, 0, 0, 1],
-            0,
-        ))));
-    let res = s.login.clone().oneshot(req).await.ok()?;
-    let body = axum::body::to_bytes(res.into_body(), 64 * 1024)
-        .await
-        .ok()?;
-    let v: Value = serde_json::from_slice(&body).ok()?;
-    let judge = v.get("judge")?.as_str()?.to_owned();
-    let chief = v.get("chief").and_then(Value::as_bool).unwrap_or(false);
-    Some((judge, chief))
+fn session(s: &Shared, headers: &HeaderMap) -> Option<(String, bool)> {
+    s.judges.of_request(headers)
 }
 
 /// Answers `401` to a request without a judge's session before its body
 /// is read; the handler behind checks the session again, as it reads it.
 async fn login_first(State(s): State<Shared>, req: Request<Body>, next: Next) -> Response {
-    if judge(&s, req.headers()).await.is_none() {
+    if judge(&s, req.headers()).is_none() {
         return error(StatusCode::UNAUTHORIZED, "a judge must log in");
     }
     next.run(req).await
@@ -474,7 +444,7 @@ async fn judged(
             "send JSON (Content-Type: application/json)",
         ));
     }
-    let Some(by) = judge(s, headers).await else {
+    let Some(by) = judge(s, headers) else {
         return Err(error(
             StatusCode::UNAUTHORIZED,
             "the chief judge must log in",

@@ -1,27 +1,170 @@
+//! The judges' door, one for both sites: a lane's panel ([`super::router`])
+//! and the centre (`crate::centre::api`) each make a [`Judges`] and mount
+//! its routes, and ask it who is logged in on a request.
+//!
 //! Logging in and out: a judge's PIN checked (argon2, on its own thread,
-//! [`super::pins`], behind the lockout of [`super::limit`]) against their own PIN or the
-//! shared one, the server-side session that follows, and what a session
-//! may see of the PIN checks (`/api/security`). Never logs a PIN or a
-//! cookie; never touches the lane.
+//! [`super::pins`], behind the per-address rate and the lockout of
+//! [`super::limit`]) against their own PIN or the shared one, the
+//! server-side session that follows ([`super::sessions`], its cookie
+//! [`super::auth`]), and what a session may see of the PIN checks
+//! (`/api/security`). Never logs a PIN or a cookie; never touches a lane.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::{ConnectInfo, FromRef, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum_extra::extract::cookie::SignedCookieJar;
+use axum::routing::{get, post};
+use axum::{Json, Router, middleware};
+use axum_extra::extract::cookie::{Key, SignedCookieJar};
 use serde::Deserialize;
 use serde_json::json;
+use tower_http::limit::RequestBodyLimitLayer;
 
 use super::limit::{Lock, Place};
-use super::pins::Verdict;
-use super::{ApiError, ApiResult, Shared, auth, body, pin_shape_ok, require_json};
+use super::pins::{Checker, Verdict};
+use super::sessions::{self, Sessions};
+use super::{
+    ApiError, ApiResult, AuthSettings, MAX_BODY, MAX_JUDGES, MAX_SESSION, auth, body,
+    check_pin_hash, json_errors, not_found, pin_shape_ok, require_json,
+};
+
+/// Who may act on a site: the PIN checks and their lockout, the login
+/// rate, the sessions and their cookie. Cloned cheaply: one is shared by
+/// the routes and the site's own handlers.
+#[derive(Clone)]
+pub struct Judges(Arc<Door>);
+
+struct Door {
+    auth: AuthSettings,
+    /// Signs the session cookie.
+    cookie_key: Key,
+    /// The event's title (`[web] event`), given with the session.
+    event: String,
+    /// The argon2 checks and the lockout.
+    pins: Checker,
+    /// What a match of hash `n` gives (see [`AuthSettings::hashes`]) and
+    /// its digest, which the session keeps.
+    logins: Vec<(Option<String>, String)>,
+    sessions: Sessions,
+}
+
+impl FromRef<Judges> for Key {
+    fn from_ref(judges: &Judges) -> Key {
+        judges.0.cookie_key.clone()
+    }
+}
+
+impl Judges {
+    /// The door for `auth` (lengths capped at [`MAX_SESSION`], at most
+    /// [`MAX_JUDGES`] named judges), its sessions signed with
+    /// `cookie_key`, `event` told with each session. Starts the PIN
+    /// checker's thread and reads the sessions kept in `auth.state_dir`.
+    pub fn new(mut auth: AuthSettings, cookie_key: Key, event: String) -> Judges {
+        auth.session = auth.session.min(MAX_SESSION);
+        auth.idle = auth.idle.min(auth.session);
+        auth.judges.truncate(MAX_JUDGES);
+        let hashes = auth.hashes();
+        if hashes.is_empty() {
+            tracing::error!("no judge PIN is configured: no judge can log in");
+        }
+        for (_, hash) in &hashes {
+            if let Err(e) = check_pin_hash(hash) {
+                // Logins with that PIN will fail; say why once, where the
+                // operator looks.
+                tracing::error!("{e}");
+            }
+        }
+        let pins = Checker::start(
+            hashes.iter().map(|(_, h)| h.clone()).collect(),
+            auth.lockout,
+            auth.state_dir.clone(),
+        );
+        let logins: Vec<(Option<String>, String)> = hashes
+            .iter()
+            .map(|(name, h)| (name.clone(), sessions::login_digest(name.as_deref(), h)))
+            .collect();
+        let digests: Vec<String> = logins.iter().map(|(_, d)| d.clone()).collect();
+        let sessions = Sessions::load(
+            auth.state_dir
+                .as_ref()
+                .map(|d| d.join(sessions::SESSIONS_FILE)),
+            sessions::Lengths {
+                absolute: auth.session,
+                idle: auth.idle,
+            },
+            &digests,
+        );
+        Judges(Arc::new(Door {
+            auth,
+            cookie_key,
+            event,
+            pins,
+            logins,
+            sessions,
+        }))
+    }
+
+    /// `POST /api/login` (behind the per-address rate), `POST /api/logout`,
+    /// `GET /api/session` and `GET /api/security`, each error in the API's
+    /// JSON shape and bodies capped at [`MAX_BODY`]. A site mounts the
+    /// paths it serves (`Router::route_service`).
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/api/login", super::limit::limit_login(post(login)))
+            .route("/api/logout", post(logout))
+            .route("/api/session", get(session))
+            .route("/api/security", get(security))
+            .fallback(not_found)
+            .with_state(self.clone())
+            .layer(RequestBodyLimitLayer::new(MAX_BODY))
+            .layer(middleware::map_response(json_errors))
+    }
+
+    /// The judge of the session whose cookie `headers` carry, if it is
+    /// open, and whether they are the chief judge (see
+    /// [`Judges::judge_and_chief`]).
+    pub fn of_request(&self, headers: &HeaderMap) -> Option<(String, bool)> {
+        let jar = SignedCookieJar::from_headers(headers, self.0.cookie_key.clone());
+        self.judge_and_chief(&jar)
+    }
+
+    /// The judge of this request's session, if it is open, as the config
+    /// names them now.
+    pub fn judge(&self, jar: &SignedCookieJar) -> Option<String> {
+        self.judge_and_chief(jar).map(|(judge, _)| judge)
+    }
+
+    /// The judge of this request's session, if it is open, and whether they
+    /// are the chief judge: logged in with the shared PIN (`[web]
+    /// judge_pin_hash`), not a PIN of their own (`[[web.judges]]`).
+    ///
+    /// A session keeps the digest of the login it was made with
+    /// ([`super::sessions::login_digest`]: a named judge's name and PIN hash,
+    /// or the shared PIN's hash): a judge renamed or removed in the config no
+    /// longer has one, and their old session is no good (it is dropped at the
+    /// start that reads the new config; here, it would not be believed
+    /// either). A named judge acts under the name the config gives now.
+    pub fn judge_and_chief(&self, jar: &SignedCookieJar) -> Option<(String, bool)> {
+        let door = &self.0;
+        let id = auth::session_id(jar)?;
+        let (typed, digest) = door.sessions.login(&id)?;
+        let Some((named, _)) = door.logins.iter().find(|(_, d)| *d == digest) else {
+            door.sessions.revoke(&id);
+            return None;
+        };
+        Some(match named {
+            Some(name) => (name.clone(), false),
+            None => (typed, true),
+        })
+    }
+}
 
 #[derive(Deserialize)]
-struct Login {
+struct Posted {
     pin: String,
     name: Option<String>,
 }
@@ -33,8 +176,8 @@ fn peer(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
         .map(|ConnectInfo(addr)| addr.ip().to_canonical())
 }
 
-pub(super) async fn login(
-    State(shared): State<Shared>,
+async fn login(
+    State(judges): State<Judges>,
     jar: SignedCookieJar,
     extensions: axum::http::Extensions,
     headers: HeaderMap,
@@ -42,7 +185,7 @@ pub(super) async fn login(
 ) -> ApiResult {
     require_json(&headers)?;
     let raw = body(raw)?;
-    let Login { pin, name } = serde_json::from_slice(&raw).map_err(|e| {
+    let Posted { pin, name } = serde_json::from_slice(&raw).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             format!("a login is {{\"pin\": \"...\", \"name\": \"...\"}}: {e}"),
@@ -63,13 +206,14 @@ pub(super) async fn login(
     let typed = name.as_deref().map_or("judge", str::trim).to_owned();
     crate::ports::valid_name(&typed).map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, m))?;
 
-    let found = match shared.pins.check(pin, peer(&extensions)).await {
+    let door = &judges.0;
+    let found = match door.pins.check(pin, peer(&extensions)).await {
         Verdict::Match(n) => n,
         Verdict::Wrong => {
             tracing::info!(name = typed, "login with a wrong PIN");
             return Err(ApiError::new(StatusCode::UNAUTHORIZED, "wrong PIN"));
         }
-        Verdict::Locked(lock) => return Ok(locked(lock, shared.api.auth.place)),
+        Verdict::Locked(lock) => return Ok(locked(lock, door.auth.place)),
         Verdict::Busy => {
             return Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -77,7 +221,7 @@ pub(super) async fn login(
             ));
         }
     };
-    let Some((judge, digest)) = shared.logins.get(found) else {
+    let Some((judge, digest)) = door.logins.get(found) else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "cannot tell whose PIN it is",
@@ -85,45 +229,16 @@ pub(super) async fn login(
     };
     // A judge's own PIN names them, whatever was typed.
     let name = judge.clone().unwrap_or(typed);
-    let Some(id) = shared.sessions.create(&name, digest) else {
+    let Some(id) = door.sessions.create(&name, digest) else {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "cannot make a session now",
         ));
     };
     tracing::info!(name, "judge logged in");
-    let auth = &shared.api.auth;
+    let auth = &door.auth;
     let jar = auth::start_session(jar, id, auth.session, auth.secure);
     Ok((jar, Json(json!({ "name": name }))).into_response())
-}
-
-/// The judge of this request's session, if it is open, as the config
-/// names them now.
-pub(super) fn judge(shared: &Shared, jar: &SignedCookieJar) -> Option<String> {
-    judge_and_chief(shared, jar).map(|(judge, _)| judge)
-}
-
-/// The judge of this request's session, if it is open, and whether they
-/// are the chief judge: logged in with the shared PIN (`[web]
-/// judge_pin_hash`), not a PIN of their own (`[[web.judges]]`).
-///
-/// A session keeps the digest of the login it was made with
-/// ([`super::sessions::login_digest`]: a named judge's name and PIN hash,
-/// or the shared PIN's hash): a judge renamed or removed in the config no
-/// longer has one, and their old session is no good (it is dropped at the
-/// start that reads the new config; here, it would not be believed
-/// either). A named judge acts under the name the config gives now.
-pub(super) fn judge_and_chief(shared: &Shared, jar: &SignedCookieJar) -> Option<(String, bool)> {
-    let id = auth::session_id(jar)?;
-    let (typed, digest) = shared.sessions.login(&id)?;
-    let Some((named, _)) = shared.logins.iter().find(|(_, d)| *d == digest) else {
-        shared.sessions.revoke(&id);
-        return None;
-    };
-    Some(match named {
-        Some(name) => (name.clone(), false),
-        None => (typed, true),
-    })
 }
 
 /// The answer to a login a lock refused: `429` with `Retry-After`, the
@@ -149,41 +264,42 @@ fn locked(lock: Lock, place: Place) -> Response {
 }
 
 /// Only as JSON: a cross-site form must not log a judge out.
-pub(super) async fn logout(
-    State(shared): State<Shared>,
+async fn logout(
+    State(judges): State<Judges>,
     jar: SignedCookieJar,
     headers: HeaderMap,
 ) -> ApiResult {
     require_json(&headers)?;
     if let Some(id) = auth::session_id(&jar) {
-        shared.sessions.revoke(&id);
+        judges.0.sessions.revoke(&id);
     }
     Ok((auth::end_session(jar), Json(json!({ "ok": true }))).into_response())
 }
 
-pub(super) async fn session(State(shared): State<Shared>, jar: SignedCookieJar) -> Response {
-    let found = judge_and_chief(&shared, &jar);
+async fn session(State(judges): State<Judges>, jar: SignedCookieJar) -> Response {
+    let found = judges.judge_and_chief(&jar);
+    let door = &judges.0;
     let chief = found.as_ref().is_some_and(|(_, chief)| *chief);
     let judge = found.map(|(judge, _)| judge);
     // Whether a PIN names its judge: the panel then asks for no name.
-    let pin_names = shared.api.auth.judge_pin_hash.is_none() && !shared.api.auth.judges.is_empty();
-    let security = judge.is_some().then(|| shared.pins.security());
+    let pin_names = door.auth.judge_pin_hash.is_none() && !door.auth.judges.is_empty();
+    let security = judge.is_some().then(|| door.pins.security());
     Json(json!({
         "judge": judge,
         "chief": chief,
         "pin_names": pin_names,
         "security": security,
-        "event": shared.api.event,
+        "event": door.event,
     }))
     .into_response()
 }
 
-pub(super) async fn security(State(shared): State<Shared>, jar: SignedCookieJar) -> ApiResult {
-    if judge(&shared, &jar).is_none() {
+async fn security(State(judges): State<Judges>, jar: SignedCookieJar) -> ApiResult {
+    if judges.judge(&jar).is_none() {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "a judge must log in",
         ));
     }
-    Ok(Json(shared.pins.security()).into_response())
+    Ok(Json(judges.0.pins.security()).into_response())
 }

@@ -64,7 +64,7 @@ mod bucket;
 pub mod events;
 pub mod history;
 pub mod limit;
-mod login;
+pub mod login;
 pub mod page;
 pub mod pins;
 pub mod server;
@@ -97,10 +97,10 @@ use crate::journal::parse_panel_action;
 use crate::lane::{Action, DateFrom, Panel, Refusal};
 use crate::ports::{Input, InputSender, NotTaken};
 use history::{History, HistoryError};
-use pins::{Checker, Lockout};
-use sessions::Sessions;
+use pins::Lockout;
 
 pub use auth::{PinError, PinHashError, check_pin_hash, hash_pin, pin_shape_ok, verify_pin};
+pub use login::Judges;
 
 /// The largest request body taken, in bytes.
 pub const MAX_BODY: usize = 16 * 1024;
@@ -223,12 +223,8 @@ impl AuthSettings {
 #[derive(Clone)]
 struct Shared {
     api: Arc<ApiState>,
-    /// The argon2 checks and the lockout.
-    pins: Checker,
-    /// What a match of hash `n` gives (see [`AuthSettings::hashes`]) and
-    /// its digest, which the session keeps.
-    logins: Arc<Vec<(Option<String>, String)>>,
-    sessions: Sessions,
+    /// The logins, sessions and PIN checks.
+    judges: Judges,
     /// The journals, if the daemon named their folder.
     history: Option<Arc<History>>,
     /// Bounds the journals read at once.
@@ -244,50 +240,18 @@ impl FromRef<Shared> for Key {
 }
 
 /// The control API's routes, ready to serve.
-pub fn router(mut state: ApiState) -> Router {
-    let auth = &mut state.auth;
-    auth.session = auth.session.min(MAX_SESSION);
-    auth.idle = auth.idle.min(auth.session);
-    auth.judges.truncate(MAX_JUDGES);
-    let hashes = auth.hashes();
-    if hashes.is_empty() {
-        tracing::error!("no judge PIN is configured: no judge can log in");
-    }
-    for (_, hash) in &hashes {
-        if let Err(e) = check_pin_hash(hash) {
-            // Logins with that PIN will fail; say why once, where the
-            // operator looks.
-            tracing::error!("{e}");
-        }
-    }
-    let pins = Checker::start(
-        hashes.iter().map(|(_, h)| h.clone()).collect(),
-        auth.lockout,
-        auth.state_dir.clone(),
+pub fn router(state: ApiState) -> Router {
+    let judges = Judges::new(
+        state.auth.clone(),
+        state.cookie_key.clone(),
+        state.event.clone(),
     );
-    let logins: Vec<(Option<String>, String)> = hashes
-        .iter()
-        .map(|(name, h)| (name.clone(), sessions::login_digest(name.as_deref(), h)))
-        .collect();
-    let digests: Vec<String> = logins.iter().map(|(_, d)| d.clone()).collect();
-    let sessions = Sessions::load(
-        auth.state_dir
-            .as_ref()
-            .map(|d| d.join(sessions::SESSIONS_FILE)),
-        sessions::Lengths {
-            absolute: auth.session,
-            idle: auth.idle,
-        },
-        &digests,
-    );
-    let login_route = limit::limit_login(post(login::login));
+    let door = judges.router();
     let live_views = state.live_views;
     let shared = Shared {
         history: state.journal_dir.clone().map(|d| Arc::new(History::new(d))),
         api: Arc::new(state),
-        pins,
-        logins: Arc::new(logins),
-        sessions,
+        judges,
         journal_reads: Arc::new(Semaphore::new(JOURNAL_READS_AT_ONCE)),
         live_views: Arc::new(Semaphore::new(live_views)),
     };
@@ -297,10 +261,10 @@ pub fn router(mut state: ApiState) -> Router {
         .route("/api/history", get(history_list))
         .route("/api/history/{id}", get(history_report))
         .route("/export/{file}", get(export))
-        .route("/api/login", login_route)
-        .route("/api/logout", post(login::logout))
-        .route("/api/session", get(login::session))
-        .route("/api/security", get(login::security))
+        .route_service("/api/login", door.clone())
+        .route_service("/api/logout", door.clone())
+        .route_service("/api/session", door.clone())
+        .route_service("/api/security", door)
         .route("/api/actions", post(actions))
         .merge(page::routes())
         .fallback(not_found)
@@ -628,7 +592,7 @@ async fn actions(
 ) -> ApiResult {
     // The session first, the body after: a stranger's post is answered
     // unread, however slowly its body would come.
-    let Some((judge, chief)) = login::judge_and_chief(&shared, &jar) else {
+    let Some((judge, chief)) = shared.judges.judge_and_chief(&jar) else {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "a judge must log in",

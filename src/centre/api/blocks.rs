@@ -181,7 +181,7 @@ pub(super) async fn set_lanes(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let chief = super::session(&s, &headers).await.is_some_and(|(_, c)| c);
+    let chief = super::session(&s, &headers).is_some_and(|(_, c)| c);
     let state_dir = s.state_dir.clone();
     change_blocks(s, headers, body, move |v, by, now, e| {
         let block = block_of(v, "{\"block\":\"RR-B1\",\"lanes\":{…}}")?;

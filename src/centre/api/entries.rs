@@ -191,7 +191,7 @@ macro_rules! begin {
         let Some(entries) = $s.entries.clone() else {
             return no_programme();
         };
-        let chief = session(&$s, &$headers).await.is_some_and(|(_, c)| c);
+        let chief = session(&$s, &$headers).is_some_and(|(_, c)| c);
         let confirm = v.get(CONFIRM).and_then(Value::as_bool).unwrap_or(false);
         let by = Who {
             name,
@@ -325,7 +325,7 @@ pub(super) async fn import(
             "send the CSV file as it is (Content-Type: text/csv)",
         );
     }
-    let Some((name, chief)) = session(&s, &headers).await else {
+    let Some((name, chief)) = session(&s, &headers) else {
         return error(StatusCode::UNAUTHORIZED, "a judge must log in");
     };
     let by = Who {

@@ -23,7 +23,7 @@ pub(super) async fn void(State(s): State<Shared>, headers: HeaderMap, body: Byte
         Ok(x) => x,
         Err(res) => return res,
     };
-    if !session(&s, &headers).await.is_some_and(|(_, chief)| chief) {
+    if !session(&s, &headers).is_some_and(|(_, chief)| chief) {
         return error(
             StatusCode::FORBIDDEN,
             "only the chief judge (logged in with the shared PIN) may void a game",
