@@ -1,7 +1,7 @@
 //! CSV as lanecall writes and reads it: every CSV file the lane and the
 //! centre hand out (a lane's score sheet, the centre's entries and results
-//! protocol) writes each cell through [`cell`], and the centre's import
-//! reads with [`read`].
+//! protocol) is written by the one [`Writer`], each cell through [`cell`],
+//! and the centre's import reads with [`read`].
 //!
 //! A CSV file is data, but a spreadsheet opening it takes a cell that
 //! starts with `=`, `+`, `-` or `@` (or with a tab or a carriage return,
@@ -64,30 +64,67 @@ pub fn cell(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// A row of cells, each through [`cell`], separated by commas, ending
-/// with `\r\n`.
-pub fn row<'a>(cells: impl IntoIterator<Item = &'a str>) -> String {
-    row_sep(',', cells)
-}
-
 /// The byte order mark a file starts with so that a spreadsheet reads it
 /// as UTF-8 (Excel in a Russian locale takes a file without it for
 /// cp1251).
 pub const BOM: &str = "\u{feff}";
 
-/// [`row`] with `sep` between the cells: `;` for a spreadsheet in a
-/// locale whose decimal mark is a comma (a Russian one). [`cell`] quotes a
-/// cell holding either separator, so a row reads the same with both.
-pub fn row_sep<'a>(sep: char, cells: impl IntoIterator<Item = &'a str>) -> String {
-    let mut out = String::new();
-    for (i, c) in cells.into_iter().enumerate() {
-        if i > 0 {
-            out.push(sep);
+/// The one CSV writer: every CSV file lanecall hands out (the lane's score
+/// sheet, the centre's entries and results protocol) is written row by
+/// row through it. Each cell goes through [`cell`] (formulas neutralised,
+/// quoted where it must be); cells are separated by the writer's
+/// separator, `,`, or `;` for a spreadsheet in a locale whose decimal mark
+/// is a comma (a Russian one: [`cell`] quotes a cell holding either
+/// separator, so a row reads the same with both); each row ends with
+/// `\r\n`.
+///
+/// A hand-written writer rather than the `csv` crate: that crate quotes a
+/// cell only for its own separator, a quote or a line break, where these
+/// files also quote the other separator and a leading or trailing space,
+/// and every byte of the files stays as it was.
+#[derive(Debug)]
+pub struct Writer {
+    out: String,
+    sep: char,
+}
+
+impl Writer {
+    /// A file with `sep` between its cells and no byte order mark.
+    pub fn new(sep: char) -> Writer {
+        Writer {
+            out: String::with_capacity(4096),
+            sep,
         }
-        out.push_str(&cell(c));
     }
-    out.push_str("\r\n");
-    out
+
+    /// A file that starts with the [`BOM`].
+    pub fn with_bom(sep: char) -> Writer {
+        let mut w = Writer::new(sep);
+        w.out.push_str(BOM);
+        w
+    }
+
+    /// One row: each cell through [`cell`], the separator between them,
+    /// `\r\n` after.
+    pub fn row<S: AsRef<str>>(&mut self, cells: impl IntoIterator<Item = S>) {
+        for (i, c) in cells.into_iter().enumerate() {
+            if i > 0 {
+                self.out.push(self.sep);
+            }
+            self.out.push_str(&cell(c.as_ref()));
+        }
+        self.out.push_str("\r\n");
+    }
+
+    /// An empty row, between two tables of one file.
+    pub fn blank(&mut self) {
+        self.out.push_str("\r\n");
+    }
+
+    /// The file written.
+    pub fn finish(self) -> String {
+        self.out
+    }
 }
 
 /// A value as [`cell`] wrote it, read back: the `'` it put before a
@@ -156,11 +193,26 @@ mod tests {
         }
     }
 
+    fn row(sep: char, cells: &[&str]) -> String {
+        let mut w = Writer::new(sep);
+        w.row(cells);
+        w.finish()
+    }
+
     #[test]
     fn a_row_ends_with_crlf() {
-        assert_eq!(row(["a", "=b", "-3", "c,d"]), "a,'=b,-3,\"c,d\"\r\n");
-        assert_eq!(row([]), "\r\n");
-        assert_eq!(row_sep(';', ["a", "b;c", "d,e"]), "a;\"b;c\";\"d,e\"\r\n");
+        assert_eq!(row(',', &["a", "=b", "-3", "c,d"]), "a,'=b,-3,\"c,d\"\r\n");
+        assert_eq!(row(',', &[]), "\r\n");
+        assert_eq!(row(';', &["a", "b;c", "d,e"]), "a;\"b;c\";\"d,e\"\r\n");
+    }
+
+    #[test]
+    fn a_file_is_its_mark_then_its_rows() {
+        let mut w = Writer::with_bom(';');
+        w.row(["name", "team"]);
+        w.blank();
+        w.row(vec!["Anna".to_owned(), "=1".to_owned()]);
+        assert_eq!(w.finish(), "\u{feff}name;team\r\n\r\nAnna;'=1\r\n");
     }
 
     #[test]

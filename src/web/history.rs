@@ -299,14 +299,13 @@ fn items(v: &Value) -> &[Value] {
 }
 
 /// The score sheet as CSV: [`CSV_HEADER`], then one row per frame bowled,
-/// lines ending in CRLF, each cell written by [`crate::csv::cell`] (a name
+/// written by the one [`crate::csv::Writer`] (a name
 /// or team a spreadsheet would take for a formula gets a leading `'`).
 /// Made from the replay-output.md object, so the sheet and `GET
 /// /api/history/{id}` always agree.
 pub fn sheet_csv(report: &Value) -> String {
-    let mut out = String::with_capacity(4096);
-    out.push_str(CSV_HEADER);
-    out.push_str("\r\n");
+    let mut out = crate::csv::Writer::new(',');
+    out.row(CSV_HEADER.split(','));
     for b in items(&report["bowlers"]) {
         for g in items(&b["games"]) {
             for f in items(&g["frames"]) {
@@ -329,11 +328,11 @@ pub fn sheet_csv(report: &Value) -> String {
                     plain(&b["series"]),
                     plain(&b["series_with_handicap"]),
                 ];
-                out.push_str(&crate::csv::row(row.iter().map(String::as_str)));
+                out.row(row);
             }
         }
     }
-    out
+    out.finish()
 }
 
 #[cfg(test)]

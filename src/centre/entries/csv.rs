@@ -402,15 +402,15 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Vec<Issue>> {
 }
 
 /// The entries as CSV: a byte order mark (so that spreadsheets read it as
-/// UTF-8), the header, one row per entry, `\r\n` line ends; each value by
-/// [`crate::csv::cell`], so that no name or region is a formula to a
+/// UTF-8), the header, one row per entry, by the one
+/// [`crate::csv::Writer`], so that no name or region is a formula to a
 /// spreadsheet.
 pub fn write(entries: &[Entry]) -> String {
-    let mut out = String::from("\u{FEFF}");
-    out += &crate::csv::row(COLUMNS);
+    let mut out = crate::csv::Writer::with_bom(',');
+    out.row(COLUMNS);
     for e in entries {
         let handicap = e.handicap.to_string();
-        out += &crate::csv::row([
+        out.row([
             e.name.as_str(),
             e.class.as_str(),
             e.sex.as_str(),
@@ -420,7 +420,7 @@ pub fn write(entries: &[Entry]) -> String {
             if e.withdrawn { "yes" } else { "" },
         ]);
     }
-    out
+    out.finish()
 }
 
 #[cfg(test)]

@@ -196,8 +196,8 @@ fn final_places(standings: &Standings, category: &str) -> Option<Vec<String>> {
 /// members.
 type CsvLine<'a> = (&'a str, Option<Vec<String>>, &'a Standing, &'a [String]);
 
-/// The protocol as CSV (RFC 4180), UTF-8 with a byte order mark, every
-/// cell written by [`crate::csv::cell`] (a name, region or team a
+/// The protocol as CSV (RFC 4180), UTF-8 with a byte order mark, written
+/// by the one [`crate::csv::Writer`] (a name, region or team a
 /// spreadsheet would take for a formula gets a leading `'`), the
 /// separator `lang`'s. First one row per category line and per team:
 /// `category,rank,name,region,class,sex,team,game 1..game N,scratch,
@@ -207,8 +207,6 @@ type CsvLine<'a> = (&'a str, Option<Vec<String>>, &'a Standing, &'a [String]);
 /// an empty row, each category's round robin and step-ladder. Headings
 /// and marks are in `lang`.
 pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
-    let sep = lang.sep();
-    let row = |cells: &[String]| crate::csv::row_sep(sep, cells.iter().map(String::as_str));
     let l = |en, ru| lang.pick(en, ru).to_owned();
     let mut rows: Vec<CsvLine> = Vec::new();
     for c in &standings.categories {
@@ -227,7 +225,7 @@ pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
         );
     }
     let games = rows.iter().map(|r| r.2.games.len()).max().unwrap_or(0);
-    let mut out = String::from(crate::csv::BOM);
+    let mut out = crate::csv::Writer::with_bom(lang.sep());
     let mut head = vec![
         l("category", "категория"),
         l("rank", "место в квалификации"),
@@ -251,7 +249,7 @@ pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
     ] {
         head.push(l(en, ru));
     }
-    out.push_str(&row(&head));
+    out.row(&head);
     for (category, places, s, members) in rows {
         let place = match places {
             None => s.rank.map(|r| r.to_string()),
@@ -285,10 +283,10 @@ pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
             lang.pick(m.as_str(), m.as_str_ru()).to_owned()
         }));
         fields.push(members.join(", "));
-        out.push_str(&row(&fields));
+        out.row(&fields);
     }
     for (category, f) in &standings.finals {
-        out.push_str("\r\n");
+        out.blank();
         let n = f
             .round_robin
             .iter()
@@ -315,7 +313,7 @@ pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
         ] {
             head.push(l(en, ru));
         }
-        out.push_str(&row(&head));
+        out.row(&head);
         for r in &f.round_robin {
             let mut fields = vec![
                 category.clone(),
@@ -337,13 +335,13 @@ pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
             ] {
                 fields.push(v.to_string());
             }
-            out.push_str(&row(&fields));
+            out.row(&fields);
         }
         if f.step_ladder.matches.is_empty() {
             continue;
         }
-        out.push_str("\r\n");
-        out.push_str(&row(&[
+        out.blank();
+        out.row([
             l("category", "категория"),
             l("step-ladder match", "встреча степ-лэддера"),
             l("bowler", "спортсмен"),
@@ -351,10 +349,10 @@ pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
             l("bowler", "спортсмен"),
             l("pins", "кегли"),
             l("winner", "победитель"),
-        ]));
+        ]);
         let score = |s: Option<u32>| s.map_or(String::new(), |s| s.to_string());
         for (i, m) in f.step_ladder.matches.iter().enumerate() {
-            out.push_str(&row(&[
+            out.row([
                 category.clone(),
                 (i + 1).to_string(),
                 m.a.clone(),
@@ -362,10 +360,10 @@ pub fn protocol_csv(standings: &Standings, lang: CsvLang) -> String {
                 m.b.clone().unwrap_or_default(),
                 score(m.b_score),
                 m.winner.clone().unwrap_or_default(),
-            ]));
+            ]);
         }
     }
-    out
+    out.finish()
 }
 
 #[cfg(test)]
