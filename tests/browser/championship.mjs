@@ -1,5 +1,5 @@
 // A whole small championship run from the director's page in a real
-// browser, against `lanecall demo --lanes 3` (tests/centre_demo.rs): its
+// browser, against `lanecall demo --lanes 3` (tests/centre/centre_demo.rs): its
 // lanes bowl whatever block the centre pushes. The entries imported from a
 // spreadsheet's CSV (one with errors first: nothing changed, each bad row
 // named), the qualifying singles pushed by the demo and the trios from the

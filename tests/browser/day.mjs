@@ -1,7 +1,7 @@
 // A whole championship day run from the director's Russian page alone, in
 // a real browser, against `lanecall demo --lanes 2 --programme <file>`
 // whose programme file has a title, dates, a place and judges and nothing
-// else (tests/centre_demo.rs): the demo pushes nothing by itself and its
+// else (tests/centre/centre_demo.rs): the demo pushes nothing by itself and its
 // lanes bowl whatever block the centre pushes. On the page: a singles
 // event and its blocks; a bowler entered by the form and five by a
 // Russian spreadsheet's CSV (a byte order mark, semicolons, Russian

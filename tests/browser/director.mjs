@@ -1,5 +1,5 @@
 // The tournament director's page in a real browser, two real lanes behind
-// it (tests/centre_director.rs): lane 1's card draws Ivan Petrov's frames
+// it (tests/centre/centre_director.rs): lane 1's card draws Ivan Petrov's frames
 // as balls fall; lane 3 of the config, never connected, in red, a lineup
 // held for it cancelled from its card; lane 1 held with a reason and
 // resumed from its card; the standings per category (a woman's +10 said) and the

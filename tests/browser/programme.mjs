@@ -1,5 +1,5 @@
 // The programme made on the centre's page in a real browser
-// (tests/centre_director.rs): from a programme file with its title and
+// (tests/centre/centre_director.rs): from a programme file with its title and
 // nothing else and four entries added by the entries' API, a judge makes
 // a doubles event (its teams chosen from the entries), a singles event,
 // a block, the B1 finals' three blocks and the finals; a block with the

@@ -18,7 +18,7 @@ use lanecall::ports::inputs::InputReceiver;
 use lanecall::sensors::serial::run_pinsetter_link;
 use serialport::{SerialPort, TTYPort};
 
-mod support;
+use crate::support;
 
 const READY: &str = "$PS,READY,0,1111111111*54";
 const PINS: &str = "$PS,PINS,1,0000001001*1A";

@@ -17,7 +17,7 @@ use lanecall::replay::Replay;
 use serde_json::{Value, json};
 use serialport::{SerialPort, TTYPort};
 
-mod support;
+use crate::support;
 use support::Daemon;
 use support::mount::{Mount, fill, repair_ext4};
 

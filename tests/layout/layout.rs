@@ -1,6 +1,5 @@
 //! The workspace's layout, read from its source: no circle among a crate's
-//! modules, a core that does no I/O, and no file too long to hold in the
-//! head.
+//! modules nor among a folder's files, and a core that does no I/O.
 //!
 //! The workspace has two crates: `lanecall` (src/: the daemon, the centre,
 //! the CLI) and `lanecall-core` (crates/lanecall-core/src/: the lane's
@@ -431,6 +430,201 @@ fn no_circle_among_a_crates_modules() {
     );
 }
 
+// --- Inside a folder -------------------------------------------------------
+
+/// The module paths a line names from a file at `module`: each `crate::`,
+/// `super::` and `self::` path made whole (`super::b::C` from `a::x` is
+/// `a::b::C`), with each item of a `{…}` group as a path of its own
+/// (only its first name: enough to tell which file it is in).
+fn module_refs(line: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = ["crate::", "super::", "self::"]
+        .iter()
+        .filter_map(|root| line[from..].find(root).map(|a| from + a))
+        .min()
+    {
+        from = at + 1;
+        let before = line[..at].chars().next_back();
+        if before.is_some_and(|c| is_ident(c) || c == ':' || c == '$') {
+            continue;
+        }
+        let mut rest = &line[at..];
+        let mut base: Vec<String> = if let Some(r) = rest.strip_prefix("crate::") {
+            rest = r;
+            Vec::new()
+        } else {
+            module.to_vec()
+        };
+        if let Some(r) = rest.strip_prefix("self::") {
+            rest = r;
+        }
+        while let Some(r) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = r;
+        }
+        loop {
+            if let Some(group) = rest.strip_prefix('{') {
+                let mut depth = 0;
+                let mut item = String::new();
+                let mut items = Vec::new();
+                for c in group.chars() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => break,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => items.push(std::mem::take(&mut item)),
+                        _ => {}
+                    }
+                    item.push(c);
+                }
+                items.push(item);
+                for item in items {
+                    let name: String = item
+                        .trim_start_matches(',')
+                        .trim()
+                        .chars()
+                        .take_while(|&c| is_ident(c))
+                        .collect();
+                    if !name.is_empty() && name != "self" {
+                        out.push([base.clone(), vec![name]].concat());
+                    }
+                }
+                break;
+            }
+            let name: String = rest.chars().take_while(|&c| is_ident(c)).collect();
+            if name.is_empty() {
+                break;
+            }
+            rest = &rest[name.len()..];
+            base.push(name);
+            match rest.strip_prefix("::") {
+                Some(r) => rest = r,
+                None => {
+                    out.push(base);
+                    break;
+                }
+            }
+        }
+        from = from.max(line.len() - rest.len());
+    }
+    out
+}
+
+/// Which file uses which inside each folder of `krate`: for the folder
+/// `a/b` (a module with files), `uses["a::b"][x][y]` is where its file or
+/// sub-folder `x` first names its sibling `y` (`file:line: text`). A
+/// folder's `mod.rs` is its face, not one of its files; test files
+/// (`tests.rs`, `*_tests.rs`) and `#[cfg(test)]` modules do not count.
+type FolderUses = BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>;
+
+fn folder_uses(krate: &Crate) -> FolderUses {
+    let src = krate.src();
+    let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
+    let top = top_modules(&lib);
+    let files: Vec<(PathBuf, Vec<String>)> = rust_files(&src)
+        .into_iter()
+        .filter_map(|f| {
+            let m = module_path(&relative(&f, &src), &top)?;
+            Some((f, m))
+        })
+        .collect();
+    // The modules that are files or folders of their own.
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(_, m)| m.clone()).collect();
+    let mut out = FolderUses::new();
+    for (file, module) in &files {
+        let name = file.file_name().unwrap().to_string_lossy();
+        if name == "mod.rs" || name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(file).unwrap();
+        let lines: Vec<String> = code_lines(&text).collect();
+        let tests = test_modules(&lines);
+        for (n, line) in lines.iter().enumerate() {
+            if tests.contains(&n) {
+                continue;
+            }
+            for path in module_refs(line, module) {
+                let common = module.iter().zip(&path).take_while(|(a, b)| a == b).count();
+                // The crate's root is the test above's; an ancestor or
+                // the file itself is no sibling.
+                if common == 0 || common >= module.len() || common >= path.len() {
+                    continue;
+                }
+                let sibling = path[..=common].to_vec();
+                if !modules.contains(&sibling) {
+                    continue; // an item of the folder's face (`super::Config`)
+                }
+                out.entry(module[..common].join("::"))
+                    .or_default()
+                    .entry(module[common].clone())
+                    .or_default()
+                    .entry(path[common].clone())
+                    .or_insert_with(|| format!("{}:{}: {}", shown(file), n + 1, line.trim()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_folder_finder_sees_siblings_and_whole_paths() {
+    let at = |m: &str| m.split("::").map(str::to_owned).collect::<Vec<_>>();
+    let refs = module_refs(
+        "use super::{keys::Keys, raw}; let x = crate::config::voice::Voice::new(self::inner::f());",
+        &at("config::switches"),
+    );
+    assert_eq!(
+        refs,
+        [
+            at("config::keys"),
+            at("config::raw"),
+            at("config::voice::Voice::new"),
+            at("config::switches::inner::f"),
+        ]
+    );
+    assert_eq!(
+        module_refs("use super::super::web::Api;", &at("centre::api::login")),
+        [at("centre::web::Api")]
+    );
+    assert!(module_refs("// a comment's crate::x is cut before", &at("a")).len() == 1);
+    // The house's own folders are seen: the config's files use each other.
+    let uses = folder_uses(&CRATES[0]);
+    assert!(uses.get("config").is_some_and(|f| f.len() > 2), "{uses:?}");
+    assert!(
+        uses.get("centre").is_some_and(|f| f.len() > 5),
+        "{:?}",
+        uses.get("centre")
+    );
+}
+
+#[test]
+fn no_circle_among_a_folders_files() {
+    let mut message = String::new();
+    for krate in &CRATES {
+        for (folder, uses) in folder_uses(krate) {
+            let deps: BTreeMap<String, BTreeMap<String, String>> = uses;
+            for (circle, group) in &circles(&deps) {
+                message.push_str(&format!(
+                    "\n\n{} {folder}/: circle: {}",
+                    krate.name,
+                    circle.join(" → ")
+                ));
+                for (from, to_place) in deps.iter().filter(|(m, _)| group.contains(*m)) {
+                    for (to, place) in to_place.iter().filter(|(m, _)| group.contains(*m)) {
+                        message.push_str(&format!("\n  {from} uses {to}: {place}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        message.is_empty(),
+        "the files of a folder must use each other one way only (what two need goes in a \
+         third, or in the folder's mod.rs):{message}"
+    );
+}
+
 #[test]
 fn the_core_is_seen_in_both_crates() {
     // lanecall's modules that use the core are seen using it, through
@@ -465,6 +659,9 @@ fn the_core_is_seen_in_both_crates() {
     }
 }
 
+/// The modules that start the wiring (`daemon`) with their inputs.
+const ABOVE_THE_WIRING: &[&str] = &["cli", "demo"];
+
 #[test]
 fn the_ports_use_no_adapter_and_no_adapter_uses_the_wiring() {
     let deps = dependencies(&CRATES[0]);
@@ -483,10 +680,19 @@ fn the_ports_use_no_adapter_and_no_adapter_uses_the_wiring() {
             "the ports use only the core (lanecall-core: {core:?}), not `{used}`: {place}"
         );
     }
-    // Only the command line, above everything, starts the wiring.
-    for (module, uses) in deps.iter().filter(|(m, _)| *m != "cli") {
+    // Only the command line and the demo (which runs the daemon with its
+    // own inputs) start the wiring; the wiring knows nothing of the demo.
+    for (module, uses) in deps
+        .iter()
+        .filter(|(m, _)| !ABOVE_THE_WIRING.contains(&m.as_str()))
+    {
         if let Some(place) = uses.get("daemon") {
             panic!("`{module}` uses the wiring (`daemon`); use `ports` instead: {place}");
+        }
+    }
+    for (module, uses) in deps.iter().filter(|(m, _)| *m != "cli") {
+        if let Some(place) = uses.get("demo") {
+            panic!("`{module}` uses the demo, which only the command line starts: {place}");
         }
     }
     // And nothing uses the command line: it is the top.
@@ -495,44 +701,6 @@ fn the_ports_use_no_adapter_and_no_adapter_uses_the_wiring() {
             panic!("`{module}` uses the command line (`cli`): {place}");
         }
     }
-}
-
-/// The files allowed over [`MAX_LINES`], each with why (paths from the
-/// workspace's root).
-const LONG_FILES: &[(&str, &str)] = &[];
-
-/// A file longer than this is too long to hold in the head.
-const MAX_LINES: usize = 700;
-
-#[test]
-fn no_file_in_src_over_700_lines_but_those_listed_with_why() {
-    let mut problems = Vec::new();
-    let mut seen = 0;
-    for krate in &CRATES {
-        for file in rust_files(&krate.src()) {
-            seen += 1;
-            let rel = shown(&file);
-            let lines = fs::read_to_string(&file).unwrap().lines().count();
-            let listed = LONG_FILES.iter().any(|(f, _)| *f == rel);
-            if lines > MAX_LINES && !listed {
-                problems.push(format!(
-                    "{rel} has {lines} lines: split it, or list it in LONG_FILES with why"
-                ));
-            }
-            if lines <= MAX_LINES && listed {
-                problems.push(format!(
-                    "{rel} has {lines} lines now: take it off LONG_FILES"
-                ));
-            }
-        }
-    }
-    assert!(seen > 100, "only {seen} files found in the crates' src/");
-    for (f, _) in LONG_FILES {
-        if !workspace().join(f).exists() {
-            problems.push(format!("{f} is gone: take it off LONG_FILES"));
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 // --- The core is pure -------------------------------------------------------

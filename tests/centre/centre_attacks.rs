@@ -7,7 +7,7 @@
 //! every attack the centre's mirror is byte-identical to each lane's
 //! journal and its standings equal the lanes' own sheets.
 
-mod support;
+use crate::support;
 
 use std::net::TcpStream;
 use std::path::Path;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::body::{Body, Bytes, to_bytes};
@@ -662,7 +662,7 @@ async fn every_listener_gets_the_current_lane_first() {
 
 // ----- history and exports ----------------------------------------------------
 
-const SAMPLE: &str = include_str!("logs/world_bowling_sample.jsonl");
+const SAMPLE: &str = include_str!("../logs/world_bowling_sample.jsonl");
 const OLDER: &str = "lane7-20261129T100000Z-01";
 const NEWER: &str = "lane7-20261130T090000Z-01";
 /// A name a CSV must quote: a comma, quotes, Cyrillic.

@@ -22,7 +22,7 @@
 //!   disk takes lines again. Mounting needs root (CI runs as root):
 //!   elsewhere these say so and pass.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};

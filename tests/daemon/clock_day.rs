@@ -17,7 +17,7 @@ use lanecall::wall_clock::{rfc3339, unix_now};
 use serde_json::json;
 use serialport::{SerialPort, TTYPort};
 
-mod support;
+use crate::support;
 use support::Daemon;
 
 const PIN: &str = "246813";

@@ -30,7 +30,7 @@ use lanecall::lane::PinSet;
 use lanecall::pinsetter::{Body, Message, format_line};
 use serialport::{SerialPort, TTYPort};
 
-mod support;
+use crate::support;
 
 struct Daemon(Child);
 

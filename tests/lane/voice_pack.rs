@@ -294,7 +294,7 @@ fn every_leave_is_called_with_its_pins_heard_apart() {
             // As the speaker plays it: the clips (one rate in a pack) with
             // the gap between them; rodio's device-free render gives the
             // same samples (checked here for one deck in 64, and in
-            // tests/speaker.rs), only much slower.
+            // tests/daemon/speaker.rs), only much slower.
             let rate = clips[0].rate;
             let gap = (f64::from(rate) * CLIP_GAP.as_secs_f64()) as usize;
             let mut sound: Vec<i16> = Vec::new();

@@ -394,7 +394,7 @@ fn run_refuses_the_placeholder_pin_naming_setup() {
 
 #[test]
 fn the_unit_does_not_restart_on_exit_78() {
-    let unit = include_str!("../systemd/lanecall.service");
+    let unit = include_str!("../../systemd/lanecall.service");
     assert!(
         unit.lines().any(|l| l == "RestartPreventExitStatus=78"),
         "{unit}"
@@ -407,7 +407,7 @@ fn the_unit_does_not_restart_on_exit_78() {
 /// ttyS's major number.
 #[test]
 fn the_unit_allows_the_serial_ports_setup_offers_and_no_console() {
-    let unit = include_str!("../systemd/lanecall.service");
+    let unit = include_str!("../../systemd/lanecall.service");
     let allowed: Vec<&str> = unit
         .lines()
         .filter_map(|l| l.strip_prefix("DeviceAllow="))
@@ -442,10 +442,10 @@ fn the_unit_allows_the_serial_ports_setup_offers_and_no_console() {
 /// the service looks its major number up.
 #[test]
 fn the_unit_lets_the_service_open_the_expanders_bus() {
-    let unit = include_str!("../systemd/lanecall.service");
-    let sysusers = include_str!("../packaging/lanecall.sysusers");
-    let modules = include_str!("../packaging/modules-load.conf");
-    let rules = include_str!("../packaging/lanecall-gpio.rules");
+    let unit = include_str!("../../systemd/lanecall.service");
+    let sysusers = include_str!("../../packaging/lanecall.sysusers");
+    let modules = include_str!("../../packaging/modules-load.conf");
+    let rules = include_str!("../../packaging/lanecall-gpio.rules");
     assert!(
         unit.lines().any(|l| l == "DeviceAllow=char-i2c rw"),
         "{unit}"

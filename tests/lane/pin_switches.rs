@@ -10,7 +10,7 @@ use lanecall::replay::Replay;
 use lanecall::sensors::switches::deck::{CYCLE_BIT, Deck, DeckTimes};
 use serde_json::Value;
 
-mod support;
+use crate::support;
 
 /// Splits, a spare off a split, strikes, a tenth frame of three balls.
 const GAME: &str = "X 9/ 72 X X 8- 9/ 9- X X9/";

@@ -6,7 +6,7 @@
 //! shared log and takes as long as the sound lasts, so overlap and
 //! staleness are real. Clips are short sine bursts, one pitch per "word".
 
-mod support;
+use crate::support;
 
 use std::borrow::Cow;
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! The command line as a technician meets it: the built binary run as a
 //! shell would run it, its help, its exit codes and what it prints.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! stays flat over many logins; and sessions end (or survive) as they
 //! should, a judge renamed or removed in the config keeping none.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};

@@ -4,7 +4,7 @@
 //! and confirmed, a push to a lane not running held and delivered when it
 //! comes online, and the page in a real browser with real lanes.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 
@@ -231,7 +231,7 @@ fn a_held_push_is_cancelled_and_never_reaches_the_lane() {
 #[test]
 fn a_finals_block_gets_the_proposed_lanes_kept_across_a_restart_and_can_be_pushed() {
     let dir = temp_dir("finals");
-    let (mut c, _) = centre(&dir, Some(include_str!("programme/example.toml")));
+    let (mut c, _) = centre(&dir, Some(include_str!("../programme/example.toml")));
     let v = c.get("/api/centre");
     assert!(v["zone"]["offset_s"].is_i64(), "{v}");
     // No games yet: the seeds are the entries ranked 0, by name.
@@ -341,7 +341,7 @@ fn only_the_chief_judge_confirms_finals_early_or_voids_a_game() {
     let (web, mqtt) = (support::free_port(), support::free_port());
     let config = centre_config(&dir, &dir.join("state"), web, Via::Embedded(mqtt));
     let path = dir.join("programme.toml");
-    std::fs::write(&path, include_str!("programme/example.toml")).unwrap();
+    std::fs::write(&path, include_str!("../programme/example.toml")).unwrap();
     let hash = lanecall::web::hash_pin("135790").unwrap();
     let c = std::fs::read_to_string(&config).unwrap();
     std::fs::write(

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-mod support;
+use crate::support;
 
 use lanecall::config::SpeakerConfig;
 use lanecall::lane::{

@@ -3,7 +3,7 @@
 //! own sheets, and when it stops the centre's copy of every journal is the
 //! lane's journal byte for byte.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

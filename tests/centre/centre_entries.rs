@@ -3,7 +3,7 @@
 //! `lanecall centre` process, its broker out of reach (nothing here needs
 //! a lane).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 
@@ -312,7 +312,7 @@ fn an_import_lists_every_problem_at_once_and_requires_its_columns() {
     );
 }
 
-/// `tests/browser/entries.mjs` in headless Chromium, as tests/centre.rs
+/// `tests/browser/entries.mjs` in headless Chromium, as tests/centre/centre.rs
 /// runs the page's other script: skipped when node, chromium or `npm ci`
 /// in tests/browser are missing, except under CI.
 #[test]

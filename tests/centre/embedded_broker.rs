@@ -3,7 +3,7 @@
 //! access rules, rumqttd behind the front, the `passwords` file, and a
 //! flood of connections that never log in.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serialport::{SerialPort, TTYPort};
 
-mod support;
+use crate::support;
 
 const MIB: u64 = 1024 * 1024;
 

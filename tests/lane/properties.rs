@@ -10,7 +10,7 @@ use lanecall::sim::Scenario;
 use proptest::prelude::*;
 use serde_json::Value;
 
-mod support;
+use crate::support;
 use support::unsealed;
 
 /// Any sequence of pin reports and fouls a pinsetter and a foul line could

@@ -16,7 +16,7 @@ use lanecall::sim::Rng;
 use serde_json::Value;
 use serialport::{SerialPort, TTYPort};
 
-mod support;
+use crate::support;
 
 fn game_of(replay: &Replay) -> Value {
     let report = serde_json::to_value(replay.report()).unwrap();

@@ -13,7 +13,7 @@ use std::time::Duration;
 use rumqttc::{Client, Event, Incoming, MqttOptions, QoS, Transport};
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 
 const SITE: &str = "t";
 

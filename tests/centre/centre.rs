@@ -2,7 +2,7 @@
 //! Mosquitto. The lanes are MQTT clients here that publish the journals of
 //! tests/logs/ as docs/mqtt.md says a lane does, and answer commands.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -753,7 +753,7 @@ fn each_mirrored_journal_is_replayed_by_the_lanes_core() {
 }
 
 /// The page in headless Chromium (`tests/browser/centre.mjs`), as
-/// tests/panel_browser.rs runs the panel's scripts: skipped when node,
+/// tests/daemon/panel_browser.rs runs the panel's scripts: skipped when node,
 /// chromium or `npm ci` in tests/browser are missing, except under CI.
 #[test]
 #[cfg_attr(

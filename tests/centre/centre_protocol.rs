@@ -4,7 +4,7 @@
 //! in the centre's mirror: blocks S1, S2 and D1 bowled (one game each), as
 //! a centre started again finds them.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -7,7 +7,7 @@
 //! Times are generous bounds well above the server's timeouts (10 s for a
 //! first byte and for a head): a server without them would hang past them.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
