@@ -4,6 +4,11 @@
 //! athletes: it scores the lane from the pinsetter and the foul line, calls
 //! out the standing pins, and keeps a journal of every input.
 //!
+//! `docs/design.md` is the page to read first: the map below extended to
+//! the competition's centre (lanes → MQTT → the centre's link → mirror →
+//! replays → results → pages), the rules of the house, and why the
+//! dependencies are what they are.
+//!
 //! # Layout
 //!
 //! Two crates: this one (the daemon, the centre, the CLI: everything that

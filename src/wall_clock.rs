@@ -30,8 +30,14 @@ pub fn wall_now() -> WallTime {
 /// it has one, and its offset from UTC in seconds. UTC when it cannot be
 /// read.
 pub fn zone_now() -> serde_json::Value {
-    let tz = jiff::tz::TimeZone::system();
-    let offset = tz.to_offset(jiff::Timestamp::now());
+    zone_at(&jiff::tz::TimeZone::system(), jiff::Timestamp::now())
+}
+
+/// A time zone at a moment as the API writes it:
+/// `{"name": "Europe/Moscow", "offset_s": 10800}`, `name` null for a zone
+/// without one.
+fn zone_at(tz: &jiff::tz::TimeZone, at: jiff::Timestamp) -> serde_json::Value {
+    let offset = tz.to_offset(at);
     serde_json::json!({"name": tz.iana_name(), "offset_s": offset.seconds()})
 }
 
@@ -60,6 +66,25 @@ mod tests {
             rem / 60 % 60,
             rem % 60
         )
+    }
+
+    /// The zone's JSON, byte for byte, as docs/centre.md and the lane's
+    /// API give it.
+    #[test]
+    fn a_zone_is_written_with_its_name_and_offset() {
+        use jiff::tz::{Offset, TimeZone};
+        let at = jiff::Timestamp::from_second(1_795_899_600).unwrap();
+        assert_eq!(
+            zone_at(&TimeZone::UTC, at).to_string(),
+            r#"{"name":"UTC","offset_s":0}"#
+        );
+        let moscow = TimeZone::fixed(Offset::constant(3));
+        assert_eq!(
+            zone_at(&moscow, at).to_string(),
+            r#"{"name":null,"offset_s":10800}"#
+        );
+        let behind = TimeZone::fixed(Offset::from_seconds(-12_600).unwrap());
+        assert_eq!(zone_at(&behind, at)["offset_s"], -12_600);
     }
 
     /// 9999-12-31T23:59:59Z.
