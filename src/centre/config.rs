@@ -7,7 +7,11 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use super::{MAX_LANE_NUMBER, MAX_LANES};
-use crate::config::{ConfigError, Kind, Problem, absolute_path, keys, load_file, parse_checked};
+use crate::config::judges::HOW;
+use crate::config::{
+    Check, ConfigError, JUDGE, Kind, Problem, RawJudge, absolute_path, judges, keys, load_file,
+    parse_checked, pin_hash, position,
+};
 use crate::mqtt::{BrokerUrl, read_ca_file};
 
 /// The MQTT port the embedded broker listens on when none is configured.
@@ -41,17 +45,6 @@ keys! {
         judges: Vec<RawJudge> => Kind::Tables(JUDGE);
     }
 }
-
-keys! {
-    /// `[[web.judges]]`: a judge or secretary with a PIN of their own.
-    pub(crate) struct RawJudge in JUDGE {
-        name: Option<String> => Kind::Str;
-        pin_hash: Option<String> => Kind::Str;
-    }
-}
-
-/// `[[web.judges]]` at most (each login checks every judge's PIN).
-pub const MAX_JUDGES: usize = 8;
 
 /// The broker the centre talks to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,7 +161,7 @@ impl CentreConfig {
             let problems: Vec<Problem> = match (&config.broker, &config.passwords) {
                 (Broker::Embedded { .. }, Some(file)) => passwords_problem(file)
                     .map(|message| Problem {
-                        at: key_position(text, "passwords"),
+                        at: position(text, "passwords"),
                         ..Problem::new("passwords", message)
                     })
                     .into_iter()
@@ -195,10 +188,10 @@ impl CentreConfig {
     /// Checks `text`; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<CentreConfig, ConfigError> {
         parse_checked(text, path, KEYS, |raw: Raw| {
-            let mut problems = Vec::new();
-            match raw.check(&mut problems) {
-                Some(c) if problems.is_empty() => Ok(c),
-                _ => Err(problems),
+            let mut c = Check::default();
+            match raw.check(&mut c) {
+                Some(config) if c.problems.is_empty() => Ok(config),
+                _ => Err(c.problems),
             }
         })
     }
@@ -230,18 +223,8 @@ pub fn passwords_problem(file: &Path) -> Option<String> {
     }
 }
 
-/// The line and column of top-level `key = ...` in `text`, from 1.
-fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
-    text.lines().enumerate().find_map(|(n, line)| {
-        let rest = line.trim_start();
-        rest.strip_prefix(key)
-            .filter(|r| r.trim_start().starts_with('='))
-            .map(|_| (n + 1, line.len() - rest.len() + 1))
-    })
-}
-
 /// A path key of the centre's file, through the one absolute-path check.
-fn absolute(key: &str, value: Option<String>, out: &mut Vec<Problem>) -> Option<PathBuf> {
+fn absolute(key: &str, value: Option<String>, c: &mut Check) -> Option<PathBuf> {
     let value = value?;
     let example = match key {
         "state_dir" => "state_dir = \"/var/lib/lanecall-centre\"",
@@ -251,16 +234,11 @@ fn absolute(key: &str, value: Option<String>, out: &mut Vec<Problem>) -> Option<
         _ => "programme = \"/etc/lanecall/programme.toml\"",
     };
     absolute_path(key, &value, example)
-        .map_err(|p| out.push(p))
+        .map_err(|p| c.problems.push(p))
         .ok()
 }
 
-fn address(
-    key: &str,
-    value: Option<String>,
-    default: &str,
-    out: &mut Vec<Problem>,
-) -> Option<SocketAddr> {
+fn address(key: &str, value: Option<String>, default: &str, c: &mut Check) -> Option<SocketAddr> {
     let default: SocketAddr = default.parse().ok()?;
     let Some(value) = value else {
         return Some(default);
@@ -268,93 +246,84 @@ fn address(
     match crate::config::listen_address(&value, default) {
         Ok(a) => Some(a),
         Err(e) => {
-            out.push(Problem::new(key, e));
+            c.push(key, e);
             None
         }
     }
 }
 
 impl Raw {
-    fn check(self, out: &mut Vec<Problem>) -> Option<CentreConfig> {
+    fn check(self, c: &mut Check) -> Option<CentreConfig> {
         let site = match self.site {
             Some(s) if valid_site(&s) => Some(s),
             Some(s) => {
-                out.push(Problem::new(
+                c.push(
                     "site",
                     format!("{s:?} must be 1 to 32 characters of a-z, 0-9, - and _"),
-                ));
+                );
                 None
             }
             None => {
-                out.push(Problem::new(
+                c.push(
                     "site",
                     "is missing: the competition's name in the MQTT topics, e.g. site = \"minsk-2026\"",
-                ));
+                );
                 None
             }
         };
         let state_dir = match self.state_dir {
             None => {
-                out.push(Problem::new(
+                c.push(
                     "state_dir",
                     "is missing: the folder for the lanes' journal copies, e.g. state_dir = \"/var/lib/lanecall-centre\"",
-                ));
+                );
                 None
             }
-            v => absolute("state_dir", v, out),
+            v => absolute("state_dir", v, c),
         };
-        let web_listen = address("web.listen", self.web.listen, DEFAULT_WEB_LISTEN, out);
+        let web_listen = address("web.listen", self.web.listen, DEFAULT_WEB_LISTEN, c);
         let judge_pin_hash = match self.web.judge_pin_hash {
             None => {
-                out.push(Problem::new(
+                c.push(
                     "web.judge_pin_hash",
-                    "is missing: the chief judge's PIN hash: run `lanecall hash-pin PIN` and paste its output",
-                ));
+                    format!("is missing: the chief judge's PIN hash: {HOW}"),
+                );
                 None
             }
-            Some(h) => match crate::web::check_pin_hash(&h) {
-                Ok(()) => Some(h),
-                Err(e) => {
-                    out.push(Problem::new(
-                        "web.judge_pin_hash",
-                        format!("{e}: run `lanecall hash-pin PIN` and paste its output"),
-                    ));
-                    None
-                }
-            },
+            Some(h) => pin_hash(c, "web.judge_pin_hash", h),
         };
-        let judges = check_judges(self.web.judges, out);
+        let judges = judges(c, self.web.judges, "the records write");
         let ca_file = self.ca_file;
         let broker = match self.broker {
             Some(url) => match BrokerUrl::parse(&url) {
                 Ok(url) => {
                     if self.embedded_listen.is_some() {
-                        out.push(Problem::new(
+                        c.push(
                             "embedded_listen",
                             "is only for the embedded broker: leave it out when `broker` is set",
-                        ));
+                        );
                     }
                     if self.passwords.is_some() {
-                        out.push(Problem::new(
+                        c.push(
                             "passwords",
                             "is only for the embedded broker: the external broker has its own password file",
-                        ));
+                        );
                     }
                     if self.allow_anonymous.is_some() {
-                        out.push(Problem::new(
+                        c.push(
                             "allow_anonymous",
                             "is only for the embedded broker: the external broker's own config says who may log in",
-                        ));
+                        );
                     }
-                    let ca_file = absolute("ca_file", ca_file, out);
+                    let ca_file = absolute("ca_file", ca_file, c);
                     match &ca_file {
-                        Some(_) if !url.tls => out.push(Problem::new(
+                        Some(_) if !url.tls => c.push(
                             "ca_file",
-                            "is only for a broker over TLS (mqtts://): leave it out, or use mqtts://",
-                        )),
+                            "is only for a broker over TLS (mqtts://): leave it c, or use mqtts://",
+                        ),
                         Some(path) => {
                             if let Err(e) = read_ca_file(path) {
-                                out.push(Problem::new("ca_file", e));
+                                c.push("ca_file", e);
                             }
                         }
                         None => {}
@@ -362,64 +331,64 @@ impl Raw {
                     Some(Broker::External { url, ca_file })
                 }
                 Err(e) => {
-                    out.push(Problem::new("broker", e));
+                    c.push("broker", e);
                     None
                 }
             },
             None if !super::broker::BUILT => {
-                out.push(Problem::new(
+                c.push(
                     "broker",
                     format!("is missing: {}", super::broker::NOT_BUILT),
-                ));
+                );
                 None
             }
             None => {
                 if ca_file.is_some() {
-                    out.push(Problem::new(
+                    c.push(
                         "ca_file",
                         "is only for an external broker over TLS (mqtts://): the embedded broker speaks plain MQTT",
-                    ));
+                    );
                 }
                 address(
                     "embedded_listen",
                     self.embedded_listen,
                     DEFAULT_EMBEDDED_LISTEN,
-                    out,
+                    c,
                 )
                 .and_then(|listen| {
                     if listen.port() == 0 {
-                        out.push(Problem::new(
+                        c.push(
                             "embedded_listen",
                             "needs a port: the lanes' configs name it (1883 is MQTT's)",
-                        ));
+                        );
                         return None;
                     }
                     if self.passwords.is_none() && self.allow_anonymous != Some(true) {
-                        out.push(Problem::new(
+                        c.push(
                             "passwords",
                             "is missing: the embedded broker takes only logins, so that no one \
                              else on the network can write a lane's results. Name a file of \
                              `lane<N>:password` lines (one per lane; docs/centre.md), or set \
                              allow_anonymous = true on a closed test network",
-                        ));
+                        );
                         return None;
                     }
                     Some(Broker::Embedded { listen })
                 })
             }
         };
-        let password_file = absolute("password_file", self.password_file, out);
+        let password_file = absolute("password_file", self.password_file, c);
         if password_file.is_some() && self.username.is_none() {
-            out.push(Problem::new(
+            c.push(
                 "username",
                 "is missing: a password_file goes with a username",
-            ));
+            );
         }
-        let passwords = absolute("passwords", self.passwords, out);
-        let programme = absolute("programme", self.programme, out);
+        let passwords = absolute("passwords", self.passwords, c);
+        let programme = absolute("programme", self.programme, c);
         let lanes = match self.lanes.as_ref().map(parse_lanes) {
             Some(Err(e)) => {
-                out.push(Problem::new("lanes", e));
+                c.push("lanes", e);
                 None
             }
             Some(Ok(lanes)) => Some(lanes),
@@ -430,7 +399,7 @@ impl Raw {
             state_dir: state_dir?,
             web_listen: web_listen?,
             judge_pin_hash: judge_pin_hash?,
-            judges,
+            judges: judges?,
             broker: broker?,
             username: self.username,
             password_file,
@@ -440,62 +409,6 @@ impl Raw {
             programme,
         })
     }
-}
-
-/// `[[web.judges]]`: each a name (as a lane's judge's name is checked)
-/// and a PIN hash, no name twice.
-fn check_judges(raw: Vec<RawJudge>, out: &mut Vec<Problem>) -> Vec<crate::config::JudgeConfig> {
-    if raw.len() > MAX_JUDGES {
-        out.push(Problem::new(
-            "web.judges",
-            format!(
-                "{} judges: at most {MAX_JUDGES} (each login checks every judge's PIN)",
-                raw.len()
-            ),
-        ));
-        return Vec::new();
-    }
-    let mut judges: Vec<crate::config::JudgeConfig> = Vec::new();
-    for (i, j) in raw.into_iter().enumerate() {
-        let key = |k: &str| format!("web.judges[{}].{k}", i + 1);
-        let name = j.name.map(|n| n.trim().to_owned());
-        match &name {
-            None => out.push(Problem::new(
-                key("name"),
-                "is missing: the judge's name as the records write it",
-            )),
-            Some(n) => {
-                if let Err(m) = crate::ports::valid_name(n) {
-                    out.push(Problem::new(key("name"), m));
-                } else if judges.iter().any(|j| j.name == *n) {
-                    out.push(Problem::new(key("name"), format!("{n:?} is named twice")));
-                }
-            }
-        }
-        let hash = match j.pin_hash {
-            None => {
-                out.push(Problem::new(
-                    key("pin_hash"),
-                    "is missing: the judge's PIN hash: run `lanecall hash-pin PIN` and paste its output",
-                ));
-                None
-            }
-            Some(h) => match crate::web::check_pin_hash(&h) {
-                Ok(()) => Some(h),
-                Err(e) => {
-                    out.push(Problem::new(
-                        key("pin_hash"),
-                        format!("{e}: run `lanecall hash-pin PIN` and paste its output"),
-                    ));
-                    None
-                }
-            },
-        };
-        if let (Some(name), Some(pin_hash)) = (name, hash) {
-            judges.push(crate::config::JudgeConfig { name, pin_hash });
-        }
-    }
-    judges
 }
 
 #[cfg(test)]
@@ -611,7 +524,10 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("web.judges[2].pin_hash: "), "{e}");
-        assert!(e.contains("web.judges[3].name: the name is empty"), "{e}");
+        assert!(
+            e.contains("web.judges[3].name: is empty: the judge's name as the records write it"),
+            "{e}"
+        );
         assert!(e.contains("web.judges[3].pin_hash: is missing"), "{e}");
     }
 

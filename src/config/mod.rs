@@ -56,6 +56,7 @@ pub(crate) use defaults::{
     DEFAULT_SESSION_IDLE_S,
 };
 mod gpio;
+pub(crate) mod judges;
 pub(crate) mod keys;
 mod listen;
 mod load;
@@ -80,8 +81,11 @@ pub use site::{
     unit_files, volatile_storage,
 };
 
+pub(crate) use collect::{Check, line_column, position};
 pub use defaults::VOICES_DIR;
 pub use gpio::{BcmPin, GpioBackend, GpioConfig, InputConfig, InputRole, OutputConfig, Pull};
+pub use judges::MAX_JUDGES;
+pub(crate) use judges::{JUDGE, RawJudge, judges, pin_hash};
 pub(crate) use keys::Kind;
 pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;

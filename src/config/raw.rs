@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::defaults::*;
+use super::judges::{JUDGE, RawJudge};
 use super::keys::{Key, Kind, keys, toml_key};
 use super::problem::Problem;
 use crate::lane::rules::Rules;
@@ -349,14 +350,6 @@ keys! {
         lockout_max_s: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_MAX_S;
         event: Option<String> => Kind::Str;
         judges: Vec<RawJudge> => Kind::Tables(JUDGE);
-    }
-}
-
-keys! {
-    /// `[[web.judges]]`: a judge with a PIN of their own.
-    pub(super) struct RawJudge in JUDGE {
-        name: Option<String> => Kind::Str;
-        pin_hash: Option<String> => Kind::Str;
     }
 }
 

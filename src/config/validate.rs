@@ -13,9 +13,7 @@ use super::collect::Check;
 use super::defaults::*;
 use super::gpio::*;
 use super::problem::{Problem, absolute_path};
-use super::raw::{
-    RULES, RawConfig, RawGpio, RawInput, RawJournal, RawPinsetter, RawRules, RawSpeaker,
-};
+use super::raw::{RawConfig, RawGpio, RawInput, RawJournal, RawPinsetter, RawRules, RawSpeaker};
 use super::validated::*;
 use crate::lane::Output;
 use crate::lane::rules::{FoulMode, Rules};
@@ -522,21 +520,9 @@ impl RawRules {
         if !ok {
             return None;
         }
-        let problems = rules.problems();
-        for problem in &problems {
-            // Rules::problems() starts each message with the key's name.
-            let (first, rest) = problem.split_once(' ').unwrap_or((problem, ""));
-            if RULES.iter().any(|k| k.name == first) {
-                // "max_travel_ms (2000) must not be ...": keep the value.
-                let message = if rest.starts_with('(') {
-                    problem.as_str()
-                } else {
-                    rest
-                };
-                c.push(format!("rules.{first}"), message);
-            } else {
-                c.push("rules", problem.as_str());
-            }
+        let problems = rules.key_problems();
+        for (key, what) in &problems {
+            c.push(format!("rules.{key}"), what.as_str());
         }
         problems.is_empty().then_some(rules)
     }

@@ -10,11 +10,10 @@ use std::time::Duration;
 
 use super::collect::Check;
 use super::defaults::*;
-use super::raw::{RawJudge, RawWeb};
-use super::validated::{JudgeConfig, TlsFiles, WebConfig};
+use super::judges::{HOW, judges, pin_hash};
+use super::raw::RawWeb;
+use super::validated::{TlsFiles, WebConfig};
 
-/// Each named judge's hash is computed at every login.
-const MAX_JUDGES: usize = 8;
 /// The event title's length at most, in characters (one printed line).
 const MAX_EVENT_CHARS: usize = 120;
 
@@ -30,7 +29,7 @@ impl RawWeb {
             }
         };
 
-        let judges = validate_judges(self.judges, c);
+        let judges = judges(c, self.judges, "the journal writes");
         let hash = match self.judge_pin_hash {
             Some(hash) => pin_hash(c, "web.judge_pin_hash", hash).map(Some),
             // Named judges alone are enough.
@@ -215,76 +214,4 @@ fn tls_files(c: &mut Check, cert: Option<String>, key: Option<String>) -> Option
         }
     }
     ok.then_some(Some(TlsFiles { cert, key }))
-}
-
-const HOW: &str = "run `lanecall hash-pin PIN` and paste its output";
-
-/// A configured PIN hash that this build can check, or a problem at `key`.
-fn pin_hash(c: &mut Check, key: &str, hash: String) -> Option<String> {
-    let complete = argon2::PasswordHash::new(&hash).is_ok_and(|phc| phc.hash.is_some());
-    if !hash.starts_with("$argon2") {
-        c.push(
-            key,
-            format!("is not an argon2 hash (it must start with $argon2): {HOW}"),
-        );
-        None
-    } else if !complete {
-        c.push(
-            key,
-            format!("is not a complete argon2 hash (cut short when pasted?): {HOW}"),
-        );
-        None
-    } else {
-        Some(hash)
-    }
-}
-
-fn validate_judges(raw: Vec<RawJudge>, c: &mut Check) -> Option<Vec<JudgeConfig>> {
-    if raw.len() > MAX_JUDGES {
-        c.push(
-            "web.judges",
-            format!(
-                "{} judges: at most {MAX_JUDGES} (each login checks every judge's PIN)",
-                raw.len()
-            ),
-        );
-        return None;
-    }
-    let mut judges = Vec::new();
-    let mut ok = true;
-    for (i, j) in raw.into_iter().enumerate() {
-        let key = |k: &str| format!("web.judges[{}].{k}", i + 1);
-        let name = c
-            .non_empty(
-                &key("name"),
-                j.name,
-                "the judge's name as the journal writes it",
-            )
-            .map(|n| n.trim().to_owned())
-            .and_then(|n| match crate::ports::valid_name(&n) {
-                Ok(()) => Some(n),
-                Err(m) => {
-                    c.push(key("name"), m);
-                    None
-                }
-            });
-        if let Some(n) = &name
-            && judges.iter().any(|j: &JudgeConfig| j.name == *n)
-        {
-            c.push(key("name"), format!("{n:?} is named twice"));
-            ok = false;
-        }
-        let hash = c
-            .required(
-                &key("pin_hash"),
-                j.pin_hash,
-                &format!("the judge's PIN hash: {HOW}"),
-            )
-            .and_then(|h| pin_hash(c, &key("pin_hash"), h));
-        match (name, hash) {
-            (Some(name), Some(pin_hash)) => judges.push(JudgeConfig { name, pin_hash }),
-            _ => ok = false,
-        }
-    }
-    ok.then_some(judges)
 }

@@ -93,13 +93,10 @@ impl Found<'_> {
     }
 
     fn add<T>(&mut self, key: impl Into<String>, at: &Spanned<T>, message: impl Into<String>) {
-        let before = self.text.get(..at.span().start).unwrap_or("");
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         self.problems.push(Problem {
             key: key.into(),
             message: message.into(),
-            at: Some((line, column)),
+            at: crate::config::line_column(self.text, at.span().start),
         });
     }
 }

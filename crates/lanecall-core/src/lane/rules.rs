@@ -130,23 +130,36 @@ impl Rules {
         self.foul_mode == FoulMode::Score
     }
 
-    /// Settings that cannot work, by the key's name.
+    /// Settings that cannot work, each a sentence that starts with the
+    /// key's name (a journal header's error).
     pub fn problems(&self) -> Vec<String> {
+        self.key_problems()
+            .into_iter()
+            .map(|(key, what)| format!("{key} {what}"))
+            .collect()
+    }
+
+    /// Settings that cannot work: each key's name, and what is wrong with
+    /// it (a config file's problem at `rules.<key>`).
+    pub fn key_problems(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
         if self.ball_break_max_ms == 0 {
-            out.push("ball_break_max_ms must be above 0".to_owned());
+            out.push(("ball_break_max_ms", "must be above 0".to_owned()));
         }
         if self.max_travel_ms < self.typical_travel_ms {
-            out.push(format!(
-                "max_travel_ms ({}) must not be below typical_travel_ms ({})",
-                self.max_travel_ms, self.typical_travel_ms
+            out.push((
+                "max_travel_ms",
+                format!(
+                    "({}) must not be below typical_travel_ms ({})",
+                    self.max_travel_ms, self.typical_travel_ms
+                ),
             ));
         }
         if self.pin_report_timeout_ms == 0 {
-            out.push("pin_report_timeout_ms must be above 0".to_owned());
+            out.push(("pin_report_timeout_ms", "must be above 0".to_owned()));
         }
         if self.slow_bowling_limit_s == 0 {
-            out.push("slow_bowling_limit_s must be above 0".to_owned());
+            out.push(("slow_bowling_limit_s", "must be above 0".to_owned()));
         }
         // Nothing on a lane takes a day: a larger value is a typo.
         const DAY_MS: u64 = 86_400_000;
@@ -164,7 +177,7 @@ impl Rules {
             ("foul_window_ms", self.foul_window_ms.unwrap_or(0)),
         ] {
             if value > DAY_MS {
-                out.push(format!("{key} is longer than a day"));
+                out.push((key, "is longer than a day".to_owned()));
             }
         }
         out
