@@ -61,7 +61,6 @@
 //!   journal: an id is checked against `lane<N>-<stamp>-<NN>` before it
 //!   becomes a file name.
 
-
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;

@@ -25,7 +25,8 @@
 //!   `[web] max_connections`, lowered to stay [`FD_RESERVE`] below the
 //!   process's file limit). When the cap is reached, a new connection
 //!   takes the place of the connection heard from least recently while
-//!   the server waits on it ([`conn`]): one idle (never sent a whole
+//!   the server waits on it ([`conn`], by the policy of [`cap`], which
+//!   the embedded broker's front shares): one idle (never sent a whole
 //!   request, or kept alive between requests) or one whose body is being
 //!   read, by its last byte. A body trickling in a byte every few seconds
 //!   is thus the first to go, a judge's sent at a normal rate the last. A
