@@ -149,8 +149,8 @@ impl Class {
 pub struct Bowler {
     pub name: String,
     pub class: Class,
-    /// Pins added per game.
-    pub handicap: i32,
+    /// Pins added per game ([`super::handicap`]).
+    pub handicap: super::Handicap,
     pub team: Option<String>,
     /// How the speaker talks to this bowler.
     pub voice: Voice,

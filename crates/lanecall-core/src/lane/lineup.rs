@@ -6,7 +6,7 @@
 
 use super::scoring::Position;
 use super::turns::Entry;
-use super::{Bowler, Lane, MAX_BOWLERS, MAX_GAMES, Refusal};
+use super::{Bowler, Lane, MAX_BOWLERS, MAX_GAMES, Refusal, handicap};
 use crate::names::{self, NameProblem};
 
 /// The centre's block a lineup is for, as the lineup gives it (journal.md,
@@ -47,15 +47,10 @@ impl Plan {
     }
 }
 
-/// The largest handicap a bowler can have, in pins a game: the
-/// programme's limit (programme.md), so the lane takes what the centre
-/// can enter and nothing else.
-pub const MAX_HANDICAP: i32 = 300;
-
 /// Checks a bowler as the lineup or a substitution gives them. With the
 /// rule `checked_inputs` (journal.md) the name and the team follow the
 /// one rule for names ([`crate::names`]) and the handicap is 0 to
-/// [`MAX_HANDICAP`]; a journal from before it checked only that the name
+/// [`super::MAX_HANDICAP`] ([`handicap::in_range`]); a journal from before it checked only that the name
 /// is not empty, and replays so.
 fn check_bowler(b: &Bowler, checked: bool) -> Result<(), Refusal> {
     if !checked {
@@ -78,7 +73,7 @@ fn check_bowler(b: &Bowler, checked: bool) -> Result<(), Refusal> {
             problem,
         })?;
     }
-    if !(0..=MAX_HANDICAP).contains(&b.handicap) {
+    if !handicap::in_range(b.handicap) {
         return Err(Refusal::HandicapOutOfRange {
             bowler: b.name.clone(),
             handicap: b.handicap,

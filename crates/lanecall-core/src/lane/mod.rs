@@ -22,6 +22,7 @@
 //! - `turns`: who is up, blocks and their numbers through the day, and
 //!   which day it is.
 //! - `lineup`: the lane order and substitutes.
+//! - `handicap`: the one type and rule of a bowler's handicap.
 //! - `blindfold`: B1 blindfold checks.
 //! - `holds`: holds, the pauses and the slow-bowling clock, penalties.
 //! - `corrections`: a judge's corrections and dead balls.
@@ -38,6 +39,7 @@ mod delivery;
 mod effects;
 pub mod event;
 mod fouls;
+pub mod handicap;
 mod holds;
 mod lineup;
 mod refusal;
@@ -65,9 +67,10 @@ pub use event::{
     Panel, Sensor, Stamped, Verbosity, Voice, Withdrawable,
 };
 use fouls::BallRef;
+pub use handicap::{Handicap, MAX_HANDICAP};
 use holds::SlowClock;
 pub use holds::{Hold, Pause};
-pub use lineup::{MAX_HANDICAP, Plan};
+pub use lineup::Plan;
 pub use refusal::Refusal;
 pub use rules::{FOUL_WINDOW_MS, FoulMode, Rules};
 use scoring::{Position, ScoredBall};

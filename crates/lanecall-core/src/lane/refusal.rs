@@ -5,7 +5,7 @@
 //! decide return these, and [`Lane::handle`](super::Lane::handle) turns them
 //! into [`Effect::Refused`](super::Effect::Refused).
 
-use super::{MAX_BOWLERS, MAX_GAMES, MAX_NEIGHBOURS, Millis, PinSet, UNDO_WINDOW_MS};
+use super::{Handicap, MAX_BOWLERS, MAX_GAMES, MAX_NEIGHBOURS, Millis, PinSet, UNDO_WINDOW_MS};
 use crate::pinsetter::{self, Body};
 use crate::wall::DayDate;
 
@@ -35,9 +35,9 @@ pub enum Refusal {
     },
     #[error(
         "{bowler}'s handicap is {handicap}: a handicap is 0 to {} pins a game, as in the programme",
-        super::lineup::MAX_HANDICAP
+        super::MAX_HANDICAP
     )]
-    HandicapOutOfRange { bowler: String, handicap: i32 },
+    HandicapOutOfRange { bowler: String, handicap: Handicap },
     #[error(
         "block {0} is open: the lane order is locked (substitute between games, or end the block)"
     )]

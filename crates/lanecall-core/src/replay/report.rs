@@ -284,7 +284,7 @@ pub enum EntryView<'a> {
 pub(super) struct BowlerJson<'a> {
     pub(super) name: &'a str,
     pub(super) class: &'static str,
-    pub(super) handicap: i32,
+    pub(super) handicap: crate::lane::Handicap,
     pub(super) team: Option<&'a str>,
     /// What the speaker says after this bowler's balls.
     pub(super) voice: &'static str,
@@ -334,7 +334,7 @@ impl<'a> BowlerJson<'a> {
             block,
             position,
             series_with_handicap: i64::from(series)
-                + i64::from(bowler.handicap) * games.len() as i64,
+                + crate::lane::handicap::over(bowler.handicap, games.len()),
             series,
             games,
         }

@@ -16,7 +16,7 @@ struct RawBowler {
     name: String,
     class: Class,
     #[serde(default)]
-    handicap: i32,
+    handicap: crate::lane::Handicap,
     team: Option<String>,
     #[serde(default)]
     voice: Verbosity,
