@@ -16,8 +16,9 @@
 //! core), whose modules this one re-exports under the same paths:
 //! [`lane`], [`pins`], [`pinsetter`], [`journal`], [`replay`], [`sim`].
 //! The core depends on no runtime, server, device or file crate, so the
-//! compiler keeps it free of I/O; `tests/layout.rs` holds the list of what
-//! it may depend on and checks its code names no file, socket or clock.
+//! compiler keeps it free of I/O; `tests/layout/layout.rs` holds the list
+//! of what it may depend on and checks its code names no file, socket or
+//! clock.
 //!
 //! Data flows one way, and every module has one place in it:
 //!
@@ -55,8 +56,8 @@
 //! sink of [`ports`], or reads the [`ports::LaneSnapshot`] channel; then
 //! one line in [`daemon::serve`] to start it. It uses [`ports`] (and the
 //! core's types in [`lane`]), never [`daemon`] nor another adapter.
-//! `tests/layout.rs` fails on an import circle between modules (of this
-//! crate, and of the core).
+//! `tests/layout/layout.rs` fails on an import circle between modules (of
+//! this crate, and of the core).
 //!
 //! The rest:
 //!
