@@ -303,3 +303,77 @@ async fn security(State(judges): State<Judges>, jar: SignedCookieJar) -> ApiResu
     }
     Ok(Json(judges.0.pins.security()).into_response())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt as _;
+
+    async fn send(router: &Router, req: Request<Body>) -> Response {
+        router.clone().oneshot(req).await.unwrap()
+    }
+
+    fn post_json(path: &str, body: &str, cookie: Option<&str>) -> Request<Body> {
+        let mut req = Request::post(path).header(header::CONTENT_TYPE, "application/json");
+        if let Some(c) = cookie {
+            req = req.header(header::COOKIE, c);
+        }
+        req.body(Body::from(body.to_owned())).unwrap()
+    }
+
+    /// The door alone, as the centre mounts it: no lane behind it.
+    #[tokio::test]
+    async fn the_door_logs_a_judge_in_and_names_them_on_later_requests_without_a_lane() {
+        let hash = crate::web::hash_pin("135790").unwrap();
+        let mut auth = AuthSettings::with_pin_hash(hash);
+        auth.place = Place::Centre;
+        let judges = Judges::new(auth, Key::generate(), String::new());
+        let door = judges.router();
+        assert_eq!(judges.of_request(&HeaderMap::new()), None);
+
+        let res = send(&door, post_json("/api/login", r#"{"pin":"111111"}"#, None)).await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+        let res = send(
+            &door,
+            post_json("/api/login", r#"{"pin":"135790","name":"Ann"}"#, None),
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let cookie = res.headers()[header::SET_COOKIE]
+            .to_str()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::COOKIE, HeaderValue::from_str(&cookie).unwrap());
+        assert_eq!(judges.of_request(&headers), Some(("Ann".into(), true)));
+
+        // A cookie signed with another key is nobody's.
+        let stranger = Judges::new(
+            AuthSettings::with_pin_hash(crate::web::hash_pin("135790").unwrap()),
+            Key::generate(),
+            String::new(),
+        );
+        assert_eq!(stranger.of_request(&headers), None);
+
+        // Logged out: the same cookie names nobody.
+        let res = send(&door, post_json("/api/logout", "{}", Some(&cookie))).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(judges.of_request(&headers), None);
+
+        // Its own errors in the API's shape: a method a route does not take.
+        let res = send(
+            &door,
+            Request::get("/api/login").body(Body::empty()).unwrap(),
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
+        let body = axum::body::to_bytes(res.into_body(), 1024).await.unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["error"], "this route does not take that method");
+    }
+}
