@@ -25,7 +25,7 @@ pub enum GpioBackend {
 /// ball detector, and the outputs the foul lamp and the pinsetter reset.
 /// With [`GpioBackend::None`] they may be empty, or hold what the file
 /// lists (kept, so `check-config` shows them, but not opened). No two
-/// entries share a pin.
+/// entries share a pin. The default: no GPIO.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpioConfig {
     pub backend: GpioBackend,
@@ -34,6 +34,16 @@ pub struct GpioConfig {
     pub inputs: Vec<InputConfig>,
     /// Foul lamp, then pinsetter reset.
     pub outputs: Vec<OutputConfig>,
+}
+
+impl Default for GpioConfig {
+    fn default() -> Self {
+        GpioConfig {
+            backend: GpioBackend::None,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
 }
 
 impl GpioConfig {

@@ -100,6 +100,11 @@ impl ToToml for &str {
         toml::Value::String(self.to_owned())
     }
 }
+impl ToToml for std::net::SocketAddr {
+    fn to_toml(self) -> toml::Value {
+        toml::Value::String(self.to_string())
+    }
+}
 impl ToToml for crate::lane::Language {
     fn to_toml(self) -> toml::Value {
         self.as_str().to_toml()

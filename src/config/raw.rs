@@ -139,31 +139,15 @@ pub(crate) fn unknown_key_among(key: &str, names: &[&str], here: &str) -> String
     }
 }
 
-/// The known key within two edits of a misspelt one.
+/// The known key within two edits of a misspelt one (Levenshtein's
+/// distance: an insertion, a deletion or a change is one edit).
 fn closest<'a>(key: &str, names: &[&'a str]) -> Option<&'a str> {
     names
         .iter()
-        .map(|name| (edit_distance(key, name), *name))
+        .map(|name| (strsim::levenshtein(key, name), *name))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
         .map(|(_, name)| name)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != cb))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 // ---------------------------------------------------------------------------
@@ -325,6 +309,9 @@ keys! {
         language: Option<String> => Kind::Str, default DEFAULT_LANGUAGE;
         /// A callout still waiting after this long is dropped.
         stale_after_ms: Option<i64> => Kind::Int, default DEFAULT_STALE_AFTER_MS;
+        /// The silence between two words of a callout ("seven, ten"):
+        /// longer in a hall whose echo runs the words together.
+        word_pause_ms: Option<i64> => Kind::Int, default DEFAULT_WORD_PAUSE_MS;
         voice_dir: Option<String> => Kind::Str;
         voice: Option<String> => Kind::Str, default "builtin";
         /// Goes into the rules (`speaker_extras`): the journal's header must
@@ -390,9 +377,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("pinn", "pin"), 1);
-        assert_eq!(edit_distance("debounce", "debounce_ms"), 3);
+    fn the_nearest_key_is_within_two_edits() {
         assert_eq!(closest("pinn", &["pin", "pull"]), Some("pin"));
+        assert_eq!(closest("debounce", &["debounce_ms"]), None);
+        assert_eq!(
+            closest("sesion_hour", &["session_hours", "listen"]),
+            Some("session_hours")
+        );
     }
 }

@@ -447,6 +447,14 @@ impl RawSpeaker {
             DEFAULT_STALE_AFTER_MS as i64,
             1..=600_000,
         );
+        // Never shorter than the default: "семь, десять" would run into
+        // "семьдесят" (seventy).
+        let word_pause = c.millis(
+            "speaker.word_pause_ms",
+            self.word_pause_ms,
+            DEFAULT_WORD_PAUSE_MS as i64,
+            DEFAULT_WORD_PAUSE_MS as i64..=2000,
+        );
         let voice_dir = super::voice::folder(c, self.voice_dir.as_deref(), self.voice.as_deref());
         Some(SpeakerConfig {
             voice_dir: voice_dir?,
@@ -455,6 +463,7 @@ impl RawSpeaker {
             volume: volume?,
             language: language?,
             stale_after: stale_after?,
+            word_pause: word_pause?,
         })
     }
 }

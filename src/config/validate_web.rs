@@ -4,7 +4,6 @@
 //! It decides which of those values can work; it never opens the socket
 //! nor checks a PIN against a hash.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -19,14 +18,15 @@ const MAX_EVENT_CHARS: usize = 120;
 
 impl RawWeb {
     pub(super) fn validate(self, c: &mut Check) -> Option<WebConfig> {
-        let listen = self.listen.as_deref().unwrap_or(DEFAULT_LISTEN);
-        let default: SocketAddr = DEFAULT_LISTEN.parse().ok()?;
-        let listen = match super::listen::listen_address(listen, default) {
-            Ok(addr) => Some(addr),
-            Err(e) => {
-                c.push("web.listen", e);
-                None
-            }
+        let listen = match self.listen {
+            None => Some(DEFAULT_LISTEN),
+            Some(listen) => match super::listen::listen_address(&listen, DEFAULT_LISTEN) {
+                Ok(addr) => Some(addr),
+                Err(e) => {
+                    c.push("web.listen", e);
+                    None
+                }
+            },
         };
 
         let judges = judges(c, self.judges, "the journal writes");

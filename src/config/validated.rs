@@ -87,6 +87,18 @@ pub struct PinsetterConfig {
     pub reconnect_max: Duration,
 }
 
+/// Every key's default, and no port (the file must name one).
+impl Default for PinsetterConfig {
+    fn default() -> Self {
+        PinsetterConfig {
+            port: PathBuf::new(),
+            baud: DEFAULT_BAUD,
+            reconnect_min: Duration::from_millis(DEFAULT_RECONNECT_MIN_MS),
+            reconnect_max: Duration::from_millis(DEFAULT_RECONNECT_MAX_MS),
+        }
+    }
+}
+
 /// The baud rates the pinsetter's serial line may use.
 pub const BAUD_RATES: [u32; 8] = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200];
 
@@ -105,6 +117,9 @@ pub struct SpeakerConfig {
     /// A callout not started by then is dropped: a stale call misleads a
     /// blind bowler more than a missing one. Above zero.
     pub stale_after: Duration,
+    /// The silence between two words of a callout, at least 260 ms: a
+    /// hall whose echo runs "seven, ten" into "seventy" needs it longer.
+    pub word_pause: Duration,
     /// A folder of recordings (`ru/strike.wav`, `en/7.wav`…) that replace
     /// the built-in voice; `None` keeps the built-in voice.
     pub voice_dir: Option<PathBuf>,
@@ -118,6 +133,7 @@ impl Default for SpeakerConfig {
             volume: DEFAULT_VOLUME as f32,
             language: DEFAULT_LANGUAGE,
             stale_after: Duration::from_millis(DEFAULT_STALE_AFTER_MS),
+            word_pause: Duration::from_millis(DEFAULT_WORD_PAUSE_MS),
             voice_dir: None,
         }
     }
@@ -157,6 +173,26 @@ pub struct WebConfig {
     pub lockout_max: Duration,
     /// The event's title, printed at the top of the score sheet (`event`).
     pub event: String,
+}
+
+/// Every key's default, and no PIN (the file must give one).
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            listen: DEFAULT_LISTEN,
+            judge_pin_hash: None,
+            judges: Vec::new(),
+            session: Duration::from_secs(DEFAULT_SESSION_HOURS * 3600),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_live_views: DEFAULT_MAX_LIVE_VIEWS,
+            tls: None,
+            session_idle: Duration::from_secs(DEFAULT_SESSION_IDLE_S),
+            lockout_after: DEFAULT_LOCKOUT_AFTER,
+            lockout_base: Duration::from_secs(DEFAULT_LOCKOUT_BASE_S),
+            lockout_max: Duration::from_secs(DEFAULT_LOCKOUT_MAX_S),
+            event: String::new(),
+        }
+    }
 }
 
 impl WebConfig {
@@ -200,34 +236,19 @@ impl Config {
             // The demo's state dir is often under /tmp, a tmpfs on many
             // systems, and its games are thrown away anyway.
             journal: JournalConfig {
-                mirror: None,
                 allow_volatile: true,
+                ..JournalConfig::default()
             },
             pinsetter: PinsetterConfig {
                 port: PathBuf::from("simulated"),
-                baud: DEFAULT_BAUD,
-                reconnect_min: Duration::from_millis(DEFAULT_RECONNECT_MIN_MS),
-                reconnect_max: Duration::from_millis(DEFAULT_RECONNECT_MAX_MS),
+                ..PinsetterConfig::default()
             },
-            gpio: GpioConfig {
-                backend: GpioBackend::None,
-                inputs: Vec::new(),
-                outputs: Vec::new(),
-            },
+            gpio: GpioConfig::default(),
             speaker: SpeakerConfig::default(),
             web: WebConfig {
                 listen,
                 judge_pin_hash: Some(judge_pin_hash),
-                judges: Vec::new(),
-                session: Duration::from_secs(DEFAULT_SESSION_HOURS * 3600),
-                max_connections: DEFAULT_MAX_CONNECTIONS,
-                max_live_views: DEFAULT_MAX_LIVE_VIEWS,
-                tls: None,
-                session_idle: Duration::from_secs(DEFAULT_SESSION_IDLE_S),
-                lockout_after: DEFAULT_LOCKOUT_AFTER,
-                lockout_base: Duration::from_secs(DEFAULT_LOCKOUT_BASE_S),
-                lockout_max: Duration::from_secs(DEFAULT_LOCKOUT_MAX_S),
-                event: String::new(),
+                ..WebConfig::default()
             },
             rules: Rules::default(),
             centre: None,
@@ -334,6 +355,7 @@ impl Config {
         };
         line(format!("language = {}", toml_str(language)));
         line(format!("stale_after_ms = {}", s.stale_after.as_millis()));
+        line(format!("word_pause_ms = {}", s.word_pause.as_millis()));
         // An installed voice is said by its name (`voice`), any other
         // folder as `voice_dir`.
         let installed = s

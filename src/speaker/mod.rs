@@ -113,7 +113,7 @@ impl Voice {
 
 /// The voice pack the config asks for, each clip it lacks said in the log.
 fn load_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
-    let pack = read_pack(config, language);
+    let pack = read_pack(config, language).with_word_pause(config.word_pause);
     // Only a broken build lacks built-in clips: said, as the lane would
     // otherwise play silence and report its speaker ready.
     let missing = pack.missing();

@@ -212,6 +212,9 @@ struct Builtin;
 pub struct VoicePack {
     language: Language,
     clips: HashMap<&'static str, Clip>,
+    /// Between two words of a callout: [`phrase::WORD_PAUSE`], or longer
+    /// (`[speaker] word_pause_ms`).
+    word_pause: std::time::Duration,
 }
 
 impl VoicePack {
@@ -225,7 +228,11 @@ impl VoicePack {
                 clips.insert(name, clip);
             }
         }
-        VoicePack { language, clips }
+        VoicePack {
+            language,
+            clips,
+            word_pause: phrase::WORD_PAUSE,
+        }
     }
 
     /// A folder of recordings named like the clips (`dir/n7.wav`,
@@ -270,7 +277,14 @@ impl VoicePack {
                 Err(e) => return Err(read_error(&file, e)),
             }
         }
-        Ok((VoicePack { language, clips }, missing))
+        Ok((
+            VoicePack {
+                language,
+                clips,
+                word_pause: phrase::WORD_PAUSE,
+            },
+            missing,
+        ))
     }
 
     /// The clips of [`phrase::CLIPS`] this pack lacks.
@@ -286,12 +300,21 @@ impl VoicePack {
         self.clips.get(clip)
     }
 
+    /// The pack with its words `pause` apart (`[speaker] word_pause_ms`),
+    /// never closer than [`phrase::WORD_PAUSE`].
+    pub fn with_word_pause(self, pause: std::time::Duration) -> VoicePack {
+        VoicePack {
+            word_pause: pause.max(phrase::WORD_PAUSE),
+            ..self
+        }
+    }
+
     /// The clips of a callout's names ([`phrase::callout`]): a
     /// [`phrase::PAUSE`] is silence, so that with the gap on each side of
-    /// it the words are [`phrase::WORD_PAUSE`] apart; a name the pack
+    /// it the words are the pack's word pause apart; a name the pack
     /// lacks is left out.
     pub fn sound(&self, names: &[&str]) -> Vec<Clip> {
-        let fill = phrase::WORD_PAUSE.saturating_sub(2 * super::player::CLIP_GAP);
+        let fill = self.word_pause.saturating_sub(2 * super::player::CLIP_GAP);
         let mut out: Vec<Clip> = Vec::with_capacity(names.len());
         for &name in names {
             if name == phrase::PAUSE {
