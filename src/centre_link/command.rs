@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::files::JournalFiles;
 use crate::journal::parse_panel_action;
 use crate::lane::Action;
 use crate::ports::valid_name;
@@ -161,7 +162,7 @@ pub fn parse(payload: &[u8]) -> Result<Command, Bad> {
 
 /// The journal `name` in `dir`: a plain file name of the lane's journals,
 /// never a path elsewhere.
-pub fn journal_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
+pub fn journal_file(files: &dyn JournalFiles, dir: &Path, name: &str) -> Result<PathBuf, String> {
     let plain = !name.is_empty()
         && name.len() <= 128
         && !name.starts_with('.')
@@ -173,9 +174,10 @@ pub fn journal_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
         return Err(format!("{name:?} is not the name of a journal file"));
     }
     let path = dir.join(name);
-    match std::fs::symlink_metadata(&path) {
-        Ok(m) if m.is_file() => Ok(path),
-        _ => Err(format!("this lane has no journal {name:?}")),
+    if files.is_file(&path) {
+        Ok(path)
+    } else {
+        Err(format!("this lane has no journal {name:?}"))
     }
 }
 
@@ -309,7 +311,7 @@ mod tests {
         std::fs::write(dir.join("secret.jsonl"), "s\n").unwrap();
         let journals = dir.join("journal");
         assert_eq!(
-            journal_file(&journals, "lane1-x.jsonl").unwrap(),
+            journal_file(&crate::centre_link::files::Disk, &journals, "lane1-x.jsonl").unwrap(),
             journals.join("lane1-x.jsonl")
         );
         for name in [
@@ -320,10 +322,13 @@ mod tests {
             "lane1-x.jsonl/",
             "",
         ] {
-            assert!(journal_file(&journals, name).is_err(), "{name}");
+            assert!(
+                journal_file(&crate::centre_link::files::Disk, &journals, name).is_err(),
+                "{name}"
+            );
         }
         assert!(
-            journal_file(&journals, "lane1-y.jsonl")
+            journal_file(&crate::centre_link::files::Disk, &journals, "lane1-y.jsonl")
                 .unwrap_err()
                 .contains("no journal")
         );

@@ -1,6 +1,7 @@
 //! The journal lines on their way to the broker: which were sent, which
 //! the broker acknowledged, and reading the next ones from the journal
-//! files by path, a bounded batch at a time.
+//! files by path, a bounded batch at a time, through [`JournalFiles`]
+//! (never a file opened here).
 //!
 //! Nothing is held but the lines sent and not yet acknowledged (at most
 //! the link's window): after a reconnect, sending goes on from the first
@@ -8,10 +9,11 @@
 //! change of journal (the next block's) as well.
 
 use std::collections::VecDeque;
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use super::files::JournalFiles;
 
 /// The most bytes read from a journal at once. A line longer than this is
 /// read whole all the same, in more reads.
@@ -40,6 +42,7 @@ impl Line {
 /// Reads whole lines of `path` from byte `offset` (line `n` starts there)
 /// up to byte `limit`, at most `max` of them.
 pub fn read_lines(
+    files: &dyn JournalFiles,
     path: &Path,
     file: &Arc<str>,
     mut offset: u64,
@@ -51,8 +54,7 @@ pub fn read_lines(
     if offset >= limit || max == 0 {
         return Ok(lines);
     }
-    let mut f = File::open(path)?;
-    f.seek(SeekFrom::Start(offset))?;
+    let mut f = files.open_at(path, offset)?;
     let mut buf: Vec<u8> = Vec::new();
     let mut at = offset;
     while lines.len() < max && at < limit {
@@ -191,7 +193,7 @@ impl Lines {
 
     /// The next lines to send, at most `max`, each with the id to
     /// acknowledge it by. The caller publishes them all in order.
-    pub fn next(&mut self, max: usize) -> io::Result<Vec<(u64, Line)>> {
+    pub fn next(&mut self, files: &dyn JournalFiles, max: usize) -> io::Result<Vec<(u64, Line)>> {
         let mut out = Vec::new();
         while out.len() < max {
             let Some(pos) = self.sent else { break };
@@ -202,18 +204,25 @@ impl Lines {
             // A closed journal is written no more: every whole line in it
             // is durable, whether its last notification came or not.
             let limit = if closed { u64::MAX } else { j.notified };
-            let lines =
-                match read_lines(&j.path, &j.name, pos.offset, pos.n, limit, max - out.len()) {
-                    Ok(lines) => lines,
-                    Err(e) if closed && e.kind() == io::ErrorKind::NotFound => {
-                        tracing::warn!(
-                            "centre link: {} is gone before it was sent whole",
-                            j.path.display()
-                        );
-                        Vec::new()
-                    }
-                    Err(e) => return Err(e),
-                };
+            let lines = match read_lines(
+                files,
+                &j.path,
+                &j.name,
+                pos.offset,
+                pos.n,
+                limit,
+                max - out.len(),
+            ) {
+                Ok(lines) => lines,
+                Err(e) if closed && e.kind() == io::ErrorKind::NotFound => {
+                    tracing::warn!(
+                        "centre link: {} is gone before it was sent whole",
+                        j.path.display()
+                    );
+                    Vec::new()
+                }
+                Err(e) => return Err(e),
+            };
             if lines.is_empty() {
                 if !closed {
                     break;
@@ -281,26 +290,7 @@ impl Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("lanecall-lines-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
-    fn append(path: &Path, lines: &[&str]) -> u64 {
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .unwrap();
-        for l in lines {
-            writeln!(f, "{l}").unwrap();
-        }
-        f.metadata().unwrap().len()
-    }
+    use crate::centre_link::files::tests::MemFiles;
 
     fn texts(batch: &[(u64, Line)]) -> Vec<(String, u64, String)> {
         batch
@@ -311,7 +301,9 @@ mod tests {
 
     #[test]
     fn unacknowledged_lines_are_sent_again_across_a_new_journal() {
-        let d = dir("resend");
+        let disk = MemFiles::default();
+        let append = |path: &Path, lines: &[&str]| disk.append(path, lines);
+        let d = Path::new("/j");
         let a = d.join("a.jsonl");
         let b = d.join("b.jsonl");
         let len = append(&a, &["h", "1", "2"]);
@@ -319,7 +311,7 @@ mod tests {
         append(&a, &["3"]);
         let mut lines = Lines::default();
         lines.notified(a.clone(), len);
-        let first = lines.next(10).unwrap();
+        let first = lines.next(&disk, 10).unwrap();
         assert_eq!(
             texts(&first),
             [
@@ -334,7 +326,7 @@ mod tests {
         // up to its last whole line.
         let blen = append(&b, &["H", "x"]);
         lines.notified(b.clone(), blen);
-        let second = lines.next(10).unwrap();
+        let second = lines.next(&disk, 10).unwrap();
         assert_eq!(
             texts(&second),
             [
@@ -347,7 +339,7 @@ mod tests {
         // Acknowledged out of order: the first gap holds the rest back.
         lines.ack(second[1].0);
         lines.rewind();
-        let again = lines.next(10).unwrap();
+        let again = lines.next(&disk, 10).unwrap();
         assert_eq!(
             texts(&again),
             [
@@ -365,25 +357,23 @@ mod tests {
         assert_eq!(lines.in_flight(), 0);
         assert_eq!(lines.journals.len(), 1, "the old journal is dropped");
         lines.rewind();
-        assert!(lines.next(10).unwrap().is_empty());
-        let _ = std::fs::remove_dir_all(&d);
+        assert!(lines.next(&disk, 10).unwrap().is_empty());
     }
 
     #[test]
     fn a_batch_is_bounded_and_long_lines_are_read_whole() {
-        let d = dir("batch");
-        let a = d.join("a.jsonl");
+        let disk = MemFiles::default();
+        let a = Path::new("/j/a.jsonl");
         let long = "y".repeat(CHUNK * 2 + 7);
-        let len = append(&a, &["h", &long, "z"]);
+        let len = disk.append(a, &["h", &long, "z"]);
         let mut lines = Lines::default();
-        lines.notified(a, len);
-        let one = lines.next(1).unwrap();
+        lines.notified(a.to_owned(), len);
+        let one = lines.next(&disk, 1).unwrap();
         assert_eq!(one.len(), 1);
-        let rest = lines.next(10).unwrap();
+        let rest = lines.next(&disk, 10).unwrap();
         assert_eq!(rest.len(), 2);
         assert_eq!(rest[0].1.text, long);
         assert_eq!(rest[1].1.n, 3);
         assert_eq!(rest[1].1.end, len);
-        let _ = std::fs::remove_dir_all(&d);
     }
 }

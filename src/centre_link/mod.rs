@@ -36,21 +36,25 @@
 //! broker (`[centre] ca_file`, else the system's CAs).
 //!
 //! This file starts and stops the link and holds its state; `session.rs`
-//! is one connection after another (the publishing, the events, the clean
-//! stop), `take.rs` the commands taken, `neighbours.rs` the adjacent
-//! lanes, `centre_time.rs` the centre's date.
+//! is one connection after another (the events, the clean stop) around
+//! `publishing.rs`, the logic of what is published when (a state machine
+//! without I/O: packets and time in, publishes out; the journal files
+//! behind `files.rs`'s trait), `take.rs` the commands taken,
+//! `neighbours.rs` the adjacent lanes, `centre_time.rs` the centre's date.
 
 mod centre_time;
 mod command;
+mod files;
 mod lines;
 mod neighbours;
+mod publishing;
 mod ran;
 mod resend;
 mod session;
 mod take;
 mod wire;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,16 +63,15 @@ use std::time::Duration;
 
 use rumqttc::{ConnectionError, LastWill, MqttOptions, QoS};
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::time::Instant;
 
 use crate::config::CentreConfig;
 use crate::journal::slot::JournalSlot;
 use crate::lane::Panel;
 use crate::ports::{Input, InputSender, JournalSink, LaneSnapshot, NotTaken};
 use command::Command;
-use lines::Lines;
+use neighbours::Neighbours;
+use publishing::Publishing;
 use ran::Ran;
-use resend::Resends;
 
 /// The keep-alive: a lane that drops off is `offline` within 1.5 times it.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
@@ -194,23 +197,17 @@ impl CentreLink {
                 .map(|n| (n, Topics::new(&config.site, *n)))
                 .flat_map(|(n, t)| [(t.state, (*n, false)), (t.status, (*n, true))])
                 .collect(),
+            out: Publishing::new(topics.clone(), lane.journal_dir, Box::new(files::Disk)),
             topics,
             accept_commands: config.accept_commands,
-            journal_dir: lane.journal_dir,
             inputs: lane.inputs,
             state: lane.state,
             slot: slot.clone(),
-            lines: Lines::default(),
-            resends: Resends::default(),
-            busy: config.neighbours.iter().map(|n| (*n, false)).collect(),
-            busy_until: BTreeMap::new(),
-            delivering: false,
+            neighbours: Neighbours::new(&config.neighbours),
             ran: Ran::default(),
             replies_tx,
             replies,
-            outbox: VecDeque::new(),
             actions: Arc::default(),
-            state_asked: false,
             stopped,
         };
         let thread = std::thread::Builder::new()
@@ -246,6 +243,7 @@ fn read_password(path: &Path) -> Result<String, LinkError> {
 }
 
 /// A lane's topics (docs/mqtt.md).
+#[derive(Clone)]
 struct Topics {
     status: String,
     state: String,
@@ -295,30 +293,20 @@ struct Link {
     /// the status.
     neighbour_topics: HashMap<String, (u32, bool)>,
     accept_commands: bool,
-    journal_dir: PathBuf,
     inputs: InputSender,
     state: watch::Receiver<LaneSnapshot>,
     slot: Arc<JournalSlot>,
-    lines: Lines,
-    resends: Resends,
-    /// Each neighbour's `delivering` as last sent to the lane's thread.
-    busy: BTreeMap<u32, bool>,
-    /// When each busy neighbour is taken as not busy, unless its state
-    /// comes again first.
-    busy_until: BTreeMap<u32, Instant>,
-    /// This lane's `delivering`, in the state last published.
-    delivering: bool,
+    /// What is published, and when (the journal's lines, the state,
+    /// replies): the logic without I/O.
+    out: Publishing,
+    /// The adjacent lanes' `delivering`.
+    neighbours: Neighbours,
     /// The command ids run.
     ran: Ran,
     /// The lane's answers to commands.
     replies_tx: mpsc::Sender<Answer>,
     replies: mpsc::Receiver<Answer>,
-    /// Replies waiting for room on the connection.
-    outbox: VecDeque<String>,
     /// Actions sent to the lane and not answered yet.
     actions: Arc<std::sync::atomic::AtomicUsize>,
-    /// A `resend` came: the state (with the journal's length) goes out
-    /// again, so a centre that missed it learns how far to ask.
-    state_asked: bool,
     stopped: watch::Receiver<bool>,
 }

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::files::JournalFiles;
 use super::lines::{Line, Lines, read_lines};
 use crate::journal::names::journal_seq;
 
@@ -117,18 +118,29 @@ impl Resends {
     /// The next lines to publish again at `now`, at most `room` and the
     /// pace's allowance. `lines` tells where the ordinary sending stands,
     /// and how far the journal being written is durable.
-    pub fn next(&mut self, lines: &Lines, room: usize, now: Instant) -> io::Result<Vec<Line>> {
+    pub fn next(
+        &mut self,
+        files: &dyn JournalFiles,
+        lines: &Lines,
+        room: usize,
+        now: Instant,
+    ) -> io::Result<Vec<Line>> {
         if self.refill.is_none_or(|at| now >= at) {
             self.allowance = PACE_LINES;
             self.refill = Some(now + PACE_EVERY);
         }
         let room = room.min(self.allowance);
-        let out = self.read(lines, room)?;
+        let out = self.read(files, lines, room)?;
         self.allowance -= out.len();
         Ok(out)
     }
 
-    fn read(&mut self, lines: &Lines, room: usize) -> io::Result<Vec<Line>> {
+    fn read(
+        &mut self,
+        files: &dyn JournalFiles,
+        lines: &Lines,
+        room: usize,
+    ) -> io::Result<Vec<Line>> {
         let mut out = Vec::new();
         while out.len() < room {
             let Some(r) = self.queue.front_mut() else {
@@ -147,7 +159,19 @@ impl Resends {
             let batch = if r.n >= until {
                 Vec::new()
             } else {
-                read_lines(&r.path, &r.file, r.offset, r.n, limit, want.max(64))?
+                match read_lines(files, &r.path, &r.file, r.offset, r.n, limit, want.max(64)) {
+                    Ok(batch) => batch,
+                    // Gone (removed by hand, say): this resend ends there,
+                    // the others go on.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        tracing::warn!(
+                            "centre link: {} is gone before it was resent whole",
+                            r.path.display()
+                        );
+                        Vec::new()
+                    }
+                    Err(e) => return Err(e),
+                }
             };
             let mut done = batch.is_empty();
             for line in batch {
@@ -177,10 +201,15 @@ impl Resends {
 /// and, while a journal's header carries `day` (docs/journal.md: it is not
 /// the day's first), the one before it, at most [`MAX_DAY_FILES`] in all;
 /// oldest first.
-pub fn day_journals(dir: &Path, newest: Option<&Path>) -> io::Result<Vec<(PathBuf, String)>> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| super::command::journal_file(dir, n).is_ok())
+pub fn day_journals(
+    files: &dyn JournalFiles,
+    dir: &Path,
+    newest: Option<&Path>,
+) -> io::Result<Vec<(PathBuf, String)>> {
+    let mut names: Vec<String> = files
+        .names(dir)?
+        .into_iter()
+        .filter(|n| super::command::journal_file(files, dir, n).is_ok())
         .collect();
     names.sort_by_key(|n| (journal_seq(n), n.clone()));
     let newest_name = newest.and_then(|p| p.file_name()?.to_str());
@@ -191,7 +220,7 @@ pub fn day_journals(dir: &Path, newest: Option<&Path>) -> io::Result<Vec<(PathBu
     let mut out = Vec::new();
     for name in names[..end].iter().rev() {
         let path = dir.join(name);
-        let continues_day = header_has_day(&path);
+        let continues_day = header_has_day(files, &path);
         out.push((path, name.clone()));
         if !continues_day || out.len() >= MAX_DAY_FILES {
             break;
@@ -203,8 +232,8 @@ pub fn day_journals(dir: &Path, newest: Option<&Path>) -> io::Result<Vec<(PathBu
 
 /// Whether the journal's header carries `day`: an earlier journal of the
 /// same day comes before it. An unreadable header says no.
-fn header_has_day(path: &Path) -> bool {
-    let Ok(f) = std::fs::File::open(path) else {
+fn header_has_day(files: &dyn JournalFiles, path: &Path) -> bool {
+    let Ok(f) = files.open_at(path, 0) else {
         return false;
     };
     let mut first = String::new();
@@ -221,22 +250,19 @@ fn header_has_day(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
+    use crate::centre_link::files::tests::MemFiles;
 
-    fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("lanecall-resend-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// The journal folder of the tests (in memory).
+    fn dir(_name: &str) -> (MemFiles, PathBuf) {
+        (MemFiles::default(), PathBuf::from("/journal"))
     }
 
-    fn write(path: &Path, header: &str, lines: usize) -> u64 {
-        let mut f = std::fs::File::create(path).unwrap();
-        writeln!(f, "{header}").unwrap();
-        for i in 2..=lines {
-            writeln!(f, "{{\"t\":{i}}}").unwrap();
-        }
-        f.metadata().unwrap().len()
+    fn write(files: &MemFiles, path: &Path, header: &str, lines: usize) -> u64 {
+        files.remove(path);
+        let rest: Vec<String> = (2..=lines).map(|i| format!("{{\"t\":{i}}}")).collect();
+        let mut all = vec![header];
+        all.extend(rest.iter().map(String::as_str));
+        files.append(path, &all)
     }
 
     /// A moment `k` paces after the tests' start: the pace allows a
@@ -255,6 +281,7 @@ mod tests {
     /// Everything the resends give, `room` lines at a time, with `between`
     /// called after each batch.
     fn drain(
+        files: &MemFiles,
         r: &mut Resends,
         lines: &Lines,
         room: usize,
@@ -263,7 +290,7 @@ mod tests {
     ) -> Vec<u64> {
         let mut all = Vec::new();
         for round in 0.. {
-            let batch = r.next(lines, room, later(base + round)).unwrap();
+            let batch = r.next(files, lines, room, later(base + round)).unwrap();
             if batch.is_empty() {
                 break;
             }
@@ -275,11 +302,11 @@ mod tests {
 
     #[test]
     fn overlapping_resends_of_a_journal_send_its_lines_once() {
-        let d = dir("overlap");
+        let (files, d) = dir("overlap");
         let old = d.join("lane3-20261130T090000Z-000001.jsonl");
         let cur = d.join("lane3-20261130T120000Z-000002.jsonl");
-        write(&old, "{\"journal\":\"lanecall\"}", 100);
-        let len = write(&cur, "{\"journal\":\"lanecall\"}", 10);
+        write(&files, &old, "{\"journal\":\"lanecall\"}", 100);
+        let len = write(&files, &cur, "{\"journal\":\"lanecall\"}", 10);
         let mut lines = Lines::default();
         lines.notified(cur.clone(), len);
         let name = "lane3-20261130T090000Z-000001.jsonl";
@@ -288,7 +315,7 @@ mod tests {
         // The centre asks again, from the same line and from later ones,
         // while the first resend is under way (the storm of a reconnect):
         // no line goes twice.
-        let sent = drain(&mut r, &lines, PACE_LINES, 0, |r, round| {
+        let sent = drain(&files, &mut r, &lines, PACE_LINES, 0, |r, round| {
             if round < 3 {
                 r.ask(old.clone(), name, 1, None).unwrap();
                 r.ask(old.clone(), name, 40, None).unwrap();
@@ -300,85 +327,81 @@ mod tests {
         // Asked from an earlier line than the one under way: the cursor
         // goes back, once; the lines after it are not sent a third time.
         r.ask(old.clone(), name, 50, None).unwrap();
-        let first = r.next(&lines, 20, later(500)).unwrap();
+        let first = r.next(&files, &lines, 20, later(500)).unwrap();
         assert_eq!(numbers(&first), (50..70).collect::<Vec<_>>());
         r.ask(old.clone(), name, 30, None).unwrap();
         r.ask(old.clone(), name, 45, None).unwrap();
-        let rest = drain(&mut r, &lines, 20, 501, |_, _| {});
+        let rest = drain(&files, &mut r, &lines, 20, 501, |_, _| {});
         assert_eq!(rest, (30..=100).collect::<Vec<_>>());
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
     fn a_resend_stops_where_the_ordinary_sending_stands() {
-        let d = dir("until");
+        let (files, d) = dir("until");
         let cur = d.join("lane3-20261130T120000Z-000002.jsonl");
-        let len = write(&cur, "{\"journal\":\"lanecall\"}", 30);
+        let len = write(&files, &cur, "{\"journal\":\"lanecall\"}", 30);
         let mut lines = Lines::default();
         lines.notified(cur.clone(), len);
         let name = "lane3-20261130T120000Z-000002.jsonl";
         let mut r = Resends::default();
         // Nothing sent yet: the ordinary sending will send all 30.
         r.ask(cur.clone(), name, 1, None).unwrap();
-        assert!(r.next(&lines, 64, later(600)).unwrap().is_empty());
+        assert!(r.next(&files, &lines, 64, later(600)).unwrap().is_empty());
         assert_eq!(r.len(), 0);
         // 12 lines sent: a resend gives 5..=12 and leaves the rest to it.
-        let sent = lines.next(12).unwrap();
+        let sent = lines.next(&files, 12).unwrap();
         assert_eq!(sent.len(), 12);
         r.ask(cur.clone(), name, 5, None).unwrap();
         assert_eq!(
-            numbers(&r.next(&lines, 64, later(601)).unwrap()),
+            numbers(&r.next(&files, &lines, 64, later(601)).unwrap()),
             (5..=12).collect::<Vec<_>>()
         );
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
     fn a_resend_stops_after_its_to_line_and_merged_asks_run_to_the_later_one() {
-        let d = dir("to");
+        let (files, d) = dir("to");
         let old = d.join("lane3-20261130T090000Z-000001.jsonl");
-        write(&old, "{\"journal\":\"lanecall\"}", 100);
+        write(&files, &old, "{\"journal\":\"lanecall\"}", 100);
         let lines = Lines::default();
         let name = "lane3-20261130T090000Z-000001.jsonl";
         let mut r = Resends::default();
         r.ask(old.clone(), name, 5, Some(9)).unwrap();
         assert_eq!(
-            drain(&mut r, &lines, 64, 700, |_, _| {}),
+            drain(&files, &mut r, &lines, 64, 700, |_, _| {}),
             (5..=9).collect::<Vec<_>>()
         );
         assert_eq!(r.len(), 0);
         // A gap further on asked while the first is under way: one run
         // from the first gap to the later end.
         r.ask(old.clone(), name, 20, Some(30)).unwrap();
-        let first = r.next(&lines, 4, later(720)).unwrap();
+        let first = r.next(&files, &lines, 4, later(720)).unwrap();
         assert_eq!(numbers(&first), [20, 21, 22, 23]);
         r.ask(old.clone(), name, 40, Some(42)).unwrap();
-        let rest = drain(&mut r, &lines, 64, 721, |_, _| {});
+        let rest = drain(&files, &mut r, &lines, 64, 721, |_, _| {});
         assert_eq!(rest, (24..=42).collect::<Vec<_>>());
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
     fn resent_lines_keep_to_the_pace() {
-        let d = dir("pace");
+        let (files, d) = dir("pace");
         let old = d.join("lane3-20261130T090000Z-000001.jsonl");
-        write(&old, "{\"journal\"}", 100);
+        write(&files, &old, "{\"journal\"}", 100);
         let lines = Lines::default();
         let mut r = Resends::default();
         r.ask(old.clone(), "lane3-20261130T090000Z-000001.jsonl", 1, None)
             .unwrap();
         let t = Instant::now();
-        assert_eq!(r.next(&lines, 64, t).unwrap().len(), PACE_LINES);
-        assert!(r.next(&lines, 64, t).unwrap().is_empty());
+        assert_eq!(r.next(&files, &lines, 64, t).unwrap().len(), PACE_LINES);
+        assert!(r.next(&files, &lines, 64, t).unwrap().is_empty());
         assert_eq!(r.wake_at(), Some(t + PACE_EVERY));
-        let more = r.next(&lines, 64, t + PACE_EVERY).unwrap();
+        let more = r.next(&files, &lines, 64, t + PACE_EVERY).unwrap();
         assert_eq!(more[0].n, PACE_LINES as u64 + 1);
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
     fn the_current_journals_go_back_to_the_days_first() {
-        let d = dir("day");
+        let (files, d) = dir("day");
         let plain = "{\"journal\":\"lanecall\"}";
         let day = "{\"journal\":\"lanecall\",\"day\":{\"blocks\":1}}";
         let names = [
@@ -387,18 +410,20 @@ mod tests {
             "lane3-20261130T120000Z-000003.jsonl",
             "lane3-20261130T150000Z-000004.jsonl",
         ];
-        write(&d.join(names[0]), plain, 3);
-        write(&d.join(names[1]), plain, 3);
-        write(&d.join(names[2]), day, 3);
-        write(&d.join(names[3]), day, 3);
-        std::fs::write(d.join("lane3-20261130T160000Z-000005.jsonl.damaged"), "x").unwrap();
-        let got = day_journals(&d, Some(&d.join(names[3]))).unwrap();
+        write(&files, &d.join(names[0]), plain, 3);
+        write(&files, &d.join(names[1]), plain, 3);
+        write(&files, &d.join(names[2]), day, 3);
+        write(&files, &d.join(names[3]), day, 3);
+        files.append(
+            &d.join("lane3-20261130T160000Z-000005.jsonl.damaged"),
+            &["x"],
+        );
+        let got = day_journals(&files, &d, Some(&d.join(names[3]))).unwrap();
         let got: Vec<&str> = got.iter().map(|(_, n)| n.as_str()).collect();
         assert_eq!(got, &names[1..]);
         // Being written is the day's first: it alone.
-        let got = day_journals(&d, Some(&d.join(names[1]))).unwrap();
+        let got = day_journals(&files, &d, Some(&d.join(names[1]))).unwrap();
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].1, names[1]);
-        let _ = std::fs::remove_dir_all(&d);
     }
 }

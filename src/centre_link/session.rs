@@ -1,31 +1,33 @@
 //! One connection to the broker after another: connecting, with a
-//! backoff after a loss; the loop that publishes the status, the state,
-//! replies and the journal's lines as far as the window allows; the
-//! connection's events (PUBACKs, commands, the centre's time, the
-//! neighbours' states); and the clean stop, `offline` last.
-
-use std::io;
-use std::path::PathBuf;
+//! backoff after a loss; the loop that hands the connection's packets,
+//! the lane's news and the time to `publishing.rs` and its publishes to
+//! the client; the connection's other events (commands, the centre's
+//! time, the neighbours' states); and the clean stop, `offline` last.
 
 use rumqttc::{AsyncClient, Event, Incoming, Outgoing, QoS};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::neighbours::delivering;
+use super::publishing::Publish;
 use super::ran::Ran;
-use super::wire::{AbortOnDrop, Events, Tag, Wire, poll, publish};
-use super::{
-    BACKOFF_MAX, BACKOFF_MIN, CONNECT_TIMEOUT_S, End, Link, MAX_OUTBOX, NEIGHBOUR_TTL, STATE_AGAIN,
-    STATE_DELIVERING, STATE_EVERY, STOP_WAIT, WINDOW, command, resend,
-};
+use super::wire::{AbortOnDrop, Events, poll};
+use super::{BACKOFF_MAX, BACKOFF_MIN, CONNECT_TIMEOUT_S, End, Link, STOP_WAIT, WINDOW};
+
+/// Hands a publish to the client, QoS 1; false when its queue is full
+/// (nothing was queued then).
+fn sender(client: &AsyncClient) -> impl FnMut(Publish) -> bool + '_ {
+    |p: Publish| {
+        client
+            .try_publish(p.topic, QoS::AtLeastOnce, p.retain, p.payload)
+            .is_ok()
+    }
+}
 
 impl Link {
     pub(super) async fn run(mut self) {
-        self.ran = resend::day_journals(&self.journal_dir, None)
-            .and_then(|files| {
-                let paths: Vec<PathBuf> = files.into_iter().map(|(p, _)| p).collect();
-                Ran::from_journals(&paths)
-            })
+        self.ran = (self.out.current_journals())
+            .and_then(|paths| Ran::from_journals(&paths))
             .unwrap_or_else(|e| {
                 tracing::warn!("centre link: cannot read the command ids journaled: {e}");
                 Ran::default()
@@ -91,155 +93,68 @@ impl Link {
             self.options.broker_address().0,
             self.options.broker_address().1
         );
-        let mut wire = Wire::default();
-        publish(
-            &client,
-            &mut wire,
-            &self.topics.status,
-            true,
-            "online",
-            Tag::Other,
-        );
+        let mut send = sender(&client);
+        self.out.connected(&mut send);
         let _ = client.try_subscribe(&self.topics.command, QoS::AtLeastOnce);
         let _ = client.try_subscribe(&self.topics.centre_time, QoS::AtLeastOnce);
         for topic in self.neighbour_topics.keys() {
             let _ = client.try_subscribe(topic, QoS::AtLeastOnce);
         }
-        self.lines.rewind();
-        let mut state_sent: Option<Instant> = None;
-        let mut state_due = true;
         let mut lane_gone = false;
         loop {
-            if let Err(e) = self.pump(&client, &mut wire) {
-                tracing::warn!("centre link: cannot read the journal: {e}");
-            }
+            self.pump(&mut send);
             let now = Instant::now();
-            let again_every = if self.delivering {
-                STATE_DELIVERING
-            } else {
-                STATE_AGAIN
-            };
-            if std::mem::take(&mut self.state_asked)
-                || state_sent.is_some_and(|t| now >= t + again_every)
-            {
-                state_due = true;
-            }
-            let state_at = state_sent.map_or(now, |t| t + STATE_EVERY);
-            let state_again = state_sent.map_or(now, |t| t + again_every);
-            let neighbour_due = self.busy_until.values().min().copied();
-            let resend_at = self.resends.wake_at();
-            if state_due && now >= state_at && wire.in_flight() < 2 * WINDOW {
-                let json = self.state.borrow_and_update().json.clone();
-                self.delivering = delivering(json.as_bytes());
-                if publish(
-                    &client,
-                    &mut wire,
-                    &self.topics.state,
-                    true,
-                    json.as_bytes(),
-                    Tag::Other,
-                ) {
-                    state_due = false;
-                    state_sent = Some(now);
-                }
-            }
+            let state = &mut self.state;
+            let json = || state.borrow_and_update().json.to_string();
+            self.out.state(now.into_std(), json, &mut send);
+            let wake = Instant::from_std(self.out.wake_at(now.into_std()));
+            let neighbour_due = self.neighbours.due().map(Instant::from_std);
             tokio::select! {
                 ev = events.recv() => match ev {
-                    Some(Ok(ev)) => self.event(ev, &mut wire).await,
+                    Some(Ok(ev)) => self.event(ev).await,
                     Some(Err(error)) => return End::Lost { connected: true, error },
                     None => return End::Stopped,
                 },
                 () = self.slot.changed() => {
                     if let Some((path, len)) = self.slot.take() {
-                        self.lines.notified(path, len);
+                        self.out.notified(path, len);
                     }
                 }
                 changed = self.state.changed(), if !lane_gone => match changed {
-                    Ok(()) => state_due = true,
+                    Ok(()) => self.out.state_changed(),
                     Err(_) => lane_gone = true,
                 },
-                () = tokio::time::sleep_until(state_at), if state_due => {}
-                () = tokio::time::sleep_until(state_again), if !state_due => {}
-                () = tokio::time::sleep_until(resend_at.map_or(now, Instant::from_std)),
-                    if resend_at.is_some() => {}
+                () = tokio::time::sleep_until(wake) => {}
                 () = tokio::time::sleep_until(neighbour_due.unwrap_or(now)),
                     if neighbour_due.is_some() => self.neighbours_expired().await,
                 Some(answer) = self.replies.recv() => {
                     if !answer.journaled {
                         self.ran.forget(&answer.id);
                     }
-                    self.answer(Some(&answer.id), answer.result);
+                    self.out.answer(Some(&answer.id), answer.result);
                 }
                 _ = stopped.wait_for(|s| *s) => {
-                    self.goodbye(&client, &mut events, &mut wire).await;
+                    self.goodbye(&client, &mut events).await;
                     return End::Stopped;
                 }
             }
         }
     }
 
-    /// Publishes what is waiting, as far as the window allows: replies,
-    /// then the journal's new lines, then lines asked for again.
-    fn pump(&mut self, client: &AsyncClient, wire: &mut Wire) -> io::Result<()> {
-        while let Some(reply) = self.outbox.front() {
-            if wire.in_flight() >= 2 * WINDOW
-                || !publish(
-                    client,
-                    wire,
-                    &self.topics.reply,
-                    false,
-                    reply.as_bytes(),
-                    Tag::Other,
-                )
-            {
-                break;
-            }
-            self.outbox.pop_front();
-        }
+    /// What is waiting goes out, as far as the window allows (the
+    /// lane's newest durable length first).
+    fn pump(&mut self, send: &mut impl FnMut(Publish) -> bool) {
         if let Some((path, len)) = self.slot.take() {
-            self.lines.notified(path, len);
+            self.out.notified(path, len);
         }
-        let room = WINDOW.saturating_sub(wire.in_flight());
-        for (id, line) in self.lines.next(room)? {
-            // The window keeps the client's queue from filling.
-            publish(
-                client,
-                wire,
-                &self.topics.journal,
-                false,
-                line.payload(),
-                Tag::Line(id),
-            );
+        if let Err(e) = self.out.pump(Instant::now().into_std(), send) {
+            tracing::warn!("centre link: cannot read the journal: {e}");
         }
-        let room = WINDOW.saturating_sub(wire.in_flight());
-        for line in self
-            .resends
-            .next(&self.lines, room, std::time::Instant::now())?
-        {
-            publish(
-                client,
-                wire,
-                &self.topics.journal,
-                false,
-                line.payload(),
-                Tag::Other,
-            );
-        }
-        Ok(())
     }
 
-    async fn event(&mut self, ev: Event, wire: &mut Wire) {
+    async fn event(&mut self, ev: Event) {
+        self.out.packet(&ev);
         match ev {
-            Event::Outgoing(Outgoing::Publish(pkid)) => {
-                if let Some(tag) = wire.queued.pop_front() {
-                    wire.unacked.insert(pkid, tag);
-                }
-            }
-            Event::Incoming(Incoming::PubAck(ack)) => {
-                if let Some(Tag::Line(id)) = wire.unacked.remove(&ack.pkid) {
-                    self.lines.ack(id);
-                }
-            }
             Event::Incoming(Incoming::Publish(p)) => {
                 if p.topic == self.topics.command && p.retain {
                     // Kept by the broker from some time before: never run,
@@ -267,11 +182,6 @@ impl Link {
                     } else {
                         delivering(&p.payload)
                     };
-                    if busy {
-                        self.busy_until.insert(lane, Instant::now() + NEIGHBOUR_TTL);
-                    } else {
-                        self.busy_until.remove(&lane);
-                    }
                     self.neighbour(lane, busy).await;
                 }
             }
@@ -279,30 +189,16 @@ impl Link {
         }
     }
 
-    pub(super) fn answer(&mut self, id: Option<&str>, result: Result<(), String>) {
-        if self.outbox.len() >= MAX_OUTBOX {
-            self.outbox.pop_front();
-            tracing::warn!("centre link: too many replies waiting: the oldest is dropped");
-        }
-        self.outbox.push_back(command::reply(id, result));
-    }
-
     /// A clean stop: the journal's last lines, then `offline`, then the
     /// goodbye, for at most [`STOP_WAIT`].
-    async fn goodbye(&mut self, client: &AsyncClient, events: &mut Events, wire: &mut Wire) {
+    async fn goodbye(&mut self, client: &AsyncClient, events: &mut Events) {
         let until = Instant::now() + STOP_WAIT;
         let mut offline_sent = false;
+        let mut send = sender(client);
         while Instant::now() < until {
-            let _ = self.pump(client, wire);
-            if !offline_sent && self.lines.in_flight() == 0 {
-                publish(
-                    client,
-                    wire,
-                    &self.topics.status,
-                    true,
-                    "offline",
-                    Tag::Other,
-                );
+            self.pump(&mut send);
+            if !offline_sent && self.out.lines_in_flight() == 0 {
+                self.out.offline(&mut send);
                 let _ = client.try_disconnect();
                 offline_sent = true;
             }
@@ -310,18 +206,7 @@ impl Link {
                 Ok(Some(Ok(Event::Outgoing(Outgoing::Disconnect))))
                 | Ok(Some(Err(_)) | None)
                 | Err(_) => break,
-                Ok(Some(Ok(ev))) => {
-                    if let Event::Incoming(Incoming::PubAck(ack)) = &ev
-                        && let Some(Tag::Line(id)) = wire.unacked.remove(&ack.pkid)
-                    {
-                        self.lines.ack(id);
-                    }
-                    if let Event::Outgoing(Outgoing::Publish(pkid)) = ev
-                        && let Some(tag) = wire.queued.pop_front()
-                    {
-                        wire.unacked.insert(pkid, tag);
-                    }
-                }
+                Ok(Some(Ok(ev))) => self.out.packet(&ev),
             }
         }
         if !offline_sent {

@@ -1,10 +1,14 @@
 //! The centre's commands taken on the link: an action goes to the lane's
 //! thread, journaled with its id, and its answer back as the reply; a
-//! `resend` to the resends.
+//! `resend` to the publishing (`publishing.rs`).
 
 use super::*;
 
 impl Link {
+    fn answer(&mut self, id: Option<&str>, result: Result<(), String>) {
+        self.out.answer(id, result);
+    }
+
     /// A command from the centre: taken, or answered with why not.
     pub(super) async fn command(&mut self, payload: &[u8]) {
         let cmd = match command::parse(payload) {
@@ -72,29 +76,8 @@ impl Link {
                     let _ = replies.send(answer).await;
                 });
             }
-            Command::Resend {
-                id,
-                file: Some(file),
-                from,
-                to,
-            } => {
-                self.state_asked = true;
-                let result = command::journal_file(&self.journal_dir, &file)
-                    .and_then(|path| self.resends.ask(path, &file, from, to));
-                self.answer(Some(&id), result);
-            }
-            Command::Resend { id, file: None, .. } => {
-                self.state_asked = true;
-                // The current journals from their first line: for a centre
-                // that has none of this lane's.
-                let newest = self.lines.newest().map(|(p, _)| p.to_owned());
-                let result = resend::day_journals(&self.journal_dir, newest.as_deref())
-                    .map_err(|e| format!("cannot list the journals: {e}"))
-                    .and_then(|files| {
-                        files
-                            .into_iter()
-                            .try_for_each(|(path, name)| self.resends.ask(path, &name, 1, None))
-                    });
+            Command::Resend { id, file, from, to } => {
+                let result = self.out.resend(file.as_deref(), from, to);
                 self.answer(Some(&id), result);
             }
         }

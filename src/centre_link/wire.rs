@@ -1,9 +1,10 @@
-//! One connection's publishes: each one's PUBACK matched to what it was,
-//! and the event loop polled by a task of its own.
+//! One connection's publishes: each one's PUBACK matched to what it was
+//! (`publishing.rs` keeps them), and the event loop polled by a task of
+//! its own.
 
 use std::collections::{HashMap, VecDeque};
 
-use rumqttc::{AsyncClient, ConnectionError, Event, EventLoop, QoS};
+use rumqttc::{ConnectionError, Event, EventLoop};
 use tokio::sync::mpsc;
 
 /// What a publish sent on the connection was, to match its PUBACK.
@@ -48,24 +49,5 @@ pub(super) struct AbortOnDrop(pub(super) tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-/// Publishes with QoS 1; false when the client's queue is full (nothing
-/// was queued then).
-pub(super) fn publish(
-    client: &AsyncClient,
-    wire: &mut Wire,
-    topic: &str,
-    retain: bool,
-    payload: impl Into<Vec<u8>>,
-    tag: Tag,
-) -> bool {
-    match client.try_publish(topic, QoS::AtLeastOnce, retain, payload) {
-        Ok(()) => {
-            wire.queued.push_back(tag);
-            true
-        }
-        Err(_) => false,
     }
 }

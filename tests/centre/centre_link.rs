@@ -2,6 +2,13 @@
 //! started here on a free port with its own config, and real `lanecall
 //! run` daemons with a pseudo-terminal pinsetter; a rumqttc client in the
 //! test plays the centre.
+//!
+//! Only what needs the whole chain is here. The link's logic, what it
+//! publishes when (the lines not acknowledged sent again on a new
+//! connection and across a new journal, the window, resends, the state
+//! again while the lane delivers) and a neighbour's `delivering` that
+//! expires, is unit-tested with the clock held, without a broker
+//! (`src/centre_link/publishing_tests.rs`, `neighbours.rs`).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -403,49 +410,6 @@ fn a_broker_killed_and_restarted_mid_block_loses_no_line() {
     });
     assert_eq!(rebuild(&centre.journal(4), &name), lane.journal_text());
     assert!(centre.on(&topic(4, "command")).is_empty());
-    let _ = fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn the_next_blocks_journal_started_while_the_broker_is_away_loses_no_line() {
-    if !support::mosquitto_tools() {
-        return;
-    }
-    let dir = temp("block");
-    let mut broker = Broker::start(&dir, "");
-    let centre = Centre::connect(&broker, "centre-block", None, &["lanecall/t/lane/4/#"]);
-    let mut lane = Lane::start(&dir.join("lane"), 4, Some(centre_keys(&broker, "")));
-    lane.bowl("X 9/");
-    let first = lane.journal_path();
-    wait("the first frames at the centre", || {
-        rebuild_len(&centre, &file_name(&first)) == lane.journal_text().len()
-    });
-    broker.save();
-    broker.freeze();
-    // The rest of the block's one game, sent and never acknowledged.
-    let unread = broker.unread();
-    lane.bowl("72 X X 8- 9/ 9- X X9/");
-    wait("the lane's lines in the frozen broker's socket", || {
-        broker.unread() > unread
-    });
-    broker.kill();
-    // The block ends, and the next one's lineup starts a journal of its own.
-    let (status, body) = lane.daemon.action(json!({"ev":"end_block"}));
-    assert_eq!(status, 200, "{body}");
-    let (status, body) = lane
-        .daemon
-        .action(json!({"ev":"lineup","bowlers":[{"name":"Anna Sokolova","class":"B1"}]}));
-    assert_eq!(status, 200, "{body}");
-    let second = lane.journal_path();
-    assert_ne!(second, first, "a new journal for the next block");
-    broker.run();
-    for file in [&first, &second] {
-        let text = fs::read_to_string(file).unwrap();
-        wait(&format!("every line of {}", file.display()), || {
-            rebuild_len(&centre, &file_name(file)) == text.len()
-        });
-        assert_eq!(rebuild(&centre.journal(4), &file_name(file)), text);
-    }
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -1005,100 +969,5 @@ fn a_command_id_runs_once_even_across_a_restart_and_a_retained_command_never() {
     });
     assert_eq!(centre.on(&topic(6, "reply"))[n].json(), expect);
     assert_eq!(cmd_ids(&lane), ["c-41"]);
-    let _ = fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn a_neighbours_delivering_not_refreshed_expires() {
-    if !support::mosquitto_tools() {
-        return;
-    }
-    let dir = temp("expire");
-    let broker = Broker::start(&dir, "");
-    let centre = Centre::connect(
-        &broker,
-        "centre-expire",
-        None,
-        &["lanecall/t/lane/9/status", "lanecall/t/lane/9/state"],
-    );
-    let lane = Lane::start(
-        &dir.join("lane"),
-        9,
-        Some(centre_keys(&broker, "neighbours = [10]")),
-    );
-    wait("the lane's state", || {
-        !centre.on(&topic(9, "state")).is_empty()
-    });
-    let busy = |lane: &Lane| -> Vec<bool> {
-        lane.journal_text()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|v| v["ev"] == "neighbour")
-            .map(|v| v["busy"].as_bool().unwrap())
-            .collect()
-    };
-    // Lane 10 says it is delivering once, and nothing more (its link
-    // lost, say): after 5 s it no longer holds this lane.
-    let state = json!({"lane": 10, "delivering": true}).to_string();
-    centre.send(&topic(10, "state"), state, false);
-    wait("busy", || busy(&lane) == [true]);
-    wait("not busy once it expired", || busy(&lane) == [true, false]);
-
-    drop(lane);
-    let _ = fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn a_delivering_lane_publishes_its_state_again_while_it_delivers() {
-    if !support::mosquitto_tools() {
-        return;
-    }
-    use lanecall::centre_link::{CentreLink, LaneSide};
-    use lanecall::ports::LaneSnapshot;
-
-    let dir = temp("again");
-    let broker = Broker::start(&dir, "");
-    let centre = Centre::connect(&broker, "centre-again", None, &["lanecall/t/lane/9/state"]);
-    let text = format!(
-        "lane = 9\nstate_dir = {dir:?}\n[pinsetter]\nport = \"/dev/null\"\n[gpio]\n\
-         backend = \"none\"\n[web]\nlisten = \"127.0.0.1:0\"\njudge_pin_hash = {:?}\n[centre]\n{}",
-        lanecall::web::hash_pin(PIN).unwrap(),
-        centre_keys(&broker, "")
-    );
-    let config = lanecall::config::Config::parse(&text, &dir.join("lanecall.toml")).unwrap();
-    let (inputs, _rx) = lanecall::ports::inputs::channel(64);
-    let snapshot = |delivering: bool| LaneSnapshot {
-        version: 1,
-        json: json!({"lane": 9, "delivering": delivering})
-            .to_string()
-            .into(),
-    };
-    let (states, state) = tokio::sync::watch::channel(snapshot(true));
-    let (link, _sink) = CentreLink::start(
-        config.centre.as_ref().unwrap(),
-        LaneSide {
-            lane: 9,
-            journal_dir: dir.clone(),
-            inputs,
-            state,
-        },
-    )
-    .unwrap();
-    // One snapshot, never changed: it goes out again and again while it
-    // says delivering (before, once a minute).
-    let delivering = || {
-        centre
-            .on(&topic(9, "state"))
-            .iter()
-            .filter(|m| m.json()["delivering"] == true)
-            .count()
-    };
-    wait("the state three times", || delivering() >= 3);
-    drop(states);
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(link.stop());
     let _ = fs::remove_dir_all(&dir);
 }
