@@ -27,8 +27,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::programme::{Category, Programme, Sex};
-use crate::lane::Class;
 use crate::lane::scoring;
+use crate::lane::{Class, Handicap, handicap};
 use crate::replay::{EntryView, Replay, bowler_entries};
 
 /// What the centre knows of one game a lane reported.
@@ -228,9 +228,10 @@ pub(super) fn game_order(a: &BowledGame, b: &BowledGame) -> Ordering {
         .then(a.game.cmp(&b.game))
 }
 
-/// A bowler's line from their games, in order; `per_game` handicap and
-/// bonus pins.
-pub(super) fn line(name: &str, played: &[&BowledGame], handicap: u32, bonus: u32) -> Standing {
+/// A bowler's line from their games, in order; the programme's handicap
+/// (added by the lane's one rule, [`handicap::over`]) and the bonus pins,
+/// each once per game.
+pub(super) fn line(name: &str, played: &[&BowledGame], handicap: Handicap, bonus: u32) -> Standing {
     let games: Vec<u32> = played.iter().map(|g| g.score).collect();
     let n = games.len() as u32;
     let scratch: u32 = games.iter().sum();
@@ -250,11 +251,19 @@ pub(super) fn line(name: &str, played: &[&BowledGame], handicap: u32, bonus: u32
         complete: played.iter().filter(|g| g.complete).count() as u32,
         playing,
         scratch,
-        handicap: handicap * n,
+        handicap: handicap_pins(handicap, games.len()),
         bonus: bonus * n,
-        total: scratch + (handicap + bonus) * n,
+        total: scratch + handicap_pins(handicap, games.len()) + bonus * n,
         games,
     }
+}
+
+/// A handicap over `games` games by the one rule ([`handicap::over`]), in
+/// the standings' unsigned pins. A programme holds only handicaps of 0 to
+/// 300 (its check refuses any other), so the pins are never below 0; were
+/// one ever, it would count as none, as the standings always counted it.
+pub(super) fn handicap_pins(handicap: Handicap, games: usize) -> u32 {
+    u32::try_from(handicap::over(handicap, games)).unwrap_or(0)
 }
 
 /// A line that can be ranked.
@@ -420,7 +429,7 @@ fn category_lines(p: &Programme, c: &Category, placed: &Placed) -> Vec<Standing>
                 .map(|l| l.iter().map(|(_, g)| *g).collect())
                 .unwrap_or_default();
             let (handicap, women) = p.singles_handicap(e);
-            let mut s = line(&e.name, &played, handicap.max(0) as u32, women);
+            let mut s = line(&e.name, &played, handicap, women);
             s.lane = s.lane.or_else(|| first_lane(p, &e.name));
             s.class = Some(e.class);
             s.sex = Some(e.sex);
@@ -501,6 +510,38 @@ fn with_programme(p: &Programme, games: &[BowledGame]) -> Standings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The centre adds a handicap by the lane's rule: a line made from a
+    /// lane's games with the handicap the lane had totals what the lane's
+    /// replay reports as `series_with_handicap`.
+    #[test]
+    fn the_centre_adds_a_handicap_as_the_lane_does() {
+        let journal = include_str!("../../tests/logs/four_bowlers.jsonl");
+        let replay = Replay::from_reader(journal.as_bytes()).unwrap();
+        let report = serde_json::to_value(replay.report()).unwrap();
+        let games = bowled_games(&replay, 1, "lane1-20261129T140000Z-000001.jsonl", None);
+        let mut handicapped = 0;
+        for b in report["bowlers"].as_array().unwrap() {
+            let name = b["name"].as_str().unwrap();
+            let handicap = Handicap::try_from(b["handicap"].as_i64().unwrap()).unwrap();
+            handicapped += usize::from(handicap != 0);
+            let played: Vec<&BowledGame> = games.iter().filter(|g| g.name == name).collect();
+            let s = line(name, &played, handicap, 0);
+            assert_eq!(i64::from(s.total), b["series_with_handicap"], "{name}");
+            assert_eq!(
+                i64::from(s.handicap),
+                handicap::over(handicap, played.len())
+            );
+        }
+        assert!(handicapped > 0, "the journal has a bowler with a handicap");
+        // Every handicap a programme can hold counts the same at the
+        // centre as on the lane.
+        for h in 0..=crate::lane::MAX_HANDICAP {
+            for g in [0, 1, 3, 12] {
+                assert_eq!(i64::from(handicap_pins(h, g)), handicap::over(h, g));
+            }
+        }
+    }
 
     #[test]
     fn journals_sort_by_stamp_then_sequence_whatever_the_lane() {

@@ -59,8 +59,8 @@ pub fn entry_from(
     let team = get("team").filter(|t| !t.is_empty());
     let handicap = match get("handicap").filter(|h| !h.is_empty()) {
         None => 0,
-        Some(h) => match h.parse::<i32>() {
-            Ok(n) if (0..=crate::lane::MAX_HANDICAP).contains(&n) => n,
+        Some(h) => match h.parse::<crate::lane::Handicap>() {
+            Ok(n) if crate::lane::handicap::in_range(n) => n,
             Ok(n) => {
                 let max = crate::lane::MAX_HANDICAP;
                 bad.push((

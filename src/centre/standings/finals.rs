@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{BowledGame, Ranked, Standing, game_order, rank};
+use super::{BowledGame, Ranked, Standing, game_order, handicap_pins, rank};
 use crate::centre::programme::{Finals, Programme};
 
 /// Bonus pins for a round-robin match won.
@@ -142,12 +142,12 @@ fn add(p: &Programme, name: &str) -> u32 {
     h + women
 }
 
-/// The pins a game of `name` gets: the programme's handicap and a
-/// woman's pins in a combined category.
+/// The pins a game of `name` gets: the programme's handicap (by the one
+/// rule, [`handicap_pins`]) and a woman's pins in a combined category.
 fn handicap_and_women(p: &Programme, name: &str) -> (u32, u32) {
     p.entry(name).map_or((0, 0), |e| {
         let (h, women) = p.singles_handicap(e);
-        (h.max(0) as u32, women)
+        (handicap_pins(h, 1), women)
     })
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{BowledGame, Playing, Standing, rank};
+use super::{BowledGame, Playing, Standing, handicap_pins, rank};
 use crate::centre::programme::{EventKind, Programme};
 
 #[derive(Clone, Debug, Serialize)]
@@ -49,7 +49,7 @@ pub(super) fn team_events(p: &Programme, games: &[BowledGame]) -> Vec<TeamEventS
                 if !team.members.contains(&g.name) {
                     continue;
                 }
-                let handicap = p.entry(&g.name).map_or(0, |e| e.handicap.max(0) as u32);
+                let handicap = p.entry(&g.name).map_or(0, |e| handicap_pins(e.handicap, 1));
                 let t = by_game.entry((i, g.game)).or_insert((0, 0, true, 10));
                 t.0 += g.score;
                 t.1 += handicap;
