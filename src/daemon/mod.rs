@@ -22,7 +22,6 @@ use tokio::task::JoinHandle;
 
 use crate::config::{Config, GpioBackend};
 use crate::journal::store::StoreError;
-use crate::lane::Millis;
 use crate::lane_thread::{HEARTBEAT, LaneRunner, RunnerSettings};
 use crate::ports::{Input, InputSender, LaneSnapshot, OutputSink, Parts};
 use crate::replay::Replay;
@@ -104,18 +103,20 @@ pub async fn serve(
     // Each part that fails says so here, for the panel's banners.
     let parts = crate::ports::Parts::default();
     let speed = source.script().map(|s| s.speed());
-    let (gpio, outputs) = open_gpio(&config, speed.is_none(), &tx, &parts)?;
+    let Gpio {
+        task: gpio,
+        outputs,
+    } = open_gpio(&config, speed.is_none(), &tx, &parts)?;
     // The panel's port and HTTPS files before the journal: a port taken or
     // a file missing leaves no journal behind.
     let panel = Panel::bind(&config, &parts).await?;
     let lane = Lane::start(&config, speed, &options, outputs, &parts, &tx)?;
     let Lane {
-        core,
+        mut core,
         snapshot,
         centre,
-        script_start,
     } = lane;
-    let clock = core.clock();
+    let mut source = source::start(source, &mut core, &config, snapshot.clone(), &tx, &parts)?;
     let heartbeat = core.heartbeat();
     let journal = core.journal_path().to_owned();
     let lane_thread = std::thread::Builder::new()
@@ -123,15 +124,7 @@ pub async fn serve(
         .spawn(move || core.run(rx))
         .map_err(DaemonError::Thread)?;
     let listen = panel.listener.addr();
-    let web = panel.serve(&config, &tx, snapshot.clone());
-    let scripted = || ScriptedLane {
-        number: config.lane,
-        clock,
-        start: script_start,
-        inputs: tx.clone(),
-        state: snapshot,
-    };
-    let mut source = source::start(source, &config, scripted, &tx, &parts)?;
+    let web = panel.serve(&config, &tx, snapshot);
     on_start(&Started {
         listen,
         journal: journal.clone(),
@@ -175,6 +168,13 @@ pub async fn serve(
     result
 }
 
+/// The GPIO's task (while it is tried again or holds its lines) and its
+/// outputs.
+struct Gpio {
+    task: Option<JoinHandle<()>>,
+    outputs: Box<dyn OutputSink>,
+}
+
 /// The GPIO, first: on a machine that can never have it, fail before
 /// anything else; a Pi's GPIO that fails now (a line another process
 /// holds, a chip not there yet) is tried again while the lane runs. None
@@ -184,13 +184,19 @@ fn open_gpio(
     wanted: bool,
     tx: &InputSender,
     parts: &Parts,
-) -> Result<(Option<JoinHandle<()>>, Box<dyn OutputSink>), DaemonError> {
+) -> Result<Gpio, DaemonError> {
     match config.gpio.backend {
         GpioBackend::Rpi if wanted => {
             let (task, outputs) = keep_gpio(&config.gpio.inputs, &config.gpio.outputs, tx, parts)?;
-            Ok((Some(task), outputs))
+            Ok(Gpio {
+                task: Some(task),
+                outputs,
+            })
         }
-        _ => Ok((None, Box::new(NullOutputs))),
+        _ => Ok(Gpio {
+            task: None,
+            outputs: Box::new(NullOutputs),
+        }),
     }
 }
 
@@ -200,15 +206,12 @@ struct Lane {
     snapshot: watch::Receiver<LaneSnapshot>,
     /// The link to the centre (`[centre]`).
     centre: Option<crate::centre_link::CentreLink>,
-    /// The lane time a script starts at (where the lane's time stands).
-    script_start: Millis,
 }
 
 impl Lane {
     /// Opens the journal and the lane in it, with the speaker, the
     /// journal's mirror and the link to the centre as the config asks.
-    /// `speed`: a script plays the lane, its lane time following the
-    /// script.
+    /// `speed`: a script plays the lane this much faster than life.
     fn start(
         config: &Config,
         speed: Option<f64>,
@@ -259,17 +262,10 @@ impl Lane {
             }
             None => None,
         };
-        // A script's lane time follows the script, from where the lane
-        // stands.
-        let script_start = match speed {
-            Some(_) => core.follow_script(),
-            None => 0,
-        };
         Ok(Lane {
             core,
             snapshot,
             centre,
-            script_start,
         })
     }
 }

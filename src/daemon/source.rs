@@ -6,7 +6,8 @@
 //!
 //! The daemon knows a script only by [`Script`]: how fast it plays,
 //! whether it ends by itself, and how to start it on a lane. A lane with a
-//! script has no GPIO, and its lane time is the script's.
+//! script has no GPIO, and its lane time is the script's: its clock port
+//! is a scripted clock ([`crate::ports::ScriptedClock`]) the script moves.
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -14,8 +15,8 @@ use tokio::task::JoinHandle;
 use super::DaemonError;
 use super::keep::keep_switches;
 use crate::config::{Config, SwitchesConfig};
-use crate::lane::Millis;
-use crate::ports::{Clock, InputSender, LaneSnapshot, Parts};
+use crate::lane_thread::LaneRunner;
+use crate::ports::{InputSender, LaneSnapshot, Parts, ScriptFeed};
 
 /// The lane's source of readings.
 pub enum Source {
@@ -66,14 +67,10 @@ pub trait Script: Send {
 pub struct ScriptedLane {
     /// The lane's number (`lane` in the config).
     pub number: u32,
-    /// The lane's clock: the script sends each input when it reaches the
-    /// input's time.
-    pub clock: Clock,
-    /// The lane time the script starts at: where the lane's time stands
-    /// (its journal may already hold earlier lines).
-    pub start: Millis,
-    /// Where the script's inputs go.
-    pub inputs: InputSender,
+    /// Where the script sends its inputs, as steps of the lane's clock,
+    /// each when the clock reaches its time; it starts where the lane's
+    /// time stands (its journal may already hold earlier lines).
+    pub feed: ScriptFeed,
     /// The lane's result after each change.
     pub state: watch::Receiver<LaneSnapshot>,
 }
@@ -85,12 +82,13 @@ pub(super) struct Running {
     pub ends: bool,
 }
 
-/// Starts `source` on the lane; a script plays on the lane as `scripted`
-/// gives it.
+/// Starts `source` on the lane, before its thread runs: a script's lane
+/// follows the script's clock.
 pub(super) fn start(
     source: Source,
+    core: &mut LaneRunner,
     config: &Config,
-    scripted: impl FnOnce() -> ScriptedLane,
+    state: watch::Receiver<LaneSnapshot>,
     tx: &InputSender,
     parts: &Parts,
 ) -> Result<Running, DaemonError> {
@@ -98,7 +96,12 @@ pub(super) fn start(
     match source {
         Source::Script(script) => {
             let ends = script.ends();
-            Ok(running(script.play(scripted()), ends))
+            let lane = ScriptedLane {
+                number: config.lane,
+                feed: core.script_clock(tx.clone()),
+                state,
+            };
+            Ok(running(script.play(lane), ends))
         }
         Source::Switches(switches) => Ok(running(
             keep_switches(switches, tx.clone(), parts.clone())?,

@@ -2,11 +2,11 @@
 //! into the same channel the sensors and the panel use, so the journal, the
 //! core, the API and the speaker see a lane like any other.
 //!
-//! Its lane time follows the script, not the moment an input arrives: each
-//! input goes with the lane time it was scheduled at and the time of the
-//! script's next one ([`Input::Script`]), and the lane runs its deadlines
-//! up to that and no further
-//! ([`LaneRunner::follow_script`](crate::lane_thread::LaneRunner::follow_script)).
+//! Its lane time follows the script, not the moment an input arrives: the
+//! lane's clock is the script's ([`crate::ports::ScriptedClock`]); each
+//! input is a step of it, with the lane time it was scheduled at and the
+//! time of the script's next one ([`ScriptFeed::send`]), and the lane runs
+//! its deadlines up to that and no further.
 //! A machine too busy to play the script on time plays it late, never
 //! differently: the same seed gives the same journal.
 //!
@@ -32,7 +32,7 @@ use tokio::task::JoinHandle;
 
 use crate::daemon::{Script, ScriptedLane};
 use crate::lane::{Event, Millis};
-use crate::ports::{Clock, Input, InputSender};
+use crate::ports::ScriptFeed;
 use crate::sim::Scenario;
 
 /// `lanecall demo`: a lane the simulator plays, block after block.
@@ -58,17 +58,11 @@ impl Script for DemoLane {
     }
 
     fn play(self: Box<Self>, lane: ScriptedLane) -> JoinHandle<()> {
+        let start = lane.feed.start();
         let until = self
             .length
-            .map(|after| lane.start + (after.as_secs_f64() * 1000.0 * self.speed) as Millis);
-        tokio::spawn(play(
-            lane.clock,
-            lane.start,
-            until,
-            lane.number,
-            self.seed,
-            lane.inputs,
-        ))
+            .map(|after| start + (after.as_secs_f64() * 1000.0 * self.speed) as Millis);
+        tokio::spawn(play(lane.feed, until, lane.number, self.seed))
     }
 }
 
@@ -77,45 +71,32 @@ const BETWEEN_BLOCKS: Millis = 60_000;
 
 /// Plays blocks of the demo scenario of lane `lane`
 /// ([`Scenario::demo_on_lane`]), one after another with new seeds, from
-/// lane time `start` (where the lane's time stands: the journal may
-/// already hold earlier lines), each input when `clock` reaches its time.
-/// With `until`, the script ends at that lane time and this returns once
-/// the lane has been sent it; otherwise it plays until the lane's thread
-/// is gone.
-pub async fn play(
-    clock: Clock,
-    start: Millis,
-    until: Option<Millis>,
-    lane: u32,
-    first_seed: u64,
-    inputs: InputSender,
-) {
+/// where `feed` starts (where the lane's time stands: the journal may
+/// already hold earlier lines), each input when the lane's clock reaches
+/// its time. With `until`, the script ends at that lane time and this
+/// returns once the lane has been sent it; otherwise it plays until the
+/// lane's thread is gone.
+pub async fn play(feed: ScriptFeed, until: Option<Millis>, lane: u32, first_seed: u64) {
     let end = until.unwrap_or(Millis::MAX);
-    let mut script = script(lane, first_seed, start)
+    let mut script = script(lane, first_seed, feed.start())
         .take_while(|&(t, _)| t < end)
         .peekable();
     while let Some((t, event)) = script.next() {
         let next = script.peek().map_or(end, |&(next, _)| next);
-        if !send_at(&clock, &inputs, t, Some(event), next).await {
+        if !send_at(&feed, t, Some(event), next).await {
             return;
         }
     }
     if let Some(end) = until {
-        send_at(&clock, &inputs, end, None, end).await;
+        send_at(&feed, end, None, end).await;
     }
 }
 
-/// Sends one input of the script when the clock reaches `t`; false once
-/// the lane's thread is gone.
-async fn send_at(
-    clock: &Clock,
-    inputs: &InputSender,
-    t: Millis,
-    event: Option<Event>,
-    next: Millis,
-) -> bool {
-    tokio::time::sleep_until(clock.instant(t).into()).await;
-    inputs.send(Input::Script { t, event, next }).await.is_ok()
+/// Sends one step of the script when the lane's clock reaches `t`; false
+/// once the lane's thread is gone.
+async fn send_at(feed: &ScriptFeed, t: Millis, event: Option<Event>, next: Millis) -> bool {
+    tokio::time::sleep_until(feed.clock().instant(t).into()).await;
+    feed.send(t, event, next).await.is_ok()
 }
 
 /// The script: the demo's blocks one after another from lane time `start`,

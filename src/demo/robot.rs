@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use super::send_at;
 use crate::daemon::{Script, ScriptedLane};
 use crate::lane::{Action, Bowler, Event, Millis, Panel};
-use crate::ports::{Clock, InputSender, LaneSnapshot};
+use crate::ports::{LaneSnapshot, ScriptFeed};
 use crate::sim::Scenario;
 
 /// Games of a lineup the centre's programme does not place.
@@ -43,31 +43,27 @@ impl Script for Pushed {
 
     fn play(self: Box<Self>, lane: ScriptedLane) -> JoinHandle<()> {
         tokio::spawn(follow_pushes(
-            lane.clock,
-            lane.start,
+            lane.feed,
             lane.number,
             self.seed,
             self.centre,
             lane.state,
-            lane.inputs,
         ))
     }
 }
 
-/// Plays lane `lane`'s pushed blocks from lane time `start`, each with the
-/// next seed from `first_seed` and the games the centre at `centre` gives
-/// its block, until the lane's thread is gone.
+/// Plays lane `lane`'s pushed blocks from where `feed` starts, each with
+/// the next seed from `first_seed` and the games the centre at `centre`
+/// gives its block, until the lane's thread is gone.
 pub async fn follow_pushes(
-    clock: Clock,
-    start: Millis,
+    feed: ScriptFeed,
     lane: u32,
     first_seed: u64,
     centre: SocketAddr,
     mut state: watch::Receiver<LaneSnapshot>,
-    inputs: InputSender,
 ) {
     // Waiting: the lane's deadlines run on its clock.
-    if !send_at(&clock, &inputs, start, None, Millis::MAX).await {
+    if !send_at(&feed, feed.start(), None, Millis::MAX).await {
         return;
     }
     let mut seed = first_seed;
@@ -107,10 +103,10 @@ pub async fn follow_pushes(
                 )
             })
             .collect();
-        let base = clock.t(Instant::now());
+        let base = feed.clock().t(Instant::now());
         for (i, e) in events.iter().enumerate() {
             let next = events.get(i + 1).map_or(Millis::MAX, |n| base + n.t);
-            if !send_at(&clock, &inputs, base + e.t, Some(e.event.clone()), next).await {
+            if !send_at(&feed, base + e.t, Some(e.event.clone()), next).await {
                 return;
             }
         }

@@ -131,7 +131,7 @@ impl LaneRunner {
             f.waiting.pop_front();
         }
         if f.hold == FailureHold::On {
-            let t = self.clock.t(Instant::now()).max(self.replay.last_t());
+            let t = self.real.t(Instant::now()).max(self.replay.last_t());
             self.journal_and_apply(&hold(false, t, None))?;
             f.hold = FailureHold::Done;
             return Ok(());

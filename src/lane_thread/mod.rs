@@ -22,6 +22,8 @@
 mod day;
 mod failure;
 mod publish;
+#[cfg(test)]
+mod script_tests;
 mod wall;
 
 use std::io;
@@ -40,9 +42,10 @@ use crate::lane::{
     Action, Day, Effect, Event, Language, Millis, Panel, Refusal, Rules, Sensor, Stamped,
 };
 use crate::log_limit::LogLimiter;
-use crate::ports::inputs::{InputReceiver, InputStats};
+use crate::ports::inputs::{InputReceiver, InputSender, InputStats, Taken};
 use crate::ports::{
-    CalloutSink, Clock, Input, JournalSink, LaneSnapshot, NotTaken, OutputSink, Parts, Reply,
+    CalloutSink, Clock, Input, JournalSink, LaneClock, LaneSnapshot, NotTaken, OutputSink, Parts,
+    Reply, ScriptFeed, ScriptedClock,
 };
 use crate::replay::Replay;
 use crate::wall::{DayDate, WallTime};
@@ -95,7 +98,11 @@ pub struct LaneRunner {
     store: Store,
     journal: JournalFile,
     replay: Replay,
-    clock: Clock,
+    /// The monotonic clock from where the journal stopped.
+    real: Clock,
+    /// Where the lane's time comes from: `real`, or a script's clock
+    /// ([`LaneRunner::script_clock`]).
+    clock: Box<dyn LaneClock>,
     /// Set while the journal cannot be written.
     failure: Option<Failure>,
     /// The inputs that waited for the journal are being written and applied
@@ -134,9 +141,9 @@ pub struct LaneRunner {
     inputs_published: (u64, u64),
     /// Repeated bad inputs are logged once per kind per window.
     log_limit: LogLimiter,
-    /// Following a script (the demo, [`LaneRunner::follow_script`]): the
-    /// lane time before which the script sends nothing more.
-    script: Option<Millis>,
+    /// Transitional ([`LaneRunner::follow_script`]): the feed that steps
+    /// sent as [`Input::Script`] go through.
+    script_inputs: Option<ScriptFeed>,
     /// A line of this run gave the wall-clock time (`wall`).
     wall_given: bool,
     zone: wall::Zone,
@@ -237,7 +244,8 @@ impl LaneRunner {
             store,
             journal,
             replay,
-            clock,
+            real: clock,
+            clock: Box::new(clock),
             failure: None,
             catching_up: false,
             set_aside,
@@ -258,7 +266,7 @@ impl LaneRunner {
             inputs: Arc::default(),
             inputs_published: (0, 0),
             log_limit: LogLimiter::new(crate::log_limit::WINDOW),
-            script: None,
+            script_inputs: None,
             wall_given: false,
             zone: Default::default(),
             sync,
@@ -301,20 +309,41 @@ impl LaneRunner {
         Arc::clone(&self.heartbeat)
     }
 
+    /// The monotonic clock the lane's time runs by, from where its
+    /// journal stopped.
     pub fn clock(&self) -> Clock {
-        self.clock
+        self.real
     }
 
-    /// Makes the lane's time follow a script (the demo's, sent as
-    /// [`Input::Script`]) rather than the clock alone: a deadline runs by
-    /// the clock only up to the script's next input, so a reading late in
-    /// the channel on a busy machine never finds a deadline run past it,
-    /// and the same script gives the same journal. Returns the lane time
-    /// the script starts at.
+    /// Takes the lane's time from `clock` instead of the monotonic one.
+    pub fn use_clock(&mut self, clock: Box<dyn LaneClock>) {
+        self.clock = clock;
+    }
+
+    /// Transitional: [`LaneRunner::script_clock`] for the tests written
+    /// before the clock port, which send the steps as [`Input::Script`].
+    /// Returns the lane time the script starts at.
+    #[doc(hidden)]
     pub fn follow_script(&mut self) -> Millis {
-        let start = self.replay.last_t().max(self.replay.lane().now());
-        self.script = Some(start);
+        let (marks, _) = crate::ports::inputs::channel(1);
+        let feed = self.script_clock(marks);
+        let start = feed.start();
+        self.script_inputs = Some(feed);
         start
+    }
+
+    /// Makes the lane's time a script's ([`ScriptedClock`], the demo's)
+    /// rather than the clock's alone: a deadline runs by the clock only up
+    /// to the script's next step, so a step late in the channel on a busy
+    /// machine never finds a deadline run past it, and the same script
+    /// gives the same journal. Returns where the script sends its steps,
+    /// marked on `inputs`, the lane's input channel; it starts at the lane
+    /// time where the lane stands.
+    pub fn script_clock(&mut self, inputs: InputSender) -> ScriptFeed {
+        let start = self.replay.last_t().max(self.replay.lane().now());
+        let (clock, feed) = ScriptedClock::new(self.real, start, inputs);
+        self.clock = Box::new(clock);
+        feed
     }
 
     /// Adds a sink told of the journal's lines as they become durable; it
@@ -377,7 +406,7 @@ impl LaneRunner {
             let deadline = runnable(
                 self.replay.lane().poll_deadline(),
                 self.failure.is_some(),
-                self.script,
+                self.clock.horizon(),
             );
             let wake = deadline
                 .map(|d| self.clock.instant(d) + GRACE)
@@ -388,18 +417,32 @@ impl LaneRunner {
                 Some(_) => Duration::ZERO,
                 None => wake.saturating_duration_since(now),
             };
-            match inputs.recv_timeout(timeout) {
+            match inputs.take(timeout) {
                 Err(mpsc::RecvTimeoutError::Timeout) if stop_seen.is_some() => break,
-                Ok(Input::Reading(r)) => {
-                    let t = self.outside(self.clock.t(r.at));
+                Ok(Taken::Input(Input::Reading(r))) => {
+                    let t = self.clock.t(r.at);
                     self.apply(t, Event::Sensor(r.sensor), None);
                 }
-                Ok(Input::Action { panel, reply }) => {
-                    let t = self.outside(self.clock.t(Instant::now()));
+                Ok(Taken::Input(Input::Action { panel, reply })) => {
+                    let t = self.clock.t(Instant::now());
                     self.action(t, panel, reply);
                 }
-                Ok(Input::Script { t, event, next }) => self.script_input(t, event, next),
-                Ok(Input::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Ok(Taken::Step) => {
+                    if let Some((t, event)) = self.clock.step() {
+                        self.step(t, event);
+                    }
+                }
+                Ok(Taken::Input(Input::Script { t, event, next })) => {
+                    let pushed = self.script_inputs.as_ref().map(|f| f.push(t, event, next));
+                    if pushed.is_some_and(|p| p.is_ok())
+                        && let Some((t, event)) = self.clock.step()
+                    {
+                        self.step(t, event);
+                    }
+                }
+                Ok(Taken::Input(Input::Shutdown)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    break;
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     // Tick to the deadline itself, not to now: a reading
                     // stamped between the two keeps its own time.
@@ -436,22 +479,12 @@ impl LaneRunner {
         self.replay
     }
 
-    /// An input of the script the lane follows, at the script's time `t`;
-    /// with no event, the script's time alone: the deadlines up to it run.
-    /// The lane time of an input from outside a script followed (a
-    /// neighbour, a panel): never past the script's next input, so that a
-    /// script late on a busy machine keeps its own times.
-    fn outside(&self, t: Millis) -> Millis {
-        self.script.map_or(t, |next| t.min(next))
-    }
-
-    fn script_input(&mut self, t: Millis, event: Option<Event>, next: Millis) {
-        if let Some(script) = &mut self.script {
-            *script = next.max(t);
-        }
+    /// A step of the lane's clock (a script's), at its time `t`: its
+    /// input, or with none, the time alone: the deadlines up to it run.
+    fn step(&mut self, t: Millis, event: Option<Event>) {
         match event {
             Some(event) => self.apply(t, event, None),
-            None if self.failure.is_none() && self.script.is_some() => {
+            None if self.failure.is_none() => {
                 self.replay.tick(t);
                 self.effects(false);
             }
@@ -636,12 +669,12 @@ impl LaneRunner {
 
 /// The lane's next deadline, if its thread may run it when it comes due.
 /// While the journal fails the lane stands still: no deadline runs ahead
-/// of the readings still waiting for it. Following a script, none runs
-/// past the script's next input (`script`) either.
-fn runnable(deadline: Option<Millis>, failing: bool, script: Option<Millis>) -> Option<Millis> {
+/// of the readings still waiting for it. Nor past the clock's `horizon`
+/// (a script's next step).
+fn runnable(deadline: Option<Millis>, failing: bool, horizon: Option<Millis>) -> Option<Millis> {
     deadline
         .filter(|_| !failing)
-        .filter(|&d| script.is_none_or(|next| d <= next))
+        .filter(|&d| horizon.is_none_or(|next| d <= next))
 }
 
 /// A kind of repeated log line ([`crate::replay::kind`]) in the plural, for
@@ -651,23 +684,5 @@ fn plural(kind: &str) -> &'static str {
         crate::replay::kind::SERIAL => "bad serial lines",
         crate::replay::kind::SERIAL_GAP => "pinsetter sequence gaps",
         _ => "refused inputs",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_deadline_runs_unless_the_journal_fails_or_the_script_has_not_reached_it() {
-        // A live lane: by the clock alone.
-        assert_eq!(runnable(Some(1100), false, None), Some(1100));
-        assert_eq!(runnable(None, false, None), None);
-        assert_eq!(runnable(Some(1100), true, None), None);
-        // A script whose next input is at 1050: a deadline at 1100 waits
-        // for it, however late it comes; one up to 1050 runs.
-        assert_eq!(runnable(Some(1100), false, Some(1050)), None);
-        assert_eq!(runnable(Some(1050), false, Some(1050)), Some(1050));
-        assert_eq!(runnable(Some(1000), true, Some(1050)), None);
     }
 }

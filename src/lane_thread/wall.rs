@@ -21,7 +21,7 @@ impl LaneRunner {
     /// moved more than a second from the journal's own (only at the speed
     /// of real time: a faster lane's wall clock is its lane time).
     pub(super) fn wall_for(&self, t: Millis, fresh: bool) -> Option<WallTime> {
-        let lane_now = self.clock.t(Instant::now());
+        let lane_now = self.real.t(Instant::now());
         let behind = i64::try_from(lane_now.saturating_sub(t)).unwrap_or(i64::MAX);
         let wall = WallTime(wall_now().0.saturating_sub(behind));
         if fresh || !self.wall_given {

@@ -34,6 +34,12 @@
 //! Nothing here reads or judges a line beyond that: whatever is sent is
 //! journaled, good or bad, and the core rejects it with its reason.
 //!
+//! A scripted clock's step ([`super::clock`]) is marked on the queue in
+//! its place ([`InputSender::send_step`]) and waits for room like a good
+//! serial line; the lane's thread takes it from its clock when it comes to
+//! the mark ([`InputReceiver::take`]). [`InputReceiver::recv`] and its
+//! kin pass over the marks.
+//!
 //! The stop goes beside the queue, not behind it: [`InputSender::stop`]
 //! sets a flag the lane's thread looks at every turn, so a full queue
 //! cannot hold a SIGTERM back.
@@ -68,10 +74,25 @@ pub enum Sent {
     Shed(String),
 }
 
+/// What the queue holds: an input, or the mark of a scripted clock's step.
+#[derive(Debug)]
+enum Queued {
+    Input(Input),
+    Step,
+}
+
+/// What the lane's thread takes from the queue.
+#[derive(Debug)]
+pub enum Taken {
+    Input(Input),
+    /// Its clock has a step for it ([`super::LaneClock::step`]).
+    Step,
+}
+
 /// One try at sending: a full queue gives the input back to retry or shed.
 enum Tried {
     Sent,
-    Full(Input),
+    Full(Queued),
     Closed,
 }
 
@@ -114,7 +135,7 @@ impl InputStats {
 /// Where sensors and the panel send their inputs.
 #[derive(Clone, Debug)]
 pub struct InputSender {
-    tx: SyncSender<Input>,
+    tx: SyncSender<Queued>,
     stats: Arc<InputStats>,
     /// Past this many queued, noise is shed.
     noise_limit: u64,
@@ -124,7 +145,7 @@ pub struct InputSender {
 /// what it takes so that the senders know how full the queue is.
 #[derive(Debug)]
 pub struct InputReceiver {
-    rx: Receiver<Input>,
+    rx: Receiver<Queued>,
     stats: Arc<InputStats>,
 }
 
@@ -166,23 +187,48 @@ impl InputReceiver {
         Arc::clone(&self.stats)
     }
 
-    fn took<T>(&self, r: Result<Input, T>) -> Result<Input, T> {
+    fn took<T>(&self, r: Result<Queued, T>) -> Result<Queued, T> {
         if r.is_ok() {
             self.stats.taken.fetch_add(1, Ordering::Relaxed);
         }
         r
     }
 
+    /// The next input or step, waiting at most `timeout`.
+    pub fn take(&self, timeout: Duration) -> Result<Taken, RecvTimeoutError> {
+        Ok(match self.took(self.rx.recv_timeout(timeout))? {
+            Queued::Input(input) => Taken::Input(input),
+            Queued::Step => Taken::Step,
+        })
+    }
+
+    /// The next input, passing over the steps' marks.
     pub fn recv(&self) -> Result<Input, RecvError> {
-        self.took(self.rx.recv())
+        loop {
+            if let Queued::Input(input) = self.took(self.rx.recv())? {
+                return Ok(input);
+            }
+        }
     }
 
+    /// The next input within `timeout`, passing over the steps' marks.
     pub fn recv_timeout(&self, timeout: Duration) -> Result<Input, RecvTimeoutError> {
-        self.took(self.rx.recv_timeout(timeout))
+        let until = Instant::now() + timeout;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if let Queued::Input(input) = self.took(self.rx.recv_timeout(left))? {
+                return Ok(input);
+            }
+        }
     }
 
+    /// An input already queued, passing over the steps' marks.
     pub fn try_recv(&self) -> Result<Input, TryRecvError> {
-        self.took(self.rx.try_recv())
+        loop {
+            if let Queued::Input(input) = self.took(self.rx.try_recv())? {
+                return Ok(input);
+            }
+        }
     }
 }
 
@@ -193,7 +239,11 @@ impl InputSender {
     }
 
     fn try_send(&self, input: Input) -> Tried {
-        match self.tx.try_send(input) {
+        self.try_queue(Queued::Input(input))
+    }
+
+    fn try_queue(&self, queued: Queued) -> Tried {
+        match self.tx.try_send(queued) {
             Ok(()) => {
                 self.stats.sent.fetch_add(1, Ordering::Relaxed);
                 Tried::Sent
@@ -205,13 +255,31 @@ impl InputSender {
 
     /// Sends, waiting for room without blocking the runtime. Gives up
     /// when the daemon stops (what waited is not journaled then).
-    pub async fn send(&self, mut input: Input) -> Result<(), Closed> {
+    pub async fn send(&self, input: Input) -> Result<(), Closed> {
+        self.queue(Queued::Input(input)).await
+    }
+
+    /// Marks a scripted clock's step in its place among the inputs
+    /// ([`super::ScriptFeed::send`]), waiting for room like
+    /// [`InputSender::send`].
+    pub async fn send_step(&self) -> Result<(), Closed> {
+        self.queue(Queued::Step).await
+    }
+
+    /// [`InputSender::send_step`] from a thread that may block.
+    pub fn send_step_blocking(&self) -> Result<(), Closed> {
+        self.tx.send(Queued::Step).map_err(|_| Closed)?;
+        self.stats.sent.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn queue(&self, mut queued: Queued) -> Result<(), Closed> {
         let mut wait = Duration::from_millis(1);
         loop {
-            match self.try_send(input) {
+            match self.try_queue(queued) {
                 Tried::Sent => return Ok(()),
                 Tried::Closed => return Err(Closed),
-                Tried::Full(back) => input = back,
+                Tried::Full(back) => queued = back,
             }
             if self.stats.stopping() {
                 return Err(Closed);
@@ -223,7 +291,7 @@ impl InputSender {
 
     /// Sends from a thread that may block (the GPIO's), waiting for room.
     pub fn send_blocking(&self, input: Input) -> Result<(), Closed> {
-        self.tx.send(input).map_err(|_| Closed)?;
+        self.tx.send(Queued::Input(input)).map_err(|_| Closed)?;
         self.stats.sent.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -247,17 +315,17 @@ impl InputSender {
                 Tried::Full(back) => back,
             }
         } else {
-            input
+            Queued::Input(input)
         };
         match input {
-            Input::Reading(Reading {
+            Queued::Input(Input::Reading(Reading {
                 sensor: Sensor::Serial { line },
                 ..
-            }) if crate::pinsetter::parse_line(&line).is_err() => {
+            })) if crate::pinsetter::parse_line(&line).is_err() => {
                 self.stats.shed_serial.fetch_add(1, Ordering::Relaxed);
                 Ok(Sent::Shed(line))
             }
-            input => self.send(input).await.map(|()| Sent::Queued),
+            queued => self.queue(queued).await.map(|()| Sent::Queued),
         }
     }
 
