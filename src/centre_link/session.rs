@@ -154,38 +154,36 @@ impl Link {
 
     async fn event(&mut self, ev: Event) {
         self.out.packet(&ev);
-        match ev {
-            Event::Incoming(Incoming::Publish(p)) => {
-                if p.topic == self.topics.command && p.retain {
-                    // Kept by the broker from some time before: never run,
-                    // nor answered (a reply would say it was looked at).
-                    tracing::warn!(
-                        "centre link: a retained command on {} ignored: commands are never \
-                         retained, a retained one is from some time before",
-                        self.topics.command
-                    );
-                } else if p.topic == self.topics.command {
-                    self.command(&p.payload).await;
-                } else if p.topic == self.topics.centre_time {
-                    // A retained copy is from whenever the centre last
-                    // published: only a live one says today's date.
-                    if !p.retain {
-                        self.centre_time(&p.payload).await;
-                    }
-                } else if let Some(&(lane, is_status)) = self.neighbour_topics.get(&p.topic) {
-                    let busy = if is_status {
-                        // Online says nothing of delivering: its state does.
-                        if &p.payload[..] != b"offline" {
-                            return;
-                        }
-                        false
-                    } else {
-                        delivering(&p.payload)
-                    };
-                    self.neighbour(lane, busy).await;
-                }
+        let Event::Incoming(Incoming::Publish(p)) = ev else {
+            return;
+        };
+        if p.topic == self.topics.command && p.retain {
+            // Kept by the broker from some time before: never run,
+            // nor answered (a reply would say it was looked at).
+            tracing::warn!(
+                "centre link: a retained command on {} ignored: commands are never \
+                 retained, a retained one is from some time before",
+                self.topics.command
+            );
+        } else if p.topic == self.topics.command {
+            self.command(&p.payload).await;
+        } else if p.topic == self.topics.centre_time {
+            // A retained copy is from whenever the centre last
+            // published: only a live one says today's date.
+            if !p.retain {
+                self.centre_time(&p.payload).await;
             }
-            _ => {}
+        } else if let Some(&(lane, is_status)) = self.neighbour_topics.get(&p.topic) {
+            let busy = if is_status {
+                // Online says nothing of delivering: its state does.
+                if &p.payload[..] != b"offline" {
+                    return;
+                }
+                false
+            } else {
+                delivering(&p.payload)
+            };
+            self.neighbour(lane, busy).await;
         }
     }
 

@@ -17,10 +17,20 @@ use crate::journal::names::journal_seq;
 impl Mirror {
     /// Reads the mirror under `dir` (`state_dir/lanes`) back into `book`.
     pub fn load(dir: PathBuf, book: Arc<Mutex<Book>>, resend: Resend) -> std::io::Result<Mirror> {
+        Mirror::load_at(dir, book, resend, Instant::now())
+    }
+
+    /// [`Mirror::load`] at `now`.
+    pub(super) fn load_at(
+        dir: PathBuf,
+        book: Arc<Mutex<Book>>,
+        resend: Resend,
+        now: Instant,
+    ) -> std::io::Result<Mirror> {
         fs::create_dir_all(&dir)?;
         let mut mirror = Mirror {
             dir,
-            checked: Instant::now(),
+            checked: now,
             lanes: Default::default(),
             book,
             resend,
@@ -36,12 +46,12 @@ impl Mirror {
             else {
                 continue;
             };
-            mirror.load_lane(n, &entry.path())?;
+            mirror.load_lane(n, &entry.path(), now)?;
         }
         Ok(mirror)
     }
 
-    fn load_lane(&mut self, n: u32, dir: &Path) -> std::io::Result<()> {
+    fn load_lane(&mut self, n: u32, dir: &Path, now: Instant) -> std::io::Result<()> {
         let mut book = lock(&self.book);
         if book.lane(n).is_none() {
             return Ok(());
@@ -69,7 +79,7 @@ impl Mirror {
         });
         let lane = self.lanes.entry(n).or_default();
         for (name, path, bytes, id) in found {
-            let mut disk = FileDisk::new(path.clone());
+            let mut disk = FileDisk::new(path.clone(), now);
             disk.len = bytes.len() as u64;
             disk.crcs = bytes
                 .split(|&b| b == b'\n')

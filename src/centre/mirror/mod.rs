@@ -54,6 +54,9 @@
 //!
 //! It runs on its own thread; the MQTT link hands it lines through a
 //! bounded channel, and it updates the shared [`Book`] briefly per line.
+//! Its clock is read in [`Mirror::run`] (and at [`Mirror::load`]) only:
+//! every rule above takes the time as a parameter, so the tests hold
+//! the clock.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
@@ -161,7 +164,7 @@ struct FileDisk {
 }
 
 impl FileDisk {
-    fn new(path: PathBuf) -> FileDisk {
+    fn new(path: PathBuf, now: Instant) -> FileDisk {
         FileDisk {
             path,
             file: None,
@@ -179,7 +182,7 @@ impl FileDisk {
             conflicted: false,
             id: None,
             refused: false,
-            last_line: Instant::now(),
+            last_line: now,
             dirty: false,
             settled: true,
         }
@@ -281,20 +284,21 @@ fn lock(book: &Mutex<Book>) -> MutexGuard<'_, Book> {
 }
 
 impl Mirror {
-    /// Runs the mirror until the channel closes.
+    /// Runs the mirror until the channel closes. The clock is read here
+    /// only: the rest takes its time as a parameter.
     pub fn run(mut self, mut rx: mpsc::Receiver<ToMirror>) {
         while let Some(msg) = rx.blocking_recv() {
-            self.handle(msg);
+            self.handle(msg, Instant::now());
             // What waited together is one batch: one sync for all of it.
             for _ in 0..1024 {
                 match rx.try_recv() {
-                    Ok(msg) => self.handle(msg),
+                    Ok(msg) => self.handle(msg, Instant::now()),
                     Err(_) => break,
                 }
             }
-            self.sync();
+            self.sync(Instant::now());
         }
-        self.sync();
+        self.sync(Instant::now());
         for lane in self.lanes.values_mut() {
             for f in lane.files.values_mut() {
                 f.settled = true;
@@ -302,11 +306,11 @@ impl Mirror {
         }
     }
 
-    fn handle(&mut self, msg: ToMirror) {
+    /// One message, at `now`.
+    fn handle(&mut self, msg: ToMirror, now: Instant) {
         match msg {
-            ToMirror::Line(lane, line) => self.line(lane, line),
+            ToMirror::Line(lane, line) => self.line(lane, line, now),
             ToMirror::Connected => {
-                let now = Instant::now();
                 for lane in self.lanes.values_mut() {
                     lane.online_at = Some(now);
                     lane.unsure_asks = 0;
@@ -314,15 +318,14 @@ impl Mirror {
             }
             ToMirror::Online(n) => {
                 let lane = self.lanes.entry(n).or_default();
-                lane.online_at = Some(Instant::now());
+                lane.online_at = Some(now);
                 lane.unsure_asks = 0;
             }
-            ToMirror::Tick => self.tick(),
+            ToMirror::Tick => self.tick(now),
         }
     }
 
-    fn tick(&mut self) {
-        let now = Instant::now();
+    fn tick(&mut self, now: Instant) {
         let book = Arc::clone(&self.book);
         let mut book = lock(&book);
         if now - self.checked >= CHECK_EVERY {
@@ -369,7 +372,7 @@ impl Mirror {
     /// Syncs each file written since the last sync and gives its new
     /// lines to the replay; a file that cannot be synced is cut back to
     /// its last synced line and those lines are held again.
-    fn sync(&mut self) {
+    fn sync(&mut self, now: Instant) {
         let mut outcomes = self.sync_files();
         for (&n, lane) in &mut self.lanes {
             let mut changed = false;
@@ -393,7 +396,7 @@ impl Mirror {
                     f.torn = true;
                     cut_torn(f);
                     f.failed = Some(e.to_string());
-                    f.asked_at = Some(Instant::now());
+                    f.asked_at = Some(now);
                     f.asked_to = None;
                     let dropped = lane.dropped;
                     for (i, line) in lines.into_iter().enumerate() {
@@ -407,7 +410,7 @@ impl Mirror {
                 if lines.is_empty() {
                     continue;
                 }
-                f.last_line = Instant::now();
+                f.last_line = now;
                 f.settled = false;
                 let mut book = lock(&self.book);
                 book.journals_changed += 1;
@@ -444,16 +447,17 @@ impl Mirror {
         }
     }
 
-    fn line(&mut self, n: u32, msg: JournalLine) {
+    fn line(&mut self, n: u32, msg: JournalLine, now: Instant) {
         let lane = self.lanes.entry(n).or_default();
-        lane.heard = Some(Instant::now());
+        lane.heard = Some(now);
         if !lane.files.contains_key(&msg.file) {
             if lane.files.len() >= MAX_FILES {
                 lock(&self.book).refuse("too_many_files");
                 return;
             }
             let path = self.dir.join(n.to_string()).join(&msg.file);
-            lane.files.insert(msg.file.clone(), FileDisk::new(path));
+            lane.files
+                .insert(msg.file.clone(), FileDisk::new(path, now));
         }
         // A journal is known by its header: a copy is never taken.
         if let Err(why) = self.identify(n, &msg) {
@@ -482,14 +486,14 @@ impl Mirror {
                 lane.duplicates += 1;
             } else {
                 lane.conflicts += 1;
-                conflict(&self.book, &self.resend, n, f, &msg);
+                conflict(&self.book, &self.resend, n, f, &msg, now);
             }
         } else if msg.n > next {
             match f.held.get(&msg.n) {
                 Some(text) if *text == msg.line => lane.duplicates += 1,
                 Some(_) => {
                     lane.conflicts += 1;
-                    conflict(&self.book, &self.resend, n, f, &msg);
+                    conflict(&self.book, &self.resend, n, f, &msg, now);
                 }
                 None => {
                     let held: usize = lane.files.values().map(|f| f.held.len()).sum();
@@ -508,7 +512,7 @@ impl Mirror {
                             got = msg.n,
                             "a gap: asking for the missing lines"
                         );
-                        f.ask(&self.resend, n, &msg.file, Instant::now());
+                        f.ask(&self.resend, n, &msg.file, now);
                     }
                 }
             }
@@ -520,7 +524,7 @@ impl Mirror {
                 if let Err(e) = append(n, &self.dir, f, &line) {
                     tracing::error!(lane = n, file = msg.file, "cannot write the mirror: {e}");
                     f.failed = Some(e.to_string());
-                    f.asked_at = Some(Instant::now());
+                    f.asked_at = Some(now);
                     f.asked_to = None;
                     let at = f.next();
                     let mut total = held_now;
@@ -550,7 +554,14 @@ impl Mirror {
 /// share its name: what follows could be either's); an alarm for the
 /// judges; and the lane asked for the line again (at most once per
 /// [`RESEND_AGAIN`] a file), so its log shows the answer.
-fn conflict(book: &Mutex<Book>, resend: &Resend, n: u32, f: &mut FileDisk, msg: &JournalLine) {
+fn conflict(
+    book: &Mutex<Book>,
+    resend: &Resend,
+    n: u32,
+    f: &mut FileDisk,
+    msg: &JournalLine,
+    now: Instant,
+) {
     f.conflicted = true;
     f.held.clear();
     f.dropped = false;
@@ -565,7 +576,6 @@ fn conflict(book: &Mutex<Book>, resend: &Resend, n: u32, f: &mut FileDisk, msg: 
             f.crcs.len()
         ),
     );
-    let now = Instant::now();
     if f.conflict_asked.is_none_or(|at| now - at >= RESEND_AGAIN) {
         f.conflict_asked = Some(now);
         resend(n, Some(&msg.file), msg.n, Some(msg.n));

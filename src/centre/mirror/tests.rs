@@ -40,7 +40,7 @@ fn a_line_reaches_the_replay_only_once_it_is_synced() {
     let journal = include_str!("../../../tests/logs/all_spares.jsonl");
     let lines: Vec<&str> = journal.lines().take(3).collect();
     let send = |mirror: &mut Mirror, n: usize| {
-        mirror.handle(ToMirror::Line(
+        mirror.handle_now(ToMirror::Line(
             3,
             JournalLine {
                 file: name.into(),
@@ -48,7 +48,7 @@ fn a_line_reaches_the_replay_only_once_it_is_synced() {
                 line: lines[n - 1].into(),
             },
         ));
-        mirror.sync();
+        mirror.sync_now();
     };
     // What the replay of lane 3's file shows, and what the file holds.
     let replayed = |book: &Mutex<Book>| {
@@ -219,7 +219,7 @@ fn lane_3(name: &str) -> (PathBuf, Arc<Mutex<Book>>, Asked, Mirror) {
 #[test]
 fn a_lane_without_state_is_asked_until_its_state_comes() {
     let (dir, book, asked, mut mirror) = lane_3("unsure");
-    mirror.handle(ToMirror::Online(3));
+    mirror.handle_now(ToMirror::Online(3));
     let start = Instant::now();
     let check = |mirror: &mut Mirror, at: Instant| {
         mirror.check(&lock(&book), at);
@@ -253,7 +253,7 @@ fn a_lane_without_state_is_asked_until_its_state_comes() {
         [(3, None, 1, None)],
         "no line yet: all of it"
     );
-    mirror.handle(ToMirror::Line(
+    mirror.handle_now(ToMirror::Line(
         3,
         JournalLine {
             file: name.into(),
@@ -265,7 +265,7 @@ fn a_lane_without_state_is_asked_until_its_state_comes() {
                 .into(),
         },
     ));
-    mirror.sync();
+    mirror.sync_now();
     at += RESEND_AGAIN;
     assert_eq!(
         check(&mut mirror, at),
@@ -282,7 +282,7 @@ fn a_gap_is_asked_for_to_its_end_and_the_next_one_at_once() {
     let (dir, book, asked, mut mirror) = lane_3("gaps");
     let name = "lane3-20261129T140000Z-000001.jsonl";
     let send = |mirror: &mut Mirror, n: u64| {
-        mirror.handle(ToMirror::Line(
+        mirror.handle_now(ToMirror::Line(
             3,
             JournalLine {
                 file: name.into(),
@@ -290,8 +290,8 @@ fn a_gap_is_asked_for_to_its_end_and_the_next_one_at_once() {
                 line: format!("{{\"line\":{n}}}"),
             },
         ));
-        mirror.sync();
-        mirror.tick();
+        mirror.sync_now();
+        mirror.tick_now();
         let asked = std::mem::take(&mut *asked.lock().unwrap());
         asked
             .into_iter()
@@ -332,7 +332,7 @@ fn a_conflict_stops_the_file_and_a_second_history_is_never_spliced() {
     let (dir, book, asked, mut mirror) = lane_3("conflict");
     let name = "lane3-20261129T140000Z-000001.jsonl";
     let send = |mirror: &mut Mirror, file: &str, n: u64, line: &str| {
-        mirror.handle(ToMirror::Line(
+        mirror.handle_now(ToMirror::Line(
             3,
             JournalLine {
                 file: file.into(),
@@ -340,7 +340,7 @@ fn a_conflict_stops_the_file_and_a_second_history_is_never_spliced() {
                 line: line.into(),
             },
         ));
-        mirror.sync();
+        mirror.sync_now();
     };
     let header = |started: &str| {
         crate::journal::Header::new(3, Some(started.into()), Default::default())
@@ -421,7 +421,7 @@ fn journal_3(seq: u64, started: &str) -> [String; 2] {
 /// and line 2 again, and syncs.
 fn send_journal(mirror: &mut Mirror, file: &str, lines: &[String]) {
     for n in [2, 1, 2] {
-        mirror.handle(ToMirror::Line(
+        mirror.handle_now(ToMirror::Line(
             3,
             JournalLine {
                 file: file.into(),
@@ -430,7 +430,7 @@ fn send_journal(mirror: &mut Mirror, file: &str, lines: &[String]) {
             },
         ));
     }
-    mirror.sync();
+    mirror.sync_now();
 }
 
 /// A journal is known by its header, never by its name alone: the lane's
@@ -558,7 +558,7 @@ fn copies_on_the_disk_are_not_replayed_after_a_restart() {
         assert_eq!(fs::read_to_string(dir.join("3").join(file)).unwrap(), s1);
     }
     // A line of a copy that comes again is refused.
-    mirror.handle(ToMirror::Line(
+    mirror.handle_now(ToMirror::Line(
         3,
         JournalLine {
             file: copies[0].into(),
@@ -567,5 +567,91 @@ fn copies_on_the_disk_are_not_replayed_after_a_restart() {
         },
     ));
     assert_eq!(lock(&book).refused["journal_file_refused"], 1);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The tests that do not hold the clock take it as it is.
+impl Mirror {
+    fn handle_now(&mut self, msg: ToMirror) {
+        self.handle(msg, Instant::now());
+    }
+    fn sync_now(&mut self) {
+        self.sync(Instant::now());
+    }
+    fn tick_now(&mut self) {
+        self.tick(Instant::now());
+    }
+}
+
+/// Line `n` of lane 3's `file` (its text `{"line":n}`) at `at`, synced.
+fn line_at(mirror: &mut Mirror, file: &str, n: u64, at: Instant) {
+    let line = format!("{{\"line\":{n}}}");
+    mirror.handle(
+        ToMirror::Line(
+            3,
+            JournalLine {
+                file: file.into(),
+                n,
+                line,
+            },
+        ),
+        at,
+    );
+    mirror.sync(at);
+}
+
+/// A gap's resend is asked again RESEND_AGAIN after the ask while no
+/// line fills it, never sooner; a line that fills a part of it shows the
+/// resend is being answered: the wait starts again from there.
+#[test]
+fn a_gap_is_asked_again_only_after_resend_again_without_a_line() {
+    let (dir, _book, asked, mut mirror) = lane_3("gap-again");
+    let name = "lane3-20261129T140000Z-000001.jsonl";
+    let t0 = Instant::now();
+    let tick = |mirror: &mut Mirror, at: Instant| {
+        mirror.tick(at);
+        let asked = std::mem::take(&mut *asked.lock().unwrap());
+        asked
+            .into_iter()
+            .map(|(_, _, from, to)| (from, to))
+            .collect::<Vec<_>>()
+    };
+    line_at(&mut mirror, name, 1, t0);
+    line_at(&mut mirror, name, 5, t0);
+    assert_eq!(tick(&mut mirror, t0), [(2, Some(4))], "asked at once");
+    let ms = Duration::from_millis(1);
+    assert_eq!(tick(&mut mirror, t0 + RESEND_AGAIN - ms), []);
+    assert_eq!(tick(&mut mirror, t0 + RESEND_AGAIN), [(2, Some(4))]);
+    // Line 2 comes a second later: the resend is being answered.
+    let t1 = t0 + RESEND_AGAIN + Duration::from_secs(1);
+    line_at(&mut mirror, name, 2, t1);
+    assert_eq!(tick(&mut mirror, t1), []);
+    assert_eq!(tick(&mut mirror, t1 + RESEND_AGAIN - ms), []);
+    assert_eq!(tick(&mut mirror, t1 + RESEND_AGAIN), [(3, Some(4))]);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A journal's replay is settled SETTLE after its last line was synced,
+/// not sooner; a line in between starts the wait again.
+#[test]
+fn a_journal_settles_only_after_settle_without_a_line() {
+    let (dir, book, _, mut mirror) = lane_3("settle");
+    let name = "lane3-20261129T140000Z-000001.jsonl";
+    let settled = |mirror: &Mirror| mirror.lanes[&3].files[name].settled;
+    let changes = || lock(&book).journals_changed;
+    let t0 = Instant::now();
+    line_at(&mut mirror, name, 1, t0);
+    assert!(!settled(&mirror));
+    let ms = Duration::from_millis(1);
+    mirror.tick(t0 + SETTLE - ms);
+    assert!(!settled(&mirror));
+    let t1 = t0 + SETTLE - ms;
+    line_at(&mut mirror, name, 2, t1);
+    mirror.tick(t0 + SETTLE);
+    assert!(!settled(&mirror), "the wait starts again at line 2");
+    let before = changes();
+    mirror.tick(t1 + SETTLE);
+    assert!(settled(&mirror));
+    assert_eq!(changes(), before + 1, "the standings are told");
     let _ = fs::remove_dir_all(&dir);
 }
