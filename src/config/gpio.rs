@@ -172,12 +172,12 @@ impl fmt::Display for BcmPin {
     }
 }
 
-/// The callouts' language (the lane's; a bowler may have their own).
-
+/// An active level as the file writes it.
 pub(crate) fn level(active_high: bool) -> &'static str {
     if active_high { "high" } else { "low" }
 }
 
+/// An output's table name under `[gpio.outputs]`.
 pub(crate) fn output_name(output: Output) -> &'static str {
     match output {
         Output::FoulLamp => "foul_lamp",

@@ -8,10 +8,18 @@
 
 use super::collect::Check;
 use super::keys::{Kind, keys};
-use super::validated::JudgeConfig;
 
 /// `[[web.judges]]` at most: each login checks every judge's PIN.
 pub const MAX_JUDGES: usize = 8;
+
+/// One `[[web.judges]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgeConfig {
+    /// As the journal names them.
+    pub name: String,
+    /// Their PIN's hash, as `lanecall hash-pin PIN` prints it.
+    pub pin_hash: String,
+}
 
 /// What a problem with a PIN hash tells the technician to do.
 pub(crate) const HOW: &str = "run `lanecall hash-pin PIN` and paste its output";

@@ -84,8 +84,8 @@ pub use site::{
 pub(crate) use collect::{Check, line_column, position};
 pub use defaults::VOICES_DIR;
 pub use gpio::{BcmPin, GpioBackend, GpioConfig, InputConfig, InputRole, OutputConfig, Pull};
-pub use judges::MAX_JUDGES;
 pub(crate) use judges::{JUDGE, RawJudge, judges, pin_hash};
+pub use judges::{JudgeConfig, MAX_JUDGES};
 pub(crate) use keys::Kind;
 pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
@@ -94,6 +94,6 @@ pub use raw::BUTTONS;
 pub use switches::{SwitchPin, SwitchesConfig};
 pub use validate::VOLUME;
 pub use validated::{
-    BAUD_RATES, CentreConfig, Config, JournalConfig, JudgeConfig, Language, PinsetterConfig,
-    SpeakerConfig, TlsFiles, WebConfig,
+    BAUD_RATES, CentreConfig, Config, JournalConfig, Language, PinsetterConfig, SpeakerConfig,
+    TlsFiles, WebConfig,
 };

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::defaults::*;
 use super::gpio::{GpioBackend, GpioConfig, Pull, level, output_name};
+use super::judges::JudgeConfig;
 use super::keys::toml_str;
 use super::switches::SwitchesConfig;
 use crate::lane::Output;
@@ -102,6 +103,7 @@ impl Default for PinsetterConfig {
 /// The baud rates the pinsetter's serial line may use.
 pub const BAUD_RATES: [u32; 8] = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200];
 
+/// The callouts' language (the lane's; a bowler may have their own).
 pub use crate::lane::Language;
 
 /// The speaker that calls out the pins.
@@ -211,15 +213,6 @@ pub struct TlsFiles {
     pub cert: PathBuf,
     /// The private key (PKCS#8, PKCS#1 or SEC1).
     pub key: PathBuf,
-}
-
-/// One `[[web.judges]]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JudgeConfig {
-    /// As the journal names them.
-    pub name: String,
-    /// Their PIN's hash, as `lanecall hash-pin PIN` prints it.
-    pub pin_hash: String,
 }
 
 // ---------------------------------------------------------------------------
