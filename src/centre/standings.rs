@@ -16,7 +16,7 @@ mod teams;
 
 pub use finals::{FinalsStanding, Match, RoundRobinStanding, StepLadder, round_robin_schedule};
 pub use placing::{Reason, journal_block, unplaced_reason};
-pub use proposal::{BlockProposal, FinalsProposal, programme_lanes, propose};
+pub use proposal::{BlockProposal, FinalsProposal, Lanes, programme_lanes, propose};
 pub use protocol::{CsvLang, protocol_csv, protocol_text};
 pub use startlist::start_list_text;
 pub use teams::{TeamEventStanding, TeamStanding};

@@ -25,8 +25,7 @@ pub const CHANGES: &str = "blocks-changes.jsonl";
 /// Bowlers on one lane at most.
 pub const MAX_A_LANE: usize = 4;
 
-/// Lane number and its bowlers in lane order, by lane number.
-pub type Lanes = Vec<(u32, Vec<String>)>;
+pub use crate::centre::standings::Lanes;
 
 /// What the page set over the programme file.
 #[derive(Clone, Default)]

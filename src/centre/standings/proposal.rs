@@ -8,8 +8,12 @@
 
 use serde::Serialize;
 
+/// Lane number and its bowlers in lane order, by lane number: a block's
+/// lanes as the page sets them (`entries::blocks`) and as a proposal
+/// gives them.
+pub type Lanes = Vec<(u32, Vec<String>)>;
+
 use super::{FinalsStanding, round_robin_schedule};
-use crate::centre::entries::blocks::Lanes;
 use crate::centre::programme::{Finals, Programme};
 
 /// One block's proposed lanes.
