@@ -14,11 +14,38 @@ use super::problem::Problem;
 
 /// Collects the problems found while validating.
 #[derive(Default)]
-pub(crate) struct Check {
+pub(crate) struct Check<'t> {
     pub(crate) problems: Vec<Problem>,
+    /// The text a problem found by a byte offset is placed in (a file
+    /// read with serde's spans, as the programme is); empty when the
+    /// problems are placed by their key after (the configs).
+    text: &'t str,
 }
 
-impl Check {
+impl<'t> Check<'t> {
+    /// A collector that places each problem [`Check::add`]s at its line
+    /// and column in `text`.
+    pub(crate) fn new(text: &'t str) -> Check<'t> {
+        Check {
+            problems: Vec::new(),
+            text,
+        }
+    }
+
+    /// A problem with the value `at`, placed where it is written.
+    pub(crate) fn add<T>(
+        &mut self,
+        key: impl Into<String>,
+        at: &toml::Spanned<T>,
+        message: impl Into<String>,
+    ) {
+        self.problems.push(Problem {
+            key: key.into(),
+            message: message.into(),
+            at: line_column(self.text, at.span().start),
+        });
+    }
+
     pub(crate) fn push(&mut self, key: impl Into<String>, message: impl Into<String>) {
         self.problems.push(Problem::new(key, message));
     }

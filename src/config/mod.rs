@@ -81,7 +81,7 @@ pub use site::{
     unit_files, volatile_storage,
 };
 
-pub(crate) use collect::{Check, line_column, position};
+pub(crate) use collect::{Check, position};
 pub use defaults::VOICES_DIR;
 pub use gpio::{BcmPin, GpioBackend, GpioConfig, InputConfig, InputRole, OutputConfig, Pull};
 pub(crate) use judges::{JUDGE, RawJudge, judges, pin_hash};

@@ -25,7 +25,7 @@ use crate::lane::rules::{FoulMode, Rules};
 /// `[speaker] volume`, and `lanecall say --volume`: 1.0 plays as recorded.
 pub const VOLUME: RangeInclusive<f64> = 0.0..=2.0;
 
-impl Check {
+impl Check<'_> {
     pub(super) fn input(&mut self, role: InputRole, raw: RawInput) -> Option<InputConfig> {
         let table = role.config_key();
         let key = |name: &str| format!("{table}.{name}");

@@ -10,7 +10,6 @@ use super::{
     Block, COMBINED_MAX, Category, Entry, Event, EventKind, Finals, Judge, Programme,
     ROUND_ROBIN_SIZE, Sex, Team,
 };
-use crate::config::Problem;
 use crate::lane::{Class, MAX_BOWLERS, MAX_GAMES, MAX_HANDICAP};
 
 #[derive(Deserialize)]
@@ -78,28 +77,9 @@ struct RawFinals {
     size: Option<Spanned<i64>>,
 }
 
-/// Problems found, each placed by the byte offset of what it is about.
-pub(super) struct Found<'t> {
-    text: &'t str,
-    pub(super) problems: Vec<Problem>,
-}
-
-impl Found<'_> {
-    pub(super) fn new(text: &str) -> Found<'_> {
-        Found {
-            text,
-            problems: Vec::new(),
-        }
-    }
-
-    fn add<T>(&mut self, key: impl Into<String>, at: &Spanned<T>, message: impl Into<String>) {
-        self.problems.push(Problem {
-            key: key.into(),
-            message: message.into(),
-            at: crate::config::line_column(self.text, at.span().start),
-        });
-    }
-}
+/// Problems found, each placed by the byte offset of what it is about:
+/// the configs' collector, given the programme's text.
+pub(super) type Found<'t> = crate::config::Check<'t>;
 
 /// Raw into checked, every problem into `found`.
 pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
