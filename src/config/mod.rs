@@ -29,9 +29,11 @@
 //!   and how a key and a string are written in TOML.
 //! - `defaults`: the value of every key left out of the file.
 //! - `gpio`: the validated GPIO types ([`BcmPin`], the inputs and outputs).
-//! - `collect`: the one problem collector every file's checks push into,
-//!   and where a key is in the text (line and column, computed in one
-//!   place).
+//! - `collect`: the one problem collector every file's checks push into
+//!   (the lane's config, the centre's, the programme), and where a key is
+//!   in the text (line and column, computed in one place).
+//! - `judges`: the PIN-hash check and the `[[web.judges]]` check, once for
+//!   the lane's `[web]` and the centre's.
 //! - `raw`: the file as written — the lane's tables declared with `keys!`,
 //!   the walk of the known keys, the "did you mean" of an unknown key.
 //! - `switches`, `voice`: `[pinsetter.switches]` and the speaker's voice;
