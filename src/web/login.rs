@@ -109,10 +109,11 @@ impl Judges {
     }
 
     /// `POST /api/login` (behind the per-address rate), `POST /api/logout`,
-    /// `GET /api/session` and `GET /api/security`, each error in the API's
-    /// JSON shape and bodies capped at [`MAX_BODY`]. A site mounts the
-    /// paths it serves (`Router::route_service`).
-    pub fn router(&self) -> Router {
+    /// `GET /api/session` and `GET /api/security`, for a site whose own
+    /// layers cap bodies at [`MAX_BODY`] and give errors the API's JSON
+    /// shape (a lane's panel). A site mounts the paths it serves
+    /// (`Router::route_service`).
+    pub fn routes(&self) -> Router {
         Router::new()
             .route("/api/login", super::limit::limit_login(post(login)))
             .route("/api/logout", post(logout))
@@ -120,7 +121,15 @@ impl Judges {
             .route("/api/security", get(security))
             .fallback(not_found)
             .with_state(self.clone())
+    }
+
+    /// [`Judges::routes`] with their own body cap ([`MAX_BODY`]) and every
+    /// error in the API's JSON shape, for a site whose layers differ (the
+    /// centre).
+    pub fn router(&self) -> Router {
+        self.routes()
             .layer(RequestBodyLimitLayer::new(MAX_BODY))
+            // Outside the limit, so the limit's own 413 gets the JSON shape.
             .layer(middleware::map_response(json_errors))
     }
 

@@ -150,7 +150,7 @@ pub fn router(state: ApiState) -> Router {
         state.cookie_key.clone(),
         state.event.clone(),
     );
-    let door = judges.router();
+    let door = judges.routes();
     let live_views = state.live_views;
     let shared = Shared {
         history: state.journal_dir.clone().map(|d| Arc::new(History::new(d))),
@@ -474,6 +474,54 @@ async fn actions(
                 StatusCode::SERVICE_UNAVAILABLE,
                 not_durable.to_string(),
             ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::Request;
+    use tower::ServiceExt as _;
+
+    /// The judges' door mounted in the panel keeps the panel's one body
+    /// cap: a login over it is `413` whether its length is declared or not.
+    #[tokio::test]
+    async fn a_login_over_the_body_cap_is_413_declared_or_not() {
+        let (inputs, _rx) = crate::ports::inputs::channel(1);
+        let (_tx, lane) = watch::channel(LaneSnapshot {
+            version: 0,
+            json: "{}".into(),
+        });
+        let app = router(ApiState {
+            inputs,
+            lane,
+            cookie_key: Key::generate(),
+            auth: AuthSettings::with_pin_hash("not a hash"),
+            journal_dir: None,
+            live_views: 1,
+            event: String::new(),
+        });
+        let huge = format!(r#"{{"pin":"{}"}}"#, "9".repeat(MAX_BODY + 1024));
+        for declared in [true, false] {
+            let mut req =
+                Request::post("/api/login").header(header::CONTENT_TYPE, "application/json");
+            if declared {
+                req = req.header(header::CONTENT_LENGTH, huge.len());
+            }
+            let body = if declared {
+                Body::from(huge.clone())
+            } else {
+                Body::from_stream(futures_util::stream::iter([Ok::<_, std::io::Error>(
+                    huge.clone(),
+                )]))
+            };
+            let res = app.clone().oneshot(req.body(body).unwrap()).await.unwrap();
+            assert_eq!(
+                res.status(),
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "declared: {declared}"
+            );
         }
     }
 }
