@@ -314,7 +314,7 @@ impl VoicePack {
     /// it the words are the pack's word pause apart; a name the pack
     /// lacks is left out.
     pub fn sound(&self, names: &[&str]) -> Vec<Clip> {
-        let fill = self.word_pause.saturating_sub(2 * super::player::CLIP_GAP);
+        let fill = self.word_pause.saturating_sub(2 * phrase::CLIP_GAP);
         let mut out: Vec<Clip> = Vec::with_capacity(names.len());
         for &name in names {
             if name == phrase::PAUSE {

@@ -78,6 +78,10 @@ pub const CLIPS: &[&str] = &[
 /// the short gap between them.
 pub const PAUSE: &str = ",";
 
+/// The pause between the clips of one callout ("seven, ten, split"): long
+/// enough to hear the words apart, short enough to sound like one sentence.
+pub const CLIP_GAP: std::time::Duration = std::time::Duration::from_millis(70);
+
 /// The silence between two words of a callout, at the least.
 pub const WORD_PAUSE: std::time::Duration = std::time::Duration::from_millis(260);
 

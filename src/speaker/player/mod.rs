@@ -47,11 +47,11 @@ use tracing::{debug, warn};
 
 use super::pack::Clip;
 
-/// The pause between the clips of one callout ("seven, ten, split"): long
-/// enough to hear the words apart, short enough to sound like one sentence.
 use worker::Worker;
-/// Playback and [`render`] use the same gap.
-pub const CLIP_GAP: Duration = Duration::from_millis(70);
+
+/// Playback and [`render`] use the same gap (said in `phrase`, beside the
+/// pause between words it is part of).
+pub use super::phrase::CLIP_GAP;
 
 /// How many utterances may wait for the speaker. A lane produces a callout
 /// every few seconds at most; a full queue means the device is stuck, and a
