@@ -141,9 +141,6 @@ pub struct LaneRunner {
     inputs_published: (u64, u64),
     /// Repeated bad inputs are logged once per kind per window.
     log_limit: LogLimiter,
-    /// Transitional ([`LaneRunner::follow_script`]): the feed that steps
-    /// sent as [`Input::Script`] go through.
-    script_inputs: Option<ScriptFeed>,
     /// A line of this run gave the wall-clock time (`wall`).
     wall_given: bool,
     zone: wall::Zone,
@@ -266,7 +263,6 @@ impl LaneRunner {
             inputs: Arc::default(),
             inputs_published: (0, 0),
             log_limit: LogLimiter::new(crate::log_limit::WINDOW),
-            script_inputs: None,
             wall_given: false,
             zone: Default::default(),
             sync,
@@ -318,18 +314,6 @@ impl LaneRunner {
     /// Takes the lane's time from `clock` instead of the monotonic one.
     pub fn use_clock(&mut self, clock: Box<dyn LaneClock>) {
         self.clock = clock;
-    }
-
-    /// Transitional: [`LaneRunner::script_clock`] for the tests written
-    /// before the clock port, which send the steps as [`Input::Script`].
-    /// Returns the lane time the script starts at.
-    #[doc(hidden)]
-    pub fn follow_script(&mut self) -> Millis {
-        let (marks, _) = crate::ports::inputs::channel(1);
-        let feed = self.script_clock(marks);
-        let start = feed.start();
-        self.script_inputs = Some(feed);
-        start
     }
 
     /// Makes the lane's time a script's ([`ScriptedClock`], the demo's)
@@ -429,14 +413,6 @@ impl LaneRunner {
                 }
                 Ok(Taken::Step) => {
                     if let Some((t, event)) = self.clock.step() {
-                        self.step(t, event);
-                    }
-                }
-                Ok(Taken::Input(Input::Script { t, event, next })) => {
-                    let pushed = self.script_inputs.as_ref().map(|f| f.push(t, event, next));
-                    if pushed.is_some_and(|p| p.is_ok())
-                        && let Some((t, event)) = self.clock.step()
-                    {
                         self.step(t, event);
                     }
                 }

@@ -194,8 +194,7 @@ impl ScriptFeed {
         self.inputs.send_step_blocking()
     }
 
-    /// Queues a step without its mark: the lane's thread marks it itself.
-    pub(crate) fn push(&self, t: Millis, event: Option<Event>, next: Millis) -> Result<(), Closed> {
+    fn push(&self, t: Millis, event: Option<Event>, next: Millis) -> Result<(), Closed> {
         self.steps.send(Step { t, event, next }).map_err(|_| Closed)
     }
 }

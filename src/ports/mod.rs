@@ -75,16 +75,6 @@ pub enum Input {
         panel: Panel,
         reply: Option<Reply>,
     },
-    /// Transitional, for the tests written before the clock port
-    /// ([`clock`]): a step of a lane's scripted clock sent as an input.
-    /// The demo sends its steps through [`ScriptFeed`]; this goes once those
-    /// tests do.
-    #[doc(hidden)]
-    Script {
-        t: Millis,
-        event: Option<crate::lane::Event>,
-        next: Millis,
-    },
     /// Stop after what is queued.
     Shutdown,
 }

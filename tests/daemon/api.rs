@@ -76,7 +76,7 @@ fn lane() -> Lane {
                     }
                 }
                 Input::Shutdown => break,
-                Input::Reading(_) | Input::Script { .. } => {}
+                Input::Reading(_) => {}
             }
         }
     });

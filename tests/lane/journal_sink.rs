@@ -150,17 +150,14 @@ fn an_outside_input_never_presses_a_late_script_into_one_moment() {
         LaneRunner::start(settings, Box::new(NullOutputs), Box::new(Quiet))
             .expect("the lane starts");
     let journal = core.journal_path().to_owned();
-    let start = core.follow_script();
-    let clock = core.clock();
     let (tx, rx) = lanecall::ports::inputs::channel(64);
+    let feed = core.script_clock(tx.clone());
+    let (start, clock) = (feed.start(), feed.clock());
     let lane = std::thread::spawn(move || core.run(rx));
     let send = |input| tx.send_blocking(input).expect("the lane takes it");
     let beam = |state| Some(Event::Sensor(Sensor::FoulBeam { broken: state }));
-    send(Input::Script {
-        t: start + 1_000,
-        event: beam(true),
-        next: start + 2_000,
-    });
+    feed.send_blocking(start + 1_000, beam(true), start + 2_000)
+        .expect("the lane takes it");
     // The neighbour's message, read a minute after the script's time.
     send(Input::Reading(Reading {
         at: clock.instant(start + 61_000),
@@ -169,11 +166,8 @@ fn an_outside_input_never_presses_a_late_script_into_one_moment() {
             busy: true,
         },
     }));
-    send(Input::Script {
-        t: start + 2_000,
-        event: beam(false),
-        next: Millis::MAX,
-    });
+    feed.send_blocking(start + 2_000, beam(false), Millis::MAX)
+        .expect("the lane takes it");
     send(Input::Shutdown);
     lane.join().expect("the lane's thread");
 
