@@ -418,7 +418,7 @@ fn a_damaged_newest_journal_is_set_aside_and_the_lane_starts() {
 fn a_missing_state_dir_stops_the_start_and_is_named() {
     let dir = fresh_dir("nostate");
     let hash = lanecall::web::hash_pin(PIN).unwrap();
-    let config = support::write_config(&dir, 3, "/dev/null-pinsetter", 1, &hash);
+    let config = support::write_config(&dir, 3, "/dev/null-pinsetter", support::free_port(), &hash);
     let missing = dir.join("gone");
     let text = fs::read_to_string(&config).unwrap().replace(
         &format!("state_dir = {dir:?}"),

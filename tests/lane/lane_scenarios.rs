@@ -10,8 +10,8 @@
 use lanecall::journal::Header;
 use lanecall::lane::scoring::{self, Ball, Sheet};
 use lanecall::lane::{
-    Action, Bowler, Class, Conduct, ConductKind, Effect, Event, FoulMode, Lane, LaterBall, Level,
-    Millis, Output, OutputChange, Panel, Pin, PinSet, Refusal, Rules, Sensor, Side, Stamped,
+    Action, Bowler, Class, Conduct, ConductKind, Effect, Effects, Event, FoulMode, Lane, LaterBall,
+    Level, Millis, Output, OutputChange, Panel, Pin, PinSet, Refusal, Rules, Sensor, Side, Stamped,
     Switch, Withdrawable,
 };
 use lanecall::lane::{DeckAfter, DeckFault};
@@ -96,7 +96,7 @@ impl Sim {
     fn ok(&mut self, t: Millis, action: Action) -> Vec<Effect> {
         let what = format!("{action:?}");
         let fx = self.judge(t, action);
-        assert_eq!(refusals(&fx), [], "{what} at t={t}");
+        assert_eq!(fx.refusals(), [], "{what} at t={t}");
         fx
     }
 
@@ -162,7 +162,7 @@ impl Sim {
     /// returns the time after the last ball.
     fn open_frames_through_game(&mut self, mut t: Millis, game: u8) -> Millis {
         while let Some(up) = self.lane.up().filter(|u| u.game <= game) {
-            assert_eq!(refusals(&self.bowl(t, pins(&[7]))), [], "{up:?}");
+            assert_eq!(self.bowl(t, pins(&[7])).refusals(), [], "{up:?}");
             t += 10_000;
         }
         t
@@ -204,43 +204,7 @@ impl Sim {
     }
 }
 
-// ----- reading the effects ---------------------------------------------------
-
-fn refusals(fx: &[Effect]) -> Vec<Refusal> {
-    fx.iter()
-        .filter_map(|e| match e {
-            Effect::Refused(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn conducts(fx: &[Effect]) -> Vec<Conduct> {
-    fx.iter()
-        .filter_map(|e| match e {
-            Effect::Conduct(c) => Some(c.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn outputs(fx: &[Effect]) -> Vec<OutputChange> {
-    fx.iter()
-        .filter_map(|e| match e {
-            Effect::Output(o) => Some(*o),
-            _ => None,
-        })
-        .collect()
-}
-
-fn said(fx: &[Effect]) -> Vec<Vec<String>> {
-    fx.iter()
-        .filter_map(|e| match e {
-            Effect::Callout(c) => Some(c.words().tokens()),
-            _ => None,
-        })
-        .collect()
-}
+// ----- reading the effects (lanecall::lane::Effects) -------------------------
 
 fn words(list: &[&str]) -> Vec<String> {
     list.iter().map(|w| (*w).to_owned()).collect()
@@ -303,7 +267,7 @@ fn a_ball_without_a_pin_report_raises_the_alarm_at_the_timeout_and_a_late_report
     assert_eq!(s.lane.poll_deadline(), Some(20_000));
     assert_eq!(s.tick(19_999), []);
     let fx = s.tick(20_000);
-    let alarms = conducts(&fx);
+    let alarms = fx.conducts();
     assert_eq!(alarms.len(), 1, "{fx:?}");
     assert_eq!(alarms[0].t, 20_000);
     assert_eq!(alarms[0].kind, ConductKind::NoPinReport);
@@ -312,7 +276,7 @@ fn a_ball_without_a_pin_report_raises_the_alarm_at_the_timeout_and_a_late_report
 
     // The pinsetter answers late: the ball is Anna's first.
     let fx = s.report(25_000, pins(&[7, 10]));
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     assert_eq!(
         s.lane.entries()[0].games,
         [vec![recorded(
@@ -322,7 +286,7 @@ fn a_ball_without_a_pin_report_raises_the_alarm_at_the_timeout_and_a_late_report
             Some(PinSet::FULL)
         )]]
     );
-    assert_eq!(said(&fx), [words(&["7", "10"])]); // no "split" in competition
+    assert_eq!(fx.said(), [words(&["7", "10"])]); // no "split" in competition
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
     assert_eq!(s.lane.up().unwrap().at.before, pins(&[7, 10]));
     assert_eq!(s.lane.conduct().len(), 1, "no second alarm");
@@ -338,7 +302,7 @@ fn a_judge_correction_for_the_ball_awaiting_its_pin_report_records_it() {
 
     // The panel asks the judge for the standing pins of Anna's 1st ball.
     let fx = s.judge(21_000, correct("Anna", 1, 1, pins(&[10])));
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     assert_eq!(
         s.lane.entries()[0].games,
         [vec![recorded(
@@ -348,7 +312,7 @@ fn a_judge_correction_for_the_ball_awaiting_its_pin_report_records_it() {
             Some(PinSet::FULL)
         )]]
     );
-    assert_eq!(said(&fx), [words(&["10", "right_side"])]);
+    assert_eq!(fx.said(), [words(&["10", "right_side"])]);
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
     assert_eq!(
         s.lane.poll_deadline(),
@@ -359,7 +323,7 @@ fn a_judge_correction_for_the_ball_awaiting_its_pin_report_records_it() {
     // The game goes on from the judge's entry: ball 2 at the 10.
     s.ready(22_000, pins(&[10]));
     let fx = s.delivery(27_000, PinSet::EMPTY);
-    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(fx.said(), [words(&["spare"])]);
     assert_eq!(s.marks(0, 0), ["9/"]);
 }
 
@@ -393,11 +357,11 @@ fn a_pinsetter_fault_holds_the_lane_and_stops_the_slow_clock_until_the_next_read
     assert!(!s.lane.held());
 
     let fx = s.serial(10_000, Body::Fault("JAM".to_owned()));
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     assert!(s.lane.held());
     assert_eq!(s.lane.pinsetter_fault(), Some("JAM"));
     assert_eq!(s.lane.slow_clock(), Some((0, 10_000, false)));
-    let c = conducts(&fx);
+    let c = fx.conducts();
     assert_eq!(c.len(), 1);
     assert_eq!((c[0].t, c[0].bowler.as_deref()), (10_000, None));
     assert_eq!(
@@ -418,8 +382,8 @@ fn a_pinsetter_fault_holds_the_lane_and_stops_the_slow_clock_until_the_next_read
     assert_eq!(s.lane.slow_clock(), Some((0, 10_000, true)));
     // 50 s left on the clock: flagged once past them.
     assert_eq!(s.lane.poll_deadline(), Some(250_001));
-    assert!(conducts(&s.tick(250_000)).is_empty());
-    let slow = conducts(&s.tick(250_001));
+    assert!(s.tick(250_000).conducts().is_empty());
+    let slow = s.tick(250_001).conducts();
     assert_eq!(slow.len(), 1);
     assert_eq!(slow[0].t, 250_001);
     assert_eq!(
@@ -442,7 +406,7 @@ fn a_judge_hold_stops_the_slow_clock_until_released_and_a_second_hold_is_refused
         reason: Some("ball return".to_owned()),
     };
     let fx = s.judge(10_000, hold(true));
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     assert!(s.lane.held());
     let h = s.lane.hold().expect("held");
     assert_eq!(h.since, 10_000);
@@ -457,7 +421,7 @@ fn a_judge_hold_stops_the_slow_clock_until_released_and_a_second_hold_is_refused
     assert_eq!(s.snapshot(), before);
 
     let fx = s.judge(40_000, hold(false));
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     assert!(!s.lane.held());
     assert_eq!(s.lane.hold(), None);
     assert_eq!(s.lane.slow_clock(), Some((0, 10_000, true)));
@@ -480,9 +444,9 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
 
     // Anna still holds the ball when her 60 s are past.
     assert_eq!(s.lane.poll_deadline(), Some(60_001));
-    assert_eq!(conducts(&s.tick(60_000)), []);
+    assert_eq!(s.tick(60_000).conducts(), []);
     let fx = s.tick(60_001);
-    let c = conducts(&fx);
+    let c = fx.conducts();
     assert_eq!(c.len(), 1);
     assert_eq!((c[0].t, c[0].bowler.as_deref()), (60_001, Some("Anna")));
     assert_eq!(
@@ -507,7 +471,7 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
 
     // Her second ball: slow again, a penalty for the judge.
     s.ready(71_000, pins(&[7]));
-    let c = conducts(&s.tick(131_001));
+    let c = s.tick(131_001).conducts();
     assert_eq!(c.len(), 1);
     assert_eq!((c[0].t, c[0].bowler.as_deref()), (131_001, Some("Anna")));
     assert_eq!(
@@ -523,7 +487,7 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
     // Boris's first slow ball is his own warning.
     s.ready(136_000, PinSet::FULL);
     assert_eq!(s.up(), Some((1, 1, 1, 1)));
-    let c = conducts(&s.tick(196_001));
+    let c = s.tick(196_001).conducts();
     assert_eq!(c.len(), 1);
     assert_eq!(c[0].bowler.as_deref(), Some("Boris"));
     assert!(matches!(
@@ -543,7 +507,7 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
             reason: "slow bowling, second time".to_owned(),
         },
     );
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     let kinds: Vec<(Option<&str>, &ConductKind)> = s
         .lane
         .conduct()
@@ -616,7 +580,7 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
     let fx = s.judge(205_000, withdraw);
     assert!(
         matches!(
-            &refusals(&fx)[..],
+            &fx.refusals()[..],
             [Refusal::NothingToWithdraw {
                 what: "penalty",
                 at: 203_000,
@@ -625,7 +589,7 @@ fn slow_bowling_is_flagged_before_the_release_and_the_second_time_is_a_penalty_a
         ),
         "{fx:?}"
     );
-    let text = refusals(&fx)[0].to_string();
+    let text = fx.refusals()[0].to_string();
     assert!(text.contains("penalty at t=203000 for Anna"), "{text}");
 }
 
@@ -637,7 +601,7 @@ fn the_ball_detector_stops_the_slow_clock_while_the_pin_report_is_awaited() {
     s.ready(0, PinSet::FULL);
     s.ball(50_000);
     let fx = s.tick(65_000);
-    let kinds: Vec<ConductKind> = conducts(&fx).into_iter().map(|c| c.kind).collect();
+    let kinds: Vec<ConductKind> = fx.conducts().into_iter().map(|c| c.kind).collect();
     assert_eq!(kinds, [ConductKind::NoPinReport]);
     assert!(!s.lane.conduct().iter().any(is_slow));
 }
@@ -658,7 +622,7 @@ fn after_a_correction_changes_who_is_up_the_slow_clock_runs_for_the_new_bowler()
     assert_eq!(s.up(), Some((1, 1, 1, 1)));
     s.ready(10_000, PinSet::FULL);
     // Boris takes 65 s: the warning is his, not Anna's.
-    let c = conducts(&s.tick(75_000));
+    let c = s.tick(75_000).conducts();
     let who: Vec<(Millis, Option<&str>)> = c.iter().map(|c| (c.t, c.bowler.as_deref())).collect();
     assert_eq!(who, [(70_001, Some("Boris"))]);
     assert_eq!(s.lane.slow_clock().map(|c| c.0), Some(1), "Boris's clock");
@@ -671,14 +635,14 @@ fn a_long_break_after_the_pin_report_before_ready_is_a_foul_on_the_recorded_ball
     let mut s = Sim::start(Rules::default(), &[("Anna", Class::B2)], 1);
     s.ready(1_000, PinSet::FULL);
     let fx = s.delivery(5_000, pins(&[7]));
-    assert_eq!(said(&fx), [words(&["7", "left_side"])]);
+    assert_eq!(fx.said(), [words(&["7", "left_side"])]);
     assert_eq!(s.marks(0, 0), ["9"]);
 
     // She steps over the line after the ball: the beam stays broken.
     s.beam(6_000, true);
     assert_eq!(s.lane.poll_deadline(), Some(6_101));
     let fx = s.tick(6_200);
-    let c = conducts(&fx);
+    let c = fx.conducts();
     assert_eq!(c.len(), 1, "{fx:?}");
     assert_eq!((c[0].t, c[0].bowler.as_deref()), (6_101, Some("Anna")));
     assert_eq!(
@@ -693,13 +657,13 @@ fn a_long_break_after_the_pin_report_before_ready_is_a_foul_on_the_recorded_ball
         }
     );
     assert_eq!(
-        outputs(&fx),
+        fx.outputs(),
         [
             out(6_101, Output::FoulLamp, Switch::On),
             out(6_101, Output::PinsetterReset, Switch::Pulse)
         ]
     );
-    assert_eq!(said(&fx), [words(&["foul"])]);
+    assert_eq!(fx.said(), [words(&["foul"])]);
     s.beam(7_000, false);
 
     // Re-scored: F, and the second ball is at a full rack.
@@ -714,7 +678,7 @@ fn a_long_break_after_the_pin_report_before_ready_is_a_foul_on_the_recorded_ball
     // ball.
     s.ready(8_000, PinSet::FULL);
     let fx = s.delivery(12_000, PinSet::EMPTY);
-    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(fx.said(), [words(&["spare"])]);
     s.bowl(13_000, pins(&[6, 7, 8, 9, 10]));
     assert_eq!(s.marks(0, 0), ["F/", "5"]);
     assert_eq!(s.sheet(0, 0).frames[0].cumulative, Some(15));
@@ -733,7 +697,7 @@ fn a_late_foul_on_a_strike_gives_the_bowler_a_second_ball_at_a_full_rack() {
     assert_eq!(s.up(), Some((1, 1, 1, 1)), "Boris after Anna's strike");
     s.beam(6_000, true);
     let fx = s.beam(6_500, false);
-    assert_eq!(said(&fx), [words(&["foul"])]);
+    assert_eq!(fx.said(), [words(&["foul"])]);
     assert_eq!(s.marks(0, 0), ["F"]);
     assert_eq!(s.up(), Some((0, 1, 1, 2)), "Anna's frame is not over");
     s.ready(8_000, PinSet::FULL);
@@ -757,11 +721,11 @@ fn a_long_break_after_ready_is_orientation_for_the_next_ball_not_a_foul() {
     s.beam(10_030, false);
     let fx = s.delivery(12_000, PinSet::EMPTY);
 
-    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(fx.said(), [words(&["spare"])]);
     assert_eq!(s.marks(0, 0), ["9/"]);
     assert!(s.lane.entries()[0].games[0].iter().all(|b| !b.foul));
     assert!(!s.lane.conduct().iter().any(is_foul));
-    assert_eq!(outputs(&fx), []);
+    assert_eq!(fx.outputs(), []);
 }
 
 // ----- the foul window: until the lane is ready for the next ball ------------
@@ -792,17 +756,17 @@ fn on_a_string_pinsetter_the_settled_deck_the_next_ball_is_rolled_at_ends_the_fo
     // She orients over the line, and steps back.
     s.beam(9_000, true);
     let fx = s.beam(10_000, false);
-    assert_eq!((conducts(&fx), said(&fx)), (vec![], vec![]));
+    assert_eq!((fx.conducts(), fx.said()), (vec![], vec![]));
     assert_eq!(s.marks(0, 0), ["8"]);
     // Ball 2 crosses the line at 14 s: the orientation was before it.
     s.beam(14_000, true);
     s.beam(14_030, false);
     s.ball(16_000);
     let fx = s.sensor(17_500, deck(DeckAfter::Ball, &[]));
-    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(fx.said(), [words(&["spare"])]);
     assert_eq!(s.marks(0, 0), ["8/"]);
     assert_eq!(fouls_called(&s), 0);
-    assert_eq!(outputs(&fx), []);
+    assert_eq!(fx.outputs(), []);
 }
 
 /// After a frame's last ball the machine must set a new rack: the ball is
@@ -819,7 +783,7 @@ fn on_a_string_pinsetter_a_foul_before_the_next_deck_is_set_is_still_called() {
     assert!(s.lane.in_play().is_some(), "no full rack set yet");
     s.beam(18_500, true);
     let fx = s.beam(19_200, false);
-    assert_eq!(said(&fx), [words(&["foul"])]);
+    assert_eq!(fx.said(), [words(&["foul"])]);
     assert_eq!(s.marks(0, 0), ["8F"]);
     assert_eq!(fouls_called(&s), 1);
 }
@@ -861,19 +825,19 @@ fn on_a_serial_pinsetter_a_slow_ready_ends_the_foul_window_foul_window_ms_after_
     assert!(s.lane.in_play().is_some());
     assert_eq!(s.lane.poll_deadline(), Some(8_500), "the report at 5.5 s");
     let fx = s.tick(8_500);
-    assert_eq!(conducts(&fx), []);
+    assert_eq!(fx.conducts(), []);
     assert_eq!(s.lane.in_play(), None);
     // She walks to the line to find it; the pinsetter's READY comes only
     // while she is there.
     s.beam(9_000, true);
     s.ready(9_500, pins(&[7]));
     let fx = s.beam(10_000, false);
-    assert_eq!((conducts(&fx), said(&fx)), (vec![], vec![]));
+    assert_eq!((fx.conducts(), fx.said()), (vec![], vec![]));
     assert_eq!(s.marks(0, 0), ["9"]);
     s.beam(14_000, true);
     s.beam(14_030, false);
     let fx = s.delivery(16_000, PinSet::EMPTY);
-    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(fx.said(), [words(&["spare"])]);
     assert_eq!(s.marks(0, 0), ["9/"]);
     assert_eq!(fouls_called(&s), 0);
 }
@@ -888,8 +852,8 @@ fn a_break_that_starts_inside_the_foul_window_is_a_foul_on_the_ball() {
     // 50 ms before the window closes at 8.5 s; a person from 8.551 s.
     s.beam(8_450, true);
     let fx = s.tick(8_600);
-    assert_eq!(said(&fx), [words(&["foul"])]);
-    assert_eq!(conducts(&fx)[0].t, 8_551);
+    assert_eq!(fx.said(), [words(&["foul"])]);
+    assert_eq!(fx.conducts()[0].t, 8_551);
     s.beam(9_000, false);
     assert_eq!(s.marks(0, 0), ["F"]);
     assert_eq!(s.lane.in_play(), None);
@@ -900,7 +864,7 @@ fn a_break_that_starts_inside_the_foul_window_is_a_foul_on_the_ball() {
     s.beam(6_950, true);
     s.ready(7_000, pins(&[7]));
     let fx = s.tick(7_100);
-    assert_eq!(said(&fx), [words(&["foul"])]);
+    assert_eq!(fx.said(), [words(&["foul"])]);
     s.beam(7_500, false);
     // And one that starts after the READY is orientation.
     let mut s = Sim::start(Rules::default(), &[("Anna", Class::B3)], 1);
@@ -909,7 +873,7 @@ fn a_break_that_starts_inside_the_foul_window_is_a_foul_on_the_ball() {
     s.ready(7_000, pins(&[7]));
     s.beam(7_010, true);
     let fx = s.beam(7_500, false);
-    assert_eq!(said(&fx), Vec::<Vec<String>>::new());
+    assert_eq!(fx.said(), Vec::<Vec<String>>::new());
     assert_eq!(fouls_called(&s), 0);
 }
 
@@ -925,19 +889,19 @@ fn the_foul_lamp_goes_off_foul_lamp_ms_after_it_went_on() {
     s.beam(6_000, true);
     let fx = s.beam(6_400, false);
     assert_eq!(
-        outputs(&fx)[0],
+        fx.outputs()[0],
         out(6_101, Output::FoulLamp, Switch::On),
         "{fx:?}"
     );
     assert_eq!(s.lane.poll_deadline(), Some(8_101));
-    assert_eq!(outputs(&s.tick(8_100)), []);
+    assert_eq!(s.tick(8_100).outputs(), []);
     assert_eq!(
-        outputs(&s.tick(8_101)),
+        s.tick(8_101).outputs(),
         [out(8_101, Output::FoulLamp, Switch::Off)]
     );
     // Then only the ball's foul window, 3 s after its pin report.
     assert_eq!(s.lane.poll_deadline(), Some(8_500));
-    assert_eq!(outputs(&s.tick(8_500)), []);
+    assert_eq!(s.tick(8_500).outputs(), []);
     assert_eq!(s.lane.poll_deadline(), None);
 }
 
@@ -949,7 +913,7 @@ fn in_warn_mode_a_foul_lights_the_lamp_and_is_listed_but_the_pins_count() {
     s.beam(6_000, true);
     let fx = s.beam(6_400, false);
 
-    let c = conducts(&fx);
+    let c = fx.conducts();
     assert_eq!(c.len(), 1, "{fx:?}");
     assert_eq!(
         c[0].kind,
@@ -962,7 +926,7 @@ fn in_warn_mode_a_foul_lights_the_lamp_and_is_listed_but_the_pins_count() {
             by: None
         }
     );
-    assert_eq!(outputs(&fx), [out(6_101, Output::FoulLamp, Switch::On)]);
+    assert_eq!(fx.outputs(), [out(6_101, Output::FoulLamp, Switch::On)]);
 
     assert_eq!(s.marks(0, 0), ["9"]);
     assert_eq!(s.sheet(0, 0).frames[0].balls[0].pinfall, 9);
@@ -986,7 +950,7 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
     };
 
     let fx = s.ok(10_000, manual(&[7, 10]));
-    assert_eq!(said(&fx), [words(&["7", "10"])]); // no "split" in competition
+    assert_eq!(fx.said(), [words(&["7", "10"])]); // no "split" in competition
     assert_eq!(
         s.lane.entries()[0].games,
         [vec![recorded(10_000, pins(&[7, 10]), false, None)]]
@@ -996,7 +960,7 @@ fn manual_pins_record_a_ball_without_a_pinsetter_and_the_lane_is_ready_at_once()
     assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
 
     let fx = s.ok(20_000, manual(&[]));
-    assert_eq!(said(&fx), [words(&["spare"])]);
+    assert_eq!(fx.said(), [words(&["spare"])]);
     assert_eq!(s.marks(0, 0), ["8/"]);
     assert_eq!(s.up(), Some((0, 1, 2, 1)));
     assert_eq!(s.lane.slow_clock(), Some((0, 0, true)));
@@ -1036,7 +1000,7 @@ fn pins_entered_by_hand_are_withdrawn_while_their_ball_is_the_last() {
     let fx = s.judge(23_000, withdraw(10_000));
     assert!(
         matches!(
-            &refusals(&fx)[..],
+            &fx.refusals()[..],
             [Refusal::NothingToWithdraw {
                 what: "manual_pins",
                 at: 10_000,
@@ -1050,7 +1014,7 @@ fn pins_entered_by_hand_are_withdrawn_while_their_ball_is_the_last() {
     s.tick(31_000);
     let before = s.snapshot();
     let fx = s.judge(31_000, withdraw(22_000));
-    assert_eq!(refusals(&fx).len(), 1, "{fx:?}");
+    assert_eq!(fx.refusals().len(), 1, "{fx:?}");
     assert_eq!(s.snapshot(), before);
 }
 
@@ -1090,13 +1054,13 @@ fn a_blindfold_action_is_withdrawn_while_it_is_the_bowlers_latest() {
     s.ok(7_000, Action::BlindfoldAdjust { bowler: anna() });
     assert!(!s.lane.blindfolds()[0].ok());
     let wrong = s.judge(8_000, withdraw(Withdrawable::BlindfoldRecheck, 7_000));
-    assert_eq!(refusals(&wrong).len(), 1, "not the action at 7000");
+    assert_eq!(wrong.refusals().len(), 1, "not the action at 7000");
     s.ok(8_000, withdraw(Withdrawable::BlindfoldAdjust, 7_000));
     assert!(s.lane.blindfolds()[0].ok());
 
     // Once withdrawn, or once another action followed, it stays.
     let again = s.judge(9_000, withdraw(Withdrawable::BlindfoldAdjust, 7_000));
-    assert_eq!(refusals(&again).len(), 1);
+    assert_eq!(again.refusals().len(), 1);
     s.ok(10_000, Action::BlindfoldRecheck { bowler: anna() });
     s.ok(
         11_000,
@@ -1106,7 +1070,7 @@ fn a_blindfold_action_is_withdrawn_while_it_is_the_bowlers_latest() {
         },
     );
     let late = s.judge(12_000, withdraw(Withdrawable::BlindfoldRecheck, 10_000));
-    assert_eq!(refusals(&late).len(), 1);
+    assert_eq!(late.refusals().len(), 1);
     assert!(s.lane.blindfolds()[0].ok());
 }
 
@@ -1134,12 +1098,12 @@ fn a_string_pinsetters_decks_score_as_ready_and_pins_and_a_deck_fault_never_scor
     let mut s = string_lane();
     s.ball(6_000);
     let fx = s.sensor(7_500, deck(DeckAfter::Ball, &[7, 10]));
-    assert_eq!(said(&fx), [words(&["7", "10"])]);
+    assert_eq!(fx.said(), [words(&["7", "10"])]);
     assert_eq!(s.marks(0, 0), ["8"]);
 
     // The same deck again before the machine set one: not a second ball.
     let fx = s.sensor(8_000, deck(DeckAfter::Ball, &[7, 10]));
-    assert_eq!((refusals(&fx), said(&fx)), (vec![], vec![]));
+    assert_eq!((fx.refusals(), fx.said()), (vec![], vec![]));
 
     // A flickering switch after the second ball: a fault, nothing scored,
     // the lane waits for a judge; the next deck set ends the fault.
@@ -1152,14 +1116,14 @@ fn a_string_pinsetters_decks_score_as_ready_and_pins_and_a_deck_fault_never_scor
             pins: pins(&[7]),
         },
     );
-    assert_eq!(said(&fx), Vec::<Vec<String>>::new());
+    assert_eq!(fx.said(), Vec::<Vec<String>>::new());
     assert_eq!(s.marks(0, 0), ["8"]);
     assert_eq!(
         s.lane.pinsetter_fault(),
         Some("pin switches: pin 7 flickers")
     );
     assert!(matches!(
-        &conducts(&fx)[..],
+        &fx.conducts()[..],
         [Conduct {
             kind: ConductKind::PinsetterFault { .. },
             ..
@@ -1189,7 +1153,7 @@ fn a_ball_deck_with_no_set_since_the_last_is_a_ball_only_after_the_ball_detector
     // late, with no ball from the detector, is not a ball.
     let fx = s.sensor(12_000, deck(DeckAfter::Ball, &[6, 10]));
     assert!(
-        matches!(&refusals(&fx)[..], [Refusal::DeckWithoutSet { .. }]),
+        matches!(&fx.refusals()[..], [Refusal::DeckWithoutSet { .. }]),
         "{fx:?}"
     );
     assert_eq!(s.marks(0, 0), ["7"]);
@@ -1197,7 +1161,7 @@ fn a_ball_deck_with_no_set_since_the_last_is_a_ball_only_after_the_ball_detector
     // deck set, and this is the second ball.
     s.ball(20_000);
     let fx = s.sensor(21_500, deck(DeckAfter::Ball, &[10]));
-    assert_eq!(refusals(&fx), vec![]);
+    assert_eq!(fx.refusals(), vec![]);
     assert_eq!(s.marks(0, 0), ["72"]);
 }
 
@@ -1220,7 +1184,7 @@ fn rail_buttons_repeat_the_last_callout_and_read_the_score() {
     let first = *s.lane.last_callout().expect("said");
     s.tick(11_000);
     let fx = s.button(11_000, "repeat");
-    assert_eq!(said(&fx), [words(&["7", "10", "split"])]);
+    assert_eq!(fx.said(), [words(&["7", "10", "split"])]);
     let Some(Effect::Callout(again)) = fx.first() else {
         panic!("{fx:?}")
     };
@@ -1232,7 +1196,7 @@ fn rail_buttons_repeat_the_last_callout_and_read_the_score() {
     s.bowl(12_000, PinSet::EMPTY);
     s.bowl(22_000, pins(&[10]));
     let fx = s.button(32_000, "score");
-    assert_eq!(said(&fx), [words(&["frame", "2", "19"])]);
+    assert_eq!(fx.said(), [words(&["frame", "2", "19"])]);
     assert_eq!(
         s.lane.last_callout().map(|c| c.words().tokens()),
         Some(words(&["frame", "2", "19"]))
@@ -1263,11 +1227,11 @@ fn a_blindfold_adjustment_holds_the_lane_for_that_b1_bowler_until_a_new_check() 
             bowler: "Anna".to_owned(),
         },
     );
-    assert_eq!(conducts(&fx), []);
+    assert_eq!(fx.conducts(), []);
     assert!(s.lane.held());
     assert_eq!(s.lane.slow_clock(), Some((0, 10_000, false)));
     assert_eq!(s.lane.poll_deadline(), None);
-    assert_eq!(conducts(&s.tick(100_000)), []);
+    assert_eq!(s.tick(100_000).conducts(), []);
 
     s.ok(
         100_000,
@@ -1304,7 +1268,7 @@ fn a_delivery_during_a_blindfold_adjustment_is_a_blindfold_incident() {
         },
     );
     let fx = s.delivery(20_000, pins(&[4]));
-    let c = conducts(&fx);
+    let c = fx.conducts();
     assert_eq!(c.len(), 1, "{fx:?}");
     assert_eq!((c[0].t, c[0].bowler.as_deref()), (20_500, Some("Anna")));
     assert_eq!(
@@ -1393,7 +1357,7 @@ fn substitutes_come_in_between_games_only_and_the_order_is_locked_during_a_block
     s.bowl(t + 1_000, pins(&[7]));
     let fx = s.ok(t + 20_000, Action::EndBlock);
     assert_eq!(
-        outputs(&fx),
+        fx.outputs(),
         [out(t + 20_000, Output::PinsetterReset, Switch::Pulse)]
     );
     assert!(s.lane.open_block().is_none());
@@ -1442,7 +1406,7 @@ fn four_bowlers_bowl_whole_frames_in_lineup_order_over_two_games_then_practice()
 
     // The block's games are over: a further ball is practice.
     let fx = s.bowl(t, pins(&[5]));
-    assert_eq!(said(&fx), [words(&["5"])]);
+    assert_eq!(fx.said(), [words(&["5"])]);
     assert_eq!(s.lane.practice().len(), 1);
     assert_eq!(s.lane.practice()[0].ball.standing, pins(&[5]));
     assert!(s.lane.entries().iter().all(|e| e.games.len() == 2));
@@ -1453,7 +1417,7 @@ fn four_bowlers_bowl_whole_frames_in_lineup_order_over_two_games_then_practice()
 
     // Ending a finished block asks nothing of the pinsetter.
     let fx = s.ok(t + 20_000, Action::EndBlock);
-    assert_eq!(outputs(&fx), []);
+    assert_eq!(fx.outputs(), []);
 }
 
 // ----- corrections -----------------------------------------------------------
@@ -1493,7 +1457,7 @@ fn correcting_the_last_ball_into_a_strike_ends_the_frame_and_the_next_bowler_is_
 
     // The 7 fell late.
     let fx = s.ok(8_000, correct("Anna", 1, 1, PinSet::EMPTY));
-    assert_eq!(said(&fx), [words(&["correction", "strike"])]);
+    assert_eq!(fx.said(), [words(&["correction", "strike"])]);
     assert_eq!(s.marks(0, 0), ["X"]);
     let ball = s.lane.entries()[0].games[0][0];
     assert_eq!((ball.standing, ball.corrected), (PinSet::EMPTY, true));
@@ -1508,14 +1472,14 @@ fn the_channel_sensor_and_a_one_sided_leave_are_named_in_the_callout() {
 
     s.ready(1_000, PinSet::FULL);
     let fx = s.delivery(5_000, pins(&[3, 6, 10]));
-    assert_eq!(said(&fx), [words(&["3", "6", "10", "right_side"])]);
+    assert_eq!(fx.said(), [words(&["3", "6", "10", "right_side"])]);
 
     // The second ball goes into the right channel.
     s.ready(6_000, pins(&[3, 6, 10]));
     s.sensor(9_000, Sensor::Channel { side: Side::Right });
     let fx = s.delivery(10_000, pins(&[3, 6, 10]));
     assert_eq!(
-        said(&fx),
+        fx.said(),
         [words(&["3", "6", "10", "right_side", "channel_right"])]
     );
     assert_eq!(s.lane.entries()[0].games[0][1].channel, Some(Side::Right));
@@ -1524,12 +1488,12 @@ fn the_channel_sensor_and_a_one_sided_leave_are_named_in_the_callout() {
     s.ready(11_000, PinSet::FULL);
     s.sensor(14_000, Sensor::Channel { side: Side::Left });
     let fx = s.delivery(15_000, PinSet::FULL);
-    assert_eq!(said(&fx), [words(&["no_pins", "channel_left"])]);
+    assert_eq!(fx.said(), [words(&["no_pins", "channel_left"])]);
 
     // The channel belongs to its own delivery only; 2-4-7 is all left.
     s.ready(16_000, PinSet::FULL);
     let fx = s.delivery(20_000, pins(&[2, 4, 7]));
-    assert_eq!(said(&fx), [words(&["2", "4", "7", "left_side"])]);
+    assert_eq!(fx.said(), [words(&["2", "4", "7", "left_side"])]);
     assert_eq!(s.lane.entries()[0].games[0][3].channel, None);
 }
 
@@ -1586,17 +1550,17 @@ fn resending_the_line_before_last_or_the_last_two_lines_bowls_nothing_twice() {
     s.ready(1_000, PinSet::FULL); // seq 0
     s.delivery(6_000, leave); // PINS, seq 1
     // The line before last, then the last two.
-    assert_eq!(refusals(&s.line(7_000, 0, Body::Ready(PinSet::FULL))), []);
-    assert_eq!(refusals(&s.line(7_100, 0, Body::Ready(PinSet::FULL))), []);
-    assert_eq!(refusals(&s.line(7_200, 1, Body::Pins(leave))), []);
+    assert_eq!(s.line(7_000, 0, Body::Ready(PinSet::FULL)).refusals(), []);
+    assert_eq!(s.line(7_100, 0, Body::Ready(PinSet::FULL)).refusals(), []);
+    assert_eq!(s.line(7_200, 1, Body::Pins(leave)).refusals(), []);
     assert_eq!(s.marks(0, 0), ["8"]);
     assert_eq!(s.up(), Some((0, 1, 1, 2)));
 
     s.ready(9_000, leave); // seq 2
     s.delivery(14_000, PinSet::EMPTY); // seq 3
-    assert_eq!(refusals(&s.line(15_000, 2, Body::Ready(leave))), []);
-    assert_eq!(refusals(&s.line(15_100, 2, Body::Ready(leave))), []);
-    assert_eq!(refusals(&s.line(15_200, 3, Body::Pins(PinSet::EMPTY))), []);
+    assert_eq!(s.line(15_000, 2, Body::Ready(leave)).refusals(), []);
+    assert_eq!(s.line(15_100, 2, Body::Ready(leave)).refusals(), []);
+    assert_eq!(s.line(15_200, 3, Body::Pins(PinSet::EMPTY)).refusals(), []);
     assert_eq!(s.marks(0, 0), ["8/"]);
     assert_eq!(balls_of(&s), 2);
     assert_eq!(s.lane.serial().retransmissions, 6);
@@ -1615,19 +1579,19 @@ fn the_same_seq_with_another_body_is_an_error_and_never_a_ball() {
     s.delivery(6_000, pins(&[7, 10])); // seq 1
     let before = s.lane.entries().to_vec();
     let fx = s.line(10_000, 1, Body::Pins(PinSet::EMPTY));
-    let r = refusals(&fx);
+    let r = fx.refusals();
     assert_eq!(r.len(), 1, "{fx:?}");
     assert_eq!(
         r[0].to_string(),
         "serial line: seq 1 again with another body (was PINS 0000001001, now PINS \
          0000000000): ignored, not a ball"
     );
-    assert!(said(&fx).is_empty());
+    assert!(fx.said().is_empty());
     assert_eq!(s.lane.entries(), before.as_slice());
     // A READY under a used number is no deck either.
     let fx = s.line(10_500, 0, Body::Ready(pins(&[7])));
     assert!(matches!(
-        refusals(&fx)[..],
+        fx.refusals()[..],
         [Refusal::SeqConflict { seq: 0, .. }]
     ));
     assert_eq!(s.lane.deck(), Some(PinSet::FULL));
@@ -1642,7 +1606,7 @@ fn thirty_pins_without_ready_within_a_second_are_at_most_the_one_real_ball() {
     s.ready(1_000, PinSet::FULL);
     s.ball(6_000);
     for i in 0..30 {
-        assert_eq!(refusals(&s.report(6_500 + i * 33, PinSet::EMPTY)), []);
+        assert_eq!(s.report(6_500 + i * 33, PinSet::EMPTY).refusals(), []);
     }
     assert_eq!(s.marks(0, 0), ["X"]);
     assert_eq!(balls_of(&s), 1);
@@ -1659,7 +1623,7 @@ fn thirty_pins_without_ready_within_a_second_are_at_most_the_one_real_ball() {
         } else {
             pins(&[10])
         };
-        refused.extend(refusals(&s.report(6_500 + u64::from(i) * 33, standing)));
+        refused.extend(s.report(6_500 + u64::from(i) * 33, standing).refusals());
     }
     assert_eq!(s.marks(0, 0), ["X"]);
     assert_eq!(balls_of(&s), 1);
@@ -1685,7 +1649,7 @@ fn thirty_pins_without_ready_within_a_second_are_at_most_the_one_real_ball() {
     let mut refused = Vec::new();
     for i in 0..30u64 {
         s.seq = s.seq.wrapping_add(1);
-        refused.extend(refusals(&s.report(6_500 + i * 33, PinSet::EMPTY)));
+        refused.extend(s.report(6_500 + i * 33, PinSet::EMPTY).refusals());
     }
     assert_eq!(s.marks(0, 0), ["X"]);
     assert_eq!(balls_of(&s), 1);
@@ -1705,8 +1669,8 @@ fn a_pins_that_reports_the_same_deck_again_is_ignored() {
     s.delivery(6_000, pins(&[4, 7]));
     // The pinsetter reads the deck again under a new number, long after.
     let fx = s.report(12_000, pins(&[4, 7]));
-    assert_eq!(refusals(&fx), []);
-    assert!(said(&fx).is_empty());
+    assert_eq!(fx.refusals(), []);
+    assert!(fx.said().is_empty());
     assert_eq!(s.lane.serial().repeats, 1);
     s.ready(13_000, pins(&[4, 7]));
     s.delivery(18_000, PinSet::EMPTY);
@@ -1726,12 +1690,12 @@ fn a_pins_sooner_than_the_minimum_cycle_after_the_last_is_refused() {
         s.ready(7_000, pins(&[10]));
         let fx = s.report(9_499, PinSet::EMPTY);
         if counted {
-            assert_eq!(refusals(&fx), []);
+            assert_eq!(fx.refusals(), []);
             assert_eq!(s.marks(0, 0), ["9/"]);
             continue;
         }
         assert_eq!(
-            refusals(&fx),
+            fx.refusals(),
             [Refusal::PinsTooSoon {
                 standing: PinSet::EMPTY,
                 after_ms: 2_999,
@@ -1742,7 +1706,7 @@ fn a_pins_sooner_than_the_minimum_cycle_after_the_last_is_refused() {
         assert_eq!(s.marks(0, 0), ["9"]);
         assert_eq!(s.lane.serial().too_soon, 1);
         // At the minimum cycle it is a ball.
-        assert_eq!(refusals(&s.report(9_500, PinSet::EMPTY)), []);
+        assert_eq!(s.report(9_500, PinSet::EMPTY).refusals(), []);
         assert_eq!(s.marks(0, 0), ["9/"]);
     }
 }
@@ -1767,13 +1731,13 @@ fn the_first_pins_after_the_link_comes_up_is_not_measured_against_the_last() {
         s.sensor(7_100, Sensor::SerialLink { up: true });
         let fx = s.report(8_000, PinSet::EMPTY);
         if cycle_per_link {
-            assert_eq!(refusals(&fx), []);
+            assert_eq!(fx.refusals(), []);
             assert_eq!(s.marks(0, 0), ["9/"]);
             // Only the first: the next is measured again.
             s.ready(9_000, PinSet::FULL);
             let fx = s.report(10_000, PinSet::EMPTY);
             assert!(matches!(
-                refusals(&fx)[..],
+                fx.refusals()[..],
                 [Refusal::PinsTooSoon {
                     after_ms: 2_000,
                     ..
@@ -1782,7 +1746,7 @@ fn the_first_pins_after_the_link_comes_up_is_not_measured_against_the_last() {
             assert_eq!(s.lane.serial().too_soon, 1);
         } else {
             assert!(matches!(
-                refusals(&fx)[..],
+                fx.refusals()[..],
                 [Refusal::PinsTooSoon {
                     after_ms: 1_500,
                     ..
@@ -1809,7 +1773,10 @@ fn a_game_with_a_respotted_foul_a_fault_and_a_lost_link_scores_as_before() {
     s.tick(t + 4_700);
     s.beam(t + 5_000, false);
     let fx = s.delivery(t + 6_000, pins(&[9, 10]));
-    assert!(outputs(&fx).contains(&out(t + 6_500, Output::PinsetterReset, Switch::Pulse)));
+    assert!(
+        fx.outputs()
+            .contains(&out(t + 6_500, Output::PinsetterReset, Switch::Pulse))
+    );
     t += 10_000;
     s.bowl(t, pins(&[10]));
     t += 10_000;
@@ -1831,11 +1798,12 @@ fn a_game_with_a_respotted_foul_a_fault_and_a_lost_link_scores_as_before() {
     s.seq = s.seq.wrapping_add(1); // READY with the leave, never received
     s.sensor(t + 30_000, Sensor::SerialLink { up: true });
     assert_eq!(
-        refusals(&s.line(t + 30_100, last_pins, Body::Pins(pins(&[1, 2, 4])))),
+        s.line(t + 30_100, last_pins, Body::Pins(pins(&[1, 2, 4])))
+            .refusals(),
         []
     );
     let fx = s.delivery(t + 40_000, pins(&[4]));
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     assert!(
         fx.iter()
             .any(|e| matches!(e, Effect::SerialGap { lost: 1, .. }))
@@ -1889,7 +1857,7 @@ fn a_release_exactly_at_the_slow_bowling_limit_is_in_time_and_one_millisecond_pa
     s.ready(0, PinSet::FULL);
     assert_eq!(s.lane.poll_deadline(), Some(20_001));
     let fx = release_at(&mut s, 20_000, pins(&[10]));
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     assert!(!s.lane.conduct().iter().any(is_slow), "20.000 s is in time");
 
     s.ready(30_000, pins(&[10]));
@@ -2042,7 +2010,7 @@ fn a_blindfold_check_recorded_after_the_release_is_too_late_for_that_ball() {
         },
     );
     let fx = s.report(13_000, pins(&[7]));
-    let c = conducts(&fx);
+    let c = fx.conducts();
     assert_eq!(c.len(), 1);
     assert_eq!((c[0].t, c[0].bowler.as_deref()), (13_000, Some("Anna")));
     // A check at the release itself is in time.
@@ -2096,7 +2064,7 @@ fn a_blindfold_check_between_blocks_of_a_bowler_not_on_the_lineup_counts_for_her
         },
     );
     assert!(matches!(
-        &conducts(&fx)[..],
+        &fx.conducts()[..],
         [Conduct {
             kind: ConductKind::Blindfold {
                 issue: "failed_check",
@@ -2110,7 +2078,7 @@ fn a_blindfold_check_between_blocks_of_a_bowler_not_on_the_lineup_counts_for_her
     s.ok(3_000, anna());
     let fx = s.judge(4_000, Action::StartBlock { games: 1 });
     assert_eq!(
-        refusals(&fx),
+        fx.refusals(),
         [Refusal::BlindfoldsUnchecked(vec!["Anna".to_owned()])]
     );
     s.ok(
@@ -2136,7 +2104,7 @@ fn a_blindfold_check_between_blocks_of_a_bowler_not_on_the_lineup_counts_for_her
     s.ok(12_000, anna());
     let fx = s.judge(13_000, Action::StartBlock { games: 1 });
     assert_eq!(
-        refusals(&fx),
+        fx.refusals(),
         [Refusal::BlindfoldsUnchecked(vec!["Anna".to_owned()])]
     );
     s.ok(
@@ -2157,7 +2125,7 @@ fn a_blindfold_check_between_blocks_of_a_bowler_not_on_the_lineup_counts_for_her
             ok: false,
         },
     );
-    assert_eq!(refusals(&fx), [Refusal::UnknownBowler("Nobody".to_owned())]);
+    assert_eq!(fx.refusals(), [Refusal::UnknownBowler("Nobody".to_owned())]);
 }
 
 /// A journal written before checks between blocks were taken replays as
@@ -2177,7 +2145,7 @@ fn a_journal_without_checks_between_blocks_refuses_them_as_it_did() {
             ok: false,
         },
     );
-    assert_eq!(refusals(&fx), [Refusal::UnknownBowler("Anna".to_owned())]);
+    assert_eq!(fx.refusals(), [Refusal::UnknownBowler("Anna".to_owned())]);
     s.ok(3_000, Action::lineup(vec![bowler("Anna", Class::B1)]));
     s.ok(4_000, Action::StartBlock { games: 1 });
 }
@@ -2207,7 +2175,7 @@ fn a_day_check_from_an_earlier_journal_can_be_failed_before_the_bowler_is_on_a_l
     s.ok(2_000, Action::lineup(vec![bowler("Anna", Class::B1)]));
     let fx = s.judge(3_000, Action::StartBlock { games: 1 });
     assert_eq!(
-        refusals(&fx),
+        fx.refusals(),
         [Refusal::BlindfoldsUnchecked(vec!["Anna".to_owned()])]
     );
 }
@@ -2272,10 +2240,10 @@ fn a_ball_released_at_the_limit_and_still_on_the_foul_beam_after_it_is_never_fla
     s.ready(0, PinSet::FULL);
     s.beam(19_990, true);
     // 20.001 s: the ball is still passing the line.
-    assert_eq!(conducts(&s.tick(20_050)), []);
+    assert_eq!(s.tick(20_050).conducts(), []);
     let fx = s.beam(20_030, false);
     assert_eq!(
-        conducts(&fx),
+        fx.conducts(),
         [],
         "released at 19.99 s: nothing flagged, nothing said"
     );
@@ -2285,8 +2253,8 @@ fn a_ball_released_at_the_limit_and_still_on_the_foul_beam_after_it_is_never_fla
     // long for a ball.
     s.ready(30_000, pins(&[10]));
     s.beam(49_950, true);
-    assert_eq!(conducts(&s.tick(50_050)), []);
-    let c = conducts(&s.tick(50_051));
+    assert_eq!(s.tick(50_050).conducts(), []);
+    let c = s.tick(50_051).conducts();
     assert_eq!(c.len(), 1);
     assert!(is_slow(&c[0]));
 }
@@ -2352,7 +2320,7 @@ fn a_ball_bowled_at_a_wrong_deck_counts_only_the_pins_it_knocked_down() {
     // 9, not a strike; the head pin is the second ball's.
     s.ready(1_000, PinSet::FULL.without(pins(&[1])));
     let fx = s.delivery(5_000, PinSet::EMPTY);
-    assert_eq!(refusals(&fx), []);
+    assert_eq!(fx.refusals(), []);
     assert_eq!(s.marks(0, 0), ["9"]);
     assert_eq!(s.lane.up().unwrap().at.before, pins(&[1]));
     let last = s.lane.last_ball().expect("a ball to declare dead");
@@ -2381,7 +2349,7 @@ fn a_dead_ball_is_bowled_again_at_the_deck_before_it() {
         1,
     );
     assert_eq!(
-        refusals(&s.judge(500, dead_ball())),
+        s.judge(500, dead_ball()).refusals(),
         [Refusal::NoBallToVoid]
     );
     s.ready(1_000, PinSet::FULL);
@@ -2396,8 +2364,8 @@ fn a_dead_ball_is_bowled_again_at_the_deck_before_it() {
     assert_eq!(s.marks(0, 0), ["8"]);
     // No output sets a 7-10: the panel shows the deck wrong until the
     // machine respots it, and the clock (Anna's now) waits.
-    assert_eq!(outputs(&fx), []);
-    let c = conducts(&fx);
+    assert_eq!(fx.outputs(), []);
+    let c = fx.conducts();
     assert_eq!(
         c[0].kind,
         ConductKind::DeadBall {
@@ -2415,7 +2383,7 @@ fn a_dead_ball_is_bowled_again_at_the_deck_before_it() {
     assert_eq!(s.lane.slow_clock(), Some((0, 0, false)));
     // Only the last ball can be dead, once.
     assert_eq!(
-        refusals(&s.judge(20_000, dead_ball())),
+        s.judge(20_000, dead_ball()).refusals(),
         [Refusal::NoBallToVoid]
     );
     s.ready(30_000, pins(&[7, 10]));
@@ -2426,7 +2394,7 @@ fn a_dead_ball_is_bowled_again_at_the_deck_before_it() {
     // Once the block is over there is nothing to void.
     s.ok(40_000, Action::EndBlock);
     assert_eq!(
-        refusals(&s.judge(41_000, dead_ball())),
+        s.judge(41_000, dead_ball()).refusals(),
         [Refusal::NoBlockOpen]
     );
 }
@@ -2445,17 +2413,20 @@ fn a_dead_first_ball_asks_for_a_full_rack_and_takes_its_foul_with_it() {
     // The ball detector fired: the ball is under way, not yet recorded.
     s.ball(4_500);
     assert_eq!(
-        refusals(&s.judge(4_700, dead_ball())),
+        s.judge(4_700, dead_ball()).refusals(),
         [Refusal::BallUnderWay]
     );
     let fx = s.report(5_000, pins(&[4, 7]));
     assert_eq!(s.marks(0, 0), ["F"]);
-    assert!(outputs(&fx).contains(&out(5_000, Output::PinsetterReset, Switch::Pulse)));
+    assert!(
+        fx.outputs()
+            .contains(&out(5_000, Output::PinsetterReset, Switch::Pulse))
+    );
     s.tick(6_000);
     // No READY since the ball: the pinsetter is asked for a full rack.
     let fx = s.ok(7_000, dead_ball());
     assert_eq!(
-        outputs(&fx),
+        fx.outputs(),
         [out(7_000, Output::PinsetterReset, Switch::Pulse)]
     );
     assert!(s.lane.entries()[0].games.is_empty(), "the game has no ball");
@@ -2509,7 +2480,7 @@ fn a_foul_is_called_only_until_a_later_ball_is_bowled_at_the_deck_it_left() {
     let snapshot = s.snapshot_after_time(20_000);
     let fx = s.judge(20_000, correct_foul(1, 1, pins(&[7]), true, &[]));
     assert_eq!(
-        refusals(&fx),
+        fx.refusals(),
         [Refusal::FoulTooLate {
             bowler: "Anna".into(),
             frame: 1,
@@ -2525,7 +2496,7 @@ fn a_foul_is_called_only_until_a_later_ball_is_bowled_at_the_deck_it_left() {
         correct_foul(1, 1, pins(&[7]), true, &[PinSet::EMPTY; 2]),
     );
     assert!(matches!(
-        refusals(&fx)[..],
+        fx.refusals()[..],
         [Refusal::TooManyLater {
             recorded: 1,
             given: 2,
@@ -2631,7 +2602,7 @@ fn a_busy_neighbour_stops_the_slow_clock_and_a_bad_neighbour_changes_nothing() {
     let mut s = Sim::start(warn_rules(), &[("Anna", Class::B3)], 1);
     let limit = warn_rules().slow_bowling_limit_s * 1000;
     s.ready(1_000, PinSet::FULL);
-    assert_eq!(refusals(&s.sensor(2_000, neighbour(8, true))), []);
+    assert_eq!(s.sensor(2_000, neighbour(8, true)).refusals(), []);
     assert_eq!(
         s.lane.neighbours_busy().iter().copied().collect::<Vec<_>>(),
         [8]
@@ -2641,32 +2612,32 @@ fn a_busy_neighbour_stops_the_slow_clock_and_a_bad_neighbour_changes_nothing() {
         Some(lanecall::lane::Pause::Neighbour)
     );
     // Busy again: nothing new.
-    assert_eq!(refusals(&s.sensor(3_000, neighbour(8, true))), []);
-    assert_eq!(refusals(&s.sensor(12_000, neighbour(8, false))), []);
+    assert_eq!(s.sensor(3_000, neighbour(8, true)).refusals(), []);
+    assert_eq!(s.sensor(12_000, neighbour(8, false)).refusals(), []);
     assert_eq!(s.lane.pause(Some(0)), None);
     // 1 s ran before lane 8 got busy, 10 s stood still: flagged at
     // 12 s + (limit - 1 s) + 1 ms.
     let due = 12_000 + limit - 1_000 + 1;
     assert_eq!(s.lane.poll_deadline(), Some(due));
-    assert_eq!(conducts(&s.tick(due - 1)), []);
-    assert!(conducts(&s.tick(due)).iter().all(is_slow));
+    assert_eq!(s.tick(due - 1).conducts(), []);
+    assert!(s.tick(due).conducts().iter().all(is_slow));
     assert_eq!(s.lane.conduct().len(), 1);
 
     // This lane's own number, or a ninth busy lane: refused, nothing changes.
     s.tick(due + 1);
     let before = s.snapshot();
     assert_eq!(
-        refusals(&s.sensor(due + 1, neighbour(7, true))),
+        s.sensor(due + 1, neighbour(7, true)).refusals(),
         [Refusal::OwnLaneAsNeighbour(7)]
     );
     assert_eq!(s.snapshot(), before);
     for lane in 20..28 {
-        assert_eq!(refusals(&s.sensor(due + 2, neighbour(lane, true))), []);
+        assert_eq!(s.sensor(due + 2, neighbour(lane, true)).refusals(), []);
     }
     let with_eight = s.snapshot();
     assert_ne!(before, with_eight);
     assert_eq!(
-        refusals(&s.sensor(due + 2, neighbour(40, true))),
+        s.sensor(due + 2, neighbour(40, true)).refusals(),
         [Refusal::TooManyNeighbours(40)]
     );
     assert_eq!(s.snapshot(), with_eight);
@@ -2701,7 +2672,7 @@ fn a_lineup_name_that_hides_characters_turns_the_text_or_runs_long_is_refused_by
         let mut s = Sim::new(Rules::default());
         let before = s.snapshot();
         let fx = s.judge(0, lineup_of(vec![bowler(name, Class::B3)]));
-        let refused = refusals(&fx);
+        let refused = fx.refusals();
         assert!(
             matches!(&refused[..], [Refusal::BadName { problem, .. }]
                 if lanecall_core_names_problem(name) == Some(*problem)),
@@ -2718,7 +2689,7 @@ fn a_lineup_name_that_hides_characters_turns_the_text_or_runs_long_is_refused_by
     }
     let fx = Sim::new(Rules::default()).judge(0, lineup_of(vec![bowler(rlo, Class::B3)]));
     assert_eq!(
-        refusals(&fx)[0].to_string(),
+        fx.refusals()[0].to_string(),
         "the bowler \"Anna\\u{202e}K.\": the name holds an invisible formatting character \
          (U+202E): type it with letters, digits, spaces and punctuation only"
     );
@@ -2751,13 +2722,13 @@ fn a_lineup_team_follows_the_name_rule_and_a_handicap_is_0_to_300() {
     let mut s = Sim::new(Rules::default());
     let fx = s.judge(0, with(Some("Kazan\u{202E}"), 0));
     assert!(
-        matches!(&refusals(&fx)[..], [Refusal::BadTeam { bowler, .. }] if bowler == "Anna"),
+        matches!(&fx.refusals()[..], [Refusal::BadTeam { bowler, .. }] if bowler == "Anna"),
         "{fx:?}"
     );
     for handicap in [100_000, 301, -1] {
         let fx = s.judge(0, with(None, handicap));
         assert_eq!(
-            refusals(&fx),
+            fx.refusals(),
             [Refusal::HandicapOutOfRange {
                 bowler: "Anna".into(),
                 handicap
@@ -2766,7 +2737,7 @@ fn a_lineup_team_follows_the_name_rule_and_a_handicap_is_0_to_300() {
         assert_eq!(s.lane.pending_lineup(), None);
     }
     assert_eq!(
-        refusals(&s.judge(0, with(None, 100_000)))[0].to_string(),
+        s.judge(0, with(None, 100_000)).refusals()[0].to_string(),
         "Anna's handicap is 100000: a handicap is 0 to 300 pins a game, as in the programme"
     );
     s.ok(0, with(Some("Kazan"), 300));
@@ -2786,7 +2757,7 @@ fn a_substitute_follows_the_same_rule() {
     let before = s.snapshot_after_time(t);
     let fx = s.judge(t, sub(bowler("Boris\u{2066}", Class::B3)));
     assert!(
-        matches!(&refusals(&fx)[..], [Refusal::BadName { .. }]),
+        matches!(&fx.refusals()[..], [Refusal::BadName { .. }]),
         "{fx:?}"
     );
     let fx = s.judge(
@@ -2797,7 +2768,7 @@ fn a_substitute_follows_the_same_rule() {
         }),
     );
     assert!(
-        matches!(&refusals(&fx)[..], [Refusal::HandicapOutOfRange { .. }]),
+        matches!(&fx.refusals()[..], [Refusal::HandicapOutOfRange { .. }]),
         "{fx:?}"
     );
     assert_eq!(s.snapshot(), before);
@@ -2852,7 +2823,7 @@ fn a_correction_is_checked_as_manual_pins_are_not_clamped_silently() {
     // The second ball was bowled at the 7-10: the 1 was down.
     let fx = s.judge(20_000, correct_entered(1, 2, &[1, 10], &[]));
     assert_eq!(
-        refusals(&fx),
+        fx.refusals(),
         [Refusal::CorrectionPinsNotStanding {
             bowler: "Anna".into(),
             frame: 1,
@@ -2862,14 +2833,14 @@ fn a_correction_is_checked_as_manual_pins_are_not_clamped_silently() {
         }]
     );
     assert_eq!(
-        refusals(&fx)[0].to_string(),
+        fx.refusals()[0].to_string(),
         "correction of frame 1 ball 2 of Anna: pin 1 was not standing: the deck it was bowled \
          at was 7, 10"
     );
     // A pin tapped twice.
     let fx = s.judge(20_000, correct_entered(1, 1, &[7, 7, 10], &[]));
     assert_eq!(
-        refusals(&fx),
+        fx.refusals(),
         [Refusal::CorrectionPinsTwice {
             bowler: "Anna".into(),
             frame: 1,
@@ -2881,7 +2852,7 @@ fn a_correction_is_checked_as_manual_pins_are_not_clamped_silently() {
     // (the first ball corrected to the 10 alone: the second faces the 10).
     let fx = s.judge(20_000, correct_entered(1, 1, &[10], &[&[7, 10]]));
     assert_eq!(
-        refusals(&fx),
+        fx.refusals(),
         [Refusal::CorrectionPinsNotStanding {
             bowler: "Anna".into(),
             frame: 1,
@@ -2901,7 +2872,7 @@ fn a_correction_is_checked_as_manual_pins_are_not_clamped_silently() {
     s.ball(35_000);
     let fx = s.judge(36_000, correct_entered(2, 1, &[7, 7], &[]));
     assert!(
-        matches!(&refusals(&fx)[..], [Refusal::CorrectionPinsTwice { .. }]),
+        matches!(&fx.refusals()[..], [Refusal::CorrectionPinsTwice { .. }]),
         "{fx:?}"
     );
 
@@ -2920,8 +2891,8 @@ fn a_pin_report_standing_pins_that_had_fallen_is_counted_as_fallen_and_flagged_t
     // The machine set the 7-10; its report after the ball has the 1 and
     // the 2 standing again, and the 7 and the 10.
     let fx = s.bowl(11_000, pins(&[1, 2, 7, 10]));
-    assert_eq!(refusals(&fx), [], "journaled and applied as it came");
-    let flagged = conducts(&fx);
+    assert_eq!(fx.refusals(), [], "journaled and applied as it came");
+    let flagged = fx.conducts();
     assert_eq!(
         flagged.iter().map(|c| &c.kind).collect::<Vec<_>>(),
         [&ConductKind::PinsStoodUp {
@@ -2955,7 +2926,7 @@ fn a_pin_report_standing_pins_that_had_fallen_is_counted_as_fallen_and_flagged_t
     );
     // A report within the deck raises nothing.
     let fx = s.bowl(21_000, pins(&[7]));
-    assert_eq!(conducts(&fx), []);
+    assert_eq!(fx.conducts(), []);
 
     // A string pinsetter's deck after a ball, the same.
     let mut s = string_lane();
@@ -2965,7 +2936,7 @@ fn a_pin_report_standing_pins_that_had_fallen_is_counted_as_fallen_and_flagged_t
     s.ball(20_000);
     let fx = s.sensor(21_500, deck(DeckAfter::Ball, &[4, 7, 10]));
     assert!(
-        matches!(&conducts(&fx)[..], [Conduct { kind: ConductKind::PinsStoodUp { pins, .. }, .. }] if pins == &[4]),
+        matches!(&fx.conducts()[..], [Conduct { kind: ConductKind::PinsStoodUp { pins, .. }, .. }] if pins == &[4]),
         "{fx:?}"
     );
 
@@ -2973,6 +2944,6 @@ fn a_pin_report_standing_pins_that_had_fallen_is_counted_as_fallen_and_flagged_t
     let mut old = Sim::start(before_checked_inputs(), &[("Anna", Class::B3)], 1);
     old.bowl(1_000, pins(&[7, 10]));
     let fx = old.bowl(11_000, pins(&[1, 2, 7, 10]));
-    assert_eq!(conducts(&fx), []);
+    assert_eq!(fx.conducts(), []);
     assert_eq!(old.marks(0, 0), ["8-"]);
 }

@@ -836,130 +836,52 @@ fn the_core_brings_in_no_io_crate_through_another() {
     assert!(bad.is_empty(), "the core brings in I/O: {bad:?}");
 }
 
-/// What the core's code must not name: files, sockets, threads, other
-/// programs, the environment and the clock. The lane's time comes from its
-/// inputs.
-const NOT_IN_THE_CORE_CODE: &[&str] = &[
-    "std::fs",
-    "std::net",
-    "std::thread",
-    "std::process",
-    "std::env",
-    "std::os",
-    "SystemTime",
-    "Instant::now",
-    "now_utc",
-    "now_local",
+/// What the core's clippy config must refuse: a clock, a file, a socket,
+/// a thread, another program and the environment. Clippy (run with
+/// warnings denied in every build of CI, `.ci/lints`) refuses them in the
+/// core's code, its tests too; this checks the list stays whole.
+const REFUSED_IN_THE_CORE: &[&str] = &[
+    "std::time::Instant::now",
+    "std::time::SystemTime::now",
+    "time::OffsetDateTime::now_utc",
+    "std::thread::sleep",
+    "std::fs::read_to_string",
+    "std::fs::write",
+    "std::fs::File",
+    "std::fs::OpenOptions",
+    "std::net::TcpStream",
+    "std::net::TcpListener",
+    "std::net::UdpSocket",
+    "std::thread::spawn",
+    "std::process::Command",
+    "std::env::var",
 ];
 
-/// Where `code` names any of [`NOT_IN_THE_CORE_CODE`]: (line, what), lines
-/// from 1. `std::{fs, io}` groups count, over several lines too.
-fn io_in(code: &str) -> Vec<(usize, String)> {
-    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
-    let mut out = Vec::new();
-    // `std::x` and every `x` of a `std::{x, y::z}` group.
-    let mut from = 0;
-    while let Some(at) = code[from..].find("std::") {
-        let start = from + at;
-        from = start + "std::".len();
-        let before = code[..start].chars().next_back();
-        if before.is_some_and(is_ident) {
-            continue; // `mystd::`
-        }
-        // Each name with where it stands.
-        let mut names: Vec<(usize, String)> = vec![(from, String::new())];
-        if code[from..].starts_with('{') {
-            let mut depth = 0;
-            names[0].0 = from + 1;
-            for (i, c) in code[from + 1..].char_indices() {
-                let at = from + 1 + i;
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => names.push((at + 1, String::new())),
-                    c => names.last_mut().unwrap().1.push(c),
-                }
-            }
-        } else {
-            names[0].1 = code[from..].chars().take_while(|&c| is_ident(c)).collect();
-        }
-        for (at, name) in names {
-            let lead = name.len() - name.trim_start().len();
-            let name: String = name
-                .trim_start()
-                .chars()
-                .take_while(|&c| is_ident(c))
-                .collect();
-            let path = format!("std::{name}");
-            if NOT_IN_THE_CORE_CODE.contains(&path.as_str()) {
-                out.push((line_of(at + lead), path));
-            }
-        }
-    }
-    for what in NOT_IN_THE_CORE_CODE
+#[test]
+fn the_cores_clippy_config_refuses_clocks_files_sockets_and_threads() {
+    let path = workspace().join(CORE.dir).join("clippy.toml");
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let config: toml::Table = text
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let refused: BTreeSet<&str> = ["disallowed-methods", "disallowed-types"]
         .iter()
-        .filter(|w| !w.starts_with("std::"))
-    {
-        for (at, _) in code.match_indices(what) {
-            out.push((line_of(at), (*what).to_owned()));
-        }
-    }
-    out.sort();
-    out
-}
-
-#[test]
-fn the_io_finder_finds_io() {
-    let code = "use std::io::Read;\nuse std::{\n    collections::BTreeMap,\n    fs::{self, File},\n};\n\
-                let t = std::time::Instant::now();\nlet ok = mystd::fs::x();\n\
-                let n = ::std::net::TcpStream::connect(a);\n";
-    assert_eq!(
-        io_in(code),
-        [
-            (4, "std::fs".to_owned()),
-            (6, "Instant::now".to_owned()),
-            (8, "std::net".to_owned())
-        ]
-    );
-    assert_eq!(io_in("use std::io::{self, BufRead};\nlet x = y.fs;\n"), []);
-}
-
-#[test]
-fn the_cores_code_reads_no_file_socket_or_clock() {
-    let src = CORE.src();
-    let mut problems = Vec::new();
-    let files = rust_files(&src);
+        .flat_map(|k| {
+            config
+                .get(*k)
+                .and_then(|v| v.as_array())
+                .into_iter()
+                .flatten()
+        })
+        .filter_map(|entry| entry.get("path")?.as_str())
+        .collect();
+    let missing: Vec<&&str> = REFUSED_IN_THE_CORE
+        .iter()
+        .filter(|p| !refused.contains(**p))
+        .collect();
     assert!(
-        files.len() > 20,
-        "only {} files in {}",
-        files.len(),
-        src.display()
-    );
-    for file in &files {
-        let text = fs::read_to_string(file).unwrap();
-        let lines: Vec<String> = code_lines(&text).collect();
-        let tests = test_modules(&lines);
-        // Test modules kept as empty lines, so that line numbers hold.
-        let code: String = lines
-            .iter()
-            .enumerate()
-            .map(|(n, l)| {
-                if tests.contains(&n) {
-                    "\n".to_owned()
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect();
-        for (line, what) in io_in(&code) {
-            problems.push(format!("{}:{line}: {what}", shown(file)));
-        }
-    }
-    assert!(
-        problems.is_empty(),
-        "lanecall-core does no I/O and reads no clock (its time is its inputs' `t`); \
-         outside `#[cfg(test)]` modules its code names:\n{}",
-        problems.join("\n")
+        missing.is_empty(),
+        "{} no longer refuses {missing:?}",
+        shown(&path)
     );
 }
