@@ -90,7 +90,7 @@
 //!   and the demo lane.
 //! - [`cli`] is the command line: its commands, what each runs, and its
 //!   exit codes ([`cli::exit`]); `src/main.rs` only calls it.
-//! - [`setup`] is `lanecall setup`: asks the lane, port, PIN and language,
+//! - [`cli::setup`] is `lanecall setup`: asks the lane, port, PIN and language,
 //!   writes them into the config keeping its comments, starts the service.
 //! - [`atomic`] replaces a whole file in one rename, synced, keeping its
 //!   owner and mode: the config, the sessions, the session key, the logins.
