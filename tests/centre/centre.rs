@@ -23,11 +23,8 @@ fn lanecall() -> &'static str {
     env!("CARGO_BIN_EXE_lanecall")
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-centre-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("centre-{name}"))
 }
 
 /// Writes a centre config; `broker` is `None` for the embedded one on

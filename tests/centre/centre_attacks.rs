@@ -24,11 +24,8 @@ use support::centre_scene::{
 };
 use support::free_port;
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-attack-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("attack-{name}"))
 }
 
 fn topic(lane: u32, kind: &str) -> String {
@@ -331,7 +328,6 @@ fn attacks(dir: &Path, via: Via) {
 fn attacks_through_the_embedded_broker_change_nothing() {
     let dir = temp("embedded");
     attacks(&dir, Via::Embedded(free_port()));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -342,7 +338,6 @@ fn attacks_through_mosquitto_with_the_centres_acl_change_nothing() {
     let dir = temp("mosquitto");
     let broker = secure_mosquitto(&dir);
     attacks(&dir, Via::MosquittoLogins(broker.port));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The password of the read-only `tv` login the takeover tests add.
@@ -491,7 +486,6 @@ fn takeovers(dir: &Path, via: Via, mosquitto: Option<&support::mosquitto::Broker
 fn another_login_with_the_centres_or_lane_1s_client_id_is_refused_by_the_embedded_broker() {
     let dir = temp("takeover-embedded");
     takeovers(&dir, Via::Embedded(free_port()), None);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -505,7 +499,6 @@ fn another_login_with_the_centres_or_lane_1s_client_id_takes_nothing_on_mosquitt
     support::mosquitto::add_login(&dir.join("mosquitto.passwd"), "tv", TV_SECRET);
     broker.restart();
     takeovers(&dir, Via::MosquittoLogins(broker.port), Some(&broker));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Each start of the centre opens one connection under its client id,
@@ -543,7 +536,6 @@ fn the_centre_connects_once_per_start() {
     });
     assert_eq!(broker.times_logged(" as centre ("), starts);
     assert!(!broker.logged("Client centre already connected"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Two lanes configured as lane 2 kick each other off the broker (one
@@ -604,7 +596,6 @@ fn a_second_lane_2(dir: &Path, via: Via) {
 fn a_second_lane_2_on_the_embedded_broker_raises_the_alarm_and_is_never_spliced() {
     let dir = temp("dup-embedded");
     a_second_lane_2(&dir, Via::Embedded(free_port()));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -615,7 +606,6 @@ fn a_second_lane_2_on_mosquitto_raises_the_alarm_and_is_never_spliced() {
     let dir = temp("dup-mosquitto");
     let broker = secure_mosquitto(&dir);
     a_second_lane_2(&dir, Via::MosquittoLogins(broker.port));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A flood of bare connections that never log in, held open, does not
@@ -652,7 +642,6 @@ fn a_connect_flood_keeps_no_lane_out() {
     // Each connection that never logged in is closed.
     let mut first = flood.into_iter().next().unwrap();
     assert!(support::closed_within(&mut first, Duration::from_secs(20)));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// With Mosquitto taking anyone (no logins, no ACL), what reaches the

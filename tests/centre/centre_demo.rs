@@ -99,8 +99,7 @@ impl Drop for Demo {
     ignore = "needs the embedded broker (the `broker` feature)"
 )]
 fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
-    let dir = std::env::temp_dir().join(format!("lanecall-centre-demo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::support::Scratch::new("centre-demo");
     let mut demo = Demo::start(&dir, 3, &["--speed", "10", "--for", "25"]);
     let (centre, lanes) = (demo.centre, demo.lanes.clone());
     assert_eq!(
@@ -199,7 +198,6 @@ fn three_lanes_and_the_centre_in_one_command_agree_and_lose_nothing() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A whole small championship run from the director's page in a real
@@ -219,8 +217,7 @@ fn a_director_runs_a_whole_small_championship_from_the_page() {
     if !support::browser_tools() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("lanecall-championship-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::support::Scratch::new("championship");
     // Seed 7 ties the final: the page records its roll-off too.
     let demo = Demo::start(&dir, 3, &["--speed", "300", "--seed", "7"]);
     let pin = demo.pin.clone().expect("the demo prints the PIN");
@@ -273,7 +270,6 @@ fn a_director_runs_a_whole_small_championship_from_the_page() {
         );
     }
     assert_eq!(finals["step_ladder"]["places"].as_array().unwrap().len(), 3);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every bowler's games as lanes 1 to `lanes` of the demo in `dir`
@@ -334,9 +330,7 @@ fn a_championship_day_is_run_from_the_russian_page_alone() {
     if !support::browser_tools() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("lanecall-day-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new("day");
     let file = dir.join("bare.toml");
     std::fs::write(&file, BARE_PROGRAMME).unwrap();
     let state = dir.join("state");
@@ -487,5 +481,4 @@ fn a_championship_day_is_run_from_the_russian_page_alone() {
         names(&ladder["places"]),
         names(&serde_json::Value::from(want))
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

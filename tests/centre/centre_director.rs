@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 use support::centre::{Centre, lane_login_keys};
@@ -14,11 +14,8 @@ use support::centre_lane::{Lane, PIN};
 use support::centre_scene::{SITE, Via, centre_config};
 use support::{eventually, free_port};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-director-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("director-{name}"))
 }
 
 /// A centre on the embedded broker (logins for lanes 1 and 2), with

@@ -15,11 +15,8 @@ const SHARED_PIN: &str = "246810";
 const SECRETARY_PIN: &str = "135792";
 const SECRETARY: &str = "Pavel Sokolov";
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-entries-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("entries-{name}"))
 }
 
 /// A centre config with the example programme, the shared PIN and one

@@ -26,7 +26,7 @@ use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -47,11 +47,8 @@ use support::{Gate, free_port};
 const CUT: Duration = Duration::from_secs(30);
 /// The shortest time the cut lane's network is closed, refusing it.
 const CLOSED: Duration = Duration::from_secs(5);
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-cfaults-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("cfaults-{name}"))
 }
 
 // ----- the broker killed ----------------------------------------------------
@@ -87,7 +84,6 @@ fn mosquitto_killed_and_restarted_mid_block_loses_no_ball_at_the_centre() {
         l.bowl("X");
     }
     assert_agree(&mut centre, &state, &lanes.each_ref(), "after the restart");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -119,7 +115,6 @@ fn the_embedded_broker_killed_with_its_centre_and_restarted_loses_no_ball() {
         l.bowl("X");
     }
     assert_agree(&mut centre, &state, &lanes.each_ref(), "after the restart");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ----- a lane cut off -------------------------------------------------------
@@ -268,7 +263,6 @@ fn a_lane_cut_off(name: &str, mosquitto: bool) {
     assert_agree(&mut centre, &state, &[&near, &far], "after the cut");
     eprintln!("caught up {:?} after the network came back", back.elapsed());
     drop(broker);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -391,7 +385,6 @@ fn a_full_disk_under_the_mirror_keeps_it_a_journal_and_it_catches_up() {
     lane.bowl("X");
     assert_agree(&mut centre, &state, &[&lane], "once the disk has room");
     assert_eq!(centre.lane(1).unwrap()["mirror"]["failed"], Value::Null);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -437,5 +430,4 @@ fn a_read_only_disk_under_the_mirror_keeps_it_a_journal_and_a_repair_catches_up(
     let mut centre = Centre::start(&config, web);
     lane.bowl("X");
     assert_agree(&mut centre, &state, &[&lane], "after the repair");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use rumqttc::{Client, MqttOptions, QoS};
@@ -156,11 +156,8 @@ fn answering_lane(centre: &mut Centre, mqtt: u16, n: u32, reply: serde_json::Val
     client
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(name)
 }
 
 /// Runs tests/browser/`script` against the centre; its steps say what
@@ -201,7 +198,6 @@ fn the_protocol_prints_on_a4_and_the_tv_fits_a_1920_by_1080_screen() {
     browser("tv.mjs", &centre);
     drop(lane);
     centre.stop();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A block's push on the page says what each lane answered
@@ -260,5 +256,4 @@ fn a_push_shows_what_each_lane_answered_not_sent_for_all() {
         browser("push-answers.mjs", &centre);
     }
     centre.stop();
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,11 +17,8 @@ const SITE: &str = "t";
 /// Long enough for anything this test waits for on a loaded machine.
 const PATIENCE: Duration = Duration::from_secs(30);
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-broker-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("broker-{name}"))
 }
 
 fn topic(lane: u32, what: &str) -> String {
@@ -556,5 +553,4 @@ fn a_clean_stop_of_the_centre_logs_no_error() {
         errors.is_empty(),
         "ERROR lines at a clean stop: {errors:#?}\n{log}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -671,10 +671,8 @@ const AWKWARD_NAME: &str = "Кузнецова, Анна \"Аня\"";
 /// A fresh folder of journals: the World Bowling sample as it is (older),
 /// and again with its bowler renamed (newer, the one the lane writes), with
 /// files that are not journals beside them.
-fn journals(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-api-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn journals(name: &str) -> crate::support::Scratch {
+    let dir = crate::support::Scratch::new(&format!("api-{name}"));
     std::fs::write(dir.join(format!("{OLDER}.jsonl")), SAMPLE).unwrap();
     let renamed = SAMPLE.replace(
         "\"Anna Kuznetsova\"",
@@ -726,7 +724,7 @@ fn replayed(path: &Path) -> Value {
 #[tokio::test]
 async fn the_history_lists_journals_newest_first_and_marks_the_current_one() {
     let dir = journals("list");
-    let app = app_with(Some(dir.clone()));
+    let app = app_with(Some(dir.to_path_buf()));
     let res = send(&app, get("/api/history", None)).await;
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.headers()[header::CONTENT_TYPE], "application/json");
@@ -763,13 +761,12 @@ async fn the_history_lists_journals_newest_first_and_marks_the_current_one() {
     assert_eq!(list[0]["bytes"], text.len());
     assert_eq!(list[0]["events"], events.as_u64().unwrap() + 1);
     assert_eq!(list[1]["bytes"], bytes(OLDER));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_journal_reads_as_lanecall_replay_json_prints_it() {
     let dir = journals("detail");
-    let app = app_with(Some(dir.clone()));
+    let app = app_with(Some(dir.to_path_buf()));
     for id in [OLDER, NEWER] {
         let res = send(&app, get(&format!("/api/history/{id}"), None)).await;
         assert_eq!(res.status(), StatusCode::OK);
@@ -787,7 +784,6 @@ async fn a_journal_reads_as_lanecall_replay_json_prints_it() {
     }
     let report = json_of(send(&app, get(&format!("/api/history/{OLDER}"), None)).await).await;
     assert_eq!(report["bowlers"][0]["games"][0]["total"], 180);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Splits CSV text (RFC 4180, CRLF lines) into rows of fields.
@@ -822,7 +818,7 @@ fn parse_csv(text: &str) -> Vec<Vec<String>> {
 #[tokio::test]
 async fn the_score_sheet_downloads_as_csv_one_row_per_frame() {
     let dir = journals("csv");
-    let app = app_with(Some(dir.clone()));
+    let app = app_with(Some(dir.to_path_buf()));
     let res = send(&app, get(&format!("/export/{OLDER}.csv"), None)).await;
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(
@@ -899,13 +895,12 @@ async fn the_score_sheet_downloads_as_csv_one_row_per_frame() {
             .iter()
             .all(|r| r.len() == 15 && r[2] == AWKWARD_NAME)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn the_journal_downloads_as_it_is_on_disk() {
     let dir = journals("jsonl");
-    let app = app_with(Some(dir.clone()));
+    let app = app_with(Some(dir.to_path_buf()));
     for id in [OLDER, NEWER] {
         let res = send(&app, get(&format!("/export/{id}.jsonl"), None)).await;
         assert_eq!(res.status(), StatusCode::OK);
@@ -921,7 +916,6 @@ async fn the_journal_downloads_as_it_is_on_disk() {
         let body = to_bytes(res.into_body(), usize::MAX).await.unwrap();
         assert_eq!(body, on_disk);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
@@ -930,7 +924,7 @@ async fn only_journals_in_the_folder_are_reachable() {
     // A journal-looking file just outside the folder.
     let outside = dir.with_file_name("lane7-20990101T000000Z-01.jsonl");
     std::fs::write(&outside, SAMPLE).unwrap();
-    let app = app_with(Some(dir.clone()));
+    let app = app_with(Some(dir.to_path_buf()));
     let ids = [
         "..",
         "%2e%2e",
@@ -977,7 +971,6 @@ async fn only_journals_in_the_folder_are_reachable() {
     assert!(res.status().is_server_error());
     assert!(json_of(res).await["error"].is_string());
     let _ = std::fs::remove_file(&outside);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
@@ -1176,12 +1169,10 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
     use lanecall::pinsetter::{Body, Message, format_line};
     use lanecall::ports::Input;
 
-    let dir = std::env::temp_dir().join(format!("lanecall-api-dead-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new("api-dead");
     let relays = Relays::default();
     let settings = RunnerSettings {
-        state_dir: dir.clone(),
+        state_dir: dir.to_path_buf(),
         lane: 7,
         rules: lanecall::lane::Rules {
             min_cycle_ms: 0,
@@ -1315,7 +1306,6 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
 
     sensors.send(Input::Shutdown).await.unwrap();
     thread.join().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ----- who may write what, through the real lane thread -----------------------
@@ -1324,11 +1314,9 @@ async fn a_judge_declares_the_last_ball_dead_and_it_is_bowled_again() {
 async fn pin_pad_entries_withdraws_and_judge_names_are_refused_as_the_rules_say() {
     use lanecall::lane_thread::{LaneRunner, RunnerSettings};
 
-    let dir = std::env::temp_dir().join(format!("lanecall-api-trust-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new("api-trust");
     let settings = RunnerSettings {
-        state_dir: dir.clone(),
+        state_dir: dir.to_path_buf(),
         lane: 7,
         rules: lanecall::lane::Rules::default(),
         speed: 1.0,
@@ -1448,5 +1436,4 @@ async fn pin_pad_entries_withdraws_and_judge_names_are_refused_as_the_rules_say(
 
     stop.send(Input::Shutdown).await.unwrap();
     thread.join().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use lanecall::journal::Writer;
@@ -15,11 +15,8 @@ const OPEN: &str = "lane3-20261130T120000Z-000002.jsonl";
 const DAMAGED: &str = "lane3-20261129T100000Z-01.jsonl";
 const SET_ASIDE: &str = "lane3-20261128T100000Z-01.jsonl.damaged";
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-backup-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("backup-{name}"))
 }
 
 /// A simulated block as the daemon writes it (format 2, every line sealed).
@@ -186,7 +183,6 @@ fn copies_whole_lines_names_damaged_lines_and_is_idempotent() {
     let text = stdout(&third);
     assert!(line_about(&text, OPEN).contains("extended"), "{text}");
     assert_eq!(fs::read(usb.join(OPEN)).unwrap(), whole_lines(&grown));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -217,7 +213,6 @@ fn a_different_file_in_the_folder_is_not_overwritten() {
     let text = stdout(&again);
     assert!(line_about(&text, GOOD).contains("up to date"), "{text}");
     assert_eq!(snapshot(&usb).len(), 2);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -257,5 +252,4 @@ fn exit_codes_and_what_the_technician_reads() {
     let named: Vec<String> = (20..30).map(|n| format!("line {n}")).collect();
     let expected = format!("12 damaged line(s): {}, ...", named.join(", "));
     assert!(line_about(&text, OPEN).contains(&expected), "{text}");
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -23,11 +23,8 @@ fn text(bytes: &[u8]) -> String {
 
 /// A fresh folder for one test, readable by every user (a test runs the
 /// binary as `nobody` when it is root).
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-cli-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("cli-{name}"))
 }
 
 /// A config of a lane with no GPIO, listening on `listen`.
@@ -233,7 +230,6 @@ fn check_config_reads_the_shipped_centre_config_as_a_centres() {
         stderr.contains("did you mean `embedded_listen`?"),
         "{stderr}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -283,7 +279,6 @@ fn check_config_refuses_the_shipped_placeholder_pin_with_no_environment() {
             && stdout.contains(&format!("judge_pin_hash = \"{real}\"")),
         "{stdout}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// Runs `check-config` as a user without capabilities: `nobody` when the
@@ -330,7 +325,6 @@ fn check_config_refuses_a_low_port_this_process_may_not_bind() {
     let high = config(&dir, "0.0.0.0:8080", "/dev/ttyUSB0");
     let out = check_config_unprivileged(&high);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -345,7 +339,6 @@ fn check_config_takes_the_path_either_way() {
     assert_eq!(positional.stdout, option.stdout);
     let both = lanecall(&["check-config", file, "--config", file]);
     assert_eq!(both.status.code(), Some(2), "{}", text(&both.stderr));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 // ----- say ----------------------------------------------------------------------
@@ -414,7 +407,6 @@ fn voice_check_names_each_problem_and_normalise_evens_the_loudness() {
 
     let out = lanecall(&["voice", "check", dir.join("nowhere").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -468,7 +460,6 @@ fn say_names_what_it_wrote_and_keeps_to_the_volume_range() {
         assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
         assert!(stderr.contains("use 0.0 to 2.0"), "{bad}: {stderr}");
     }
-    let _ = fs::remove_dir_all(&dir);
 }
 
 // ----- monitor ------------------------------------------------------------------
@@ -499,7 +490,6 @@ fn monitor_says_the_port_is_missing_and_fails() {
         )),
         "{stderr}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 // ----- hash-pin -----------------------------------------------------------------
@@ -556,7 +546,6 @@ fn run_and_centre_say_a_config_they_cannot_read_once_and_exit_78() {
             "{command}: {stderr}"
         );
     }
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -582,7 +571,6 @@ fn a_centre_that_cannot_start_says_why_once() {
         1,
         "{stderr}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// A centre whose embedded broker's `passwords` file is missing, or that
@@ -643,7 +631,6 @@ fn a_missing_or_unreadable_passwords_file_fails_check_config_and_the_centre_exit
         assert_eq!(out.status.code(), Some(78), "{case}: {stderr}");
         assert_eq!(stderr.matches(&wanted).count(), 1, "{case}: {stderr}");
     }
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -667,7 +654,6 @@ fn run_with_gpio_on_a_machine_that_is_not_a_pi_exits_78_for_no_restart() {
         1,
         "{stderr}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// A string pinsetter's expander on a bus this machine does not have: the
@@ -715,7 +701,6 @@ fn run_with_pin_switches_that_do_not_answer_keeps_the_lane_and_names_the_part() 
         parts[0]["fix"].as_str().unwrap().contains("pin pad"),
         "{parts:?}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -749,7 +734,6 @@ fn run_on_a_port_already_taken_fails_before_writing_a_journal() {
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect();
     assert!(journals.is_empty(), "{journals:?}");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 // ----- unlock -------------------------------------------------------------------
@@ -778,7 +762,6 @@ fn unlock_with_a_config_no_daemon_has_run_names_the_missing_state_dir() {
             && !stderr.contains("daemon's user or root"),
         "{stderr}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 // ----- replay -------------------------------------------------------------------

@@ -6,7 +6,7 @@
 //! and block count do not go on; the journal alone gives the same day.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use lanecall::clock_sync::FAKE_ENV;
 use lanecall::journal::Header;
@@ -23,9 +23,8 @@ use support::Daemon;
 const PIN: &str = "246813";
 const LANE: u32 = 3;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    let dir = crate::support::Scratch::new(name);
     fs::create_dir_all(dir.join("journal")).unwrap();
     dir
 }
@@ -164,7 +163,6 @@ fn a_lane_restarted_on_yesterdays_clock_waits_for_the_judges_date_and_begins_the
     assert_eq!(report["blocks"][0]["block"], 1);
     assert!(text.contains(r#""ev":"date""#), "{text}");
     lane.stop();
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -184,5 +182,4 @@ fn a_synchronised_lane_takes_its_clocks_date_and_no_judge_is_asked() {
     let (status, body) = lane.action(json!({"ev": "start_block", "games": 1}));
     assert_eq!(status, 200, "{body}");
     lane.stop();
-    let _ = fs::remove_dir_all(&dir);
 }

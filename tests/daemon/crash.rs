@@ -74,8 +74,7 @@ impl Drop for Lane {
 
 #[test]
 fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
-    let dir = std::env::temp_dir().join(format!("lanecall-crash-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = crate::support::Scratch::new("crash");
     fs::create_dir_all(dir.join("journal")).unwrap();
     let journal = dir.join("journal/lane3-20260101T000000Z-01.jsonl");
     fs::write(&journal, support::journal_with_open_block(3, 1)).unwrap();
@@ -141,7 +140,6 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
     assert_eq!(game["complete"], true);
     assert_eq!(game["total"], 177);
     assert!(crashed.errors().is_empty(), "{:?}", crashed.errors());
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// systemd may stop the lane the moment it answers: SIGTERM then must stop
@@ -149,9 +147,7 @@ fn a_lane_killed_at_random_moments_loses_no_acknowledged_input() {
 /// because the handler was not yet in place.
 #[test]
 fn a_sigterm_as_soon_as_the_panel_answers_stops_the_lane_cleanly() {
-    let dir = std::env::temp_dir().join(format!("lanecall-early-term-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new("early-term");
     let hash = lanecall::web::hash_pin("246810").unwrap();
     for _ in 0..10 {
         let http = support::free_port();
@@ -160,7 +156,6 @@ fn a_sigterm_as_soon_as_the_panel_answers_stops_the_lane_cleanly() {
         let status = daemon.stop();
         assert!(status.success(), "SIGTERM right after start: {status:?}");
     }
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The journal names of `dir/journal`, oldest first.
@@ -185,10 +180,10 @@ const PIN: &str = "135792";
 /// A fresh folder for the test `tag` with lane 3's config in it, judged
 /// with [`PIN`]: its pinsetter a pseudo-terminal that sends nothing (both
 /// ends, to keep open), and its panel's port.
-fn lane_whose_pinsetter_is_quiet(tag: &str) -> (PathBuf, TTYPort, TTYPort, PathBuf, u16) {
-    let dir = std::env::temp_dir().join(format!("lanecall-crash-{tag}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+fn lane_whose_pinsetter_is_quiet(
+    tag: &str,
+) -> (crate::support::Scratch, TTYPort, TTYPort, PathBuf, u16) {
+    let dir = crate::support::Scratch::new(&format!("crash-{tag}"));
     let (pinsetter, slave) = TTYPort::pair().expect("a pseudo-terminal pair");
     let port = slave.name().expect("the slave's name");
     let hash = lanecall::web::hash_pin(PIN).unwrap();
@@ -265,7 +260,6 @@ fn blocks_are_numbered_through_the_day_across_journals_and_restarts() {
     assert_eq!(header_of(&files[2])["day"]["blocks"], 2);
     daemon.stop();
     drop(slave);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The next block's journal starts with the pinsetter link's state the lane
@@ -274,8 +268,7 @@ fn blocks_are_numbered_through_the_day_across_journals_and_restarts() {
 /// the working link as never connected while its lines arrived.
 #[test]
 fn the_next_blocks_journal_inherits_the_link_state_across_a_crash() {
-    let dir = std::env::temp_dir().join(format!("lanecall-inherit-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = crate::support::Scratch::new("inherit");
     fs::create_dir_all(dir.join("journal")).unwrap();
     // Today's journal with a block bowled and ended: the daemon goes on in
     // it, and the next lineup starts a new one.
@@ -348,7 +341,6 @@ fn the_next_blocks_journal_inherits_the_link_state_across_a_crash() {
     assert_eq!(lane["bowlers"][0]["name"], "Olga");
     assert_eq!(journals(), vec![new]);
     drop(daemon);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// Milliseconds since 1970 now, by the test's wall clock.
@@ -406,5 +398,4 @@ fn the_journal_gives_the_wall_clock_again_after_a_restart() {
         );
     }
     drop(slave);
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -10,8 +10,7 @@ use lanecall::replay::{Replay, render_sheet};
 
 #[test]
 fn the_demo_runs_headless_and_its_journal_replays_to_the_same_lane() {
-    let dir = std::env::temp_dir().join(format!("lanecall-demo-test-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = crate::support::Scratch::new("demo-test");
     let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
         .args([
             "demo",
@@ -92,13 +91,11 @@ fn the_demo_runs_headless_and_its_journal_replays_to_the_same_lane() {
             .iter()
             .all(|e| e.message.starts_with("serial line"))
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_demos_end_names_every_journal_and_prints_each_blocks_sheet() {
-    let dir = std::env::temp_dir().join(format!("lanecall-demo-blocks-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = crate::support::Scratch::new("demo-blocks");
     // 6,000 s of lane time: the first block (about 85 min) and the next.
     let out = Command::new(env!("CARGO_BIN_EXE_lanecall"))
         .args([
@@ -139,7 +136,6 @@ fn the_demos_end_names_every_journal_and_prints_each_blocks_sheet() {
             );
         }
     }
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// Processes that spin on the CPU until dropped.
@@ -208,8 +204,7 @@ fn journals(dir: &Path) -> String {
 /// CPU while three demos run) plays it late, never differently.
 #[test]
 fn the_same_seed_gives_the_same_journal_on_a_busy_machine() {
-    let base = std::env::temp_dir().join(format!("lanecall-demo-same-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&base);
+    let base = crate::support::Scratch::new("demo-same");
     let hogs = Hogs::start(2);
     let runs: Vec<_> = (0..3)
         .map(|k| {
@@ -262,5 +257,4 @@ fn the_same_seed_gives_the_same_journal_on_a_busy_machine() {
     assert!(balls >= 6, "{balls} balls in 500 s of lane time:\n{first}");
     // 25 s at 20 times: 500 s of lane time, to the millisecond.
     assert_eq!(stopped, "Stopped at lane time 0:08:20 (500000 ms).");
-    let _ = fs::remove_dir_all(&base);
 }

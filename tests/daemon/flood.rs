@@ -112,8 +112,7 @@ fn write_patiently(master: &mut TTYPort, mut bytes: &[u8]) {
 
 #[test]
 fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
-    let dir = std::env::temp_dir().join(format!("lanecall-flood-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = crate::support::Scratch::new("flood");
     fs::create_dir_all(dir.join("journal")).unwrap();
     let journal = dir.join("journal/lane3-20260101T000000Z-01.jsonl");
     fs::write(&journal, journal_with_a_short_clock()).unwrap();
@@ -280,5 +279,4 @@ fn a_flood_of_noise_is_shed_and_a_good_ball_after_it_is_scored() {
     }
     drop(writer.join().unwrap());
     assert!(status.success(), "exit status {status}");
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -99,9 +99,7 @@ async fn streamed_len(app: &Router, uri: &str) -> (StatusCode, u64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_journal_of_a_million_bad_lines_is_read_in_bounded_memory() {
-    let dir = std::env::temp_dir().join(format!("lanecall-history-mem-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new("history-mem");
     noisy_journal(&dir);
     let app = app(&dir);
 
@@ -166,5 +164,4 @@ async fn a_journal_of_a_million_bad_lines_is_read_in_bounded_memory() {
         .unwrap();
     let busy: Value = serde_json::from_slice(&busy.1).unwrap();
     assert_eq!(busy["error"], JOURNALS_BUSY);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -26,16 +26,13 @@ use support::{Daemon, free_port};
 /// `hash_pin("2468")`.
 const PIN_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$wQLBJ53yXnWS1FSmR7RdxA$pRDX/Tw1tO9l8PpLiGTMUICb8JmI11KCknIhF4PxrIw";
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-http-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("http-{name}"))
 }
 
 /// A daemon whose `[web]` table also has `extra` (write_config writes
 /// `[web]` last).
-fn daemon(name: &str, extra: &str) -> (Daemon, u16, PathBuf) {
+fn daemon(name: &str, extra: &str) -> (Daemon, u16, support::Scratch) {
     let dir = temp_dir(name);
     let http = free_port();
     let config = support::write_config(&dir, 3, "/dev/null-pinsetter", http, PIN_HASH);
@@ -546,13 +543,40 @@ fn a_judge_gets_in_while_256_slow_bodies_trickle_into_the_lane() {
 }
 
 /// A centre with its own broker and a judge's PIN ([`centre_config`]).
-fn centre(name: &str) -> (Centre, u16, PathBuf) {
+fn centre(name: &str) -> (Centre, u16, support::Scratch) {
     let dir = temp_dir(name);
     let state = dir.join("state");
     std::fs::create_dir_all(&state).unwrap();
     let web = free_port();
     let config = centre_config(&dir, &state, web, Via::Embedded(free_port()));
     (Centre::start(&config, web), web, dir)
+}
+
+/// A login body over the login's cap is 413 at the centre as on the lane,
+/// its length declared or not (chunked: found too long while read).
+#[test]
+fn an_oversized_login_at_the_centre_is_413_declared_or_not() {
+    let (c, web, _dir) = centre("centre-big-login");
+    let body = format!(r#"{{"pin":"{}"}}"#, "9".repeat(20 * 1024));
+    let head = "POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                Connection: close\r\n";
+    let declared = format!("{head}Content-Length: {}\r\n\r\n{body}", body.len());
+    let chunked = format!(
+        "{head}Transfer-Encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+        body.len()
+    );
+    for (how, request) in [("declared", declared), ("chunked", chunked)] {
+        let mut s = TcpStream::connect(("127.0.0.1", web)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        // The server may answer and close before it has read it all.
+        let _ = s.write_all(request.as_bytes());
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer);
+        let first = answer.lines().next().unwrap_or("");
+        assert_eq!(first, "HTTP/1.1 413 Payload Too Large", "{how}");
+    }
+    c.stop();
 }
 
 #[test]

@@ -23,11 +23,8 @@ use support::mount::{Mount, fill, repair_ext4};
 
 const PIN: &str = "246813";
 
-fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-faults-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+fn fresh_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("faults-{name}"))
 }
 
 /// A lane whose state directory is `dir`, with a block already started
@@ -306,7 +303,6 @@ fn a_card_that_fills_mid_game_holds_the_lane_and_loses_no_ball() {
     assert!(lane.daemon.stop().success());
     let mut again = Daemon::start(&lane.config, lane.http);
     assert_eq!(game(&again.lane()), &last);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -353,7 +349,6 @@ fn a_card_gone_read_only_holds_the_lane_and_a_restart_shows_the_last_sheet() {
     let after = again.lane();
     assert_eq!(game(&after), game(&last));
     assert_eq!(after["journal"]["state"], "ok");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// A journal a full card or a bad one can leave as the newest.
@@ -430,7 +425,6 @@ fn a_missing_state_dir_stops_the_start_and_is_named() {
         said.contains(&*missing.to_string_lossy()) && said.contains("does not exist"),
         "{said}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// A Pi with no clock battery started a journal dated 2099, then the clock
@@ -473,7 +467,6 @@ fn an_open_block_is_recovered_whatever_dates_the_names_carry() {
     assert_eq!(lane["journal"]["file"], open);
     assert_eq!(lane["up"]["bowler"], "Ivan Petrov", "{}", lane["up"]);
     drop(daemon);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -493,7 +486,6 @@ fn a_journal_deleted_under_the_running_lane_is_put_back() {
     lane.bowl_taken(2);
     assert_eq!(lane.harmless_action().0, 409);
     lane.assert_shows_the_journal();
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The second block of the day starts a journal of its own, and lane time
@@ -562,7 +554,6 @@ fn lane_time_runs_on_into_the_next_blocks_journal() {
         ts[4] - ts[2]
     );
     assert_shows(&lane.daemon.lane(), &journal);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// `[journal] mirror` on a USB stick that is not plugged in at first: the
@@ -597,5 +588,4 @@ fn a_missing_mirror_never_stops_scoring_and_catches_up() {
         l["journal"]["mirror"]["state"] == "ok"
             && fs::read(usb.join(name)).ok() == fs::read(&journal).ok()
     });
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -19,11 +19,8 @@ use support::{Daemon, free_port, write_config};
 
 const PIN: &str = "246813";
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(name)
 }
 
 /// A config for the daemon with `extra` lines added to its `[web]` table
@@ -199,7 +196,6 @@ fn wrong_pins_from_one_address_lock_that_address_not_the_judges() {
     assert_eq!(security["address_lockouts"], 1, "{security}");
     assert_eq!(security["addresses"], json!(["127.0.0.2"]), "{security}");
     assert_eq!(security["locked_addresses"], json!(["127.0.0.2"]));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -275,7 +271,6 @@ fn guessing_from_many_addresses_locks_new_devices_until_unlocked() {
     // One warning for the lock, not one per try.
     let log = std::fs::read_to_string(config.with_extension("log")).unwrap();
     assert_eq!(log.matches("PIN checks locked").count(), 1, "{log}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A centre's config in `dir`: its state in `dir/state`, a broker that is
@@ -300,7 +295,6 @@ fn a_centre_locks_only_the_guessing_address() {
     let config = centre_config(&dir, web, &hash, "");
     let _centre = Centre::start(&config, web);
     one_guesser_locks_only_itself(web, "`lanecall unlock --config /etc/lanecall/centre.toml`");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -327,7 +321,6 @@ fn lanecall_unlock_with_a_centres_config_ends_its_lockout() {
     assert!(message.contains("--config"), "{message}");
     assert!(message.contains("centre's computer"), "{message}");
     assert!(!message.contains("lane's computer"), "{message}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The daemon's resident memory, in KiB.
@@ -361,7 +354,6 @@ fn memory_stays_flat_over_many_logins() {
     eprintln!("VmRSS after 1 login: {after_first} KiB; after 50 more: {after_50} KiB");
     // Each argon2 check needs 19 MiB: a leak of one buffer shows.
     assert!(grown < 4 * 1024, "grew {grown} KiB over 50 logins");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The idle end of a session is src/web/sessions.rs's, tested there on a
@@ -422,7 +414,6 @@ fn sessions_survive_a_restart_end_on_logout_and_pin_change() {
     let _daemon = Daemon::start(&config, http);
     assert_eq!(judge_of(http, &kept), Value::Null);
     log_in(http, new_pin);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 const JUDGE_PIN: &str = "80604020";
@@ -513,7 +504,6 @@ fn a_judge_renamed_or_removed_on_a_lane_keeps_no_session_after_a_restart() {
         edit();
         daemon = Some(Daemon::start(&config, http));
     });
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -529,5 +519,4 @@ fn a_judge_renamed_or_removed_on_a_centre_keeps_no_session_after_a_restart() {
         edit();
         centre = Some(Centre::start(&config, web));
     });
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -23,7 +23,6 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use lanecall::lane::PinSet;
@@ -64,13 +63,11 @@ fn a_judge_handles_a_wrong_deck_a_recheck_and_the_second_block() {
 /// A fresh scratch folder for the test `tag`; `None` (the test is
 /// skipped) when the browser tools are missing and skipping is allowed
 /// (tests/support/needs.rs).
-fn scratch(tag: &str) -> Option<PathBuf> {
+fn scratch(tag: &str) -> Option<crate::support::Scratch> {
     if !support::browser_tools() {
         return None;
     }
-    let dir = std::env::temp_dir().join(format!("lanecall-{tag}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new(tag);
     Some(dir)
 }
 
@@ -127,7 +124,6 @@ fn run_with_pinsetter(script: &str, tag: &str) {
         }
         true
     });
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The lane order editor: after ↑, ↓, ✕ and a substitution the form is
@@ -179,7 +175,6 @@ fn run_without_pinsetter(args: &[&str], tag: &str, edit: impl FnOnce(String) -> 
         .status()
         .expect("node runs");
     assert!(status.success(), "the browser script failed: {status}");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The scoreboard, `/board` (`tests/browser/board.mjs`): four bowlers'

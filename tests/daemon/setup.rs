@@ -14,11 +14,8 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-setup-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("setup-{name}"))
 }
 
 /// `lanecall setup ARGS` with `answers` on stdin (not a terminal).
@@ -140,7 +137,6 @@ fn setup_writes_the_answers_into_the_example_keeping_its_comments() {
     assert_eq!(value(&written, "", "lane").as_integer(), Some(3));
     let hash = value(&written, "web", "judge_pin_hash");
     assert!(lanecall::web::verify_pin("654321", hash.as_str().unwrap()));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -180,7 +176,6 @@ fn setup_run_again_keeps_every_value_on_enter_even_an_unplugged_port() {
     assert!(stdout.contains("Lane number [7]"), "{stdout}");
     assert!(stdout.contains("kept as configured"), "{stdout}");
     assert_eq!(fs::read_to_string(&config).unwrap(), before);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -222,7 +217,6 @@ fn a_pin_switch_lane_is_not_asked_for_a_serial_port() {
         text(&out.stderr)
     );
     assert_eq!(fs::read_to_string(&config).unwrap(), written);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -291,7 +285,6 @@ fn setup_refuses_a_bad_answer_and_leaves_the_old_file() {
     assert!(text(&out.stderr).contains("warning: pinsetter.port:"));
     let written = fs::read_to_string(&config).unwrap();
     assert_eq!(value(&written, "pinsetter", "port").as_str(), Some(by_id));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// A `systemctl` that writes its arguments to a file and exits `code`.
@@ -357,7 +350,6 @@ fn setup_enables_and_restarts_the_service_or_says_what_to_run() {
             && stderr.contains("sudo systemctl enable --now lanecall"),
         "{stderr}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -389,7 +381,6 @@ fn run_refuses_the_placeholder_pin_naming_setup() {
         stderr.contains("web.judges[1].pin_hash is the example's placeholder"),
         "{stderr}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -572,7 +563,6 @@ fn at_a_terminal_the_pin_is_not_echoed_and_a_bad_answer_is_asked_again() {
         "48291357",
         hash.as_str().unwrap()
     ));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -592,7 +582,6 @@ fn setup_leaves_a_config_others_could_read_0640() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let mode = fs::metadata(&config).unwrap().permissions().mode() & 0o7777;
     assert_eq!(mode, 0o640, "{mode:o}");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -646,7 +635,6 @@ fn check_config_and_run_warn_when_others_may_read_the_config() {
         stderr.contains("WARN") && stderr.contains(&chmod),
         "{stderr}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// A lane's config in `dir` with a real judge PIN and a `[[web.judges]]`
@@ -704,5 +692,4 @@ fn without_a_sound_card_setup_says_so_in_one_line_and_goes_on() {
     );
     let written = fs::read_to_string(&config).unwrap();
     assert_eq!(value(&written, "speaker", "device").as_str(), Some("auto"));
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -57,11 +57,9 @@ fn line_ends(text: &str) -> Vec<u64> {
 
 #[test]
 fn a_journal_sink_is_told_of_every_durable_line_and_of_the_next_blocks_journal() {
-    let dir = std::env::temp_dir().join(format!("lanecall-journal-sink-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new("journal-sink");
     let settings = RunnerSettings {
-        state_dir: dir.clone(),
+        state_dir: dir.to_path_buf(),
         lane: 2,
         rules: lanecall::lane::Rules {
             min_cycle_ms: 0,
@@ -121,7 +119,6 @@ fn a_journal_sink_is_told_of_every_durable_line_and_of_the_next_blocks_journal()
     assert_eq!(second_ends.len(), 2, "{second_text}");
     assert_eq!(second_len, second_ends[1]);
     assert_eq!(told.len(), in_first.len() + 1, "{told:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A lane following a script (the demo) journals an input from outside it
@@ -135,11 +132,9 @@ fn an_outside_input_never_presses_a_late_script_into_one_moment() {
     use lanecall::lane::Sensor;
     use lanecall::ports::Reading;
 
-    let dir = std::env::temp_dir().join(format!("lanecall-script-late-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new("script-late");
     let settings = RunnerSettings {
-        state_dir: dir.clone(),
+        state_dir: dir.to_path_buf(),
         lane: 2,
         rules: lanecall::lane::Rules::default(),
         speed: 1.0,
@@ -192,5 +187,4 @@ fn an_outside_input_never_presses_a_late_script_into_one_moment() {
         ],
         "{text}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

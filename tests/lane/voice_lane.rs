@@ -401,9 +401,7 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
     use lanecall::ports::Input;
     use lanecall::sensors::gpio::NullOutputs;
 
-    let dir = std::env::temp_dir().join(format!("lanecall-voice-lane-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::Scratch::new("voice-lane");
     let text = format!(
         "lane = 4\nstate_dir = {dir:?}\n[pinsetter]\nport = \"simulated\"\n[gpio]\nbackend = \"none\"\n\
          [rules]\nmin_cycle_ms = 0\n[web]\njudge_pin_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"\n"
@@ -484,5 +482,4 @@ fn the_daemon_journals_the_setting_and_says_what_it_allows() {
     };
     assert_eq!(words(&again), words(&replay));
     assert_eq!(words(&again)[3], ["7", "10", "split"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -512,11 +512,8 @@ fn the_score_is_read_even_when_quiet() {
 }
 
 /// A fresh empty folder in the system's temporary directory.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanecall-voice-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> crate::support::Scratch {
+    crate::support::Scratch::new(&format!("voice-{name}"))
 }
 
 #[test]
@@ -553,7 +550,6 @@ fn recordings_in_a_folder_replace_the_builtin_clips() {
         pack.get("split").unwrap().samples,
         builtin.get("split").unwrap().samples
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn problem_names(err: &PackError, file: &Path) {

@@ -10,11 +10,14 @@ pub mod http;
 pub mod mosquitto;
 pub mod mount;
 pub mod needs;
+pub mod scratch;
 pub mod tls;
 pub mod wait;
 
 #[allow(unused_imports)]
 pub use needs::{browser_tools, mosquitto_tools, require, require_tool};
+#[allow(unused_imports)]
+pub use scratch::Scratch;
 #[allow(unused_imports)]
 pub use wait::{
     Gate, browser_command, eventually, eventually_async, eventually_within, run_browser,
