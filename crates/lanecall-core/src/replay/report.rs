@@ -443,10 +443,10 @@ impl Serialize for Text<'_> {
         let mut len = 0;
         let mut sep: &[u8] = b"";
         for &word in self.0.as_slice() {
-            let mut digits = [0u8; 5];
+            let mut digits = itoa::Buffer::new();
             let part = match word {
-                Word::Pin(p) => decimal(p.number().into(), &mut digits),
-                Word::Number(n) => decimal(n, &mut digits),
+                Word::Pin(p) => digits.format(p.number()).as_bytes(),
+                Word::Number(n) => digits.format(n).as_bytes(),
                 w => w.fixed_english().as_bytes(),
             };
             let end = len + sep.len() + part.len();
@@ -466,34 +466,18 @@ impl Serialize for Text<'_> {
     }
 }
 
-/// `n` in decimal digits, written into the end of `buf`.
-fn decimal(mut n: u16, buf: &mut [u8; 5]) -> &[u8] {
-    let mut start = buf.len();
-    loop {
-        start -= 1;
-        buf[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[start..];
-        }
-    }
-}
-
 /// A word as its token, written without an allocation.
 struct Token(Word);
 
 impl Serialize for Token {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut digits = [0u8; 5];
+        let mut digits = itoa::Buffer::new();
         let number = match self.0 {
-            Word::Pin(p) => decimal(p.number().into(), &mut digits),
-            Word::Number(n) => decimal(n, &mut digits),
+            Word::Pin(p) => digits.format(p.number()),
+            Word::Number(n) => digits.format(n),
             w => return s.serialize_str(w.fixed_token()),
         };
-        match std::str::from_utf8(number) {
-            Ok(number) => s.serialize_str(number),
-            Err(_) => s.collect_str(&self.0.token()),
-        }
+        s.serialize_str(number)
     }
 }
 

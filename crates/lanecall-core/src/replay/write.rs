@@ -22,30 +22,11 @@ impl Json {
     }
 
     fn uint(&mut self, n: u64) {
-        if n < 10 {
-            // Most numbers: pins, pinfalls, frames.
-            self.0.push(b'0' + n as u8);
-            return;
-        }
-        let mut digits = [0u8; 20];
-        let mut start = digits.len();
-        let mut n = n;
-        loop {
-            start -= 1;
-            digits[start] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.raw(&digits[start..]);
+        self.raw(itoa::Buffer::new().format(n).as_bytes());
     }
 
     fn int(&mut self, n: i64) {
-        if n < 0 {
-            self.raw(b"-");
-        }
-        self.uint(n.unsigned_abs());
+        self.raw(itoa::Buffer::new().format(n).as_bytes());
     }
 
     fn bool(&mut self, b: bool) {
