@@ -3,21 +3,20 @@
 //! every problem at once.
 
 use std::collections::BTreeSet;
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 
 use super::{MAX_LANE_NUMBER, MAX_LANES};
 use crate::config::judges::HOW;
 use crate::config::{
-    Check, ConfigError, JUDGE, Kind, Problem, RawJudge, absolute_path, judges, keys, load_file,
-    parse_checked, pin_hash, position,
+    Check, ConfigError, DEFAULT_LISTEN, JUDGE, Kind, Problem, RawJudge, absolute_path, judges,
+    keys, load_file, parse_checked, pin_hash, position,
 };
 use crate::mqtt::{BrokerUrl, read_ca_file};
 
 /// The MQTT port the embedded broker listens on when none is configured.
-pub const DEFAULT_EMBEDDED_LISTEN: &str = "0.0.0.0:1883";
-/// Where the centre's page listens when none is configured.
-pub const DEFAULT_WEB_LISTEN: &str = "0.0.0.0:8080";
+pub const DEFAULT_EMBEDDED_LISTEN: SocketAddr =
+    SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 1883));
 
 keys! {
     /// The centre's file (docs/centre.md).
@@ -40,7 +39,9 @@ keys! {
 keys! {
     /// `[web]`: the centre's page.
     pub(crate) struct RawWeb in WEB {
-        listen: Option<String> => Kind::Str, default DEFAULT_WEB_LISTEN;
+        /// Where the centre's page listens: by default where a lane's panel
+        /// does.
+        listen: Option<String> => Kind::Str, default DEFAULT_LISTEN;
         judge_pin_hash: Option<String> => Kind::Str;
         judges: Vec<RawJudge> => Kind::Tables(JUDGE);
     }
@@ -238,8 +239,12 @@ fn absolute(key: &str, value: Option<String>, c: &mut Check) -> Option<PathBuf> 
         .ok()
 }
 
-fn address(key: &str, value: Option<String>, default: &str, c: &mut Check) -> Option<SocketAddr> {
-    let default: SocketAddr = default.parse().ok()?;
+fn address(
+    key: &str,
+    value: Option<String>,
+    default: SocketAddr,
+    c: &mut Check,
+) -> Option<SocketAddr> {
     let Some(value) = value else {
         return Some(default);
     };
@@ -281,7 +286,7 @@ impl Raw {
             }
             v => absolute("state_dir", v, c),
         };
-        let web_listen = address("web.listen", self.web.listen, DEFAULT_WEB_LISTEN, c);
+        let web_listen = address("web.listen", self.web.listen, DEFAULT_LISTEN, c);
         let judge_pin_hash = match self.web.judge_pin_hash {
             None => {
                 c.push(

@@ -8,6 +8,11 @@
 //! Keys without a default (required, or absent when left out, such as
 //! `journal.mirror` or `web.tls_cert`) are not here.
 //!
+//! The journal's, pinsetter's, speaker's and web panel's values reach the
+//! validation, and `Config::demo`, through their table's `Default`
+//! (`validated`), built from these; the declarations in `raw` name them
+//! for docs/config.md's table.
+//!
 //! It decides nothing else: the ranges a value must fall in are in
 //! `validate` and `validate_web`.
 
@@ -52,10 +57,10 @@ pub(super) const DEFAULT_LANGUAGE: Language = Language::Ru;
 pub(super) const DEFAULT_STALE_AFTER_MS: u64 = 8000;
 /// Also the least: shorter, "семь, десять" runs into "семьдесят".
 pub(super) const DEFAULT_WORD_PAUSE_MS: u64 = 260;
-pub(super) const DEFAULT_EXTRAS: bool = false;
 
 // [web]
-pub(super) const DEFAULT_LISTEN: SocketAddr =
+/// Also the centre's page's.
+pub(crate) const DEFAULT_LISTEN: SocketAddr =
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 8080));
 pub(crate) const DEFAULT_SESSION_HOURS: u64 = 12;
 pub(super) const DEFAULT_MAX_CONNECTIONS: usize = 256;

@@ -133,13 +133,14 @@ pub(crate) use key_default;
 /// ```
 ///
 /// gives the serde struct `RawSpeaker` (every key optional in the file,
-/// unknown keys refused) and `SPEAKER`, its [`Key`]s in the file's order.
+/// unknown keys refused; serialized, a key left `None` is left out) and
+/// `SPEAKER`, its [`Key`]s in the file's order.
 macro_rules! keys {
     ($(#[$m:meta])* $vis:vis struct $name:ident in $list:ident {
         $( $(#[$fm:meta])* $field:ident : $ty:ty => $kind:expr $(, default $default:expr)? ; )*
     }) => {
         $(#[$m])*
-        #[derive(serde::Deserialize, Default)]
+        #[derive(serde::Deserialize, serde::Serialize, Default)]
         #[serde(default, deny_unknown_fields)]
         $vis struct $name { $( $(#[$fm])* pub(super) $field: $ty, )* }
 

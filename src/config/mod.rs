@@ -37,8 +37,10 @@
 //! - `raw`: the file as written — the lane's tables declared with `keys!`,
 //!   the walk of the known keys, the "did you mean" of an unknown key.
 //! - `switches`, `voice`: `[pinsetter.switches]` and the speaker's voice;
-//!   `validated`: the [`Config`] the rest of the crate uses, and the
-//!   effective file `check-config` prints.
+//!   `validated`: the [`Config`] the rest of the crate uses.
+//! - `print`: the effective file `check-config` prints, a [`Config`]
+//!   written back through `raw`'s structs (the keys' names and units are
+//!   the file's by construction).
 //! - `validate`, `validate_web` and `validate_centre`: raw structs into a
 //!   [`Config`], every problem at once.
 //! - `load`: reading a file through those steps, the one loader of the
@@ -54,7 +56,7 @@ mod collect;
 mod defaults;
 /// The `[web]` defaults the lane's panel and the centre's page share.
 pub(crate) use defaults::{
-    DEFAULT_LOCKOUT_AFTER, DEFAULT_LOCKOUT_BASE_S, DEFAULT_LOCKOUT_MAX_S, DEFAULT_SESSION_HOURS,
+    DEFAULT_LISTEN, DEFAULT_LOCKOUT_AFTER, DEFAULT_LOCKOUT_BASE_S, DEFAULT_LOCKOUT_MAX_S, DEFAULT_SESSION_HOURS,
     DEFAULT_SESSION_IDLE_S,
 };
 mod gpio;
@@ -62,6 +64,7 @@ pub(crate) mod judges;
 pub(crate) mod keys;
 mod listen;
 mod load;
+mod print;
 mod problem;
 mod raw;
 mod site;

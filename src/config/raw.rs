@@ -1,7 +1,7 @@
 //! The file as written: the keys the lane knows and the type of each,
 //! walked before deserializing so every unknown key and wrong type is
-//! reported by its full path; the serde structs the file is read into; and
-//! where a key is in the text, for the messages' line and column.
+//! reported by its full path; and the serde structs the file is read
+//! into, and the effective file written from (`print`).
 //!
 //! It decides which keys exist; it never judges a value (see `validate`)
 //! and never supplies a default (see `defaults`).
@@ -249,8 +249,11 @@ keys! {
     /// `[gpio]`.
     pub(super) struct RawGpio in GPIO {
         backend: Option<String> => Kind::Str;
+        #[serde(skip_serializing_if = "RawInputs::is_empty")]
         inputs: RawInputs => Kind::Table(INPUTS);
+        #[serde(skip_serializing_if = "BTreeMap::is_empty")]
         buttons: BTreeMap<String, RawInput> => Kind::Table(BUTTON_TABLES);
+        #[serde(skip_serializing_if = "RawOutputs::is_empty")]
         outputs: RawOutputs => Kind::Table(OUTPUTS);
     }
 }
@@ -262,6 +265,20 @@ keys! {
         ball: Option<RawInput> => Kind::Table(INPUT);
         channel_left: Option<RawInput> => Kind::Table(INPUT);
         channel_right: Option<RawInput> => Kind::Table(INPUT);
+    }
+}
+
+impl RawInputs {
+    fn is_empty(&self) -> bool {
+        let RawInputs {
+            foul_beam,
+            ball,
+            channel_left,
+            channel_right,
+        } = self;
+        [foul_beam, ball, channel_left, channel_right]
+            .iter()
+            .all(|input| input.is_none())
     }
 }
 
@@ -280,6 +297,12 @@ keys! {
     pub(super) struct RawOutputs in OUTPUTS {
         foul_lamp: Option<RawLamp> => Kind::Table(LAMP);
         pinsetter_reset: Option<RawPulse> => Kind::Table(PULSE);
+    }
+}
+
+impl RawOutputs {
+    fn is_empty(&self) -> bool {
+        self.foul_lamp.is_none() && self.pinsetter_reset.is_none()
     }
 }
 
@@ -316,7 +339,7 @@ keys! {
         voice: Option<String> => Kind::Str, default "builtin";
         /// Goes into the rules (`speaker_extras`): the journal's header must
         /// carry it, as it changes the callouts a replay gives.
-        extras: Option<bool> => Kind::Bool, default DEFAULT_EXTRAS;
+        extras: Option<bool> => Kind::Bool, default Rules::default().speaker_extras;
     }
 }
 
@@ -336,6 +359,7 @@ keys! {
         lockout_base_s: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_BASE_S;
         lockout_max_s: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_MAX_S;
         event: Option<String> => Kind::Str;
+        #[serde(skip_serializing_if = "Vec::is_empty")]
         judges: Vec<RawJudge> => Kind::Tables(JUDGE);
     }
 }

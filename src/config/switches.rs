@@ -2,14 +2,13 @@
 //! pin switches (and its cycle signal) read directly, through an MCP23017
 //! I2C expander or the Pi's own GPIO (see `crate::sensors::switches`).
 //!
-//! The types, their validation and their lines in `check-config`'s output.
+//! The types, their validation and their table in `check-config`'s output.
 
 use std::time::Duration;
 
 use super::collect::Check;
 use super::defaults::*;
 use super::gpio::{BcmPin, GpioConfig, Pull, level, output_name};
-use super::keys::toml_str;
 use super::raw::RawSwitches;
 
 /// Where one switch is wired.
@@ -23,10 +22,10 @@ pub enum SwitchPin {
 
 impl SwitchPin {
     /// As the file writes it: `"B3"` or `17`.
-    pub fn to_toml(self) -> String {
+    pub fn to_toml(self) -> toml::Value {
         match self {
-            SwitchPin::Expander(n) => toml_str(&self.name(n)),
-            SwitchPin::Gpio(pin) => pin.number().to_string(),
+            SwitchPin::Expander(n) => toml::Value::String(self.name(n)),
+            SwitchPin::Gpio(pin) => toml::Value::Integer(pin.number().into()),
         }
     }
 
@@ -79,36 +78,30 @@ impl SwitchesConfig {
             .any(|p| matches!(p, SwitchPin::Expander(_)))
     }
 
-    /// The lines of `[pinsetter.switches]` in check-config's output.
-    pub(super) fn to_toml(&self, line: &mut dyn FnMut(String)) {
-        line(String::new());
-        line("[pinsetter.switches]".into());
-        let pins: Vec<String> = self.pins.iter().map(|p| p.to_toml()).collect();
-        line(format!("pins = [{}]", pins.join(", ")));
-        line(format!("bus = {}", self.bus));
-        line(format!("address = 0x{:x}", self.address));
-        if let Some(pin) = self.interrupt {
-            line(format!("interrupt = {}", pin.number()));
-        }
-        line(format!("active = {}", toml_str(level(self.active_high))));
+    /// `[pinsetter.switches]` as the file writes it, for check-config's
+    /// output.
+    pub(super) fn to_raw(&self) -> RawSwitches {
+        let ms = |d: Duration| Some(i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
         let pull = match self.pull {
             Pull::Up => "up",
             Pull::Down => "down",
             Pull::Off => "none",
         };
-        line(format!("pull = {}", toml_str(pull)));
-        if let Some(cycle) = self.cycle {
-            line(format!("cycle = {}", cycle.to_toml()));
+        RawSwitches {
+            pins: Some(self.pins.iter().map(|p| p.to_toml()).collect()),
+            bus: Some(self.bus.into()),
+            address: Some(self.address.into()),
+            interrupt: self.interrupt.map(|pin| i64::from(pin.number())),
+            active: Some(level(self.active_high).to_owned()),
+            pull: Some(pull.to_owned()),
+            cycle: self.cycle.map(SwitchPin::to_toml),
+            cycle_active: Some(level(self.cycle_active_high).to_owned()),
+            poll_ms: ms(self.poll),
+            debounce_ms: ms(self.debounce),
+            settle_ms: ms(self.settle),
+            max_settle_ms: ms(self.max_settle),
+            flicker_changes: Some(self.flicker_changes.into()),
         }
-        line(format!(
-            "cycle_active = {}",
-            toml_str(level(self.cycle_active_high))
-        ));
-        line(format!("poll_ms = {}", self.poll.as_millis()));
-        line(format!("debounce_ms = {}", self.debounce.as_millis()));
-        line(format!("settle_ms = {}", self.settle.as_millis()));
-        line(format!("max_settle_ms = {}", self.max_settle.as_millis()));
-        line(format!("flicker_changes = {}", self.flicker_changes));
     }
 }
 

@@ -122,10 +122,12 @@ impl RawConfig {
         let gpio = self.gpio.validate(&mut c, rules.as_ref());
         let switches =
             super::switches::validate(&mut c, kind.as_deref(), raw_switches, gpio.as_ref());
-        let extras = self.speaker.extras.unwrap_or(DEFAULT_EXTRAS);
+        // `[speaker] extras` is the rules' `speaker_extras`, their default
+        // when left out.
+        let extras = self.speaker.extras;
         let speaker = self.speaker.validate(&mut c);
         let rules = rules.map(|rules| Rules {
-            speaker_extras: extras,
+            speaker_extras: extras.unwrap_or(rules.speaker_extras),
             ..rules
         });
         let web = self.web.validate(&mut c);
@@ -188,9 +190,10 @@ impl RawJournal {
                 }
             },
         };
+        let default = JournalConfig::default();
         Some(JournalConfig {
             mirror,
-            allow_volatile: self.allow_volatile.unwrap_or(DEFAULT_ALLOW_VOLATILE),
+            allow_volatile: self.allow_volatile.unwrap_or(default.allow_volatile),
         })
     }
 }
@@ -198,6 +201,7 @@ impl RawJournal {
 impl RawPinsetter {
     /// With pin switches the port is not read: left out, it is empty.
     pub(super) fn validate(self, c: &mut Check, pin_switches: bool) -> Option<PinsetterConfig> {
+        let default = PinsetterConfig::default();
         let port = if pin_switches {
             Some(PathBuf::from(self.port.unwrap_or_default()))
         } else {
@@ -210,7 +214,7 @@ impl RawPinsetter {
             .map(PathBuf::from)
         };
 
-        let baud = self.baud.unwrap_or(i64::from(DEFAULT_BAUD));
+        let baud = self.baud.unwrap_or(i64::from(default.baud));
         let baud = match u32::try_from(baud) {
             Ok(b) if BAUD_RATES.contains(&b) => Some(b),
             _ => {
@@ -230,13 +234,13 @@ impl RawPinsetter {
         let reconnect_min = c.millis(
             "pinsetter.reconnect_min_ms",
             self.reconnect_min_ms,
-            DEFAULT_RECONNECT_MIN_MS as i64,
+            default.reconnect_min.as_millis() as i64,
             1..=600_000,
         );
         let reconnect_max = c.millis(
             "pinsetter.reconnect_max_ms",
             self.reconnect_max_ms,
-            DEFAULT_RECONNECT_MAX_MS as i64,
+            default.reconnect_max.as_millis() as i64,
             1..=600_000,
         );
         if let (Some(min), Some(max)) = (reconnect_min, reconnect_max)
@@ -413,6 +417,7 @@ impl RawGpio {
 
 impl RawSpeaker {
     pub(super) fn validate(self, c: &mut Check) -> Option<SpeakerConfig> {
+        let default = SpeakerConfig::default();
         let device = match self.device.as_deref() {
             None | Some("auto") => Some(None),
             Some(d) if d.trim().is_empty() => {
@@ -425,7 +430,7 @@ impl RawSpeaker {
             }
             Some(d) => Some(Some(d.to_owned())),
         };
-        let volume = self.volume.unwrap_or(DEFAULT_VOLUME);
+        let volume = self.volume.unwrap_or(f64::from(default.volume));
         let volume = if VOLUME.contains(&volume) {
             Some(volume as f32)
         } else {
@@ -438,27 +443,28 @@ impl RawSpeaker {
         let language = c.choice(
             "speaker.language",
             self.language.as_deref(),
-            DEFAULT_LANGUAGE.as_str(),
+            default.language.as_str(),
             &[("ru", Language::Ru), ("en", Language::En)],
         );
         let stale_after = c.millis(
             "speaker.stale_after_ms",
             self.stale_after_ms,
-            DEFAULT_STALE_AFTER_MS as i64,
+            default.stale_after.as_millis() as i64,
             1..=600_000,
         );
         // Never shorter than the default: "семь, десять" would run into
         // "семьдесят" (seventy).
+        let least = default.word_pause.as_millis() as i64;
         let word_pause = c.millis(
             "speaker.word_pause_ms",
             self.word_pause_ms,
-            DEFAULT_WORD_PAUSE_MS as i64,
-            DEFAULT_WORD_PAUSE_MS as i64..=2000,
+            least,
+            least..=2000,
         );
         let voice_dir = super::voice::folder(c, self.voice_dir.as_deref(), self.voice.as_deref());
         Some(SpeakerConfig {
             voice_dir: voice_dir?,
-            enabled: self.enabled.unwrap_or(DEFAULT_SPEAKER_ENABLED),
+            enabled: self.enabled.unwrap_or(default.enabled),
             device: device?,
             volume: volume?,
             language: language?,

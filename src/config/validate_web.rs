@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::collect::Check;
-use super::defaults::*;
 use super::judges::{HOW, judges, pin_hash};
 use super::raw::RawWeb;
 use super::validated::{TlsFiles, WebConfig};
@@ -18,9 +17,11 @@ const MAX_EVENT_CHARS: usize = 120;
 
 impl RawWeb {
     pub(super) fn validate(self, c: &mut Check) -> Option<WebConfig> {
+        // A key left out takes the table's default.
+        let default = WebConfig::default();
         let listen = match self.listen {
-            None => Some(DEFAULT_LISTEN),
-            Some(listen) => match super::listen::listen_address(&listen, DEFAULT_LISTEN) {
+            None => Some(default.listen),
+            Some(listen) => match super::listen::listen_address(&listen, default.listen) {
                 Ok(addr) => Some(addr),
                 Err(e) => {
                     c.push("web.listen", e);
@@ -43,11 +44,15 @@ impl RawWeb {
             }
         };
 
-        let hours = self.session_hours.unwrap_or(DEFAULT_SESSION_HOURS as i64);
+        let hours = self
+            .session_hours
+            .unwrap_or(default.session.as_secs() as i64 / 3600);
         let session = c
             .int("web.session_hours", hours, 1..=168, "hours")
             .map(|h| Duration::from_secs(h * 3600));
-        let idle = self.session_idle_s.unwrap_or(DEFAULT_SESSION_IDLE_S as i64);
+        let idle = self
+            .session_idle_s
+            .unwrap_or(default.session_idle.as_secs() as i64);
         let session_idle = c
             .int("web.session_idle_s", idle, 1..=7 * 86400, "seconds")
             .map(Duration::from_secs);
@@ -55,7 +60,7 @@ impl RawWeb {
             .int(
                 "web.lockout_after",
                 self.lockout_after
-                    .unwrap_or(i64::from(DEFAULT_LOCKOUT_AFTER)),
+                    .unwrap_or(i64::from(default.lockout_after)),
                 1..=100,
                 "wrong PINs",
             )
@@ -63,7 +68,8 @@ impl RawWeb {
         let base = c
             .int(
                 "web.lockout_base_s",
-                self.lockout_base_s.unwrap_or(DEFAULT_LOCKOUT_BASE_S as i64),
+                self.lockout_base_s
+                    .unwrap_or(default.lockout_base.as_secs() as i64),
                 1..=86400,
                 "seconds",
             )
@@ -71,7 +77,8 @@ impl RawWeb {
         let max = c
             .int(
                 "web.lockout_max_s",
-                self.lockout_max_s.unwrap_or(DEFAULT_LOCKOUT_MAX_S as i64),
+                self.lockout_max_s
+                    .unwrap_or(default.lockout_max.as_secs() as i64),
                 1..=7 * 86400,
                 "seconds",
             )
@@ -95,7 +102,7 @@ impl RawWeb {
             .int(
                 "web.max_connections",
                 self.max_connections
-                    .unwrap_or(DEFAULT_MAX_CONNECTIONS as i64),
+                    .unwrap_or(default.max_connections as i64),
                 8..=65_536,
                 "connections",
             )
@@ -105,7 +112,7 @@ impl RawWeb {
         // small max_connections; a value written in the file is checked.
         let half = max_connections.map_or(65_536 / 2, |n| n as i64 / 2);
         let max_live_views = match self.max_live_views {
-            None => Some((DEFAULT_MAX_LIVE_VIEWS as i64).min(half) as usize),
+            None => Some((default.max_live_views as i64).min(half) as usize),
             Some(n) => c
                 .int(
                     "web.max_live_views",

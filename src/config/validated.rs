@@ -1,5 +1,5 @@
 //! The validated configuration: the types the rest of the crate uses, every
-//! field usable as it is, and the effective file `check-config` prints.
+//! field usable as it is (`print` writes it back as the file).
 //!
 //! It decides what a usable config holds; it never reads the file nor
 //! checks a value (see `validate`).
@@ -9,12 +9,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::defaults::*;
-use super::gpio::{GpioBackend, GpioConfig, Pull, level, output_name};
+use super::gpio::GpioConfig;
 use super::judges::JudgeConfig;
-use super::keys::toml_str;
 use super::switches::SwitchesConfig;
-use crate::lane::Output;
-use crate::lane::rules::{FoulMode, Rules};
+use crate::lane::rules::Rules;
 use crate::mqtt::BrokerUrl;
 
 /// The lane's configuration, validated: every field can be used as it is.
@@ -60,7 +58,7 @@ pub struct CentreConfig {
 }
 
 /// The journals beyond `state_dir`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JournalConfig {
     /// A folder that gets a live second copy of the open journal (see
     /// [`crate::journal::mirror`]), e.g. on a USB stick; absolute. It need not exist
@@ -72,6 +70,16 @@ pub struct JournalConfig {
     /// lost at a power cut whatever `fdatasync` returns, so only a demo or
     /// a bench sets it.
     pub allow_volatile: bool,
+}
+
+/// Every key's default: no mirror.
+impl Default for JournalConfig {
+    fn default() -> Self {
+        JournalConfig {
+            mirror: None,
+            allow_volatile: DEFAULT_ALLOW_VOLATILE,
+        }
+    }
 }
 
 /// The pinsetter's serial line.
@@ -216,7 +224,7 @@ pub struct TlsFiles {
 }
 
 // ---------------------------------------------------------------------------
-// Built in code, and written back as TOML
+// Built in code
 // ---------------------------------------------------------------------------
 
 impl Config {
@@ -252,218 +260,5 @@ impl Config {
     /// Where the journals are.
     pub fn journal_dir(&self) -> PathBuf {
         self.state_dir.join("journal")
-    }
-
-    /// The effective configuration, every key with its value, in the
-    /// file's layout: what `lanecall check-config` prints. It parses back
-    /// to an equal `Config`.
-    pub fn to_toml(&self) -> String {
-        let mut out = String::new();
-        let mut line = |s: String| {
-            out.push_str(&s);
-            out.push('\n');
-        };
-        line("# The effective configuration: every key with the value the daemon uses.".into());
-        line(format!("lane = {}", self.lane));
-        line(format!(
-            "state_dir = {}",
-            toml_str(&self.state_dir.to_string_lossy())
-        ));
-
-        line(String::new());
-        line("[journal]".into());
-        if let Some(mirror) = &self.journal.mirror {
-            line(format!("mirror = {}", toml_str(&mirror.to_string_lossy())));
-        }
-        line(format!("allow_volatile = {}", self.journal.allow_volatile));
-
-        let p = &self.pinsetter;
-        line(String::new());
-        line("[pinsetter]".into());
-        let kind = if self.switches.is_some() {
-            "pin_switches"
-        } else {
-            "serial"
-        };
-        line(format!("kind = {}", toml_str(kind)));
-        if !p.port.as_os_str().is_empty() {
-            line(format!("port = {}", toml_str(&p.port.to_string_lossy())));
-        }
-        line(format!("baud = {}", p.baud));
-        line(format!(
-            "reconnect_min_ms = {}",
-            p.reconnect_min.as_millis()
-        ));
-        line(format!(
-            "reconnect_max_ms = {}",
-            p.reconnect_max.as_millis()
-        ));
-
-        if let Some(switches) = &self.switches {
-            switches.to_toml(&mut line);
-        }
-
-        line(String::new());
-        line("[gpio]".into());
-        let backend = match self.gpio.backend {
-            GpioBackend::Rpi => "rpi",
-            GpioBackend::None => "none",
-        };
-        line(format!("backend = {}", toml_str(backend)));
-        for input in &self.gpio.inputs {
-            line(String::new());
-            line(format!("[{}]", input.role.config_key()));
-            line(format!("pin = {}", input.pin.number()));
-            let pull = match input.pull {
-                Pull::Up => "up",
-                Pull::Down => "down",
-                Pull::Off => "off",
-            };
-            line(format!("pull = {}", toml_str(pull)));
-            line(format!("active = {}", toml_str(level(input.active_high))));
-            line(format!("debounce_ms = {}", input.debounce.as_millis()));
-        }
-        for output in &self.gpio.outputs {
-            line(String::new());
-            line(format!("[gpio.outputs.{}]", output_name(output.output)));
-            line(format!("pin = {}", output.pin.number()));
-            line(format!("active = {}", toml_str(level(output.active_high))));
-            if output.output == Output::PinsetterReset {
-                line(format!("pulse_ms = {}", output.pulse.as_millis()));
-            }
-        }
-
-        let s = &self.speaker;
-        line(String::new());
-        line("[speaker]".into());
-        line(format!("enabled = {}", s.enabled));
-        line(format!(
-            "device = {}",
-            toml_str(s.device.as_deref().unwrap_or("auto"))
-        ));
-        line(format!("volume = {}", toml_float(s.volume)));
-        let language = match s.language {
-            Language::Ru => "ru",
-            Language::En => "en",
-        };
-        line(format!("language = {}", toml_str(language)));
-        line(format!("stale_after_ms = {}", s.stale_after.as_millis()));
-        line(format!("word_pause_ms = {}", s.word_pause.as_millis()));
-        // An installed voice is said by its name (`voice`), any other
-        // folder as `voice_dir`.
-        let installed = s
-            .voice_dir
-            .as_deref()
-            .and_then(|d| d.strip_prefix(VOICES_DIR).ok());
-        match (&s.voice_dir, installed) {
-            (Some(_), Some(name)) => {
-                line(format!("voice = {}", toml_str(&name.to_string_lossy())));
-            }
-            (dir, _) => {
-                if let Some(dir) = dir {
-                    line(format!("voice_dir = {}", toml_str(&dir.to_string_lossy())));
-                }
-                line(format!("voice = {}", toml_str("builtin")));
-            }
-        }
-        line(format!("extras = {}", self.rules.speaker_extras));
-
-        let w = &self.web;
-        line(String::new());
-        line("[web]".into());
-        line(format!("listen = {}", toml_str(&w.listen.to_string())));
-        if let Some(hash) = &w.judge_pin_hash {
-            line(format!("judge_pin_hash = {}", toml_str(hash)));
-        }
-        line(format!("session_hours = {}", w.session.as_secs() / 3600));
-        line(format!("max_connections = {}", w.max_connections));
-        line(format!("max_live_views = {}", w.max_live_views));
-        line(format!("event = {}", toml_str(&w.event)));
-        if let Some(tls) = &w.tls {
-            line(format!(
-                "tls_cert = {}",
-                toml_str(&tls.cert.to_string_lossy())
-            ));
-            line(format!(
-                "tls_key = {}",
-                toml_str(&tls.key.to_string_lossy())
-            ));
-        }
-        line(format!("session_idle_s = {}", w.session_idle.as_secs()));
-        line(format!("lockout_after = {}", w.lockout_after));
-        line(format!("lockout_base_s = {}", w.lockout_base.as_secs()));
-        line(format!("lockout_max_s = {}", w.lockout_max.as_secs()));
-        for judge in &w.judges {
-            line(String::new());
-            line("[[web.judges]]".into());
-            line(format!("name = {}", toml_str(&judge.name)));
-            line(format!("pin_hash = {}", toml_str(&judge.pin_hash)));
-        }
-
-        let r = &self.rules;
-        line(String::new());
-        line("[rules]".into());
-        line(format!("ball_break_max_ms = {}", r.ball_break_max_ms));
-        line(format!("typical_travel_ms = {}", r.typical_travel_ms));
-        line(format!("max_travel_ms = {}", r.max_travel_ms));
-        line(format!(
-            "pin_report_timeout_ms = {}",
-            r.pin_report_timeout_ms
-        ));
-        line(format!("slow_bowling_limit_s = {}", r.slow_bowling_limit_s));
-        line(format!("foul_lamp_ms = {}", r.foul_lamp_ms));
-        let foul_mode = match r.foul_mode {
-            FoulMode::Score => "score",
-            FoulMode::Warn => "warn",
-        };
-        line(format!("foul_mode = {}", toml_str(foul_mode)));
-        line(format!("min_cycle_ms = {}", r.min_cycle_ms));
-        if let Some(ms) = r.foul_window_ms {
-            line(format!("foul_window_ms = {ms}"));
-        }
-
-        if let Some(c) = &self.centre {
-            line(String::new());
-            line("[centre]".into());
-            line(format!("broker = {}", toml_str(&c.broker.to_string())));
-            line(format!("site = {}", toml_str(&c.site)));
-            if let Some(user) = &c.username {
-                line(format!("username = {}", toml_str(user)));
-            }
-            if let Some(file) = &c.password_file {
-                line(format!(
-                    "password_file = {}",
-                    toml_str(&file.to_string_lossy())
-                ));
-            }
-            if let Some(file) = &c.ca_file {
-                line(format!("ca_file = {}", toml_str(&file.to_string_lossy())));
-            }
-            line(format!("accept_commands = {}", c.accept_commands));
-            let lanes: Vec<String> = c.neighbours.iter().map(u32::to_string).collect();
-            line(format!("neighbours = [{}]", lanes.join(", ")));
-        }
-        out
-    }
-}
-
-/// The shortest float that reads back as the same `f32`.
-pub(super) fn toml_float(v: f32) -> String {
-    let short = format!("{v:?}");
-    match short.parse::<f64>() {
-        Ok(back) if back as f32 == v => short,
-        _ => format!("{:?}", f64::from(v)),
-    }
-}
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn floats_round_trip() {
-        for v in [0.0f32, 0.8, 1.0, 1.7, 2.0, 0.333_333_34] {
-            let s = toml_float(v);
-            assert_eq!(s.parse::<f64>().unwrap() as f32, v, "{s}");
-        }
     }
 }

@@ -1,0 +1,357 @@
+//! The effective configuration `lanecall check-config` prints: a
+//! validated [`Config`] turned back into the serde structs the file is
+//! read into (`raw`) and serialized by them. Every key so has the name,
+//! the unit and the table it has in the file, declared once in `raw`, and
+//! the text loads back to an equal `Config`.
+//!
+//! It decides how a value is written in the file; it never judges one.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::defaults::VOICES_DIR;
+use super::gpio::{GpioBackend, GpioConfig, InputRole, Pull, level};
+use super::judges::RawJudge;
+use super::raw::{
+    RawCentre, RawConfig, RawGpio, RawInput, RawJournal, RawLamp, RawPinsetter, RawPulse, RawRules,
+    RawSpeaker, RawWeb,
+};
+use super::validated::{CentreConfig, Config, SpeakerConfig, WebConfig};
+use crate::lane::Output;
+use crate::lane::rules::{FoulMode, Rules};
+
+impl Config {
+    /// The effective configuration, every key with its value, in the
+    /// file's layout: what `lanecall check-config` prints. It loads back
+    /// to an equal `Config`.
+    pub fn to_toml(&self) -> String {
+        // Every field of the raw structs is a string, a number, a bool, a
+        // list or a table, which TOML always writes.
+        let text = toml::to_string(&self.to_raw())
+            .unwrap_or_else(|e| format!("# the configuration cannot be written: {e}\n"));
+        format!("# The effective configuration: every key with the value the daemon uses.\n{text}")
+    }
+
+    /// The file that reads as this config.
+    fn to_raw(&self) -> RawConfig {
+        let (j, p) = (&self.journal, &self.pinsetter);
+        RawConfig {
+            lane: Some(self.lane.into()),
+            state_dir: Some(path(&self.state_dir)),
+            journal: RawJournal {
+                mirror: j.mirror.as_deref().map(path),
+                allow_volatile: Some(j.allow_volatile),
+            },
+            pinsetter: RawPinsetter {
+                // Left out with pin switches, when the file left it out.
+                port: (!p.port.as_os_str().is_empty()).then(|| path(&p.port)),
+                baud: Some(p.baud.into()),
+                reconnect_min_ms: ms(p.reconnect_min),
+                reconnect_max_ms: ms(p.reconnect_max),
+                kind: Some(
+                    match self.switches {
+                        Some(_) => "pin_switches",
+                        None => "serial",
+                    }
+                    .to_owned(),
+                ),
+                switches: self.switches.as_ref().map(|s| s.to_raw()),
+            },
+            gpio: gpio(&self.gpio),
+            speaker: speaker(&self.speaker, self.rules.speaker_extras),
+            web: web(&self.web),
+            rules: rules(&self.rules),
+            centre: self.centre.as_ref().map(centre),
+        }
+    }
+}
+
+fn path(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn int(n: u64) -> Option<i64> {
+    Some(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+fn ms(d: Duration) -> Option<i64> {
+    int(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn gpio(g: &GpioConfig) -> RawGpio {
+    let backend = match g.backend {
+        GpioBackend::Rpi => "rpi",
+        GpioBackend::None => "none",
+    };
+    let mut raw = RawGpio {
+        backend: Some(backend.to_owned()),
+        ..RawGpio::default()
+    };
+    for input in &g.inputs {
+        let pull = match input.pull {
+            Pull::Up => "up",
+            Pull::Down => "down",
+            Pull::Off => "off",
+        };
+        let written = RawInput {
+            pin: Some(input.pin.number().into()),
+            pull: Some(pull.to_owned()),
+            active: Some(level(input.active_high).to_owned()),
+            debounce_ms: ms(input.debounce),
+        };
+        let slot = match &input.role {
+            InputRole::FoulBeam => &mut raw.inputs.foul_beam,
+            InputRole::Ball => &mut raw.inputs.ball,
+            InputRole::ChannelLeft => &mut raw.inputs.channel_left,
+            InputRole::ChannelRight => &mut raw.inputs.channel_right,
+            InputRole::Button(name) => {
+                raw.buttons.insert(name.clone(), written);
+                continue;
+            }
+        };
+        *slot = Some(written);
+    }
+    for output in &g.outputs {
+        let pin = Some(output.pin.number().into());
+        let active = Some(level(output.active_high).to_owned());
+        match output.output {
+            Output::FoulLamp => raw.outputs.foul_lamp = Some(RawLamp { pin, active }),
+            Output::PinsetterReset => {
+                raw.outputs.pinsetter_reset = Some(RawPulse {
+                    pin,
+                    active,
+                    pulse_ms: ms(output.pulse),
+                })
+            }
+        }
+    }
+    raw
+}
+
+/// `extras` is the rules' `speaker_extras`, kept under `[speaker]`.
+fn speaker(s: &SpeakerConfig, extras: bool) -> RawSpeaker {
+    // An installed voice is said by its name (`voice`), any other folder
+    // as `voice_dir`.
+    let installed = s
+        .voice_dir
+        .as_deref()
+        .and_then(|dir| dir.strip_prefix(VOICES_DIR).ok());
+    let (voice_dir, voice) = match installed {
+        Some(name) => (None, path(name)),
+        None => (s.voice_dir.as_deref().map(path), "builtin".to_owned()),
+    };
+    RawSpeaker {
+        enabled: Some(s.enabled),
+        device: Some(s.device.clone().unwrap_or_else(|| "auto".to_owned())),
+        volume: Some(shortest(s.volume)),
+        language: Some(s.language.as_str().to_owned()),
+        stale_after_ms: ms(s.stale_after),
+        word_pause_ms: ms(s.word_pause),
+        voice_dir,
+        voice: Some(voice),
+        extras: Some(extras),
+    }
+}
+
+/// The shortest `f64` that reads back as the same `f32`: 0.8, not
+/// 0.800000011920929.
+fn shortest(v: f32) -> f64 {
+    match format!("{v:?}").parse::<f64>() {
+        Ok(short) if short as f32 == v => short,
+        _ => f64::from(v),
+    }
+}
+
+fn web(w: &WebConfig) -> RawWeb {
+    let secs = |d: Duration| int(d.as_secs());
+    RawWeb {
+        listen: Some(w.listen.to_string()),
+        judge_pin_hash: w.judge_pin_hash.clone(),
+        session_hours: int(w.session.as_secs() / 3600),
+        max_connections: int(w.max_connections as u64),
+        max_live_views: int(w.max_live_views as u64),
+        tls_cert: w.tls.as_ref().map(|tls| path(&tls.cert)),
+        tls_key: w.tls.as_ref().map(|tls| path(&tls.key)),
+        session_idle_s: secs(w.session_idle),
+        lockout_after: Some(w.lockout_after.into()),
+        lockout_base_s: secs(w.lockout_base),
+        lockout_max_s: secs(w.lockout_max),
+        event: Some(w.event.clone()),
+        judges: w
+            .judges
+            .iter()
+            .map(|j| RawJudge {
+                name: Some(j.name.clone()),
+                pin_hash: Some(j.pin_hash.clone()),
+            })
+            .collect(),
+    }
+}
+
+fn rules(r: &Rules) -> RawRules {
+    let foul_mode = match r.foul_mode {
+        FoulMode::Score => "score",
+        FoulMode::Warn => "warn",
+    };
+    RawRules {
+        ball_break_max_ms: int(r.ball_break_max_ms),
+        typical_travel_ms: int(r.typical_travel_ms),
+        max_travel_ms: int(r.max_travel_ms),
+        pin_report_timeout_ms: int(r.pin_report_timeout_ms),
+        slow_bowling_limit_s: int(r.slow_bowling_limit_s),
+        foul_lamp_ms: int(r.foul_lamp_ms),
+        foul_mode: Some(foul_mode.to_owned()),
+        min_cycle_ms: int(r.min_cycle_ms),
+        foul_window_ms: r.foul_window_ms.and_then(int),
+    }
+}
+
+fn centre(c: &CentreConfig) -> RawCentre {
+    RawCentre {
+        broker: Some(c.broker.to_string()),
+        site: Some(c.site.clone()),
+        username: c.username.clone(),
+        password_file: c.password_file.as_deref().map(path),
+        ca_file: c.ca_file.as_deref().map(path),
+        accept_commands: Some(c.accept_commands),
+        neighbours: c.neighbours.iter().map(|&n| i64::from(n)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn floats_are_written_short_and_read_back_the_same() {
+        for v in [0.0f32, 0.8, 1.0, 1.7, 2.0, 0.333_333_34] {
+            assert_eq!(shortest(v) as f32, v, "{v}");
+        }
+        assert_eq!(shortest(0.8), 0.8);
+    }
+
+    /// A file with every table the lane knows set: pin switches with an
+    /// interrupt and a cycle signal, rail buttons, named judges, a mirror,
+    /// an installed voice and a centre.
+    const EVERY_TABLE: &str = r#"
+lane = 12
+state_dir = "/var/lib/lane \"12\""
+[journal]
+mirror = "/media/usb stick/lanecall"
+[pinsetter]
+kind = "pin_switches"
+reconnect_min_ms = 250
+[pinsetter.switches]
+pins = ["A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "B0", 17]
+interrupt = 22
+cycle = "B3"
+pull = "none"
+[gpio]
+backend = "rpi"
+[gpio.inputs.foul_beam]
+pin = 5
+[gpio.inputs.ball]
+pin = 6
+pull = "off"
+active = "high"
+[gpio.inputs.channel_right]
+pin = 13
+[gpio.buttons.score]
+pin = 19
+debounce_ms = 30
+[gpio.outputs.foul_lamp]
+pin = 20
+[gpio.outputs.pinsetter_reset]
+pin = 21
+pulse_ms = 450
+[speaker]
+device = "plughw:CARD=Headphones,DEV=0"
+volume = 0.8
+language = "en"
+voice = "rhvoice-elena"
+word_pause_ms = 400
+extras = true
+[web]
+listen = "[::1]:9000"
+session_hours = 3
+event = "Cup \"Minsk\" 2026"
+[[web.judges]]
+name = "Judge Orlova"
+pin_hash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+[rules]
+foul_mode = "warn"
+slow_bowling_limit_s = 90
+[centre]
+broker = "mqtts://centre.local:8883"
+site = "minsk-2026"
+username = "lane12"
+accept_commands = true
+neighbours = [11, 13]
+"#;
+
+    /// Prints `config`, loads the text back, and says what differs.
+    fn round_trip(config: &Config, name: &str) {
+        let printed = config.to_toml();
+        let again = Config::parse(&printed, Path::new("printed.toml"))
+            .unwrap_or_else(|e| panic!("{name}: the printed config does not load: {e}\n{printed}"));
+        assert_eq!(&again, config, "{name}:\n{printed}");
+        assert_eq!(again.to_toml(), printed, "{name}");
+    }
+
+    #[test]
+    fn every_example_config_loads_prints_and_loads_back_the_same() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("config");
+        let mut lanes = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let file = entry.unwrap().path();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let table: toml::Table = text.parse().unwrap();
+            // The centre's example (`site` at the top) prints nothing.
+            if !table.contains_key("lane") {
+                continue;
+            }
+            let config = Config::parse(&text, &file).unwrap_or_else(|e| panic!("{e}"));
+            round_trip(&config, &file.display().to_string());
+            lanes += 1;
+        }
+        assert!(lanes >= 1, "no lane config in {}", dir.display());
+    }
+
+    #[test]
+    fn every_table_prints_and_loads_back_the_same() {
+        let config = Config::parse(EVERY_TABLE, Path::new("lanecall.toml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(config.switches.is_some() && config.centre.is_some());
+        assert_eq!(config.web.judges.len(), 1);
+        round_trip(&config, "every table");
+        let demo = Config::demo(
+            "/tmp/lanecall-demo".into(),
+            "127.0.0.1:8080".parse().unwrap(),
+            config.web.judges[0].pin_hash.clone(),
+        );
+        round_trip(&demo, "the demo");
+    }
+
+    /// The printed file has the input's key names and units: each key
+    /// set above is printed with the value written.
+    #[test]
+    fn a_key_is_printed_with_its_name_and_unit() {
+        let config = Config::parse(EVERY_TABLE, Path::new("lanecall.toml")).unwrap();
+        let printed = config.to_toml();
+        for line in [
+            "reconnect_min_ms = 250\n",
+            "pulse_ms = 450\n",
+            "session_hours = 3\n",
+            "word_pause_ms = 400\n",
+            "volume = 0.8\n",
+            "voice = \"rhvoice-elena\"\n",
+            "[gpio.buttons.score]\n",
+            "[[web.judges]]\n",
+            "[centre]\nbroker = \"mqtts://centre.local:8883\"\n",
+        ] {
+            assert!(printed.contains(line), "{line:?} not in\n{printed}");
+        }
+    }
+}
