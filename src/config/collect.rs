@@ -169,7 +169,7 @@ impl<'t> Check<'t> {
     }
 
     pub(crate) fn active(&mut self, key: &str, value: Option<&str>, default: &str) -> Option<bool> {
-        self.choice(key, value, default, &[("low", false), ("high", true)])
+        self.choice(key, value, default, &super::gpio::LEVELS)
     }
 }
 

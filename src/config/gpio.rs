@@ -7,7 +7,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::keys::toml_key;
+use super::keys::{name_of, toml_key};
 use crate::lane::Output;
 
 /// Where the GPIO inputs and outputs are.
@@ -97,6 +97,17 @@ pub enum Pull {
     Off,
 }
 
+/// `[gpio] backend` as the file names it.
+pub(crate) const BACKENDS: [(&str, GpioBackend); 2] =
+    [("rpi", GpioBackend::Rpi), ("none", GpioBackend::None)];
+
+/// An input's `pull` as the file names it.
+pub(crate) const PULLS: [(&str, Pull); 3] =
+    [("up", Pull::Up), ("down", Pull::Down), ("off", Pull::Off)];
+
+/// An `active` level as the file names it: `true` for high.
+pub(crate) const LEVELS: [(&str, bool); 2] = [("low", false), ("high", true)];
+
 /// A GPIO input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputConfig {
@@ -174,7 +185,7 @@ impl fmt::Display for BcmPin {
 
 /// An active level as the file writes it.
 pub(crate) fn level(active_high: bool) -> &'static str {
-    if active_high { "high" } else { "low" }
+    name_of(&LEVELS, &active_high)
 }
 
 /// An output's table name under `[gpio.outputs]`.

@@ -46,6 +46,15 @@ impl Kind {
     }
 }
 
+/// The name `value` is written as in the file, from the table of named
+/// values it is read by (`Check::choice`): one table for both ways.
+pub(crate) fn name_of<T: PartialEq>(choices: &[(&'static str, T)], value: &T) -> &'static str {
+    choices
+        .iter()
+        .find(|(_, v)| v == value)
+        .map_or("", |(name, _)| name)
+}
+
 /// A TOML string literal, escaped.
 pub(crate) fn toml_str(s: &str) -> String {
     toml::Value::String(s.to_owned()).to_string()

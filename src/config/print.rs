@@ -10,15 +10,18 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::defaults::VOICES_DIR;
-use super::gpio::{GpioBackend, GpioConfig, InputRole, Pull, level};
+use super::gpio::{BACKENDS, GpioConfig, InputRole, PULLS, level};
 use super::judges::RawJudge;
+use super::keys::name_of;
 use super::raw::{
     RawCentre, RawConfig, RawGpio, RawInput, RawJournal, RawLamp, RawPinsetter, RawPulse, RawRules,
     RawSpeaker, RawWeb,
 };
+use super::switches::KINDS;
+use super::validate::FOUL_MODES;
 use super::validated::{CentreConfig, Config, SpeakerConfig, WebConfig};
 use crate::lane::Output;
-use crate::lane::rules::{FoulMode, Rules};
+use crate::lane::rules::Rules;
 
 impl Config {
     /// The effective configuration, every key with its value, in the
@@ -48,13 +51,7 @@ impl Config {
                 baud: Some(p.baud.into()),
                 reconnect_min_ms: ms(p.reconnect_min),
                 reconnect_max_ms: ms(p.reconnect_max),
-                kind: Some(
-                    match self.switches {
-                        Some(_) => "pin_switches",
-                        None => "serial",
-                    }
-                    .to_owned(),
-                ),
+                kind: Some(name_of(&KINDS, &self.switches.is_some()).to_owned()),
                 switches: self.switches.as_ref().map(|s| s.to_raw()),
             },
             gpio: gpio(&self.gpio),
@@ -79,23 +76,14 @@ fn ms(d: Duration) -> Option<i64> {
 }
 
 fn gpio(g: &GpioConfig) -> RawGpio {
-    let backend = match g.backend {
-        GpioBackend::Rpi => "rpi",
-        GpioBackend::None => "none",
-    };
     let mut raw = RawGpio {
-        backend: Some(backend.to_owned()),
+        backend: Some(name_of(&BACKENDS, &g.backend).to_owned()),
         ..RawGpio::default()
     };
     for input in &g.inputs {
-        let pull = match input.pull {
-            Pull::Up => "up",
-            Pull::Down => "down",
-            Pull::Off => "off",
-        };
         let written = RawInput {
             pin: Some(input.pin.number().into()),
-            pull: Some(pull.to_owned()),
+            pull: Some(name_of(&PULLS, &input.pull).to_owned()),
             active: Some(level(input.active_high).to_owned()),
             debounce_ms: ms(input.debounce),
         };
@@ -189,10 +177,6 @@ fn web(w: &WebConfig) -> RawWeb {
 }
 
 fn rules(r: &Rules) -> RawRules {
-    let foul_mode = match r.foul_mode {
-        FoulMode::Score => "score",
-        FoulMode::Warn => "warn",
-    };
     RawRules {
         ball_break_max_ms: int(r.ball_break_max_ms),
         typical_travel_ms: int(r.typical_travel_ms),
@@ -200,7 +184,7 @@ fn rules(r: &Rules) -> RawRules {
         pin_report_timeout_ms: int(r.pin_report_timeout_ms),
         slow_bowling_limit_s: int(r.slow_bowling_limit_s),
         foul_lamp_ms: int(r.foul_lamp_ms),
-        foul_mode: Some(foul_mode.to_owned()),
+        foul_mode: Some(name_of(&FOUL_MODES, &r.foul_mode).to_owned()),
         min_cycle_ms: int(r.min_cycle_ms),
         foul_window_ms: r.foul_window_ms.and_then(int),
     }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::collect::Check;
 use super::defaults::*;
 use super::gpio::{BcmPin, GpioConfig, Pull, level, output_name};
+use super::keys::name_of;
 use super::raw::RawSwitches;
 
 /// Where one switch is wired.
@@ -42,6 +43,14 @@ impl std::fmt::Display for SwitchPin {
         }
     }
 }
+
+/// `[pinsetter] kind` as the file names it: `true` for pin switches.
+pub(super) const KINDS: [(&str, bool); 2] = [("serial", false), ("pin_switches", true)];
+
+/// `[pinsetter.switches] pull` as the file names it (`none`, where a GPIO
+/// input's is `off`).
+const SWITCH_PULLS: [(&str, Pull); 3] =
+    [("up", Pull::Up), ("down", Pull::Down), ("none", Pull::Off)];
 
 /// `[pinsetter.switches]`, validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,18 +91,13 @@ impl SwitchesConfig {
     /// output.
     pub(super) fn to_raw(&self) -> RawSwitches {
         let ms = |d: Duration| Some(i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        let pull = match self.pull {
-            Pull::Up => "up",
-            Pull::Down => "down",
-            Pull::Off => "none",
-        };
         RawSwitches {
             pins: Some(self.pins.iter().map(|p| p.to_toml()).collect()),
             bus: Some(self.bus.into()),
             address: Some(self.address.into()),
             interrupt: self.interrupt.map(|pin| i64::from(pin.number())),
             active: Some(level(self.active_high).to_owned()),
-            pull: Some(pull.to_owned()),
+            pull: Some(name_of(&SWITCH_PULLS, &self.pull).to_owned()),
             cycle: self.cycle.map(SwitchPin::to_toml),
             cycle_active: Some(level(self.cycle_active_high).to_owned()),
             poll_ms: ms(self.poll),
@@ -113,12 +117,7 @@ pub(super) fn validate(
     raw: Option<RawSwitches>,
     gpio: Option<&GpioConfig>,
 ) -> Option<Option<SwitchesConfig>> {
-    let switches = c.choice(
-        "pinsetter.kind",
-        kind,
-        DEFAULT_KIND,
-        &[("serial", false), ("pin_switches", true)],
-    )?;
+    let switches = c.choice("pinsetter.kind", kind, DEFAULT_KIND, &KINDS)?;
     if !switches {
         if raw.is_some() {
             c.push(
@@ -213,7 +212,7 @@ impl RawSwitches {
             &key("pull"),
             self.pull.as_deref(),
             DEFAULT_SWITCH_PULL,
-            &[("up", Pull::Up), ("down", Pull::Down), ("none", Pull::Off)],
+            &SWITCH_PULLS,
         );
         let cycle_active_high = c.active(
             &key("cycle_active"),

@@ -22,6 +22,10 @@ use crate::lane::rules::{FoulMode, Rules};
 // Step 2: validation
 // ---------------------------------------------------------------------------
 
+/// `[rules] foul_mode` as the file names it.
+pub(super) const FOUL_MODES: [(&str, FoulMode); 2] =
+    [("score", FoulMode::Score), ("warn", FoulMode::Warn)];
+
 /// `[speaker] volume`, and `lanecall say --volume`: 1.0 plays as recorded.
 pub const VOLUME: RangeInclusive<f64> = 0.0..=2.0;
 
@@ -30,12 +34,7 @@ impl Check<'_> {
         let table = role.config_key();
         let key = |name: &str| format!("{table}.{name}");
         let pin = self.pin(&key("pin"), raw.pin);
-        let pull = self.choice(
-            &key("pull"),
-            raw.pull.as_deref(),
-            DEFAULT_PULL,
-            &[("up", Pull::Up), ("down", Pull::Down), ("off", Pull::Off)],
-        );
+        let pull = self.choice(&key("pull"), raw.pull.as_deref(), DEFAULT_PULL, &PULLS);
         let active_high = self.active(&key("active"), raw.active.as_deref(), DEFAULT_INPUT_ACTIVE);
         let debounce = self.millis(
             &key("debounce_ms"),
@@ -276,14 +275,7 @@ impl RawGpio {
                 "say where the sensors are: backend = \"rpi\" (the Pi's GPIO header) or \
                  backend = \"none\" (no GPIO) under [gpio]",
             )
-            .and_then(|b| {
-                c.choice(
-                    "gpio.backend",
-                    Some(&b),
-                    "",
-                    &[("rpi", GpioBackend::Rpi), ("none", GpioBackend::None)],
-                )
-            });
+            .and_then(|b| c.choice("gpio.backend", Some(&b), "", &BACKENDS));
 
         let mut all_ok = true;
         let mut inputs = Vec::new();
@@ -527,7 +519,7 @@ impl RawRules {
             "rules.foul_mode",
             self.foul_mode.as_deref(),
             DEFAULT_FOUL_MODE,
-            &[("score", FoulMode::Score), ("warn", FoulMode::Warn)],
+            &FOUL_MODES,
         ) {
             Some(mode) => rules.foul_mode = mode,
             None => ok = false,
