@@ -55,6 +55,11 @@ pub(super) const DEFAULT_SPEAKER_ENABLED: bool = true;
 pub(super) const DEFAULT_VOLUME: f64 = 1.0;
 pub(super) const DEFAULT_LANGUAGE: Language = Language::Ru;
 pub(super) const DEFAULT_STALE_AFTER_MS: u64 = 8000;
+/// `device`: the card the speaker ranks first (`SpeakerConfig::device`
+/// `None`).
+pub(super) const AUTO_DEVICE: &str = "auto";
+/// `voice`: the built-in voice (`SpeakerConfig::voice_dir` `None`).
+pub(super) const BUILTIN_VOICE: &str = "builtin";
 /// Also the least: shorter, "семь, десять" runs into "семьдесят".
 pub(super) const DEFAULT_WORD_PAUSE_MS: u64 = 260;
 

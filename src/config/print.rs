@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::defaults::VOICES_DIR;
+use super::defaults::{AUTO_DEVICE, BUILTIN_VOICE, VOICES_DIR};
 use super::gpio::{BACKENDS, GpioConfig, InputRole, PULLS, level};
 use super::judges::RawJudge;
 use super::keys::name_of;
@@ -126,11 +126,11 @@ fn speaker(s: &SpeakerConfig, extras: bool) -> RawSpeaker {
         .and_then(|dir| dir.strip_prefix(VOICES_DIR).ok());
     let (voice_dir, voice) = match installed {
         Some(name) => (None, path(name)),
-        None => (s.voice_dir.as_deref().map(path), "builtin".to_owned()),
+        None => (s.voice_dir.as_deref().map(path), BUILTIN_VOICE.to_owned()),
     };
     RawSpeaker {
         enabled: Some(s.enabled),
-        device: Some(s.device.clone().unwrap_or_else(|| "auto".to_owned())),
+        device: Some(s.device.clone().unwrap_or_else(|| AUTO_DEVICE.to_owned())),
         volume: Some(shortest(s.volume)),
         language: Some(s.language.as_str().to_owned()),
         stale_after_ms: ms(s.stale_after),

@@ -327,7 +327,7 @@ keys! {
     /// `[speaker]`.
     pub(super) struct RawSpeaker in SPEAKER {
         enabled: Option<bool> => Kind::Bool, default DEFAULT_SPEAKER_ENABLED;
-        device: Option<String> => Kind::Str, default "auto";
+        device: Option<String> => Kind::Str, default AUTO_DEVICE;
         volume: Option<f64> => Kind::Float, default DEFAULT_VOLUME;
         language: Option<String> => Kind::Str, default DEFAULT_LANGUAGE;
         /// A callout still waiting after this long is dropped.
@@ -336,7 +336,7 @@ keys! {
         /// longer in a hall whose echo runs the words together.
         word_pause_ms: Option<i64> => Kind::Int, default DEFAULT_WORD_PAUSE_MS;
         voice_dir: Option<String> => Kind::Str;
-        voice: Option<String> => Kind::Str, default "builtin";
+        voice: Option<String> => Kind::Str, default BUILTIN_VOICE;
         /// Goes into the rules (`speaker_extras`): the journal's header must
         /// carry it, as it changes the callouts a replay gives.
         extras: Option<bool> => Kind::Bool, default Rules::default().speaker_extras;

@@ -411,7 +411,7 @@ impl RawSpeaker {
     pub(super) fn validate(self, c: &mut Check) -> Option<SpeakerConfig> {
         let default = SpeakerConfig::default();
         let device = match self.device.as_deref() {
-            None | Some("auto") => Some(None),
+            None | Some(AUTO_DEVICE) => Some(None),
             Some(d) if d.trim().is_empty() => {
                 c.push(
                     "speaker.device",

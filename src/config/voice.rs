@@ -25,7 +25,7 @@ pub(super) fn folder(
     };
     // An installed voice by its name: its folder, as `voice_dir`.
     let voice = match voice {
-        None | Some("builtin") => Some(None),
+        None | Some(super::defaults::BUILTIN_VOICE) => Some(None),
         Some(v)
             if (1..=40).contains(&v.len())
                 && v.bytes()
