@@ -56,8 +56,8 @@ mod collect;
 mod defaults;
 /// The `[web]` defaults the lane's panel and the centre's page share.
 pub(crate) use defaults::{
-    DEFAULT_LISTEN, DEFAULT_LOCKOUT_AFTER, DEFAULT_LOCKOUT_BASE_S, DEFAULT_LOCKOUT_MAX_S, DEFAULT_SESSION_HOURS,
-    DEFAULT_SESSION_IDLE_S,
+    DEFAULT_LISTEN, DEFAULT_LOCKOUT_AFTER, DEFAULT_LOCKOUT_BASE_S, DEFAULT_LOCKOUT_MAX_S,
+    DEFAULT_SESSION_HOURS, DEFAULT_SESSION_IDLE_S,
 };
 mod gpio;
 pub(crate) mod judges;
