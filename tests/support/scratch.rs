@@ -8,7 +8,6 @@ use std::path::Path;
 /// A fresh folder named after the test (`lanecall-<name>-…` in the
 /// temporary directory). Removed when dropped, unless the thread is
 /// panicking: then kept, and its path printed.
-#[derive(Debug)]
 pub struct Scratch(Option<tempfile::TempDir>);
 
 impl Scratch {
@@ -26,6 +25,13 @@ impl Scratch {
 
     pub fn path(&self) -> &Path {
         self.0.as_ref().map_or(Path::new(""), |d| d.path())
+    }
+}
+
+/// As its path: `{dir:?}` writes a TOML string of it, as a `PathBuf` would.
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.path().fmt(f)
     }
 }
 
