@@ -318,7 +318,7 @@ def mirror_lines(conn, lane):
     v = get_json(conn, "/api/lanes") or []
     for l in v:
         if l["lane"] == lane:
-            return l["mirror"]["lines"]
+            return (l.get("mirror") or {}).get("lines", 0)
     return 0
 
 
@@ -433,7 +433,8 @@ def wait_mirrored(conn, total, lanes, t0, limit):
     mirrored, or `limit` seconds: (seconds, lines, online)."""
     while True:
         v = get_json(conn, "/api/lanes") or []
-        have = sum(l["mirror"]["lines"] for l in v)
+        # A lane of the competition not heard from yet has no mirror.
+        have = sum((l.get("mirror") or {}).get("lines", 0) for l in v)
         online = sum(1 for l in v if l["online"])
         if (have >= total and online >= lanes) or time.monotonic() - t0 > limit:
             return time.monotonic() - t0, have, online
@@ -444,7 +445,7 @@ def counts(conn):
     c = {}
     for l in get_json(conn, "/api/lanes") or []:
         for k in ("gaps", "held", "duplicates", "conflicts", "dropped"):
-            c[k] = c.get(k, 0) + (l["mirror"].get(k) or 0)
+            c[k] = c.get(k, 0) + ((l.get("mirror") or {}).get(k) or 0)
     return c
 
 
