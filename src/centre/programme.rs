@@ -92,7 +92,7 @@ pub struct Entry {
     pub region: String,
     pub team: Option<String>,
     /// Pins added per game (0 when not given).
-    pub handicap: i32,
+    pub handicap: crate::lane::Handicap,
     /// Withdrawn from the competition: kept in the entries, the standings
     /// and the protocol, left out of every lineup.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

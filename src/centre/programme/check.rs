@@ -10,7 +10,7 @@ use super::{
     Block, COMBINED_MAX, Category, Entry, Event, EventKind, Finals, Judge, Programme,
     ROUND_ROBIN_SIZE, Sex, Team,
 };
-use crate::lane::{Class, MAX_BOWLERS, MAX_GAMES, MAX_HANDICAP};
+use crate::lane::{Class, Handicap, MAX_BOWLERS, MAX_GAMES, MAX_HANDICAP, handicap};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -119,15 +119,17 @@ pub(super) fn check(raw: Raw, found: &mut Found) -> Programme {
             );
         }
         let handicap = match &e.handicap {
-            Some(h) if !(0..=i64::from(MAX_HANDICAP)).contains(h.get_ref()) => {
-                let m = format!(
-                    "{} is not a handicap (0 to {MAX_HANDICAP} pins a game)",
-                    h.get_ref()
-                );
-                found.add(format!("{key}.handicap"), h, m);
-                0
-            }
-            Some(h) => *h.get_ref() as i32,
+            Some(h) => match Handicap::try_from(*h.get_ref()) {
+                Ok(n) if handicap::in_range(n) => n,
+                _ => {
+                    let m = format!(
+                        "{} is not a handicap (0 to {MAX_HANDICAP} pins a game)",
+                        h.get_ref()
+                    );
+                    found.add(format!("{key}.handicap"), h, m);
+                    0
+                }
+            },
             None => 0,
         };
         entries.push(Entry {
