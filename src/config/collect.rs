@@ -216,7 +216,7 @@ pub(crate) fn line_column(text: &str, offset: usize) -> Option<(usize, usize)> {
 
 /// A key path's parts as the walk writes them: each name
 /// (unquoted) with its `[n]` index, if any.
-fn key_parts(key: &str) -> Vec<(String, Option<usize>)> {
+pub(super) fn key_parts(key: &str) -> Vec<(String, Option<usize>)> {
     let mut parts = Vec::new();
     let mut rest = key;
     while !rest.is_empty() {

@@ -122,10 +122,12 @@ mod tests {
                     out.push(path);
                     continue;
                 }
-                (Kind::Table(sub), Some(toml::Value::Table(t))) => (sub, t),
+                (Kind::Table(_) | Kind::Struct { .. }, Some(toml::Value::Table(t))) => {
+                    (kind.fields().unwrap_or_default(), t)
+                }
                 (Kind::Tables(sub), Some(toml::Value::Array(items))) => {
                     match items.first().and_then(toml::Value::as_table) {
-                        Some(t) => (sub, t),
+                        Some(t) => (*sub, t),
                         None => {
                             out.push(path);
                             continue;

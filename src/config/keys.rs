@@ -27,16 +27,31 @@ pub(crate) enum Kind {
     /// Lane numbers: a list (`[1, 2, 5]`) or ranges in a string
     /// (`"1-24, 30"`), judged where it is read.
     Lanes,
+    /// A table read into a serde struct that is also what the daemon
+    /// uses (`shape::table`): its keys and defaults come from the struct.
+    Struct {
+        keys: fn() -> &'static [Key],
+        defaults: fn() -> toml::Table,
+    },
 }
 
 impl Kind {
+    /// The keys of a table.
+    pub(crate) fn fields(self) -> Option<&'static [Key]> {
+        match self {
+            Kind::Table(fields) => Some(fields),
+            Kind::Struct { keys, .. } => Some(keys()),
+            _ => None,
+        }
+    }
+
     pub(crate) fn describe(self) -> &'static str {
         match self {
             Kind::Int => "a whole number",
             Kind::Float => "a number",
             Kind::Str => "a string in quotes",
             Kind::Bool => "true or false",
-            Kind::Table(_) => "a table",
+            Kind::Table(_) | Kind::Struct { .. } => "a table",
             Kind::Tables(_) => "a list of tables ([[...]])",
             Kind::Ints => "a list of whole numbers ([6, 8])",
             Kind::StrOrInt => "an expander pin in quotes (\"A0\") or a BCM GPIO number",
@@ -166,18 +181,48 @@ pub(crate) use keys;
 /// it holds and its default.
 pub(crate) fn key_table(keys: &[Key]) -> String {
     let mut out = String::from("| key | value | default |\n| --- | --- | --- |\n");
-    rows(keys, "", &mut out);
+    rows(keys, "", None, &mut out);
     out
 }
 
-fn rows(keys: &[Key], prefix: &str, out: &mut String) {
+impl Key {
+    /// Its default as the file writes it: declared with the key, or (in a
+    /// serde struct's table) what the struct's `Default` gives, in
+    /// `defaults`.
+    pub(crate) fn default_value(&self, defaults: Option<&toml::Table>) -> Option<toml::Value> {
+        match self.default {
+            Some(d) => Some(d()),
+            None => defaults.and_then(|t| t.get(self.name)).cloned(),
+        }
+    }
+
+    /// The keys and defaults of the table this key holds.
+    pub(crate) fn inner_defaults(&self, defaults: Option<&toml::Table>) -> Option<toml::Table> {
+        match self.kind {
+            Kind::Struct { defaults, .. } => Some(defaults()),
+            Kind::Table(_) => defaults
+                .and_then(|t| t.get(self.name))
+                .and_then(toml::Value::as_table)
+                .cloned(),
+            _ => None,
+        }
+    }
+}
+
+fn rows(keys: &[Key], prefix: &str, defaults: Option<&toml::Table>, out: &mut String) {
     for key in keys {
         let path = format!("{prefix}{}", key.name);
+        let inner = key.inner_defaults(defaults);
         match key.kind {
-            Kind::Table(inner) => rows(inner, &format!("{path}."), out),
-            Kind::Tables(inner) => rows(inner, &format!("{path}[]."), out),
+            Kind::Table(_) | Kind::Struct { .. } => {
+                let fields = key.kind.fields().unwrap_or_default();
+                rows(fields, &format!("{path}."), inner.as_ref(), out)
+            }
+            Kind::Tables(inner) => rows(inner, &format!("{path}[]."), None, out),
             kind => {
-                let default = key.default.map_or("—".to_owned(), |d| format!("`{}`", d()));
+                let default = key
+                    .default_value(defaults)
+                    .map_or("—".to_owned(), |d| format!("`{d}`"));
                 let what = kind.describe().replace('|', "\\|");
                 out.push_str(&format!("| `{path}` | {what} | {default} |\n"));
             }
@@ -237,27 +282,31 @@ mod tests {
     /// not printed, or printed under another name, fails here.
     #[test]
     fn the_printed_config_is_the_declaration() {
-        fn walk(keys: &[Key], table: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+        fn walk(
+            keys: &[Key],
+            defaults: Option<&toml::Table>,
+            table: &toml::Table,
+            prefix: &str,
+            out: &mut Vec<String>,
+        ) {
             for (name, value) in table {
                 let path = format!("{prefix}{name}");
-                match keys
-                    .iter()
-                    .find(|k| k.name == name)
-                    .map(|k| (k.kind, value))
-                {
+                match keys.iter().find(|k| k.name == name) {
                     None => out.push(format!("{path}: printed, not declared")),
-                    Some((Kind::Table(inner), toml::Value::Table(t))) => {
-                        walk(inner, t, &format!("{path}."), out)
+                    Some(k) => {
+                        if let (Some(inner), toml::Value::Table(t)) = (k.kind.fields(), value) {
+                            let d = k.inner_defaults(defaults);
+                            walk(inner, d.as_ref(), t, &format!("{path}."), out)
+                        }
                     }
-                    _ => {}
                 }
             }
             for key in keys {
                 let path = format!("{prefix}{}", key.name);
-                match (key.default, table.get(key.name)) {
+                match (key.default_value(defaults), table.get(key.name)) {
                     (Some(_), None) => out.push(format!("{path}: declared, not printed")),
-                    (Some(default), Some(printed)) if default() != *printed => {
-                        out.push(format!("{path}: printed {printed}, default {}", default()))
+                    (Some(default), Some(printed)) if default != *printed => {
+                        out.push(format!("{path}: printed {printed}, default {default}"))
                     }
                     _ => {}
                 }
@@ -268,7 +317,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let printed: toml::Table = toml::from_str(&config.to_toml()).unwrap();
         let mut differ = Vec::new();
-        walk(super::super::raw::ROOT, &printed, "", &mut differ);
+        walk(super::super::raw::ROOT, None, &printed, "", &mut differ);
         assert_eq!(differ, Vec::<String>::new(), "{}", config.to_toml());
     }
 
@@ -277,19 +326,26 @@ mod tests {
     /// buttons' debounce, which the example sets longer on purpose.
     #[test]
     fn the_declared_defaults_are_the_examples() {
-        fn compare(keys: &[Key], table: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+        fn compare(
+            keys: &[Key],
+            defaults: Option<&toml::Table>,
+            table: &toml::Table,
+            prefix: &str,
+            out: &mut Vec<String>,
+        ) {
             for key in keys {
                 let path = format!("{prefix}{}", key.name);
-                match (key.kind, table.get(key.name)) {
-                    (Kind::Table(inner), Some(toml::Value::Table(t))) => {
-                        compare(inner, t, &format!("{path}."), out)
+                match (key.kind.fields(), table.get(key.name)) {
+                    (Some(inner), Some(toml::Value::Table(t))) => {
+                        let d = key.inner_defaults(defaults);
+                        compare(inner, d.as_ref(), t, &format!("{path}."), out)
                     }
                     (_, Some(stated)) => {
-                        if let Some(default) = key.default
-                            && default() != *stated
+                        if let Some(default) = key.default_value(defaults)
+                            && default != *stated
                             && !path.starts_with("gpio.buttons.")
                         {
-                            out.push(format!("{path}: {} in the example, {}", stated, default()));
+                            out.push(format!("{path}: {stated} in the example, {default}"));
                         }
                     }
                     _ => {}
@@ -299,7 +355,7 @@ mod tests {
         let example: toml::Table =
             toml::from_str(include_str!("../../config/lanecall.toml")).unwrap();
         let mut differ = Vec::new();
-        compare(super::super::raw::ROOT, &example, "", &mut differ);
+        compare(super::super::raw::ROOT, None, &example, "", &mut differ);
         assert_eq!(differ, Vec::<String>::new());
     }
 }

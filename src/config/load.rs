@@ -13,10 +13,10 @@ use std::path::Path;
 
 use serde::de::DeserializeOwned;
 
-use super::collect::{line_column, position};
+use super::collect::{key_parts, line_column, position};
 use super::keys::Key;
 use super::problem::{ConfigError, Problem};
-use super::raw::{ROOT, RawConfig, remove_key, unknown_key_among, walk};
+use super::raw::{ROOT, RawConfig, join, unknown_key_among, walk};
 use super::validated::Config;
 
 /// Reads the file at `path` and checks its text with `parse`: every file
@@ -98,33 +98,123 @@ pub(crate) fn parse_checked<R: DeserializeOwned, T>(
     };
     let mut problems = Vec::new();
     walk(&table, fields, "", &mut problems);
+    let walked = problems.len();
+    let Some(raw) = read::<R>(text, path, &mut problems)? else {
+        return Err(located(problems));
+    };
     if problems.is_empty() {
-        // The walk has checked every key and type, so this fails only
-        // if the walk and the raw structs disagree; toml's message then
-        // still names the key and its line.
-        let raw: R = toml::from_str(text).map_err(|e| syntax_error(path, &e))?;
         return check(raw).map_err(located);
     }
-    // Report the values' problems too, in the same run: check the file
-    // again without the keys already reported, and add what that finds
-    // about other keys.
-    let mut rest = table;
-    for p in &problems {
-        remove_key(&mut rest, &p.key);
-    }
-    if let Ok(raw) = toml::Value::Table(rest).try_into::<R>()
-        && let Err(more) = check(raw)
-    {
-        for m in more {
-            let reported = problems
-                .iter()
-                .any(|p| m.key == p.key || m.key.starts_with(&format!("{}.", p.key)));
-            if !reported {
-                problems.push(m);
-            }
+    // Report the values' problems too, in the same run: the file was
+    // read without the keys already reported, and what the check finds
+    // about other keys is added. A value a struct's field refused goes
+    // with the check's problems, where its table's are.
+    let refused = problems.split_off(walked);
+    let mut more = check(raw).err().unwrap_or_default();
+    more.splice(0..0, refused);
+    for m in more {
+        let reported = problems
+            .iter()
+            .any(|p| m.key == p.key || m.key.starts_with(&format!("{}.", p.key)));
+        if !reported {
+            problems.push(m);
         }
     }
     Err(located(problems))
+}
+
+/// `text` read into `R` without the keys already reported in
+/// `problems`: each value a field refuses (a validating type's range, a
+/// path that must be absolute) is a problem at its key, pushed, and the
+/// file is read again without it, so every such value is reported at
+/// once. `None` when a reported key cannot be left out (inside a list).
+fn read<R: DeserializeOwned>(
+    text: &str,
+    path: &Path,
+    problems: &mut Vec<Problem>,
+) -> Result<Option<R>, ConfigError> {
+    use toml::de::DeTable;
+    let mut removed: Vec<String> = problems.iter().map(|p| p.key.clone()).collect();
+    loop {
+        let mut doc = DeTable::parse(text).map_err(|e| syntax_error(path, &e))?;
+        for key in &removed {
+            remove_key(doc.get_mut(), key);
+        }
+        let e = match R::deserialize(toml::Deserializer::from(doc)) {
+            Ok(raw) => return Ok(Some(raw)),
+            Err(e) => e,
+        };
+        let doc = DeTable::parse(text).map_err(|e| syntax_error(path, &e))?;
+        let key = e
+            .span()
+            .and_then(|span| key_at(doc.get_ref(), span.start, ""));
+        match key {
+            Some(key) if removed.contains(&key) => return Ok(None),
+            Some(key) => {
+                problems.push(Problem::new(key.clone(), e.message()));
+                removed.push(key);
+            }
+            // Only if the walk and the structs disagree; toml's message
+            // then still names the key and its line.
+            None if removed.is_empty() => return Err(syntax_error(path, &e)),
+            None => return Ok(None),
+        }
+    }
+}
+
+/// The key path (as the walk writes it) of the value at byte `offset`.
+fn key_at(table: &toml::de::DeTable, offset: usize, prefix: &str) -> Option<String> {
+    use toml::de::DeValue;
+    for (k, v) in table {
+        let path = join(prefix, k.get_ref());
+        match v.get_ref() {
+            DeValue::Table(t) => {
+                if let Some(found) = key_at(t, offset, &path) {
+                    return Some(found);
+                }
+            }
+            DeValue::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let at = format!("{path}[{}]", i + 1);
+                    match item.get_ref() {
+                        DeValue::Table(t) => {
+                            if let Some(found) = key_at(t, offset, &at) {
+                                return Some(found);
+                            }
+                        }
+                        _ if item.span().contains(&offset) => return Some(at),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        if v.span().contains(&offset) {
+            return Some(path);
+        }
+    }
+    None
+}
+
+/// Removes the key `a.b.c` from a document, if it is there (not inside a
+/// list).
+fn remove_key(table: &mut toml::de::DeTable, key: &str) {
+    use toml::de::DeValue;
+    let parts = key_parts(key);
+    let Some(((last, None), heads)) = parts.split_last() else {
+        return;
+    };
+    let mut table = table;
+    for (name, index) in heads {
+        let Some(DeValue::Table(inner)) = table.get_mut(name.as_str()).map(|v| v.get_mut()) else {
+            return;
+        };
+        if index.is_some() {
+            return;
+        }
+        table = inner;
+    }
+    table.remove(last.as_str());
 }
 
 impl Config {

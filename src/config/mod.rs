@@ -67,6 +67,7 @@ mod load;
 mod print;
 mod problem;
 mod raw;
+mod shape;
 mod site;
 mod switches;
 mod validate;

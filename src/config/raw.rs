@@ -30,7 +30,7 @@ fn describe_value(value: &toml::Value) -> &'static str {
     }
 }
 
-fn join(prefix: &str, key: &str) -> String {
+pub(super) fn join(prefix: &str, key: &str) -> String {
     if prefix.is_empty() {
         toml_key(key)
     } else {
@@ -59,7 +59,9 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         | (Kind::Bool, V::Boolean(_))
         | (Kind::StrOrInt, V::String(_) | V::Integer(_))
         | (Kind::Lanes, V::String(_)) => {}
-        (Kind::Table(fields), V::Table(table)) => walk(table, fields, path, out),
+        (Kind::Table(_) | Kind::Struct { .. }, V::Table(table)) => {
+            walk(table, kind.fields().unwrap_or_default(), path, out)
+        }
         // Counted from 1, as the `[[...]]` headers are read in the file.
         (Kind::Tables(fields), V::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
@@ -84,7 +86,11 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         (Kind::Lanes, V::Array(_)) => check_kind(value, Kind::Ints, path, out),
         // A GPIO input or output written as a value (`[gpio.buttons]
         // repeat = 5`).
-        (Kind::Table(fields), other) if fields.iter().any(|k| k.name == "pin") => {
+        (Kind::Table(_) | Kind::Struct { .. }, other)
+            if kind
+                .fields()
+                .is_some_and(|fields| fields.iter().any(|k| k.name == "pin")) =>
+        {
             out.push(Problem::new(
                 path,
                 format!(
@@ -383,19 +389,6 @@ keys! {
     }
 }
 
-/// Removes `a.b.c` from a table, if it is there.
-pub(super) fn remove_key(table: &mut toml::Table, key: &str) {
-    match key.split_once('.') {
-        None => {
-            table.remove(key);
-        }
-        Some((head, rest)) => {
-            if let Some(toml::Value::Table(inner)) = table.get_mut(head) {
-                remove_key(inner, rest);
-            }
-        }
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;
