@@ -83,9 +83,9 @@ impl LaneRunner {
         let Some(mut f) = self.failure.take() else {
             return;
         };
-        self.catching_up = true;
+        self.in_a_row = true;
         let result = self.catch_up(&mut f);
-        self.catching_up = false;
+        self.in_a_row = false;
         match result {
             Ok(()) => {
                 tracing::warn!(
@@ -122,17 +122,19 @@ impl LaneRunner {
                 f.hold = FailureHold::Done;
             } else {
                 let reason = format!("the journal could not be written: {}", f.reason);
-                self.journal_and_apply(&hold(true, f.since_t, Some(reason)))?;
+                self.journal_and_apply(&[hold(true, f.since_t, Some(reason))])?;
                 f.hold = FailureHold::On;
             }
         }
-        while let Some(e) = f.waiting.front() {
-            self.journal_and_apply(e)?;
-            f.waiting.pop_front();
+        while !f.waiting.is_empty() {
+            let waiting = f.waiting.make_contiguous();
+            let n = super::runs(waiting);
+            self.journal_and_apply(&waiting[..n])?;
+            f.waiting.drain(..n);
         }
         if f.hold == FailureHold::On {
             let t = self.real.t(Instant::now()).max(self.replay.last_t());
-            self.journal_and_apply(&hold(false, t, None))?;
+            self.journal_and_apply(&[hold(false, t, None)])?;
             f.hold = FailureHold::Done;
             return Ok(());
         }

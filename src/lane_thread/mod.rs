@@ -76,6 +76,12 @@ pub(crate) const HEARTBEAT: Duration = Duration::from_secs(1);
 /// person's): they are applied first, in the order they happened.
 const GRACE: Duration = Duration::from_millis(25);
 
+/// Inputs journaled with one write and one sync at most: what is queued
+/// when a write begins goes out together (group commit), so a judge's
+/// action behind a burst of noise waits for one sync of it, not one a
+/// line. Far above the queue's noise limit (64).
+const BATCH: usize = 256;
+
 /// How often a journal that cannot be written is tried again, and how
 /// often the journal's path is checked.
 const RETRY: Duration = Duration::from_secs(1);
@@ -105,10 +111,11 @@ pub struct LaneRunner {
     clock: Box<dyn LaneClock>,
     /// Set while the journal cannot be written.
     failure: Option<Failure>,
-    /// The inputs that waited for the journal are being written and applied
-    /// ([`LaneRunner::retry`]): the state is published once they all are, with
-    /// the notice of the failure, never "ok" without it.
-    catching_up: bool,
+    /// Inputs are being applied in a row (what one write journaled, or
+    /// what waited for the journal, [`LaneRunner::retry`]): the state is
+    /// published once after them all (after a failure with its notice,
+    /// never "ok" without it).
+    in_a_row: bool,
     /// Journals found unusable at start and renamed aside, with why.
     set_aside: Vec<(String, String)>,
     /// What the judges should know of the journal (wall time, message).
@@ -244,7 +251,7 @@ impl LaneRunner {
             real: clock,
             clock: Box::new(clock),
             failure: None,
-            catching_up: false,
+            in_a_row: false,
             set_aside,
             notices: Default::default(),
             path_problem: None,
@@ -352,6 +359,8 @@ impl LaneRunner {
     pub fn run(mut self, inputs: InputReceiver) -> Replay {
         self.inputs = inputs.stats();
         let mut stop_seen: Option<Instant> = None;
+        // Taken from the queue behind a batch without joining it.
+        let mut held: Option<Taken> = None;
         loop {
             let now = Instant::now();
             self.heartbeat.store(
@@ -401,15 +410,14 @@ impl LaneRunner {
                 Some(_) => Duration::ZERO,
                 None => wake.saturating_duration_since(now),
             };
-            match inputs.take(timeout) {
+            let taken = match held.take() {
+                Some(taken) => Ok(taken),
+                None => inputs.take(timeout),
+            };
+            match taken {
                 Err(mpsc::RecvTimeoutError::Timeout) if stop_seen.is_some() => break,
-                Ok(Taken::Input(Input::Reading(r))) => {
-                    let t = self.clock.t(r.at);
-                    self.apply(t, Event::Sensor(r.sensor), None);
-                }
-                Ok(Taken::Input(Input::Action { panel, reply })) => {
-                    let t = self.clock.t(Instant::now());
-                    self.action(t, panel, reply);
+                Ok(Taken::Input(input @ (Input::Reading(_) | Input::Action { .. }))) => {
+                    held = self.batch(input, &inputs);
                 }
                 Ok(Taken::Step) => {
                     if let Some((t, event)) = self.clock.step() {
@@ -455,6 +463,46 @@ impl LaneRunner {
         self.replay
     }
 
+    /// Takes `first` and the inputs queued behind it (up to [`BATCH`]),
+    /// stamped as they are taken, and journals and applies them together.
+    /// Returns what was taken and does not join them (a step, the stop),
+    /// for the loop's next turn.
+    fn batch(&mut self, first: Input, inputs: &InputReceiver) -> Option<Taken> {
+        let mut batch = Vec::new();
+        let mut next = Some(Taken::Input(first));
+        while let Some(taken) = next.take() {
+            let (t, event, reply) = match taken {
+                Taken::Input(Input::Reading(r)) => {
+                    (self.clock.t(r.at), Event::Sensor(r.sensor), None)
+                }
+                // Judged against the lane as it stands once what came
+                // before is applied (`day.rs`).
+                Taken::Input(Input::Action { panel, reply }) if alone(&panel.action) => {
+                    self.apply_all(batch);
+                    let t = self.clock.t(Instant::now());
+                    self.action(t, panel, reply);
+                    return None;
+                }
+                Taken::Input(Input::Action { panel, reply }) => {
+                    (self.clock.t(Instant::now()), Event::Panel(panel), reply)
+                }
+                other => {
+                    self.apply_all(batch);
+                    return Some(other);
+                }
+            };
+            batch.push((t, event, reply));
+            next = self.next_in_batch(batch.len(), inputs);
+        }
+        self.apply_all(batch);
+        None
+    }
+
+    /// What is queued next, while the batch has room.
+    fn next_in_batch(&self, len: usize, inputs: &InputReceiver) -> Option<Taken> {
+        if len < BATCH { inputs.try_take() } else { None }
+    }
+
     /// A step of the lane's clock (a script's), at its time `t`: its
     /// input, or with none, the time alone: the deadlines up to it run.
     fn step(&mut self, t: Millis, event: Option<Event>) {
@@ -468,45 +516,83 @@ impl LaneRunner {
         }
     }
 
-    /// Journals one input, then applies it; an input that cannot be
-    /// journaled is not applied.
+    /// [`LaneRunner::apply_all`] for one input.
     fn apply(&mut self, t: Millis, event: Event, reply: Option<Reply>) {
+        self.apply_all(vec![(t, event, reply)]);
+    }
+
+    /// Journals inputs, in runs of one write and one sync each
+    /// ([`runs`]), then applies each run once it is durable and answers
+    /// its actions; an input that cannot be journaled is not applied.
+    fn apply_all(&mut self, inputs: Vec<(Millis, Event, Option<Reply>)>) {
         // Never earlier than what the lane has seen (a reading stamped by
         // its source just before a timer fired), so that a replay meets the
         // deadlines in the same order as the live lane did.
-        let t = t.max(self.replay.last_t()).max(self.replay.lane().now());
-        let stamped = Stamped { t, event };
-        if self.failure.is_some() {
-            self.wait_or_refuse(stamped, reply);
-            return;
-        }
-        match self.journal_and_apply(&stamped) {
-            Ok(refusal) => {
-                if let Some(reply) = reply {
-                    let _ = reply.send(refusal.map_or(Ok(t), |r| Err(NotTaken::Refused(r))));
+        let mut floor = self.replay.last_t().max(self.replay.lane().now());
+        let (events, replies): (Vec<_>, Vec<_>) = inputs
+            .into_iter()
+            .map(|(t, event, reply)| {
+                floor = floor.max(t);
+                (Stamped { t: floor, event }, reply)
+            })
+            .unzip();
+        let mut replies = replies.into_iter();
+        let mut rest = &events[..];
+        while !rest.is_empty() && self.failure.is_none() {
+            let (run, after) = rest.split_at(runs(rest));
+            match self.journal_and_apply(run) {
+                Ok(refusals) => {
+                    for (e, refusal) in run.iter().zip(refusals) {
+                        if let Some(reply) = replies.next().flatten() {
+                            let _ =
+                                reply.send(refusal.map_or(Ok(e.t), |r| Err(NotTaken::Refused(r))));
+                        }
+                    }
+                    rest = after;
                 }
+                Err(e) => self.fail(&e, run[0].t),
             }
-            Err(e) => {
-                self.fail(&e, t);
-                self.wait_or_refuse(stamped, reply);
-            }
+        }
+        for (e, reply) in rest.iter().zip(replies) {
+            self.wait_or_refuse(e.clone(), reply);
         }
     }
 
-    /// Journals an input and, once it is durable, applies it and sends its
-    /// effects; returns the lane's refusal, if any.
-    fn journal_and_apply(&mut self, e: &Stamped<Event>) -> io::Result<Option<Refusal>> {
-        let (line, wall) = self.journal_input(e)?;
+    /// Journals a run of inputs ([`runs`]) with one write and one sync and,
+    /// once they are durable, applies each and sends its effects; returns
+    /// the lane's refusal of each.
+    fn journal_and_apply(&mut self, run: &[Stamped<Event>]) -> io::Result<Vec<Option<Refusal>>> {
+        let (first, walls) = match run {
+            [one] => {
+                let (line, wall) = self.journal_input(one)?;
+                (line, vec![wall])
+            }
+            _ => {
+                let walls = self.walls_for(run);
+                let lines = run.iter().zip(walls.iter().copied());
+                (self.journal.append_all(lines)?, walls)
+            }
+        };
         self.wall_given = true;
-        if let Some(wall) = wall {
-            self.replay.read_wall(e.t, wall);
-        }
         for sink in &mut self.journal_sinks {
             sink.written(self.journal.path(), self.journal.len());
         }
-        self.replay.apply(line, e);
-        self.note_date(e);
-        Ok(self.effects(true))
+        let in_a_row = self.in_a_row;
+        self.in_a_row |= run.len() > 1;
+        let mut refusals = Vec::with_capacity(run.len());
+        for ((line, e), wall) in (first..).zip(run).zip(walls) {
+            if let Some(wall) = wall {
+                self.replay.read_wall(e.t, wall);
+            }
+            self.replay.apply(line, e);
+            self.note_date(e);
+            refusals.push(self.effects(true));
+        }
+        self.in_a_row = in_a_row;
+        if run.len() > 1 && !in_a_row {
+            self.publish();
+        }
+        Ok(refusals)
     }
 
     /// Appends an input to the journal, durably; after a block ends, the
@@ -636,7 +722,7 @@ impl LaneRunner {
                 Effect::Changed => changed = true,
             }
         }
-        if (changed || after_input) && !self.catching_up {
+        if (changed || after_input) && !self.in_a_row {
             self.publish();
         }
         refusal
@@ -660,5 +746,26 @@ fn plural(kind: &str) -> &'static str {
         crate::replay::kind::SERIAL => "bad serial lines",
         crate::replay::kind::SERIAL_GAP => "pinsetter sequence gaps",
         _ => "refused inputs",
+    }
+}
+
+/// A panel action journaled and applied on its own, never in a batch: it
+/// may start a new journal (a lineup, a date: `journal_input`), or is
+/// judged against the lane as it stands (`day.rs`).
+fn alone(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Lineup { .. } | Action::Date { .. } | Action::StartBlock { .. }
+    )
+}
+
+/// How many of `events` go out in one write: one that goes [`alone`] on
+/// its own, else those before the next such one, up to [`BATCH`].
+fn runs(events: &[Stamped<Event>]) -> usize {
+    let alone = |e: &Stamped<Event>| matches!(&e.event, Event::Panel(p) if alone(&p.action));
+    match events.iter().position(alone) {
+        Some(0) => 1,
+        Some(n) => n.min(BATCH),
+        None => events.len().min(BATCH),
     }
 }

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::LaneRunner;
-use crate::lane::Millis;
+use crate::lane::{Event, Millis, Stamped};
 use crate::wall::WallTime;
 use crate::wall_clock::{wall_now, zone_now};
 
@@ -34,6 +34,22 @@ impl LaneRunner {
             Some(said) if (said.0 - wall.0).abs() <= STEP_MS => None,
             _ => Some(wall),
         }
+    }
+}
+
+impl LaneRunner {
+    /// The wall-clock times a run of lines written together gives
+    /// ([`LaneRunner::wall_for`]): once a line of them gives it, those
+    /// after it are a moment later and need not.
+    pub(super) fn walls_for(&self, run: &[Stamped<Event>]) -> Vec<Option<WallTime>> {
+        let mut given = false;
+        run.iter()
+            .map(|e| {
+                let wall = (!given).then(|| self.wall_for(e.t, false)).flatten();
+                given |= wall.is_some();
+                wall
+            })
+            .collect()
     }
 }
 

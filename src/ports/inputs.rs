@@ -12,8 +12,9 @@
 //!   (`shed_serial`) once a sixteenth of the queue is taken
 //!   ([`noise_limit`], 64 inputs): noise, which comes faster than anything
 //!   else, takes at most that many places, so a judge's action or a ball
-//!   that comes behind it waits for at most that many journal writes
-//!   (each made durable), not for a queue full of noise. Below that
+//!   that comes behind it is in the next write the lane's thread makes
+//!   (what is queued when a write begins is written and synced together,
+//!   up to 256 inputs), not behind a queue full of noise. Below that
 //!   nothing is parsed here, and noise is journaled like any line.
 //! - A serial line that parses waits for room: the serial task sleeps a
 //!   moment and tries again ([`InputSender::send`], backing off from 1 to
@@ -197,6 +198,14 @@ impl InputReceiver {
     /// The next input or step, waiting at most `timeout`.
     pub fn take(&self, timeout: Duration) -> Result<Taken, RecvTimeoutError> {
         Ok(match self.took(self.rx.recv_timeout(timeout))? {
+            Queued::Input(input) => Taken::Input(input),
+            Queued::Step => Taken::Step,
+        })
+    }
+
+    /// The next input or step already queued, without waiting.
+    pub fn try_take(&self) -> Option<Taken> {
+        Some(match self.took(self.rx.try_recv()).ok()? {
             Queued::Input(input) => Taken::Input(input),
             Queued::Step => Taken::Step,
         })

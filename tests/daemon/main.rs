@@ -22,4 +22,5 @@ mod login_guard;
 mod panel_browser;
 mod serial_link;
 mod setup;
+mod slow_card;
 mod speaker;

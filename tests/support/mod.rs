@@ -11,6 +11,7 @@ pub mod mosquitto;
 pub mod mount;
 pub mod needs;
 pub mod scratch;
+pub mod slow_sync;
 pub mod tls;
 pub mod wait;
 
