@@ -217,7 +217,7 @@ impl Config {
         }
 
         // A voice named by `[speaker] voice` that the machine does not have.
-        if let Some(dir) = &self.speaker.voice_dir
+        if let Some(dir) = &self.speaker.voice_folder()
             && let Ok(name) = dir.strip_prefix(super::defaults::VOICES_DIR)
             && !dir.is_dir()
         {

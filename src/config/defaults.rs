@@ -8,20 +8,16 @@
 //! Keys without a default (required, or absent when left out, such as
 //! `journal.mirror` or `web.tls_cert`) are not here.
 //!
-//! The journal's, pinsetter's, speaker's and web panel's values reach the
-//! validation, and `Config::demo`, through their table's `Default`
-//! (`validated`), built from these; the declarations in `raw` name them
-//! for docs/config.md's table.
+//! The pinsetter's and web panel's values reach the validation, and
+//! `Config::demo`, through their table's `Default` (`validated`), built
+//! from these; the declarations in `raw` name them for docs/config.md's
+//! table. A table read into its own struct (`[journal]`, `[speaker]`) has
+//! its defaults in that struct's `Default`, not here.
 //!
 //! It decides nothing else: the ranges a value must fall in are in
 //! `validate` and `validate_web`.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-
-use crate::lane::Language;
-
-// [journal]
-pub(super) const DEFAULT_ALLOW_VOLATILE: bool = false;
 
 // [pinsetter]
 pub(super) const DEFAULT_BAUD: u32 = 9600;
@@ -49,19 +45,6 @@ pub(super) const DEFAULT_DEBOUNCE_MS: i64 = 5;
 // [gpio.outputs.*]
 pub(super) const DEFAULT_OUTPUT_ACTIVE: &str = "high";
 pub(super) const DEFAULT_PULSE_MS: i64 = 300;
-
-// [speaker]
-pub(super) const DEFAULT_SPEAKER_ENABLED: bool = true;
-pub(super) const DEFAULT_VOLUME: f64 = 1.0;
-pub(super) const DEFAULT_LANGUAGE: Language = Language::Ru;
-pub(super) const DEFAULT_STALE_AFTER_MS: u64 = 8000;
-/// `device`: the card the speaker ranks first (`SpeakerConfig::device`
-/// `None`).
-pub(super) const AUTO_DEVICE: &str = "auto";
-/// `voice`: the built-in voice (`SpeakerConfig::voice_dir` `None`).
-pub(super) const BUILTIN_VOICE: &str = "builtin";
-/// Also the least: shorter, "семь, десять" runs into "семьдесят".
-pub(super) const DEFAULT_WORD_PAUSE_MS: u64 = 260;
 
 // [web]
 /// Also the centre's page's.
@@ -156,70 +139,5 @@ mod tests {
         let mut unknown = Vec::new();
         walk(&example, ROOT, "", &mut unknown);
         assert_eq!(unknown, Vec::new(), "config/lanecall.toml");
-    }
-}
-
-/// `[speaker] word_pause_ms`, end to end: its default is the speaker's
-/// floor, the file sets it, a shorter pause is refused, and the speaker
-/// leaves that much silence between two words.
-#[cfg(test)]
-mod word_pause_tests {
-    use std::path::Path;
-    use std::time::Duration;
-
-    use super::DEFAULT_WORD_PAUSE_MS;
-    use crate::config::{Config, ConfigError};
-    use crate::lane::Language;
-    use crate::speaker::pack::VoicePack;
-    use crate::speaker::phrase::{PAUSE, WORD_PAUSE};
-
-    const MINIMAL: &str = "lane = 3\nstate_dir = \"/var/lib/lanecall\"\n[pinsetter]\nport = \"/dev/ttyUSB0\"\n[gpio]\nbackend = \"none\"\n[web]\njudge_pin_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"\n";
-
-    fn with_pause(line: &str) -> Result<Config, ConfigError> {
-        let text = MINIMAL.replace("[gpio]", &format!("[speaker]\n{line}\n[gpio]"));
-        Config::parse(&text, Path::new("lanecall.toml"))
-    }
-
-    #[test]
-    fn the_word_pause_defaults_to_the_speakers_least_and_is_read() {
-        assert_eq!(Duration::from_millis(DEFAULT_WORD_PAUSE_MS), WORD_PAUSE);
-        let config = Config::parse(MINIMAL, Path::new("lanecall.toml")).unwrap();
-        assert_eq!(config.speaker.word_pause, WORD_PAUSE);
-        assert!(config.to_toml().contains("\nword_pause_ms = 260\n"));
-        let config = with_pause("word_pause_ms = 450").unwrap();
-        assert_eq!(config.speaker.word_pause, Duration::from_millis(450));
-        assert!(config.to_toml().contains("\nword_pause_ms = 450\n"));
-    }
-
-    #[test]
-    fn a_word_pause_shorter_than_the_least_or_over_two_seconds_is_refused() {
-        for (line, value) in [("word_pause_ms = 200", 200), ("word_pause_ms = 2001", 2001)] {
-            let Err(ConfigError::Invalid { problems, .. }) = with_pause(line) else {
-                panic!("{line} accepted");
-            };
-            assert_eq!(
-                problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                [format!(
-                    "speaker.word_pause_ms: {value} is out of range: use 260 to 2000 \
-                     milliseconds (line 6, column 1)"
-                )]
-            );
-        }
-    }
-
-    #[test]
-    fn the_speaker_leaves_the_word_pause_between_two_words() {
-        let silence = |pause: Duration| -> Duration {
-            let clips = VoicePack::builtin(Language::En)
-                .with_word_pause(pause)
-                .sound(&["n7", PAUSE, "n10"]);
-            assert_eq!(clips.len(), 3);
-            clips[1].duration()
-        };
-        let least = silence(WORD_PAUSE);
-        let longer = silence(Duration::from_millis(760));
-        assert_eq!(longer - least, Duration::from_millis(500));
-        // Never closer than the least.
-        assert_eq!(silence(Duration::from_millis(10)), least);
     }
 }

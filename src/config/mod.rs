@@ -1,16 +1,20 @@
 //! Configuration: the lane's TOML file (`config/lanecall.toml` documents
 //! every key) read in two steps, as ripgrep parses its flags.
 //!
-//! 1. The text is parsed into a table and walked against the list of known
-//!    keys, so every unknown key and every value of the wrong type is
-//!    reported with its full path (`gpio.inputs.foul_beam.pinn`), then
-//!    deserialized into raw structs (`deny_unknown_fields`, every key an
-//!    `Option`, integers as `i64` so a negative number is a range problem
-//!    rather than a type error that hides the others).
-//! 2. The raw structs are validated into a [`Config`] whose every field is
-//!    usable: pins are [`BcmPin`]s no two inputs or outputs share, the
-//!    listen address is a [`SocketAddr`](std::net::SocketAddr), times are
-//!    [`Duration`](std::time::Duration)s.
+//! 1. The text is parsed into a table and walked against the known keys,
+//!    so every unknown key and every value of the wrong type is reported
+//!    with its full path (`gpio.inputs.foul_beam.pinn`). The known keys
+//!    are read from the serde structs the file is read into (`shape`).
+//! 2. The file is read into those structs: a table that is one struct
+//!    (`[journal]`, `[speaker]`: each key a field with its doc, its
+//!    default in the struct's `Default`, its check in its type, see
+//!    `value`) is what the daemon uses as it is; each value a field
+//!    refuses is reported at its key and the file read again without it.
+//!    The other tables are still read into raw structs (every key an
+//!    `Option`, integers as `i64`) and validated into a [`Config`] whose
+//!    every field is usable: pins are [`BcmPin`]s no two inputs or outputs
+//!    share, the listen address is a [`SocketAddr`](std::net::SocketAddr),
+//!    times are [`Duration`](std::time::Duration)s.
 //!
 //! Validation reports every problem at once, each by its key path with what
 //! to do about it: the technician fixing a lane before a tournament should
@@ -27,7 +31,11 @@
 //!   struct, its known keys with what each holds ([`Kind`]) and its
 //!   default (the walk's list and docs/config.md's table come from it),
 //!   and how a key and a string are written in TOML.
-//! - `defaults`: the value of every key left out of the file.
+//! - `defaults`: the value of every key left out of the file, for the
+//!   tables not yet read into their own struct.
+//! - `shape`: a serde struct's keys and defaults, read from the struct.
+//! - `value`: the validating value types (milliseconds in a range, an
+//!   absolute path, one of named values).
 //! - `gpio`: the validated GPIO types ([`BcmPin`], the inputs and outputs).
 //! - `collect`: the one problem collector every file's checks push into
 //!   (the lane's config, the centre's, the programme), and where a key is
@@ -36,8 +44,10 @@
 //!   the lane's `[web]` and the centre's.
 //! - `raw`: the file as written — the lane's tables declared with `keys!`,
 //!   the walk of the known keys, the "did you mean" of an unknown key.
-//! - `switches`, `voice`: `[pinsetter.switches]` and the speaker's voice;
-//!   `validated`: the [`Config`] the rest of the crate uses.
+//! - `journal`, `speaker`: `[journal]` and `[speaker]`, each one struct,
+//!   read, used and printed as it is.
+//! - `switches`: `[pinsetter.switches]`; `validated`: the [`Config`] the
+//!   rest of the crate uses.
 //! - `print`: the effective file `check-config` prints, a [`Config`]
 //!   written back through `raw`'s structs (the keys' names and units are
 //!   the file's by construction).
@@ -60,6 +70,7 @@ pub(crate) use defaults::{
     DEFAULT_SESSION_HOURS, DEFAULT_SESSION_IDLE_S,
 };
 mod gpio;
+mod journal;
 pub(crate) mod judges;
 pub(crate) mod keys;
 mod listen;
@@ -69,12 +80,13 @@ mod problem;
 mod raw;
 mod shape;
 mod site;
+mod speaker;
 mod switches;
 mod validate;
 mod validate_centre;
 mod validate_web;
 mod validated;
-mod voice;
+mod value;
 
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
@@ -97,8 +109,8 @@ pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
+pub use speaker::VOLUME;
 pub use switches::{SwitchPin, SwitchesConfig};
-pub use validate::VOLUME;
 pub use validated::{
     BAUD_RATES, CentreConfig, Config, JournalConfig, Language, PinsetterConfig, SpeakerConfig,
     TlsFiles, WebConfig,

@@ -9,13 +9,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::defaults::{AUTO_DEVICE, BUILTIN_VOICE, VOICES_DIR};
 use super::gpio::{BACKENDS, GpioConfig, InputRole, PULLS, level};
 use super::judges::RawJudge;
 use super::keys::name_of;
 use super::raw::{
-    RawCentre, RawConfig, RawGpio, RawInput, RawJournal, RawLamp, RawPinsetter, RawPulse, RawRules,
-    RawSpeaker, RawWeb,
+    RawCentre, RawConfig, RawGpio, RawInput, RawLamp, RawPinsetter, RawPulse, RawRules, RawWeb,
 };
 use super::switches::KINDS;
 use super::validate::FOUL_MODES;
@@ -37,14 +35,11 @@ impl Config {
 
     /// The file that reads as this config.
     fn to_raw(&self) -> RawConfig {
-        let (j, p) = (&self.journal, &self.pinsetter);
+        let p = &self.pinsetter;
         RawConfig {
             lane: Some(self.lane.into()),
             state_dir: Some(path(&self.state_dir)),
-            journal: RawJournal {
-                mirror: j.mirror.as_deref().map(path),
-                allow_volatile: Some(j.allow_volatile),
-            },
+            journal: self.journal.clone(),
             pinsetter: RawPinsetter {
                 // Left out with pin switches, when the file left it out.
                 port: (!p.port.as_os_str().is_empty()).then(|| path(&p.port)),
@@ -55,7 +50,11 @@ impl Config {
                 switches: self.switches.as_ref().map(|s| s.to_raw()),
             },
             gpio: gpio(&self.gpio),
-            speaker: speaker(&self.speaker, self.rules.speaker_extras),
+            // `extras` is the rules' `speaker_extras`, kept under `[speaker]`.
+            speaker: SpeakerConfig {
+                extras: self.rules.speaker_extras,
+                ..self.speaker.clone()
+            },
             web: web(&self.web),
             rules: rules(&self.rules),
             centre: self.centre.as_ref().map(centre),
@@ -116,40 +115,6 @@ fn gpio(g: &GpioConfig) -> RawGpio {
     raw
 }
 
-/// `extras` is the rules' `speaker_extras`, kept under `[speaker]`.
-fn speaker(s: &SpeakerConfig, extras: bool) -> RawSpeaker {
-    // An installed voice is said by its name (`voice`), any other folder
-    // as `voice_dir`.
-    let installed = s
-        .voice_dir
-        .as_deref()
-        .and_then(|dir| dir.strip_prefix(VOICES_DIR).ok());
-    let (voice_dir, voice) = match installed {
-        Some(name) => (None, path(name)),
-        None => (s.voice_dir.as_deref().map(path), BUILTIN_VOICE.to_owned()),
-    };
-    RawSpeaker {
-        enabled: Some(s.enabled),
-        device: Some(s.device.clone().unwrap_or_else(|| AUTO_DEVICE.to_owned())),
-        volume: Some(shortest(s.volume)),
-        language: Some(s.language.as_str().to_owned()),
-        stale_after_ms: ms(s.stale_after),
-        word_pause_ms: ms(s.word_pause),
-        voice_dir,
-        voice: Some(voice),
-        extras: Some(extras),
-    }
-}
-
-/// The shortest `f64` that reads back as the same `f32`: 0.8, not
-/// 0.800000011920929.
-fn shortest(v: f32) -> f64 {
-    match format!("{v:?}").parse::<f64>() {
-        Ok(short) if short as f32 == v => short,
-        _ => f64::from(v),
-    }
-}
-
 fn web(w: &WebConfig) -> RawWeb {
     let secs = |d: Duration| int(d.as_secs());
     RawWeb {
@@ -207,14 +172,6 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-
-    #[test]
-    fn floats_are_written_short_and_read_back_the_same() {
-        for v in [0.0f32, 0.8, 1.0, 1.7, 2.0, 0.333_333_34] {
-            assert_eq!(shortest(v) as f32, v, "{v}");
-        }
-        assert_eq!(shortest(0.8), 0.8);
-    }
 
     /// A file with every table the lane knows set: pin switches with an
     /// interrupt and a cycle signal, rail buttons, named judges, a mirror,

@@ -9,9 +9,12 @@
 use std::collections::BTreeMap;
 
 use super::defaults::*;
+use super::journal::JournalConfig;
 use super::judges::{JUDGE, RawJudge};
 use super::keys::{Key, Kind, keys, toml_key};
 use super::problem::Problem;
+use super::shape::table;
+use super::speaker::SpeakerConfig;
 use crate::lane::rules::Rules;
 
 // ---------------------------------------------------------------------------
@@ -172,10 +175,10 @@ keys! {
         lane: Option<i64> => Kind::Int;
         /// The journals' folder; absolute.
         state_dir: Option<String> => Kind::Str;
-        journal: RawJournal => Kind::Table(JOURNAL);
+        journal: JournalConfig => table::<JournalConfig>();
         pinsetter: RawPinsetter => Kind::Table(PINSETTER);
         gpio: RawGpio => Kind::Table(GPIO);
-        speaker: RawSpeaker => Kind::Table(SPEAKER);
+        speaker: SpeakerConfig => table::<SpeakerConfig>();
         web: RawWeb => Kind::Table(WEB);
         rules: RawRules => Kind::Table(RULES);
         centre: Option<RawCentre> => Kind::Table(CENTRE);
@@ -192,17 +195,6 @@ keys! {
         ca_file: Option<String> => Kind::Str;
         accept_commands: Option<bool> => Kind::Bool, default DEFAULT_ACCEPT_COMMANDS;
         neighbours: Vec<i64> => Kind::Ints;
-    }
-}
-
-keys! {
-    /// `[journal]`.
-    pub(super) struct RawJournal in JOURNAL {
-        /// A live second copy of the journal; absolute.
-        mirror: Option<String> => Kind::Str;
-        /// A state_dir on tmpfs, ramfs or overlayfs is a note, not a
-        /// problem, for check-config.
-        allow_volatile: Option<bool> => Kind::Bool, default DEFAULT_ALLOW_VOLATILE;
     }
 }
 
@@ -326,26 +318,6 @@ keys! {
         pin: Option<i64> => Kind::Int;
         active: Option<String> => Kind::Str, default DEFAULT_OUTPUT_ACTIVE;
         pulse_ms: Option<i64> => Kind::Int, default DEFAULT_PULSE_MS;
-    }
-}
-
-keys! {
-    /// `[speaker]`.
-    pub(super) struct RawSpeaker in SPEAKER {
-        enabled: Option<bool> => Kind::Bool, default DEFAULT_SPEAKER_ENABLED;
-        device: Option<String> => Kind::Str, default AUTO_DEVICE;
-        volume: Option<f64> => Kind::Float, default DEFAULT_VOLUME;
-        language: Option<String> => Kind::Str, default DEFAULT_LANGUAGE;
-        /// A callout still waiting after this long is dropped.
-        stale_after_ms: Option<i64> => Kind::Int, default DEFAULT_STALE_AFTER_MS;
-        /// The silence between two words of a callout ("seven, ten"):
-        /// longer in a hall whose echo runs the words together.
-        word_pause_ms: Option<i64> => Kind::Int, default DEFAULT_WORD_PAUSE_MS;
-        voice_dir: Option<String> => Kind::Str;
-        voice: Option<String> => Kind::Str, default BUILTIN_VOICE;
-        /// Goes into the rules (`speaker_extras`): the journal's header must
-        /// carry it, as it changes the callouts a replay gives.
-        extras: Option<bool> => Kind::Bool, default Rules::default().speaker_extras;
     }
 }
 

@@ -5,7 +5,6 @@
 //! It decides which values can work; it never reads the file (see `raw`)
 //! and never opens a pin, a port or a socket.
 
-use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,7 +12,7 @@ use super::collect::Check;
 use super::defaults::*;
 use super::gpio::*;
 use super::problem::{Problem, absolute_path};
-use super::raw::{RawConfig, RawGpio, RawInput, RawJournal, RawPinsetter, RawRules, RawSpeaker};
+use super::raw::{RawConfig, RawGpio, RawInput, RawPinsetter, RawRules};
 use super::validated::*;
 use crate::lane::Output;
 use crate::lane::rules::{FoulMode, Rules};
@@ -25,9 +24,6 @@ use crate::lane::rules::{FoulMode, Rules};
 /// `[rules] foul_mode` as the file names it.
 pub(super) const FOUL_MODES: [(&str, FoulMode); 2] =
     [("score", FoulMode::Score), ("warn", FoulMode::Warn)];
-
-/// `[speaker] volume`, and `lanecall say --volume`: 1.0 plays as recorded.
-pub const VOLUME: RangeInclusive<f64> = 0.0..=2.0;
 
 impl Check<'_> {
     pub(super) fn input(&mut self, role: InputRole, raw: RawInput) -> Option<InputConfig> {
@@ -98,7 +94,7 @@ impl RawConfig {
                     .map_err(|p| c.problems.push(p))
                     .ok()
             });
-        let mut journal = self.journal.validate(&mut c);
+        let mut journal = Some(self.journal);
         // The mirror would take the journal for its own copy.
         if let (Some(j), Some(dir)) = (&journal, &state_dir)
             && j.mirror.as_deref() == Some(dir.join("journal").as_path())
@@ -121,12 +117,10 @@ impl RawConfig {
         let gpio = self.gpio.validate(&mut c, rules.as_ref());
         let switches =
             super::switches::validate(&mut c, kind.as_deref(), raw_switches, gpio.as_ref());
-        // `[speaker] extras` is the rules' `speaker_extras`, their default
-        // when left out.
-        let extras = self.speaker.extras;
-        let speaker = self.speaker.validate(&mut c);
+        // `[speaker] extras` is the rules' `speaker_extras`.
+        let speaker = self.speaker.check(&mut c).then_some(self.speaker);
         let rules = rules.map(|rules| Rules {
-            speaker_extras: extras.unwrap_or(rules.speaker_extras),
+            speaker_extras: speaker.as_ref().map_or(rules.speaker_extras, |s| s.extras),
             ..rules
         });
         let web = self.web.validate(&mut c);
@@ -164,36 +158,6 @@ impl RawConfig {
             }),
             _ => Err(c.problems),
         }
-    }
-}
-
-impl RawJournal {
-    pub(super) fn validate(self, c: &mut Check) -> Option<JournalConfig> {
-        const EXAMPLE: &str = "mirror = \"/media/usb/lanecall\" under [journal]";
-        let mirror = match self.mirror {
-            None => None,
-            Some(m) if m.trim().is_empty() => {
-                c.push(
-                    "journal.mirror",
-                    format!(
-                        "is empty: leave it out for no mirror, or name a folder, e.g. {EXAMPLE}"
-                    ),
-                );
-                return None;
-            }
-            Some(m) => match absolute_path("journal.mirror", &m, EXAMPLE) {
-                Ok(m) => Some(m),
-                Err(p) => {
-                    c.problems.push(p);
-                    return None;
-                }
-            },
-        };
-        let default = JournalConfig::default();
-        Some(JournalConfig {
-            mirror,
-            allow_volatile: self.allow_volatile.unwrap_or(default.allow_volatile),
-        })
     }
 }
 
@@ -403,65 +367,6 @@ impl RawGpio {
             backend: backend?,
             inputs,
             outputs,
-        })
-    }
-}
-
-impl RawSpeaker {
-    pub(super) fn validate(self, c: &mut Check) -> Option<SpeakerConfig> {
-        let default = SpeakerConfig::default();
-        let device = match self.device.as_deref() {
-            None | Some(AUTO_DEVICE) => Some(None),
-            Some(d) if d.trim().is_empty() => {
-                c.push(
-                    "speaker.device",
-                    "is empty: write \"auto\", \"default\" or an ALSA device name (see \
-                     `aplay -L`)",
-                );
-                None
-            }
-            Some(d) => Some(Some(d.to_owned())),
-        };
-        let volume = self.volume.unwrap_or(f64::from(default.volume));
-        let volume = if VOLUME.contains(&volume) {
-            Some(volume as f32)
-        } else {
-            c.push(
-                "speaker.volume",
-                format!("{volume} is out of range: use 0.0 to 2.0 (1.0 plays as recorded)"),
-            );
-            None
-        };
-        let language = c.choice(
-            "speaker.language",
-            self.language.as_deref(),
-            default.language.as_str(),
-            &[("ru", Language::Ru), ("en", Language::En)],
-        );
-        let stale_after = c.millis(
-            "speaker.stale_after_ms",
-            self.stale_after_ms,
-            default.stale_after.as_millis() as i64,
-            1..=600_000,
-        );
-        // Never shorter than the default: "семь, десять" would run into
-        // "семьдесят" (seventy).
-        let least = default.word_pause.as_millis() as i64;
-        let word_pause = c.millis(
-            "speaker.word_pause_ms",
-            self.word_pause_ms,
-            least,
-            least..=2000,
-        );
-        let voice_dir = super::voice::folder(c, self.voice_dir.as_deref(), self.voice.as_deref());
-        Some(SpeakerConfig {
-            voice_dir: voice_dir?,
-            enabled: self.enabled.unwrap_or(default.enabled),
-            device: device?,
-            volume: volume?,
-            language: language?,
-            stale_after: stale_after?,
-            word_pause: word_pause?,
         })
     }
 }

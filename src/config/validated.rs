@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use super::defaults::*;
 use super::gpio::GpioConfig;
+pub use super::journal::JournalConfig;
 use super::judges::JudgeConfig;
+pub use super::speaker::SpeakerConfig;
 use super::switches::SwitchesConfig;
 use crate::lane::rules::Rules;
 use crate::mqtt::BrokerUrl;
@@ -57,31 +59,6 @@ pub struct CentreConfig {
     pub neighbours: Vec<u32>,
 }
 
-/// The journals beyond `state_dir`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JournalConfig {
-    /// A folder that gets a live second copy of the open journal (see
-    /// [`crate::journal::mirror`]), e.g. on a USB stick; absolute. It need not exist
-    /// when the config is read: the stick may be unplugged.
-    pub mirror: Option<PathBuf>,
-    /// Whether a `state_dir` on a file system kept in memory (tmpfs,
-    /// ramfs, an overlay such as raspi-config's overlay root) is accepted:
-    /// check-config then notes it instead of failing. The journal there is
-    /// lost at a power cut whatever `fdatasync` returns, so only a demo or
-    /// a bench sets it.
-    pub allow_volatile: bool,
-}
-
-/// Every key's default: no mirror.
-impl Default for JournalConfig {
-    fn default() -> Self {
-        JournalConfig {
-            mirror: None,
-            allow_volatile: DEFAULT_ALLOW_VOLATILE,
-        }
-    }
-}
-
 /// The pinsetter's serial line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PinsetterConfig {
@@ -113,41 +90,6 @@ pub const BAUD_RATES: [u32; 8] = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 1
 
 /// The callouts' language (the lane's; a bowler may have their own).
 pub use crate::lane::Language;
-
-/// The speaker that calls out the pins.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SpeakerConfig {
-    pub enabled: bool,
-    /// The ALSA device (`default` is ALSA's, card 0 on a Pi); `None` is
-    /// "auto": the card `speaker::cards` ranks first at each open.
-    pub device: Option<String>,
-    /// 0.0..=2.0; 1.0 plays the voice pack as recorded.
-    pub volume: f32,
-    pub language: Language,
-    /// A callout not started by then is dropped: a stale call misleads a
-    /// blind bowler more than a missing one. Above zero.
-    pub stale_after: Duration,
-    /// The silence between two words of a callout, at least 260 ms: a
-    /// hall whose echo runs "seven, ten" into "seventy" needs it longer.
-    pub word_pause: Duration,
-    /// A folder of recordings (`ru/strike.wav`, `en/7.wav`…) that replace
-    /// the built-in voice; `None` keeps the built-in voice.
-    pub voice_dir: Option<PathBuf>,
-}
-
-impl Default for SpeakerConfig {
-    fn default() -> Self {
-        SpeakerConfig {
-            enabled: DEFAULT_SPEAKER_ENABLED,
-            device: None,
-            volume: DEFAULT_VOLUME as f32,
-            language: DEFAULT_LANGUAGE,
-            stale_after: Duration::from_millis(DEFAULT_STALE_AFTER_MS),
-            word_pause: Duration::from_millis(DEFAULT_WORD_PAUSE_MS),
-            voice_dir: None,
-        }
-    }
-}
 
 /// The web panel.
 #[derive(Clone, Debug, PartialEq, Eq)]

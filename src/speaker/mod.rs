@@ -129,7 +129,7 @@ fn load_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
 }
 
 fn read_pack(config: &SpeakerConfig, language: Language) -> VoicePack {
-    let Some(dir) = &config.voice_dir else {
+    let Some(dir) = &config.voice_folder() else {
         return VoicePack::builtin(language);
     };
     let dir = dir.join(language.as_str());

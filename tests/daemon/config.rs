@@ -1400,7 +1400,7 @@ fn speaker_voice_names_an_installed_voice() {
     let with = |speaker: &str| format!("{}\n[speaker]\n{speaker}\n", minimal());
     let c = parse(&with("voice = \"rhvoice-elena\"")).unwrap();
     assert_eq!(
-        c.speaker.voice_dir.as_deref(),
+        c.speaker.voice_folder().as_deref(),
         Some(Path::new("/usr/share/lanecall/voices/rhvoice-elena"))
     );
     assert!(
@@ -1409,7 +1409,7 @@ fn speaker_voice_names_an_installed_voice() {
         c.to_toml()
     );
     let builtin = parse(&with("voice = \"builtin\"")).unwrap();
-    assert_eq!(builtin.speaker.voice_dir, None);
+    assert_eq!(builtin.speaker.voice_folder(), None);
     assert!(builtin.to_toml().contains("\nvoice = \"builtin\"\n"));
     for bad in ["../etc", "RHVoice", "", "a/b"] {
         let p = problems(&with(&format!("voice = {bad:?}")));
