@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use super::{MAX_LANE_NUMBER, MAX_LANES};
 use crate::config::judges::HOW;
 use crate::config::{
-    Check, ConfigError, DEFAULT_LISTEN, JUDGE, Kind, Problem, RawJudge, absolute_path, judges,
-    keys, load_file, parse_checked, pin_hash, position,
+    Check, ConfigError, DEFAULT_LISTEN, JudgeConfig, Kind, Problem, absolute_path, judge_pin_hash,
+    judges, keys, listen_value, load_file, parse_checked, position, table,
 };
 use crate::mqtt::{BrokerUrl, read_ca_file};
 
@@ -32,18 +32,35 @@ keys! {
         programme: Option<String> => Kind::Str;
         allow_anonymous: Option<bool> => Kind::Bool, default false;
         lanes: Option<toml::Value> => Kind::Lanes;
-        web: RawWeb => Kind::Table(WEB);
+        web: Web => table::<Web>();
     }
 }
 
-keys! {
-    /// `[web]`: the centre's page.
-    pub(crate) struct RawWeb in WEB {
-        /// Where the centre's page listens: by default where a lane's panel
-        /// does.
-        listen: Option<String> => Kind::Str, default DEFAULT_LISTEN;
-        judge_pin_hash: Option<String> => Kind::Str;
-        judges: Vec<RawJudge> => Kind::Tables(JUDGE);
+/// `[web]`: the centre's page, read with the lane's `[web]` value types.
+#[derive(serde::Deserialize, serde::Serialize)]
+#[serde(default)]
+pub(crate) struct Web {
+    /// Where the centre's page listens: by default where a lane's panel
+    /// does.
+    #[serde(with = "listen_value")]
+    listen: SocketAddr,
+    /// The chief judge's PIN hash, as `lanecall hash-pin PIN` prints it.
+    #[serde(
+        deserialize_with = "judge_pin_hash",
+        skip_serializing_if = "Option::is_none"
+    )]
+    judge_pin_hash: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    judges: Vec<JudgeConfig>,
+}
+
+impl Default for Web {
+    fn default() -> Self {
+        Web {
+            listen: DEFAULT_LISTEN,
+            judge_pin_hash: None,
+            judges: Vec::new(),
+        }
     }
 }
 
@@ -286,17 +303,14 @@ impl Raw {
             }
             v => absolute("state_dir", v, c),
         };
-        let web_listen = address("web.listen", self.web.listen, DEFAULT_LISTEN, c);
-        let judge_pin_hash = match self.web.judge_pin_hash {
-            None => {
-                c.push(
-                    "web.judge_pin_hash",
-                    format!("is missing: the chief judge's PIN hash: {HOW}"),
-                );
-                None
-            }
-            Some(h) => pin_hash(c, "web.judge_pin_hash", h),
-        };
+        let web_listen = Some(self.web.listen);
+        let judge_pin_hash = self.web.judge_pin_hash;
+        if judge_pin_hash.is_none() {
+            c.push(
+                "web.judge_pin_hash",
+                format!("is missing: the chief judge's PIN hash: {HOW}"),
+            );
+        }
         let judges = judges(c, self.web.judges, "the records write");
         let ca_file = self.ca_file;
         let broker = match self.broker {

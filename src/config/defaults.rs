@@ -51,9 +51,6 @@ pub(super) const DEFAULT_PULSE_MS: i64 = 300;
 pub(crate) const DEFAULT_LISTEN: SocketAddr =
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 8080));
 pub(crate) const DEFAULT_SESSION_HOURS: u64 = 12;
-pub(super) const DEFAULT_MAX_CONNECTIONS: usize = 256;
-/// Lowered to half of `max_connections` when that is smaller.
-pub(super) const DEFAULT_MAX_LIVE_VIEWS: usize = 64;
 pub(crate) const DEFAULT_SESSION_IDLE_S: u64 = 2 * 3600;
 pub(crate) const DEFAULT_LOCKOUT_AFTER: u32 = 5;
 pub(crate) const DEFAULT_LOCKOUT_BASE_S: u64 = 60;

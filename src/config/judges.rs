@@ -7,13 +7,14 @@
 //! against a hash.
 
 use super::collect::Check;
-use super::keys::{Kind, keys};
 
 /// `[[web.judges]]` at most: each login checks every judge's PIN.
 pub const MAX_JUDGES: usize = 8;
 
-/// One `[[web.judges]]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One `[[web.judges]]`: a judge with a PIN of their own (checked with
+/// the list, by [`judges`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(default)]
 pub struct JudgeConfig {
     /// As the journal names them.
     pub name: String,
@@ -23,14 +24,6 @@ pub struct JudgeConfig {
 
 /// What a problem with a PIN hash tells the technician to do.
 pub(crate) const HOW: &str = "run `lanecall hash-pin PIN` and paste its output";
-
-keys! {
-    /// `[[web.judges]]`: a judge with a PIN of their own.
-    pub(crate) struct RawJudge in JUDGE {
-        name: Option<String> => Kind::Str;
-        pin_hash: Option<String> => Kind::Str;
-    }
-}
 
 /// What is wrong with a PIN hash as `lanecall hash-pin` prints it: not
 /// argon2, cut short, or of an argon2 variant this build cannot check.
@@ -67,7 +60,11 @@ pub(crate) fn pin_hash(c: &mut Check, key: &str, hash: String) -> Option<String>
 /// `[[web.judges]]`: at most [`MAX_JUDGES`], each a name (as `written`
 /// says: "the journal writes", "the records write") and a PIN hash, no
 /// name twice. `None` with the problems pushed.
-pub(crate) fn judges(c: &mut Check, raw: Vec<RawJudge>, written: &str) -> Option<Vec<JudgeConfig>> {
+pub(crate) fn judges(
+    c: &mut Check,
+    raw: Vec<JudgeConfig>,
+    written: &str,
+) -> Option<Vec<JudgeConfig>> {
     if raw.len() > MAX_JUDGES {
         c.push(
             "web.judges",
@@ -85,7 +82,7 @@ pub(crate) fn judges(c: &mut Check, raw: Vec<RawJudge>, written: &str) -> Option
         let name = c
             .non_empty(
                 &key("name"),
-                j.name,
+                Some(j.name),
                 &format!("the judge's name as {written} it"),
             )
             .map(|n| n.trim().to_owned())
@@ -105,7 +102,7 @@ pub(crate) fn judges(c: &mut Check, raw: Vec<RawJudge>, written: &str) -> Option
         let hash = c
             .required(
                 &key("pin_hash"),
-                j.pin_hash,
+                Some(j.pin_hash).filter(|h| !h.is_empty()),
                 &format!("the judge's PIN hash: {HOW}"),
             )
             .and_then(|h| pin_hash(c, &key("pin_hash"), h));
@@ -140,9 +137,9 @@ mod tests {
 
     #[test]
     fn judges_each_have_a_name_once_and_a_hash() {
-        let judge = |name: &str, hash: Option<&str>| RawJudge {
-            name: Some(name.to_owned()),
-            pin_hash: hash.map(str::to_owned),
+        let judge = |name: &str, hash: Option<&str>| JudgeConfig {
+            name: name.to_owned(),
+            pin_hash: hash.unwrap_or_default().to_owned(),
         };
         let mut c = Check::default();
         let list = judges(

@@ -44,14 +44,14 @@
 //!   the lane's `[web]` and the centre's.
 //! - `raw`: the file as written — the lane's tables declared with `keys!`,
 //!   the walk of the known keys, the "did you mean" of an unknown key.
-//! - `journal`, `speaker`: `[journal]` and `[speaker]`, each one struct,
+//! - `journal`, `speaker`, `web`: `[journal]`, `[speaker]` and `[web]`, each one struct,
 //!   read, used and printed as it is.
 //! - `switches`: `[pinsetter.switches]`; `validated`: the [`Config`] the
 //!   rest of the crate uses.
 //! - `print`: the effective file `check-config` prints, a [`Config`]
 //!   written back through `raw`'s structs (the keys' names and units are
 //!   the file's by construction).
-//! - `validate`, `validate_web` and `validate_centre`: raw structs into a
+//! - `validate` and `validate_centre`: raw structs into a
 //!   [`Config`], every problem at once.
 //! - `load`: reading a file through those steps, the one loader of the
 //!   lane's config, the centre's and the programme.
@@ -84,9 +84,9 @@ mod speaker;
 mod switches;
 mod validate;
 mod validate_centre;
-mod validate_web;
 mod validated;
 mod value;
+mod web;
 
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
@@ -102,16 +102,18 @@ pub use site::{
 pub(crate) use collect::{Check, position};
 pub use defaults::VOICES_DIR;
 pub use gpio::{BcmPin, GpioBackend, GpioConfig, InputConfig, InputRole, OutputConfig, Pull};
-pub(crate) use judges::{JUDGE, RawJudge, judges, pin_hash};
+pub(crate) use judges::judges;
 pub use judges::{JudgeConfig, MAX_JUDGES};
 pub(crate) use keys::Kind;
 pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
 pub use raw::BUTTONS;
+pub(crate) use shape::table;
 pub use speaker::VOLUME;
 pub use switches::{SwitchPin, SwitchesConfig};
 pub use validated::{
     BAUD_RATES, CentreConfig, Config, JournalConfig, Language, PinsetterConfig, SpeakerConfig,
     TlsFiles, WebConfig,
 };
+pub(crate) use web::{judge_pin_hash, listen as listen_value};

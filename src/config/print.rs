@@ -10,14 +10,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::gpio::{BACKENDS, GpioConfig, InputRole, PULLS, level};
-use super::judges::RawJudge;
 use super::keys::name_of;
 use super::raw::{
-    RawCentre, RawConfig, RawGpio, RawInput, RawLamp, RawPinsetter, RawPulse, RawRules, RawWeb,
+    RawCentre, RawConfig, RawGpio, RawInput, RawLamp, RawPinsetter, RawPulse, RawRules,
 };
 use super::switches::KINDS;
 use super::validate::FOUL_MODES;
-use super::validated::{CentreConfig, Config, SpeakerConfig, WebConfig};
+use super::validated::{CentreConfig, Config, SpeakerConfig};
 use crate::lane::Output;
 use crate::lane::rules::Rules;
 
@@ -55,7 +54,7 @@ impl Config {
                 extras: self.rules.speaker_extras,
                 ..self.speaker.clone()
             },
-            web: web(&self.web),
+            web: self.web.clone(),
             rules: rules(&self.rules),
             centre: self.centre.as_ref().map(centre),
         }
@@ -113,32 +112,6 @@ fn gpio(g: &GpioConfig) -> RawGpio {
         }
     }
     raw
-}
-
-fn web(w: &WebConfig) -> RawWeb {
-    let secs = |d: Duration| int(d.as_secs());
-    RawWeb {
-        listen: Some(w.listen.to_string()),
-        judge_pin_hash: w.judge_pin_hash.clone(),
-        session_hours: int(w.session.as_secs() / 3600),
-        max_connections: int(w.max_connections as u64),
-        max_live_views: int(w.max_live_views as u64),
-        tls_cert: w.tls.as_ref().map(|tls| path(&tls.cert)),
-        tls_key: w.tls.as_ref().map(|tls| path(&tls.key)),
-        session_idle_s: secs(w.session_idle),
-        lockout_after: Some(w.lockout_after.into()),
-        lockout_base_s: secs(w.lockout_base),
-        lockout_max_s: secs(w.lockout_max),
-        event: Some(w.event.clone()),
-        judges: w
-            .judges
-            .iter()
-            .map(|j| RawJudge {
-                name: Some(j.name.clone()),
-                pin_hash: Some(j.pin_hash.clone()),
-            })
-            .collect(),
-    }
 }
 
 fn rules(r: &Rules) -> RawRules {

@@ -10,11 +10,11 @@ use std::collections::BTreeMap;
 
 use super::defaults::*;
 use super::journal::JournalConfig;
-use super::judges::{JUDGE, RawJudge};
 use super::keys::{Key, Kind, keys, toml_key};
 use super::problem::Problem;
 use super::shape::table;
 use super::speaker::SpeakerConfig;
+use super::web::WebConfig;
 use crate::lane::rules::Rules;
 
 // ---------------------------------------------------------------------------
@@ -179,7 +179,7 @@ keys! {
         pinsetter: RawPinsetter => Kind::Table(PINSETTER);
         gpio: RawGpio => Kind::Table(GPIO);
         speaker: SpeakerConfig => table::<SpeakerConfig>();
-        web: RawWeb => Kind::Table(WEB);
+        web: WebConfig => table::<WebConfig>();
         rules: RawRules => Kind::Table(RULES);
         centre: Option<RawCentre> => Kind::Table(CENTRE);
     }
@@ -318,27 +318,6 @@ keys! {
         pin: Option<i64> => Kind::Int;
         active: Option<String> => Kind::Str, default DEFAULT_OUTPUT_ACTIVE;
         pulse_ms: Option<i64> => Kind::Int, default DEFAULT_PULSE_MS;
-    }
-}
-
-keys! {
-    /// `[web]`: the judges' panel.
-    pub(super) struct RawWeb in WEB {
-        listen: Option<String> => Kind::Str, default DEFAULT_LISTEN;
-        judge_pin_hash: Option<String> => Kind::Str;
-        session_hours: Option<i64> => Kind::Int, default DEFAULT_SESSION_HOURS;
-        max_connections: Option<i64> => Kind::Int, default DEFAULT_MAX_CONNECTIONS;
-        /// Lowered to half of `max_connections` when that is smaller.
-        max_live_views: Option<i64> => Kind::Int, default DEFAULT_MAX_LIVE_VIEWS;
-        tls_cert: Option<String> => Kind::Str;
-        tls_key: Option<String> => Kind::Str;
-        session_idle_s: Option<i64> => Kind::Int, default DEFAULT_SESSION_IDLE_S;
-        lockout_after: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_AFTER;
-        lockout_base_s: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_BASE_S;
-        lockout_max_s: Option<i64> => Kind::Int, default DEFAULT_LOCKOUT_MAX_S;
-        event: Option<String> => Kind::Str;
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        judges: Vec<RawJudge> => Kind::Tables(JUDGE);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Validation: the raw structs into a [`Config`], every problem at once,
-//! each by its key path with what to do about it. The web panel's keys are
-//! in `validate_web`.
+//! each by its key path with what to do about it. The tables read into
+//! their own struct (`journal`, `speaker`, `web`) check themselves.
 //!
 //! It decides which values can work; it never reads the file (see `raw`)
 //! and never opens a pin, a port or a socket.
@@ -123,7 +123,7 @@ impl RawConfig {
             speaker_extras: speaker.as_ref().map_or(rules.speaker_extras, |s| s.extras),
             ..rules
         });
-        let web = self.web.validate(&mut c);
+        let web = self.web.check(&mut c).then_some(self.web);
         c.problems.append(&mut rules_check.problems);
         let centre = match self.centre {
             None => Some(None),

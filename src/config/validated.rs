@@ -11,9 +11,9 @@ use std::time::Duration;
 use super::defaults::*;
 use super::gpio::GpioConfig;
 pub use super::journal::JournalConfig;
-use super::judges::JudgeConfig;
 pub use super::speaker::SpeakerConfig;
 use super::switches::SwitchesConfig;
+pub use super::web::{TlsFiles, WebConfig};
 use crate::lane::rules::Rules;
 use crate::mqtt::BrokerUrl;
 
@@ -90,80 +90,6 @@ pub const BAUD_RATES: [u32; 8] = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 1
 
 /// The callouts' language (the lane's; a bowler may have their own).
 pub use crate::lane::Language;
-
-/// The web panel.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WebConfig {
-    pub listen: SocketAddr,
-    /// The shared judge PIN's argon2 hash in PHC form
-    /// (`$argon2id$v=19$...`), as `lanecall hash-pin PIN` prints it; a
-    /// login with it gives the name typed at login. Optional when
-    /// `judges` has at least one judge.
-    pub judge_pin_hash: Option<String>,
-    /// Judges with their own PIN (`[[web.judges]]`): the journal names who
-    /// acted.
-    pub judges: Vec<JudgeConfig>,
-    /// How long a judge's login lasts: whole hours from 1 to 168 (a week,
-    /// the web panel's cap).
-    pub session: Duration,
-    /// Open connections at most (see [`crate::web::server`]); the daemon
-    /// lowers it further to stay below its file descriptor limit.
-    pub max_connections: usize,
-    /// Live views (`GET /api/events` streams) at most; fewer than
-    /// `max_connections`, so a full set of live views leaves room for the
-    /// judges' requests.
-    pub max_live_views: usize,
-    /// HTTPS instead of HTTP: the certificate and key files.
-    pub tls: Option<TlsFiles>,
-    /// How long a login lasts without a request (`session_idle_s`).
-    pub session_idle: Duration,
-    /// Wrong PINs in a row that lock the PIN checks (`lockout_after`).
-    pub lockout_after: u32,
-    /// The first lock's length, doubled at each lock (`lockout_base_s`).
-    pub lockout_base: Duration,
-    /// The longest lock (`lockout_max_s`).
-    pub lockout_max: Duration,
-    /// The event's title, printed at the top of the score sheet (`event`).
-    pub event: String,
-}
-
-/// Every key's default, and no PIN (the file must give one).
-impl Default for WebConfig {
-    fn default() -> Self {
-        WebConfig {
-            listen: DEFAULT_LISTEN,
-            judge_pin_hash: None,
-            judges: Vec::new(),
-            session: Duration::from_secs(DEFAULT_SESSION_HOURS * 3600),
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            max_live_views: DEFAULT_MAX_LIVE_VIEWS,
-            tls: None,
-            session_idle: Duration::from_secs(DEFAULT_SESSION_IDLE_S),
-            lockout_after: DEFAULT_LOCKOUT_AFTER,
-            lockout_base: Duration::from_secs(DEFAULT_LOCKOUT_BASE_S),
-            lockout_max: Duration::from_secs(DEFAULT_LOCKOUT_MAX_S),
-            event: String::new(),
-        }
-    }
-}
-
-impl WebConfig {
-    /// Whether the panel is served over HTTPS, so the session cookie can be
-    /// marked `Secure`.
-    pub fn tls(&self) -> bool {
-        self.tls.is_some()
-    }
-}
-
-/// The PEM files for HTTPS. Both were readable, and held a certificate and
-/// a private key, when the config was read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TlsFiles {
-    /// The certificate chain, the server's own certificate first.
-    pub cert: PathBuf,
-    /// The private key (PKCS#8, PKCS#1 or SEC1).
-    pub key: PathBuf,
-}
 
 // ---------------------------------------------------------------------------
 // Built in code

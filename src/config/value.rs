@@ -14,26 +14,64 @@ use std::time::Duration;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// A whole number of milliseconds from `MIN` to `MAX`, as a [`Duration`]:
-/// `#[serde(with = "Millis::<1, 600_000>")]`.
-pub(crate) struct Millis<const MIN: u64, const MAX: u64>;
+/// What a whole number counts, for [`Int`]: its name in the message
+/// ("milliseconds") and the value the daemon uses.
+pub(crate) trait Unit {
+    const NAME: &'static str;
+    type Value;
+    fn from_count(n: u64) -> Self::Value;
+    fn count(v: &Self::Value) -> u64;
+}
 
-impl<const MIN: u64, const MAX: u64> Millis<MIN, MAX> {
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let ms = i64::deserialize(d)?;
-        match u64::try_from(ms) {
-            Ok(ms) if (MIN..=MAX).contains(&ms) => Ok(Duration::from_millis(ms)),
+/// A whole number from `MIN` to `MAX` counting `U`s, read as `U`'s value:
+/// `#[serde(with = "Int::<Ms, 1, 600_000>")]`, or [`Millis`].
+pub(crate) struct Int<U, const MIN: u64, const MAX: u64>(std::marker::PhantomData<U>);
+
+impl<U: Unit, const MIN: u64, const MAX: u64> Int<U, MIN, MAX> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<U::Value, D::Error> {
+        let n = i64::deserialize(d)?;
+        match u64::try_from(n) {
+            Ok(n) if (MIN..=MAX).contains(&n) => Ok(U::from_count(n)),
             _ => Err(D::Error::custom(format!(
-                "{ms} is out of range: use {MIN} to {MAX} milliseconds"
+                "{n} is out of range: use {MIN} to {MAX} {}",
+                U::NAME
             ))),
         }
     }
 
-    pub(crate) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        u64::try_from(d.as_millis())
-            .unwrap_or(u64::MAX)
-            .serialize(s)
+    pub(crate) fn serialize<S: Serializer>(v: &U::Value, s: S) -> Result<S::Ok, S::Error> {
+        i64::try_from(U::count(v)).unwrap_or(i64::MAX).serialize(s)
     }
+}
+
+/// Milliseconds from `MIN` to `MAX`, as a [`Duration`].
+pub(crate) type Millis<const MIN: u64, const MAX: u64> = Int<Ms, MIN, MAX>;
+
+macro_rules! units {
+    ($($(#[$m:meta])* $unit:ident: $name:literal, $value:ty, |$n:ident| $from:expr, |$v:ident| $count:expr;)*) => {$(
+        $(#[$m])*
+        pub(crate) struct $unit;
+        impl Unit for $unit {
+            const NAME: &'static str = $name;
+            type Value = $value;
+            fn from_count($n: u64) -> $value {
+                $from
+            }
+            fn count($v: &$value) -> u64 {
+                $count
+            }
+        }
+    )*};
+}
+
+units! {
+    Ms: "milliseconds", Duration, |n| Duration::from_millis(n),
+        |v| u64::try_from(v.as_millis()).unwrap_or(u64::MAX);
+    Secs: "seconds", Duration, |n| Duration::from_secs(n), |v| v.as_secs();
+    Hours: "hours", Duration, |n| Duration::from_secs(n * 3600), |v| v.as_secs() / 3600;
+    Connections: "connections", usize, |n| n as usize, |v| *v as u64;
+    /// `[web] lockout_after`.
+    WrongPins: "wrong PINs", u32, |n| u32::try_from(n).unwrap_or(u32::MAX), |v| u64::from(*v);
 }
 
 /// One of the named values of `choices`, or the message listing them.
