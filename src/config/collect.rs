@@ -12,6 +12,9 @@ use std::time::Duration;
 use super::gpio::BcmPin;
 use super::problem::Problem;
 
+/// What a missing `pin` is told.
+pub(crate) const PIN_NEEDED: &str = "the BCM GPIO number the wire is on, 2 to 27 (pin = 17)";
+
 /// Collects the problems found while validating.
 #[derive(Default)]
 pub(crate) struct Check<'t> {
@@ -128,44 +131,8 @@ impl<'t> Check<'t> {
     }
 
     pub(crate) fn pin(&mut self, key: &str, value: Option<i64>) -> Option<BcmPin> {
-        let n = self.required(
-            key,
-            value,
-            "the BCM GPIO number the wire is on, 2 to 27 (pin = 17)",
-        )?;
-        match n {
-            0 | 1 => {
-                self.push(
-                    key,
-                    format!(
-                        "BCM {n} is reserved for the HAT ID EEPROM (ID_SD/ID_SC): \
-                         move the wire to a free GPIO from 2 to 27"
-                    ),
-                );
-                None
-            }
-            2..=27 => u8::try_from(n).ok().and_then(BcmPin::new),
-            _ => {
-                let header = u8::try_from(n).ok().and_then(BcmPin::from_header_pin);
-                let hint = match header {
-                    Some(bcm) if bcm.number() >= 2 => {
-                        format!(
-                            "; if the wire is on header pin {n}, that is BCM {}",
-                            bcm.number()
-                        )
-                    }
-                    _ => String::new(),
-                };
-                self.push(
-                    key,
-                    format!(
-                        "{n} is not a BCM GPIO number: use 2 to 27 \
-                         (the GPIO number, not the header pin){hint}"
-                    ),
-                );
-                None
-            }
-        }
+        let n = self.required(key, value, PIN_NEEDED)?;
+        super::gpio::bcm_pin(n).map_err(|e| self.push(key, e)).ok()
     }
 
     pub(crate) fn active(&mut self, key: &str, value: Option<&str>, default: &str) -> Option<bool> {

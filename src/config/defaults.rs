@@ -37,15 +37,6 @@ pub(super) const DEFAULT_SETTLE_MS: i64 = 600;
 pub(super) const DEFAULT_MAX_SETTLE_MS: i64 = 8000;
 pub(super) const DEFAULT_FLICKER_CHANGES: i64 = 6;
 
-// [gpio.inputs.*] and [gpio.buttons.*]
-pub(super) const DEFAULT_PULL: &str = "up";
-pub(super) const DEFAULT_INPUT_ACTIVE: &str = "low";
-pub(super) const DEFAULT_DEBOUNCE_MS: i64 = 5;
-
-// [gpio.outputs.*]
-pub(super) const DEFAULT_OUTPUT_ACTIVE: &str = "high";
-pub(super) const DEFAULT_PULSE_MS: i64 = 300;
-
 // [web]
 /// Also the centre's page's.
 pub(crate) const DEFAULT_LISTEN: SocketAddr =

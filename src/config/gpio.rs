@@ -183,6 +183,38 @@ impl fmt::Display for BcmPin {
     }
 }
 
+/// A BCM GPIO number a wire may be on (2 to 27), or what is wrong with
+/// `n`: BCM 0 and 1 are the HAT ID EEPROM's, and a number above 27 is
+/// likely the header's pin, named with its GPIO.
+pub(crate) fn bcm_pin(n: i64) -> Result<BcmPin, String> {
+    match n {
+        0 | 1 => Err(format!(
+            "BCM {n} is reserved for the HAT ID EEPROM (ID_SD/ID_SC): \
+             move the wire to a free GPIO from 2 to 27"
+        )),
+        2..=27 => u8::try_from(n)
+            .ok()
+            .and_then(BcmPin::new)
+            .ok_or_else(|| format!("{n} is not a BCM GPIO number")),
+        _ => {
+            let header = u8::try_from(n).ok().and_then(BcmPin::from_header_pin);
+            let hint = match header {
+                Some(bcm) if bcm.number() >= 2 => {
+                    format!(
+                        "; if the wire is on header pin {n}, that is BCM {}",
+                        bcm.number()
+                    )
+                }
+                _ => String::new(),
+            };
+            Err(format!(
+                "{n} is not a BCM GPIO number: use 2 to 27 \
+                 (the GPIO number, not the header pin){hint}"
+            ))
+        }
+    }
+}
+
 /// An active level as the file writes it.
 pub(crate) fn level(active_high: bool) -> &'static str {
     name_of(&LEVELS, &active_high)

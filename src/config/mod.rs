@@ -6,7 +6,7 @@
 //!    with its full path (`gpio.inputs.foul_beam.pinn`). The known keys
 //!    are read from the serde structs the file is read into (`shape`).
 //! 2. The file is read into those structs: a table that is one struct
-//!    (`[journal]`, `[speaker]`: each key a field with its doc, its
+//!    (`[journal]`, `[speaker]`, `[web]`, each GPIO input and output: each key a field with its doc, its
 //!    default in the struct's `Default`, its check in its type, see
 //!    `value`) is what the daemon uses as it is; each value a field
 //!    refuses is reported at its key and the file read again without it.
@@ -37,6 +37,8 @@
 //! - `value`: the validating value types (milliseconds in a range, an
 //!   absolute path, one of named values).
 //! - `gpio`: the validated GPIO types ([`BcmPin`], the inputs and outputs).
+//! - `wire`: one wired input's or output's table, one serde struct each,
+//!   its defaults (pull, active level, debounce, pulse) declared once.
 //! - `collect`: the one problem collector every file's checks push into
 //!   (the lane's config, the centre's, the programme), and where a key is
 //!   in the text (line and column, computed in one place).
@@ -87,6 +89,7 @@ mod validate_centre;
 mod validated;
 mod value;
 mod web;
+mod wire;
 
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,

@@ -9,14 +9,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::gpio::{BACKENDS, GpioConfig, InputRole, PULLS, level};
+use super::gpio::{BACKENDS, GpioConfig, InputRole};
 use super::keys::name_of;
-use super::raw::{
-    RawCentre, RawConfig, RawGpio, RawInput, RawLamp, RawPinsetter, RawPulse, RawRules,
-};
+use super::raw::{RawCentre, RawConfig, RawGpio, RawPinsetter, RawRules};
 use super::switches::KINDS;
 use super::validate::FOUL_MODES;
 use super::validated::{CentreConfig, Config, SpeakerConfig};
+use super::wire::{InputTable, LampTable, PulseTable};
 use crate::lane::Output;
 use crate::lane::rules::Rules;
 
@@ -79,11 +78,11 @@ fn gpio(g: &GpioConfig) -> RawGpio {
         ..RawGpio::default()
     };
     for input in &g.inputs {
-        let written = RawInput {
-            pin: Some(input.pin.number().into()),
-            pull: Some(name_of(&PULLS, &input.pull).to_owned()),
-            active: Some(level(input.active_high).to_owned()),
-            debounce_ms: ms(input.debounce),
+        let written = InputTable {
+            pin: Some(input.pin),
+            pull: input.pull,
+            active_high: input.active_high,
+            debounce: input.debounce,
         };
         let slot = match &input.role {
             InputRole::FoulBeam => &mut raw.inputs.foul_beam,
@@ -98,22 +97,20 @@ fn gpio(g: &GpioConfig) -> RawGpio {
         *slot = Some(written);
     }
     for output in &g.outputs {
-        let pin = Some(output.pin.number().into());
-        let active = Some(level(output.active_high).to_owned());
+        let (pin, active_high) = (Some(output.pin), output.active_high);
         match output.output {
-            Output::FoulLamp => raw.outputs.foul_lamp = Some(RawLamp { pin, active }),
+            Output::FoulLamp => raw.outputs.foul_lamp = Some(LampTable { pin, active_high }),
             Output::PinsetterReset => {
-                raw.outputs.pinsetter_reset = Some(RawPulse {
+                raw.outputs.pinsetter_reset = Some(PulseTable {
                     pin,
-                    active,
-                    pulse_ms: ms(output.pulse),
+                    active_high,
+                    pulse: output.pulse,
                 })
             }
         }
     }
     raw
 }
-
 fn rules(r: &Rules) -> RawRules {
     RawRules {
         ball_break_max_ms: int(r.ball_break_max_ms),

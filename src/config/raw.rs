@@ -15,6 +15,7 @@ use super::problem::Problem;
 use super::shape::table;
 use super::speaker::SpeakerConfig;
 use super::web::WebConfig;
+use super::wire::{InputTable, LampTable, PulseTable};
 use crate::lane::rules::Rules;
 
 // ---------------------------------------------------------------------------
@@ -233,12 +234,12 @@ keys! {
 const BUTTON_TABLES: &[Key] = &[
     Key {
         name: BUTTONS[0],
-        kind: Kind::Table(INPUT),
+        kind: table::<InputTable>(),
         default: None,
     },
     Key {
         name: BUTTONS[1],
-        kind: Kind::Table(INPUT),
+        kind: table::<InputTable>(),
         default: None,
     },
 ];
@@ -250,7 +251,7 @@ keys! {
         #[serde(skip_serializing_if = "RawInputs::is_empty")]
         inputs: RawInputs => Kind::Table(INPUTS);
         #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-        buttons: BTreeMap<String, RawInput> => Kind::Table(BUTTON_TABLES);
+        buttons: BTreeMap<String, InputTable> => Kind::Table(BUTTON_TABLES);
         #[serde(skip_serializing_if = "RawOutputs::is_empty")]
         outputs: RawOutputs => Kind::Table(OUTPUTS);
     }
@@ -259,10 +260,10 @@ keys! {
 keys! {
     /// `[gpio.inputs]`.
     pub(super) struct RawInputs in INPUTS {
-        foul_beam: Option<RawInput> => Kind::Table(INPUT);
-        ball: Option<RawInput> => Kind::Table(INPUT);
-        channel_left: Option<RawInput> => Kind::Table(INPUT);
-        channel_right: Option<RawInput> => Kind::Table(INPUT);
+        foul_beam: Option<InputTable> => table::<InputTable>();
+        ball: Option<InputTable> => table::<InputTable>();
+        channel_left: Option<InputTable> => table::<InputTable>();
+        channel_right: Option<InputTable> => table::<InputTable>();
     }
 }
 
@@ -281,43 +282,16 @@ impl RawInputs {
 }
 
 keys! {
-    /// An input: `[gpio.inputs.<name>]` or `[gpio.buttons.<name>]`.
-    pub(super) struct RawInput in INPUT {
-        pin: Option<i64> => Kind::Int;
-        pull: Option<String> => Kind::Str, default DEFAULT_PULL;
-        active: Option<String> => Kind::Str, default DEFAULT_INPUT_ACTIVE;
-        debounce_ms: Option<i64> => Kind::Int, default DEFAULT_DEBOUNCE_MS;
-    }
-}
-
-keys! {
     /// `[gpio.outputs]`.
     pub(super) struct RawOutputs in OUTPUTS {
-        foul_lamp: Option<RawLamp> => Kind::Table(LAMP);
-        pinsetter_reset: Option<RawPulse> => Kind::Table(PULSE);
+        foul_lamp: Option<LampTable> => table::<LampTable>();
+        pinsetter_reset: Option<PulseTable> => table::<PulseTable>();
     }
 }
 
 impl RawOutputs {
     fn is_empty(&self) -> bool {
         self.foul_lamp.is_none() && self.pinsetter_reset.is_none()
-    }
-}
-
-keys! {
-    /// `[gpio.outputs.foul_lamp]`: on for `rules.foul_lamp_ms`.
-    pub(super) struct RawLamp in LAMP {
-        pin: Option<i64> => Kind::Int;
-        active: Option<String> => Kind::Str, default DEFAULT_OUTPUT_ACTIVE;
-    }
-}
-
-keys! {
-    /// `[gpio.outputs.pinsetter_reset]`: a pulse.
-    pub(super) struct RawPulse in PULSE {
-        pin: Option<i64> => Kind::Int;
-        active: Option<String> => Kind::Str, default DEFAULT_OUTPUT_ACTIVE;
-        pulse_ms: Option<i64> => Kind::Int, default DEFAULT_PULSE_MS;
     }
 }
 

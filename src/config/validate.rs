@@ -9,11 +9,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::collect::Check;
+use super::collect::PIN_NEEDED;
 use super::defaults::*;
 use super::gpio::*;
 use super::problem::{Problem, absolute_path};
-use super::raw::{RawConfig, RawGpio, RawInput, RawPinsetter, RawRules};
+use super::raw::{RawConfig, RawGpio, RawPinsetter, RawRules};
 use super::validated::*;
+use super::wire::InputTable;
 use crate::lane::Output;
 use crate::lane::rules::{FoulMode, Rules};
 
@@ -26,51 +28,32 @@ pub(super) const FOUL_MODES: [(&str, FoulMode); 2] =
     [("score", FoulMode::Score), ("warn", FoulMode::Warn)];
 
 impl Check<'_> {
-    pub(super) fn input(&mut self, role: InputRole, raw: RawInput) -> Option<InputConfig> {
-        let table = role.config_key();
-        let key = |name: &str| format!("{table}.{name}");
-        let pin = self.pin(&key("pin"), raw.pin);
-        let pull = self.choice(&key("pull"), raw.pull.as_deref(), DEFAULT_PULL, &PULLS);
-        let active_high = self.active(&key("active"), raw.active.as_deref(), DEFAULT_INPUT_ACTIVE);
-        let debounce = self.millis(
-            &key("debounce_ms"),
-            raw.debounce_ms,
-            DEFAULT_DEBOUNCE_MS,
-            0..=1000,
-        );
+    pub(super) fn input(&mut self, role: InputRole, raw: InputTable) -> Option<InputConfig> {
+        let key = format!("{}.pin", role.config_key());
+        let pin = self.required(&key, raw.pin, PIN_NEEDED)?;
         Some(InputConfig {
             role,
-            pin: pin?,
-            pull: pull?,
-            active_high: active_high?,
-            debounce: debounce?,
+            pin,
+            pull: raw.pull,
+            active_high: raw.active_high,
+            debounce: raw.debounce,
         })
     }
 
     pub(super) fn output(
         &mut self,
         output: Output,
-        pin: Option<i64>,
-        active: Option<&str>,
-        pulse_ms: Option<i64>,
+        pin: Option<BcmPin>,
+        active_high: bool,
+        pulse: Duration,
     ) -> Option<OutputConfig> {
-        let table = format!("gpio.outputs.{}", output_name(output));
-        let pin = self.pin(&format!("{table}.pin"), pin);
-        let active_high = self.active(&format!("{table}.active"), active, DEFAULT_OUTPUT_ACTIVE);
-        let pulse = match output {
-            Output::FoulLamp => Some(Duration::ZERO),
-            Output::PinsetterReset => self.millis(
-                &format!("{table}.pulse_ms"),
-                pulse_ms,
-                DEFAULT_PULSE_MS,
-                10..=5000,
-            ),
-        };
+        let key = format!("gpio.outputs.{}.pin", output_name(output));
+        let pin = self.required(&key, pin, PIN_NEEDED)?;
         Some(OutputConfig {
             output,
-            pin: pin?,
-            active_high: active_high?,
-            pulse: pulse?,
+            pin,
+            active_high,
+            pulse,
         })
     }
 }
@@ -289,15 +272,11 @@ impl RawGpio {
         let lamp = self
             .outputs
             .foul_lamp
-            .map(|raw| c.output(Output::FoulLamp, raw.pin, raw.active.as_deref(), None));
-        let reset = self.outputs.pinsetter_reset.map(|raw| {
-            c.output(
-                Output::PinsetterReset,
-                raw.pin,
-                raw.active.as_deref(),
-                raw.pulse_ms,
-            )
-        });
+            .map(|raw| c.output(Output::FoulLamp, raw.pin, raw.active_high, Duration::ZERO));
+        let reset = self
+            .outputs
+            .pinsetter_reset
+            .map(|raw| c.output(Output::PinsetterReset, raw.pin, raw.active_high, raw.pulse));
         for (output, result, what) in [
             (Output::FoulLamp, lamp, "the foul lamp's relay"),
             (Output::PinsetterReset, reset, "the pinsetter reset's relay"),
