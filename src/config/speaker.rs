@@ -49,6 +49,11 @@ pub struct SpeakerConfig {
     /// hall whose echo runs the words together needs it longer.
     #[serde(rename = "word_pause_ms", with = "Millis::<260, 2000>")]
     pub word_pause: Duration,
+    /// How often a sound card that is missing (a USB DAC pulled out, an
+    /// HDMI screen off) is looked for again; a callout waits at most this
+    /// long once the card is back.
+    #[serde(rename = "device_retry_ms", with = "Millis::<500, 60_000>")]
+    pub device_retry: Duration,
     /// A folder of recordings (`ru/strike.wav`, `en/7.wav`…) that replace
     /// the built-in voice; see [`SpeakerConfig::voice_folder`].
     #[serde(
@@ -74,6 +79,7 @@ impl Default for SpeakerConfig {
             language: Language::Ru,
             stale_after: Duration::from_millis(8000),
             word_pause: Duration::from_millis(260),
+            device_retry: Duration::from_secs(5),
             voice_dir: None,
             voice: BUILTIN_VOICE.to_owned(),
             extras: Rules::default().speaker_extras,
@@ -183,6 +189,44 @@ fn voice<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
             "{v:?}: \"builtin\", or the name of a voice installed in {VOICES_DIR} (a-z, 0-9 and -, \
              e.g. \"rhvoice\")"
         )))
+    }
+}
+
+/// `[speaker] device_retry_ms`: five seconds when left out, the file's
+/// value when set and in range, refused with its range otherwise, and
+/// printed back under its name.
+#[cfg(test)]
+mod device_retry_tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use crate::config::{Config, ConfigError};
+
+    const MINIMAL: &str = "lane = 3\nstate_dir = \"/var/lib/lanecall\"\n[pinsetter]\nport = \"/dev/ttyUSB0\"\n[gpio]\nbackend = \"none\"\n[web]\njudge_pin_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"\n";
+
+    fn with(line: &str) -> Result<Config, ConfigError> {
+        let text = MINIMAL.replace("[gpio]", &format!("[speaker]\n{line}\n[gpio]"));
+        Config::parse(&text, Path::new("lanecall.toml"))
+    }
+
+    #[test]
+    fn the_device_retry_is_read_defaulted_refused_out_of_range_and_printed() {
+        let config = Config::parse(MINIMAL, Path::new("lanecall.toml")).unwrap();
+        assert_eq!(config.speaker.device_retry, Duration::from_secs(5));
+        assert!(config.to_toml().contains("\ndevice_retry_ms = 5000\n"));
+        let config = with("device_retry_ms = 1500").unwrap();
+        assert_eq!(config.speaker.device_retry, Duration::from_millis(1500));
+        assert!(config.to_toml().contains("\ndevice_retry_ms = 1500\n"));
+        let Err(ConfigError::Invalid { problems, .. }) = with("device_retry_ms = 100") else {
+            panic!("100 ms accepted");
+        };
+        assert_eq!(
+            problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            [
+                "speaker.device_retry_ms: 100 is out of range: use 500 to 60000 milliseconds \
+              (line 6, column 1)"
+            ]
+        );
     }
 }
 

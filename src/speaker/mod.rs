@@ -28,9 +28,6 @@ use crate::ports::CalloutSink;
 use pack::{Clip, VoicePack};
 use player::{AudioOut, RodioOut, Speaker, SpeakerSettings, SpeakerState, Utterance};
 
-/// How often a missing sound card is looked for again.
-const DEVICE_RETRY: std::time::Duration = std::time::Duration::from_secs(5);
-
 /// The lane's voice: both languages' packs and the speaker.
 pub struct Voice {
     ru: VoicePack,
@@ -56,7 +53,7 @@ impl Voice {
                 device: config.device.clone(),
                 volume: config.volume,
                 stale_after: config.stale_after,
-                retry: DEVICE_RETRY,
+                retry: config.device_retry,
                 ..SpeakerSettings::default()
             };
             Speaker::start(settings, out)
