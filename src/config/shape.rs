@@ -262,10 +262,13 @@ fn keys_at<T: DeserializeOwned>(path: &mut Vec<&'static str>) -> &'static [Key] 
 pub(crate) fn keys<T: DeserializeOwned + 'static>() -> &'static [Key] {
     static KEPT: Mutex<Option<HashMap<TypeId, &'static [Key]>>> = Mutex::new(None);
     let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    *kept
-        .get_or_insert_with(HashMap::new)
-        .entry(TypeId::of::<T>())
-        .or_insert_with(|| keys_at::<T>(&mut Vec::new()))
+    let kept = kept.get_or_insert_with(HashMap::new);
+    if let Some(&keys) = kept.get(&TypeId::of::<T>()) {
+        return keys;
+    }
+    let keys = keys_at::<T>(&mut Vec::new());
+    kept.insert(TypeId::of::<T>(), keys);
+    keys
 }
 
 /// `T`'s defaults as the file writes them (a key whose default is
