@@ -234,29 +234,45 @@ fn rows(keys: &[Key], prefix: &str, defaults: Option<&toml::Table>, out: &mut St
 mod tests {
     use super::*;
 
-    /// The table between `<!-- NAME -->` and `<!-- end NAME -->` in
-    /// docs/config.md.
-    fn documented(name: &str) -> String {
-        let doc = include_str!("../../docs/config.md");
+    /// docs/config.md, whose key tables are written from the declarations
+    /// when the test runs with `LANECALL_WRITE_DOCS=1`: a key added to a
+    /// table's struct gets its row so, not by hand.
+    fn docs() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.md")
+    }
+
+    /// Where the table between `<!-- NAME -->` and `<!-- end NAME -->`
+    /// is in `doc`.
+    fn between(doc: &str, name: &str) -> std::ops::Range<usize> {
         let start = format!("<!-- {name} -->\n");
         let end = format!("<!-- end {name} -->");
         let from = doc.find(&start).expect("start marker") + start.len();
         let to = doc.find(&end).expect("end marker");
-        doc[from..to].to_owned()
+        from..to
     }
 
     #[test]
     fn the_docs_key_tables_are_the_declarations() {
-        assert_eq!(
-            documented("lane keys"),
-            key_table(super::super::raw::ROOT),
-            "docs/config.md: the lane's keys"
-        );
-        assert_eq!(
-            documented("centre keys"),
-            key_table(crate::centre::config::KEYS),
-            "docs/config.md: the centre's keys"
-        );
+        let tables = [
+            ("lane keys", key_table(super::super::raw::ROOT)),
+            ("centre keys", key_table(crate::centre::config::KEYS)),
+        ];
+        let mut doc = std::fs::read_to_string(docs()).unwrap();
+        if std::env::var_os("LANECALL_WRITE_DOCS").is_some() {
+            for (name, table) in &tables {
+                let at = between(&doc, name);
+                doc.replace_range(at, table);
+            }
+            std::fs::write(docs(), &doc).unwrap();
+        }
+        for (name, table) in &tables {
+            assert_eq!(
+                &doc[between(&doc, name)],
+                table,
+                "docs/config.md: the {name} (LANECALL_WRITE_DOCS=1 cargo test --lib \
+                 config::keys writes them)"
+            );
+        }
     }
 
     #[test]
