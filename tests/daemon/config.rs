@@ -905,6 +905,70 @@ fn unknown_keys_and_bad_values_are_reported_in_one_run() {
     assert_eq!(problems.len(), 2, "{problems:?}");
 }
 
+/// A table read into one struct refuses a value in the field's own type
+/// (a range, a path, a PIN hash, a pin); each such value is reported with
+/// its key and line, all in one run, beside an unknown key, a wrong type
+/// and a problem the table's check finds.
+#[test]
+fn every_refused_value_of_a_struct_table_is_reported_in_one_run() {
+    let text = minimal()
+        .replace(
+            "[pinsetter]",
+            "[journal]\nmirror = \"usb\"\n[speaker]\nvolume = 5.0\nword_pause_ms = 10\n\
+             stale_after_ms = \"soon\"\ncolour = 1\n[pinsetter]",
+        )
+        .replace("pin = 17", "pin = 1")
+        .replace(
+            "[web]",
+            "[web]\nsession_hours = 0\nlockout_base_s = 600\nlockout_max_s = 60",
+        );
+    let problems = problems(&text);
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    for (key, fragment, needle) in [
+        (
+            "journal.mirror",
+            "\"usb\" is not an absolute path",
+            "mirror =",
+        ),
+        (
+            "speaker.volume",
+            "5 is out of range: use 0.0 to 2.0",
+            "volume =",
+        ),
+        (
+            "speaker.word_pause_ms",
+            "10 is out of range: use 260 to 2000 milliseconds",
+            "word_pause_ms",
+        ),
+        (
+            "speaker.stale_after_ms",
+            "must be a whole number, not a string",
+            "stale_after_ms",
+        ),
+        ("speaker.colour", "unknown key", "colour"),
+        (
+            "gpio.inputs.foul_beam.pin",
+            "BCM 1 is reserved for the HAT ID EEPROM",
+            "pin = 1",
+        ),
+        (
+            "web.session_hours",
+            "0 is out of range: use 1 to 168 hours",
+            "session_hours",
+        ),
+        (
+            "web.lockout_max_s",
+            "60 is shorter than lockout_base_s (600)",
+            "lockout_max_s",
+        ),
+    ] {
+        assert_problem(&problems, key, fragment);
+        let at = problems.iter().find(|p| p.key == key).unwrap().at;
+        assert_eq!(at, Some((line_of(needle), 1)), "{key}");
+    }
+    assert_eq!(problems.len(), 8, "{problems:#?}");
+}
+
 #[test]
 fn every_unknown_key_is_reported() {
     let text = minimal()
