@@ -134,10 +134,6 @@ impl<'t> Check<'t> {
         let n = self.required(key, value, PIN_NEEDED)?;
         super::gpio::bcm_pin(n).map_err(|e| self.push(key, e)).ok()
     }
-
-    pub(crate) fn active(&mut self, key: &str, value: Option<&str>, default: &str) -> Option<bool> {
-        self.choice(key, value, default, &super::gpio::LEVELS)
-    }
 }
 
 /// The line and column (from 1) of `key` (`gpio.inputs.ball.pin`,

@@ -26,16 +26,6 @@ pub(super) const DEFAULT_RECONNECT_MAX_MS: u64 = 10_000;
 
 // [pinsetter] kind and [pinsetter.switches]
 pub(super) const DEFAULT_KIND: &str = "serial";
-pub(super) const DEFAULT_BUS: i64 = 1;
-pub(super) const DEFAULT_ADDRESS: i64 = 0x20;
-pub(super) const DEFAULT_SWITCH_ACTIVE: &str = "low";
-pub(super) const DEFAULT_SWITCH_PULL: &str = "up";
-pub(super) const DEFAULT_CYCLE_ACTIVE: &str = "high";
-pub(super) const DEFAULT_POLL_MS: i64 = 10;
-pub(super) const DEFAULT_SWITCH_DEBOUNCE_MS: i64 = 20;
-pub(super) const DEFAULT_SETTLE_MS: i64 = 600;
-pub(super) const DEFAULT_MAX_SETTLE_MS: i64 = 8000;
-pub(super) const DEFAULT_FLICKER_CHANGES: i64 = 6;
 
 // [web]
 /// Also the centre's page's.

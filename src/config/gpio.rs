@@ -7,7 +7,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::keys::{name_of, toml_key};
+use super::keys::toml_key;
 use crate::lane::Output;
 
 /// Where the GPIO inputs and outputs are.
@@ -213,11 +213,6 @@ pub(crate) fn bcm_pin(n: i64) -> Result<BcmPin, String> {
             ))
         }
     }
-}
-
-/// An active level as the file writes it.
-pub(crate) fn level(active_high: bool) -> &'static str {
-    name_of(&LEVELS, &active_high)
 }
 
 /// An output's table name under `[gpio.outputs]`.

@@ -6,7 +6,7 @@
 //!    with its full path (`gpio.inputs.foul_beam.pinn`). The known keys
 //!    are read from the serde structs the file is read into (`shape`).
 //! 2. The file is read into those structs: a table that is one struct
-//!    (`[journal]`, `[speaker]`, `[web]`, each GPIO input and output: each key a field with its doc, its
+//!    (`[journal]`, `[speaker]`, `[web]`, each GPIO input and output, `[pinsetter.switches]`: each key a field with its doc, its
 //!    default in the struct's `Default`, its check in its type, see
 //!    `value`) is what the daemon uses as it is; each value a field
 //!    refuses is reported at its key and the file read again without it.
@@ -48,7 +48,9 @@
 //!   the walk of the known keys, the "did you mean" of an unknown key.
 //! - `journal`, `speaker`, `web`: `[journal]`, `[speaker]` and `[web]`, each one struct,
 //!   read, used and printed as it is.
-//! - `switches`: `[pinsetter.switches]`; `validated`: the [`Config`] the
+//! - `switches`: `[pinsetter.switches]`, its table one serde struct (its
+//!   defaults in its `Default`) checked into the switches the sensors use;
+//!   `validated`: the [`Config`] the
 //!   rest of the crate uses.
 //! - `print`: the effective file `check-config` prints, a [`Config`]
 //!   written back through `raw`'s structs (the keys' names and units are

@@ -14,6 +14,7 @@ use super::keys::{Key, Kind, keys, toml_key};
 use super::problem::Problem;
 use super::shape::table;
 use super::speaker::SpeakerConfig;
+use super::switches::SwitchesTable;
 use super::web::WebConfig;
 use super::wire::{InputTable, LampTable, PulseTable};
 use crate::lane::rules::Rules;
@@ -207,26 +208,7 @@ keys! {
         reconnect_min_ms: Option<i64> => Kind::Int, default DEFAULT_RECONNECT_MIN_MS;
         reconnect_max_ms: Option<i64> => Kind::Int, default DEFAULT_RECONNECT_MAX_MS;
         kind: Option<String> => Kind::Str, default DEFAULT_KIND;
-        switches: Option<RawSwitches> => Kind::Table(SWITCHES);
-    }
-}
-
-keys! {
-    /// `[pinsetter.switches]`: a string pinsetter's pin switches.
-    pub(super) struct RawSwitches in SWITCHES {
-        pins: Option<Vec<toml::Value>> => Kind::StrOrInts;
-        bus: Option<i64> => Kind::Int, default DEFAULT_BUS;
-        address: Option<i64> => Kind::Int, default DEFAULT_ADDRESS;
-        interrupt: Option<i64> => Kind::Int;
-        active: Option<String> => Kind::Str, default DEFAULT_SWITCH_ACTIVE;
-        pull: Option<String> => Kind::Str, default DEFAULT_SWITCH_PULL;
-        cycle: Option<toml::Value> => Kind::StrOrInt;
-        cycle_active: Option<String> => Kind::Str, default DEFAULT_CYCLE_ACTIVE;
-        poll_ms: Option<i64> => Kind::Int, default DEFAULT_POLL_MS;
-        debounce_ms: Option<i64> => Kind::Int, default DEFAULT_SWITCH_DEBOUNCE_MS;
-        settle_ms: Option<i64> => Kind::Int, default DEFAULT_SETTLE_MS;
-        max_settle_ms: Option<i64> => Kind::Int, default DEFAULT_MAX_SETTLE_MS;
-        flicker_changes: Option<i64> => Kind::Int, default DEFAULT_FLICKER_CHANGES;
+        switches: Option<SwitchesTable> => table::<SwitchesTable>();
     }
 }
 

@@ -6,11 +6,14 @@
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use super::collect::Check;
 use super::defaults::*;
-use super::gpio::{BcmPin, GpioConfig, Pull, level, output_name};
+use super::gpio::{BcmPin, GpioConfig, Pull, output_name};
 use super::keys::name_of;
-use super::raw::RawSwitches;
+use super::value::{Changes, I2cAddress, I2cBus, Int, Millis};
+use super::wire::{level, pin};
 
 /// Where one switch is wired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,6 +55,86 @@ pub(super) const KINDS: [(&str, bool); 2] = [("serial", false), ("pin_switches",
 const SWITCH_PULLS: [(&str, Pull); 3] =
     [("up", Pull::Up), ("down", Pull::Down), ("none", Pull::Off)];
 
+/// `[pinsetter.switches]` as the file writes it: each key a field with
+/// its doc, its default in `Default`, its range or names in its type; the
+/// pins and the cycle (expander pins or GPIOs, none taken twice) are
+/// checked into a [`SwitchesConfig`] by `validate`.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub(super) struct SwitchesTable {
+    /// Pin 1 to pin 10's switches: expander pins (`"A0"`) or BCM GPIOs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pins: Option<Vec<toml::Value>>,
+    /// The expander's I2C bus (`/dev/i2c-N`).
+    #[serde(with = "Int::<I2cBus, 0, 22>")]
+    bus: u8,
+    /// The expander's address.
+    #[serde(with = "Int::<I2cAddress, 0x20, 0x27>")]
+    address: u16,
+    /// The GPIO on the expander's INTA; none, the expander is polled.
+    #[serde(with = "pin", skip_serializing_if = "Option::is_none")]
+    interrupt: Option<BcmPin>,
+    /// A standing pin's switch level.
+    #[serde(with = "level")]
+    active: bool,
+    /// "up", "down" or "none".
+    #[serde(with = "switch_pull")]
+    pull: Pull,
+    /// The machine's cycle signal, if wired.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycle: Option<toml::Value>,
+    /// The cycle signal's level while the machine cycles.
+    #[serde(with = "level")]
+    cycle_active: bool,
+    #[serde(rename = "poll_ms", with = "Millis::<1, 1000>")]
+    poll: Duration,
+    #[serde(rename = "debounce_ms", with = "Millis::<0, 1000>")]
+    debounce: Duration,
+    #[serde(rename = "settle_ms", with = "Millis::<1, 10_000>")]
+    settle: Duration,
+    #[serde(rename = "max_settle_ms", with = "Millis::<1, 120_000>")]
+    max_settle: Duration,
+    /// Raw changes of one switch within one settling that make a flicker.
+    #[serde(with = "Int::<Changes, 2, 1000>")]
+    flicker_changes: u32,
+}
+
+impl Default for SwitchesTable {
+    fn default() -> Self {
+        SwitchesTable {
+            pins: None,
+            bus: 1,
+            address: 0x20,
+            interrupt: None,
+            active: false,
+            pull: Pull::Up,
+            cycle: None,
+            cycle_active: true,
+            poll: Duration::from_millis(10),
+            debounce: Duration::from_millis(20),
+            settle: Duration::from_millis(600),
+            max_settle: Duration::from_millis(8000),
+            flicker_changes: 6,
+        }
+    }
+}
+
+mod switch_pull {
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::{Pull, SWITCH_PULLS};
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Pull, D::Error> {
+        super::super::value::choice(&String::deserialize(d)?, &SWITCH_PULLS)
+            .map_err(D::Error::custom)
+    }
+
+    pub(super) fn serialize<S: Serializer>(v: &Pull, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(super::name_of(&SWITCH_PULLS, v))
+    }
+}
+
 /// `[pinsetter.switches]`, validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SwitchesConfig {
@@ -89,22 +172,21 @@ impl SwitchesConfig {
 
     /// `[pinsetter.switches]` as the file writes it, for check-config's
     /// output.
-    pub(super) fn to_raw(&self) -> RawSwitches {
-        let ms = |d: Duration| Some(i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        RawSwitches {
+    pub(super) fn to_raw(&self) -> SwitchesTable {
+        SwitchesTable {
             pins: Some(self.pins.iter().map(|p| p.to_toml()).collect()),
-            bus: Some(self.bus.into()),
-            address: Some(self.address.into()),
-            interrupt: self.interrupt.map(|pin| i64::from(pin.number())),
-            active: Some(level(self.active_high).to_owned()),
-            pull: Some(name_of(&SWITCH_PULLS, &self.pull).to_owned()),
+            bus: self.bus,
+            address: self.address,
+            interrupt: self.interrupt,
+            active: self.active_high,
+            pull: self.pull,
             cycle: self.cycle.map(SwitchPin::to_toml),
-            cycle_active: Some(level(self.cycle_active_high).to_owned()),
-            poll_ms: ms(self.poll),
-            debounce_ms: ms(self.debounce),
-            settle_ms: ms(self.settle),
-            max_settle_ms: ms(self.max_settle),
-            flicker_changes: Some(self.flicker_changes.into()),
+            cycle_active: self.cycle_active_high,
+            poll: self.poll,
+            debounce: self.debounce,
+            settle: self.settle,
+            max_settle: self.max_settle,
+            flicker_changes: self.flicker_changes,
         }
     }
 }
@@ -114,7 +196,7 @@ impl SwitchesConfig {
 pub(super) fn validate(
     c: &mut Check,
     kind: Option<&str>,
-    raw: Option<RawSwitches>,
+    raw: Option<SwitchesTable>,
     gpio: Option<&GpioConfig>,
 ) -> Option<Option<SwitchesConfig>> {
     let switches = c.choice("pinsetter.kind", kind, DEFAULT_KIND, &KINDS)?;
@@ -139,7 +221,7 @@ pub(super) fn validate(
     raw.validate(c, gpio).map(Some)
 }
 
-impl RawSwitches {
+impl SwitchesTable {
     fn validate(self, c: &mut Check, gpio: Option<&GpioConfig>) -> Option<SwitchesConfig> {
         const T: &str = "pinsetter.switches";
         let key = |name: &str| format!("{T}.{name}");
@@ -179,73 +261,14 @@ impl RawSwitches {
             None => Some(None),
             Some(v) => switch_pin(c, &key("cycle"), v, gpio, &mut taken).map(Some),
         };
-        let bus = c
-            .int(
-                &key("bus"),
-                self.bus.unwrap_or(DEFAULT_BUS),
-                0..=22,
-                "(/dev/i2c-N)",
-            )
-            .map(|b| b as u8);
-        let address = c
-            .int(
-                &key("address"),
-                self.address.unwrap_or(DEFAULT_ADDRESS),
-                0x20..=0x27,
-                "(0x20 to 0x27, set by the expander's A0-A2 pins)",
-            )
-            .map(|a| a as u16);
         let interrupt = match self.interrupt {
             None => Some(None),
-            Some(n) => {
-                let pin = c.pin(&key("interrupt"), Some(n))?;
+            Some(pin) => {
                 taken_check(c, &key("interrupt"), SwitchPin::Gpio(pin), gpio, &mut taken)?;
                 Some(Some(pin))
             }
         };
-        let active_high = c.active(
-            &key("active"),
-            self.active.as_deref(),
-            DEFAULT_SWITCH_ACTIVE,
-        );
-        let pull = c.choice(
-            &key("pull"),
-            self.pull.as_deref(),
-            DEFAULT_SWITCH_PULL,
-            &SWITCH_PULLS,
-        );
-        let cycle_active_high = c.active(
-            &key("cycle_active"),
-            self.cycle_active.as_deref(),
-            DEFAULT_CYCLE_ACTIVE,
-        );
-        let poll = c.millis(&key("poll_ms"), self.poll_ms, DEFAULT_POLL_MS, 1..=1000);
-        let debounce = c.millis(
-            &key("debounce_ms"),
-            self.debounce_ms,
-            DEFAULT_SWITCH_DEBOUNCE_MS,
-            0..=1000,
-        );
-        let settle = c.millis(
-            &key("settle_ms"),
-            self.settle_ms,
-            DEFAULT_SETTLE_MS,
-            1..=10_000,
-        );
-        let max_settle = c.millis(
-            &key("max_settle_ms"),
-            self.max_settle_ms,
-            DEFAULT_MAX_SETTLE_MS,
-            1..=120_000,
-        );
-        let flicker_changes = c
-            .int(
-                &key("flicker_changes"),
-                self.flicker_changes.unwrap_or(DEFAULT_FLICKER_CHANGES),
-                2..=1000,
-                "changes",
-            )
-            .map(|n| n as u32);
+        let (settle, max_settle) = (Some(self.settle), Some(self.max_settle));
         if let (Some(s), Some(m)) = (settle, max_settle)
             && s >= m
         {
@@ -264,18 +287,18 @@ impl RawSwitches {
         }
         Some(SwitchesConfig {
             pins: pins.try_into().ok()?,
-            bus: bus?,
-            address: address?,
+            bus: self.bus,
+            address: self.address,
             interrupt: interrupt?,
-            active_high: active_high?,
-            pull: pull?,
+            active_high: self.active,
+            pull: self.pull,
             cycle: cycle?,
-            cycle_active_high: cycle_active_high?,
-            poll: poll?,
-            debounce: debounce?,
-            settle: settle?,
-            max_settle: max_settle?,
-            flicker_changes: flicker_changes?,
+            cycle_active_high: self.cycle_active,
+            poll: self.poll,
+            debounce: self.debounce,
+            settle: self.settle,
+            max_settle: self.max_settle,
+            flicker_changes: self.flicker_changes,
         })
     }
 }

@@ -72,6 +72,13 @@ units! {
     Connections: "connections", usize, |n| n as usize, |v| *v as u64;
     /// `[web] lockout_after`.
     WrongPins: "wrong PINs", u32, |n| u32::try_from(n).unwrap_or(u32::MAX), |v| u64::from(*v);
+    /// `[pinsetter.switches] bus`.
+    I2cBus: "(/dev/i2c-N)", u8, |n| u8::try_from(n).unwrap_or(u8::MAX), |v| u64::from(*v);
+    /// `[pinsetter.switches] address`.
+    I2cAddress: "(0x20 to 0x27, set by the expander's A0-A2 pins)", u16,
+        |n| u16::try_from(n).unwrap_or(u16::MAX), |v| u64::from(*v);
+    /// `[pinsetter.switches] flicker_changes`.
+    Changes: "changes", u32, |n| u32::try_from(n).unwrap_or(u32::MAX), |v| u64::from(*v);
 }
 
 /// One of the named values of `choices`, or the message listing them.

@@ -91,16 +91,16 @@ impl Default for PulseTable {
     }
 }
 
-mod pin {
+pub(super) mod pin {
     use super::*;
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BcmPin>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BcmPin>, D::Error> {
         bcm_pin(i64::deserialize(d)?)
             .map(Some)
             .map_err(D::Error::custom)
     }
 
-    pub(super) fn serialize<S: Serializer>(v: &Option<BcmPin>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(v: &Option<BcmPin>, s: S) -> Result<S::Ok, S::Error> {
         match v {
             Some(pin) => s.serialize_u8(pin.number()),
             None => s.serialize_none(),
@@ -120,14 +120,14 @@ mod pull {
     }
 }
 
-mod level {
+pub(super) mod level {
     use super::*;
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
         choice(&String::deserialize(d)?, &LEVELS).map_err(D::Error::custom)
     }
 
-    pub(super) fn serialize<S: Serializer>(v: &bool, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(v: &bool, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(name_of(&LEVELS, v))
     }
 }
