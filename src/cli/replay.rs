@@ -62,15 +62,41 @@ pub fn replay_file(path: &Path) -> Result<Replay, HeaderError> {
 }
 
 /// Writes the replay's report (replay-output.md) as serde_json writes
-/// [`Replay::report`], the callouts (half of a long journal's report) on a
-/// thread of their own while the bowlers' sheets are written on this one.
+/// [`Replay::report`], its two long lists (the bowlers' sheets and the
+/// callouts, most of a long journal's report) half on this thread and
+/// half on another: this one writes its bowlers straight out and keeps
+/// its callouts until the other's bowlers are written.
 fn write_json(replay: &Replay, out: &mut impl Write) -> io::Result<()> {
     let report = replay.report();
+    let (bowlers, callouts) = (report.bowlers_len(), report.callouts_len());
+    let (b_mid, c_mid) = (bowlers / 2, callouts / 2);
+    let report = &report;
+    let later = move || -> io::Result<(Vec<u8>, Vec<u8>)> {
+        let (mut b, mut c) = (Vec::new(), Vec::new());
+        report.write_bowlers(b_mid..bowlers, &mut b)?;
+        report.write_callouts(c_mid..callouts, &mut c)?;
+        Ok((b, c))
+    };
     std::thread::scope(|scope| {
-        let callouts = scope.spawn(|| report.callouts_json());
-        report.write_json(out, || {
-            callouts.join().unwrap_or_else(|_| report.callouts_json())
-        })
+        let other = scope.spawn(later);
+        let kept = std::cell::Cell::new((Vec::new(), Vec::new()));
+        report.write_json_parts(
+            out,
+            |out| {
+                report.write_bowlers(0..b_mid, out)?;
+                let mut first = Vec::new();
+                report.write_callouts(0..c_mid, &mut first)?;
+                let (b, c) = other.join().unwrap_or_else(|_| later())?;
+                out.write_all(&b)?;
+                kept.set((first, c));
+                Ok(())
+            },
+            |out| {
+                let (first, c) = kept.take();
+                out.write_all(&first)?;
+                out.write_all(&c)
+            },
+        )
     })
 }
 

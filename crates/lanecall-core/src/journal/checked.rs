@@ -5,8 +5,9 @@
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
 
-use super::parse::parse_input;
-use super::{Header, HeaderError, Line, LineError, Reader, unseal};
+use super::parse::{parse_input, parse_written};
+use super::reader::{RawLine, utf8};
+use super::{Header, HeaderError, LineError, Reader, unseal};
 use crate::lane::{Event, Millis, Panel, Sensor, Stamped};
 use crate::wall::WallTime;
 
@@ -79,6 +80,7 @@ impl From<Event> for Input {
 }
 
 impl From<Input> for Event {
+    #[inline]
     fn from(i: Input) -> Event {
         match i {
             Input::Sensor(s) => Event::Sensor(s),
@@ -153,6 +155,25 @@ fn check_line(
     (parse_input(text), gap)
 }
 
+/// The item of whole line `line` (its bytes without the line end), and
+/// a warning of a gap in the line numbers before it.
+fn line_item(
+    version: u32,
+    last_sealed: &mut (u64, u64),
+    line: u64,
+    bytes: &[u8],
+) -> (Item, Option<Item>) {
+    let text = match utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => return (Item::Error(line, e), None),
+    };
+    let (parsed, gap) = check_line(version, last_sealed, line, text);
+    match parsed {
+        Ok((e, wall)) => (Item::Event(line, e, wall), gap),
+        Err(e) => (Item::Error(line, e), gap),
+    }
+}
+
 impl<R: BufRead> Checked<R> {
     /// Reads the header and gets ready to read the lines.
     pub fn new(mut reader: Reader<R>) -> Result<(Header, Checked<R>), HeaderError> {
@@ -203,26 +224,30 @@ impl<R: BufRead> Checked<R> {
             if self.done {
                 return Ok(None);
             }
-            let (item, gap) = match self.reader.next_line()? {
+            let (item, gap) = match self.reader.next_raw()? {
                 None => {
                     self.done = true;
                     self.release();
                     continue;
                 }
-                Some(Line::Torn(n)) => (
+                Some(RawLine::Torn(n)) => (
                     Item::Warning(
                         n,
                         "last line has no line end (cut off by a power loss?): ignored".into(),
                     ),
                     None,
                 ),
-                Some(Line::Whole(n, Err(e))) => (Item::Error(n, e), None),
-                Some(Line::Whole(n, Ok(text))) => {
-                    let (parsed, gap) = check_line(self.version, &mut self.last_sealed, n, text);
-                    match parsed {
-                        Ok((e, wall)) => (Item::Event(n, e, wall), gap),
-                        Err(e) => (Item::Error(n, e), gap),
+                // Most lines of a journal without seals: read as written.
+                Some(RawLine::Whole(n, bytes))
+                    if self.version < 2 && bytes.first() == Some(&b'{') =>
+                {
+                    match parse_written(bytes) {
+                        Some(e) => (Item::Event(n, e, None), None),
+                        None => line_item(self.version, &mut self.last_sealed, n, bytes),
                     }
+                }
+                Some(RawLine::Whole(n, bytes)) => {
+                    line_item(self.version, &mut self.last_sealed, n, bytes)
                 }
             };
             if let Some(gap) = gap {

@@ -21,6 +21,7 @@ use crate::lane::{
 use crate::wall::WallTime;
 use action::parse_action;
 use fast::parse_sensor_fast;
+pub(super) use fast::parse_written;
 
 /// The fields every event line has.
 #[derive(Deserialize)]

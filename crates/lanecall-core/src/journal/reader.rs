@@ -78,6 +78,14 @@ impl<R: BufRead> Reader<R> {
 
     /// The next line, or `None` at the end.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        Ok(self.next_raw()?.map(|line| match line {
+            RawLine::Whole(n, bytes) => Line::Whole(n, utf8(bytes)),
+            RawLine::Torn(n) => Line::Torn(n),
+        }))
+    }
+
+    /// [`Reader::next_line`] before its UTF-8 check.
+    pub(super) fn next_raw(&mut self) -> io::Result<Option<RawLine<'_>>> {
         self.buf.clear();
         self.inner.consume(std::mem::take(&mut self.lent));
         let whole = loop {
@@ -93,23 +101,34 @@ impl<R: BufRead> Reader<R> {
             let line = bytes.get(..len).unwrap_or(bytes);
             self.lent = line.len();
             self.line += 1;
-            return Ok(Some(Line::Whole(self.line, text_of(line))));
+            return Ok(Some(RawLine::Whole(self.line, strip_end(line))));
         }
         if self.inner.read_until(b'\n', &mut self.buf)? == 0 {
             return Ok(None);
         }
         self.line += 1;
         if self.buf.last() != Some(&b'\n') {
-            return Ok(Some(Line::Torn(self.line)));
+            return Ok(Some(RawLine::Torn(self.line)));
         }
-        Ok(Some(Line::Whole(self.line, text_of(&self.buf))))
+        Ok(Some(RawLine::Whole(self.line, strip_end(&self.buf))))
     }
 }
 
-/// A whole line's text, without its `\n` or `\r\n`.
-fn text_of(line: &[u8]) -> Result<&str, LineError> {
+/// A line as [`Reader::next_raw`] gives it: [`Line`] before the UTF-8
+/// check of a whole line's bytes (without its `\n` or `\r\n`).
+pub(super) enum RawLine<'a> {
+    Whole(u64, &'a [u8]),
+    Torn(u64),
+}
+
+/// A whole line's bytes without its `\n` or `\r\n`.
+fn strip_end(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// A line's bytes (its end stripped) as text.
+pub(super) fn utf8(line: &[u8]) -> Result<&str, LineError> {
     std::str::from_utf8(line).map_err(|_| LineError::NotUtf8)
 }
 

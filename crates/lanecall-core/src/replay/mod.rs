@@ -370,7 +370,9 @@ mod tests {
         let mut fast = Vec::new();
         let report = a.report();
         report
-            .write_json(&mut fast, || report.callouts_json())
+            .write_json(&mut fast, |w| {
+                report.write_callouts(0..report.callouts_len(), w)
+            })
             .unwrap();
         let fast: serde_json::Value = serde_json::from_slice(&fast).unwrap();
         assert_eq!(

@@ -5,6 +5,7 @@
 //! write them meanwhile. It decides no field nor value: `report.rs` does.
 
 use std::io::{self, Write};
+use std::ops::Range;
 
 use super::Report;
 use super::report::{BowlerJson, CalloutJson, Fields, Part, bowler_entries};
@@ -238,38 +239,51 @@ impl Json {
 }
 
 impl Report<'_> {
-    /// The report's `callouts` list as JSON text, for [`Report::write_json`].
-    pub fn callouts_json(&self) -> Vec<u8> {
+    /// How many callouts the report lists.
+    pub fn callouts_len(&self) -> usize {
+        self.0.callouts.len()
+    }
+
+    /// The callouts `range` of the report's `callouts` list as JSON text,
+    /// with the `,` before each callout but the list's first (and without
+    /// the list's brackets): the parts `0..m` and `m..len` written one
+    /// after the other are the whole list, so that two threads may write
+    /// one part each.
+    pub fn write_callouts(&self, range: Range<usize>, w: &mut impl Write) -> io::Result<()> {
         let Report(r, _) = self;
-        let mut out = Json(Vec::with_capacity(128 * r.callouts.len() + 2));
-        out.raw(b"[");
-        for (i, c) in r.callouts.iter().enumerate() {
-            if i > 0 {
+        let end = range.end.min(r.callouts.len());
+        let start = range.start.min(end);
+        let mut out = Json(Vec::with_capacity(CHUNK.min(128 * (end - start)) + 256));
+        for (i, c) in r.callouts[start..end].iter().enumerate() {
+            if start + i > 0 {
                 out.raw(b",");
             }
             out.callout(&CalloutJson(c, &r.lane));
+            if out.0.len() >= CHUNK {
+                w.write_all(&out.0)?;
+                out.0.clear();
+            }
         }
-        out.raw(b"]");
-        out.0
+        w.write_all(&out.0)
     }
 
-    /// Writes the report as `serde_json::to_writer` does, with the
-    /// `callouts` list from `callouts` ([`Report::callouts_json`], which
-    /// may be written on another thread while the bowlers are written
-    /// here).
-    pub fn write_json(
-        &self,
-        w: &mut impl Write,
-        callouts: impl FnOnce() -> Vec<u8>,
-    ) -> io::Result<()> {
-        let Report(r, _) = self;
-        let lane = &r.lane;
+    /// How many bowlers' sheets the report lists.
+    pub fn bowlers_len(&self) -> usize {
+        bowler_entries(&self.0.lane).count()
+    }
+
+    /// The bowlers' sheets `range` of the report's `bowlers` list, with
+    /// the `,` before each sheet but the list's first (and without the
+    /// list's brackets), as [`Report::write_callouts`] writes callouts.
+    pub fn write_bowlers(&self, range: Range<usize>, w: &mut impl Write) -> io::Result<()> {
+        let lane = &self.0.lane;
         let fouls_count = lane.rules().fouls_count();
         let mut out = Json(Vec::with_capacity(2 * CHUNK));
-        out.raw(b"{\"lane\":");
-        out.uint(lane.number().into());
-        out.raw(b",\"bowlers\":[");
-        for (i, entry) in bowler_entries(lane).enumerate() {
+        let entries = bowler_entries(lane).enumerate();
+        for (i, entry) in entries
+            .skip(range.start)
+            .take(range.end.saturating_sub(range.start))
+        {
             if i > 0 {
                 out.raw(b",");
             }
@@ -279,13 +293,47 @@ impl Report<'_> {
                 out.0.clear();
             }
         }
-        out.raw(b"],");
-        out.fields(self, Part::Middle)?;
-        out.raw(b",\"callouts\":");
+        w.write_all(&out.0)
+    }
+
+    /// Writes the report as `serde_json::to_writer` does, the callouts
+    /// (inside their list's brackets) written by `callouts` as
+    /// [`Report::write_callouts`] writes them: parts of them may be written
+    /// on other threads while the bowlers are written here.
+    pub fn write_json<W: Write>(
+        &self,
+        w: &mut W,
+        callouts: impl FnOnce(&mut W) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let all = self.bowlers_len();
+        self.write_json_parts(w, |w| self.write_bowlers(0..all, w), callouts)
+    }
+
+    /// [`Report::write_json`] with the sheets of the `bowlers` list (inside
+    /// its brackets) written by `bowlers`, as [`Report::write_bowlers`]
+    /// writes them.
+    pub fn write_json_parts<W: Write>(
+        &self,
+        w: &mut W,
+        bowlers: impl FnOnce(&mut W) -> io::Result<()>,
+        callouts: impl FnOnce(&mut W) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let Report(r, _) = self;
+        let lane = &r.lane;
+        let mut out = Json(Vec::with_capacity(CHUNK));
+        out.raw(b"{\"lane\":");
+        out.uint(lane.number().into());
+        out.raw(b",\"bowlers\":[");
         w.write_all(&out.0)?;
         out.0.clear();
-        w.write_all(&callouts())?;
-        out.raw(b",");
+        bowlers(w)?;
+        out.raw(b"],");
+        out.fields(self, Part::Middle)?;
+        out.raw(b",\"callouts\":[");
+        w.write_all(&out.0)?;
+        out.0.clear();
+        callouts(w)?;
+        out.raw(b"],");
         out.fields(self, Part::Tail)?;
         out.raw(b"}");
         w.write_all(&out.0)
@@ -301,7 +349,9 @@ mod tests {
         let serde = serde_json::to_string(&report).unwrap();
         let mut fast = Vec::new();
         report
-            .write_json(&mut fast, || report.callouts_json())
+            .write_json(&mut fast, |w| {
+                report.write_callouts(0..report.callouts_len(), w)
+            })
             .unwrap();
         (serde, String::from_utf8(fast).unwrap())
     }
@@ -333,6 +383,36 @@ mod tests {
             assert!(replay.callouts().len() > 10, "seed {seed}");
             let (serde, fast) = both(&replay);
             assert_eq!(fast, serde, "seed {seed}");
+            // Written in two parts, split anywhere, the same bytes.
+            let report = replay.report();
+            let (bowlers, callouts) = (report.bowlers_len(), report.callouts_len());
+            assert!(bowlers > 1, "seed {seed}");
+            for (b, c) in [
+                (0, 0),
+                (1, 1),
+                (bowlers / 2, callouts / 3),
+                (bowlers, callouts),
+            ] {
+                let mut parts = Vec::new();
+                report
+                    .write_json_parts(
+                        &mut parts,
+                        |w| {
+                            report.write_bowlers(0..b, w)?;
+                            report.write_bowlers(b..bowlers, w)
+                        },
+                        |w| {
+                            report.write_callouts(0..c, w)?;
+                            report.write_callouts(c..callouts, w)
+                        },
+                    )
+                    .unwrap();
+                assert_eq!(
+                    String::from_utf8(parts).unwrap(),
+                    serde,
+                    "seed {seed}, {b}, {c}"
+                );
+            }
         }
     }
 }

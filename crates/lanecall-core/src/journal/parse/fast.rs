@@ -2,7 +2,9 @@
 //! of strings and whole numbers without escapes, scanned by hand. A line
 //! it does not recognise as a well-formed sensor event is left to the
 //! field by field reading, which also words the errors; it never reports
-//! one itself.
+//! one itself. The commonest lines, spelled exactly as the journal's
+//! writer spells them, are read first from their bytes alone
+//! ([`parse_written`]), before any UTF-8 check.
 
 use super::{Input, ShortLine};
 use crate::lane::{Millis, Sensor, Side, Stamped};
@@ -166,4 +168,122 @@ pub(super) fn parse_sensor_fast(line: &str) -> Option<Stamped<Input>> {
         t: f.t?,
         event: Input::Sensor(sensor),
     })
+}
+
+/// The commonest sensor lines of a journal without seals, as the writer
+/// spells them (`{"t":N,"ev":"…"…}`, no blanks, nothing after the `}`),
+/// read from their bytes: a foul beam, a ball, a pinsetter line of plain
+/// ASCII, a channel, the serial link. What it reads, [`parse_sensor_fast`]
+/// reads the same from the line's text; anything else is `None`, and the
+/// line goes the usual way (UTF-8 check, seal, one-pass then field by field
+/// reading).
+pub(in crate::journal) fn parse_written(b: &[u8]) -> Option<Stamped<Input>> {
+    let rest = b.strip_prefix(b"{\"t\":")?;
+    // Up to 19 digits always fit a u64; a longer `t` goes the usual way.
+    let digits = rest
+        .iter()
+        .take(20)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > 19 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let t = rest[..digits]
+        .iter()
+        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    let rest = rest[digits..].strip_prefix(b",\"ev\":\"")?;
+    let sensor = match rest {
+        b"foul_beam\",\"state\":\"broken\"}" => Sensor::FoulBeam { broken: true },
+        b"foul_beam\",\"state\":\"clear\"}" => Sensor::FoulBeam { broken: false },
+        b"ball\"}" => Sensor::Ball,
+        b"channel\",\"side\":\"left\"}" => Sensor::Channel { side: Side::Left },
+        b"channel\",\"side\":\"right\"}" => Sensor::Channel { side: Side::Right },
+        b"serial_link\",\"state\":\"up\"}" => Sensor::SerialLink { up: true },
+        b"serial_link\",\"state\":\"down\"}" => Sensor::SerialLink { up: false },
+        _ => {
+            let body = rest
+                .strip_prefix(b"serial\",\"line\":\"")?
+                .strip_suffix(b"\"}")?;
+            if body
+                .iter()
+                .any(|&c| STRING_STOPS[usize::from(c)] || !c.is_ascii())
+            {
+                return None;
+            }
+            let line = std::str::from_utf8(body).ok()?;
+            let event = match ShortLine::new(line) {
+                Some(short) => Input::Serial(short),
+                None => Input::Sensor(Sensor::Serial {
+                    line: line.to_owned(),
+                }),
+            };
+            return Some(Stamped { t, event });
+        }
+    };
+    Some(Stamped {
+        t,
+        event: Input::Sensor(sensor),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the bytes-only reading takes, the one-pass reading reads the
+    /// same; the lines the writer writes it takes, a line spelled any
+    /// other way it leaves.
+    #[test]
+    fn lines_read_from_bytes_read_as_their_text() {
+        let taken = [
+            r#"{"t":0,"ev":"serial_link","state":"up"}"#,
+            r#"{"t":7,"ev":"serial_link","state":"down"}"#,
+            r#"{"t":362065,"ev":"foul_beam","state":"broken"}"#,
+            r#"{"t":364039,"ev":"foul_beam","state":"clear"}"#,
+            r#"{"t":388692,"ev":"ball"}"#,
+            r#"{"t":390974,"ev":"serial","line":"$PS,PINS,1,1100011111*1B"}"#,
+            r#"{"t":1,"ev":"serial","line":"$PS,READY,200,1111111111*54 and more than 31 bytes"}"#,
+            r#"{"t":1,"ev":"serial","line":""}"#,
+            r#"{"t":1,"ev":"channel","side":"left"}"#,
+            r#"{"t":1,"ev":"channel","side":"right"}"#,
+            r#"{"t":9999999999999999999,"ev":"ball"}"#,
+        ];
+        let left = [
+            r#"{"t":1,"ev":"ball" }"#,
+            r#"{"t":1,"ev":"ball"} "#,
+            r#" {"t":1,"ev":"ball"}"#,
+            r#"{"t":01,"ev":"ball"}"#,
+            r#"{"t":-1,"ev":"ball"}"#,
+            r#"{"t":1.5,"ev":"ball"}"#,
+            r#"{"t":,"ev":"ball"}"#,
+            r#"{"t":10000000000000000000,"ev":"ball"}"#,
+            r#"{"t":99999999999999999999,"ev":"ball"}"#,
+            r#"{"t":1,"ev":"ball","t":2}"#,
+            r#"{"t":1,"ev":"ball","n":2,"c":"00000000"}"#,
+            r#"{"ev":"ball","t":1}"#,
+            r#"{"t":1,"ev":"foul_beam","state":"sideways"}"#,
+            r#"{"t":1,"ev":"serial","line":"tab\tescaped"}"#,
+            r#"{"t":1,"ev":"serial","line":"quote\"d"}"#,
+            r#"{"t":1,"ev":"serial","line":"r�p�ter"}"#,
+            r#"{"t":1,"ev":"serial","line":"x","line":"y"}"#,
+            r#"{"t":1,"ev":"serial","line":"x"}}"#,
+            r#"{"t":1,"ev":"button","name":"repeat"}"#,
+            "{\"t\":1,\"ev\":\"serial\",\"line\":\"a\u{1}b\"}",
+            "{\"t\":1,\"ev\":\"serial\",\"line\":\"é\"}",
+            "",
+        ];
+        for line in taken {
+            let bytes = parse_written(line.as_bytes());
+            assert!(bytes.is_some(), "left: {line}");
+            assert_eq!(bytes, parse_sensor_fast(line), "{line}");
+        }
+        for line in left {
+            assert_eq!(parse_written(line.as_bytes()), None, "taken: {line}");
+        }
+        assert_eq!(
+            parse_written(b"{\"t\":1,\"ev\":\"serial\",\"line\":\"\xff\"}"),
+            None
+        );
+        assert_eq!(parse_written(b"{\"t\":1,\"ev\":\"ball\"\xff"), None);
+    }
 }
