@@ -63,41 +63,49 @@ pub fn replay_file(path: &Path) -> Result<Replay, HeaderError> {
 
 /// Writes the replay's report (replay-output.md) as serde_json writes
 /// [`Replay::report`], its two long lists (the bowlers' sheets and the
-/// callouts, most of a long journal's report) half on this thread and
-/// half on another: this one writes its bowlers straight out and keeps
-/// its callouts until the other's bowlers are written.
+/// callouts, most of a long journal's report) half on this thread, written
+/// straight out, and half on two others meanwhile, written out when this
+/// one comes to them.
 fn write_json(replay: &Replay, out: &mut impl Write) -> io::Result<()> {
     let report = replay.report();
+    let report = &report;
     let (bowlers, callouts) = (report.bowlers_len(), report.callouts_len());
     let (b_mid, c_mid) = (bowlers / 2, callouts / 2);
-    let report = &report;
-    let later = move || -> io::Result<(Vec<u8>, Vec<u8>)> {
-        let (mut b, mut c) = (Vec::new(), Vec::new());
-        report.write_bowlers(b_mid..bowlers, &mut b)?;
-        report.write_callouts(c_mid..callouts, &mut c)?;
-        Ok((b, c))
+    let later_bowlers = move || -> io::Result<Vec<u8>> {
+        let mut b = Vec::new();
+        report.write_bowlers(b_mid..bowlers, &mut b).map(|()| b)
+    };
+    let later_callouts = move || -> io::Result<Vec<u8>> {
+        // About 100 bytes a callout.
+        let mut c = Vec::with_capacity(128 * (callouts - c_mid));
+        report.write_callouts(c_mid..callouts, &mut c).map(|()| c)
     };
     std::thread::scope(|scope| {
-        let other = scope.spawn(later);
-        let kept = std::cell::Cell::new((Vec::new(), Vec::new()));
+        let b = scope.spawn(later_bowlers);
+        let c = scope.spawn(later_callouts);
         report.write_json_parts(
             out,
             |out| {
                 report.write_bowlers(0..b_mid, out)?;
-                let mut first = Vec::new();
-                report.write_callouts(0..c_mid, &mut first)?;
-                let (b, c) = other.join().unwrap_or_else(|_| later())?;
-                out.write_all(&b)?;
-                kept.set((first, c));
-                Ok(())
+                out.write_all(&b.join().unwrap_or_else(|_| later_bowlers())?)
             },
             |out| {
-                let (first, c) = kept.take();
-                out.write_all(&first)?;
-                out.write_all(&c)
+                report.write_callouts(0..c_mid, out)?;
+                out.write_all(&c.join().unwrap_or_else(|_| later_callouts())?)
             },
         )
     })
+}
+
+/// Standard output for one long write: its file itself where it can be
+/// had, without the line buffer of [`io::Stdout`] (which looks for the
+/// last line end in every write, the whole report's bytes).
+fn raw_stdout() -> Box<dyn Write> {
+    use std::os::fd::AsFd;
+    match io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(File::from(fd)),
+        Err(_) => Box::new(io::stdout().lock()),
+    }
 }
 
 /// `lanecall replay LOG [--json] [--strict]`.
@@ -109,8 +117,7 @@ pub fn main(log: PathBuf, json: bool, strict: bool) -> ExitCode {
             return ExitCode::from(super::exit::EX_INPUT);
         }
     };
-    let stdout = io::stdout().lock();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout);
+    let mut out = BufWriter::with_capacity(1 << 16, raw_stdout());
     let written = if json {
         write_json(&replay, &mut out).and_then(|()| writeln!(out))
     } else {
@@ -124,11 +131,15 @@ pub fn main(log: PathBuf, json: bool, strict: bool) -> ExitCode {
     }
     eprint!("{}", replay.issues_text(&log.display().to_string()));
     // Counted, not listed: the list keeps only the first and the latest.
-    if strict && replay.error_counts().total() > 0 {
+    let code = if strict && replay.error_counts().total() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
+    };
+    // The process ends here, and the replay's memory with it: not freed
+    // piece by piece first.
+    std::mem::forget(replay);
+    code
 }
 
 #[cfg(test)]
