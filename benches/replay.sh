@@ -2,6 +2,8 @@
 # Replay benchmark: how fast `lanecall replay LOG --json` applies a big journal.
 #
 # Usage: benches/replay.sh [EVENTS]      (default 1000000)
+#        JQ_PAIRS=5 benches/replay.sh     (also: jq -c . then lanecall, 5 pairs
+#                                          back to back, and the median ratio)
 #
 # Builds the release binary, generates a journal of EVENTS events with
 # benches/gen_journal.py (seed 1) into ${TMPDIR:-/tmp} unless it is already
@@ -89,4 +91,25 @@ for run in 1 2 3; do
         failed=1
     fi
 done
+pairs="${JQ_PAIRS:-0}"
+if [[ "$pairs" =~ ^[1-9][0-9]*$ ]]; then
+    command -v jq >/dev/null || { echo "error: jq not found" >&2; exit 69; }
+    echo "== against jq -c . (wall and user+sys seconds, $pairs pairs back to back)"
+    printf '%-4s %8s %8s %10s %10s %10s %10s\n' pair jq_wall jq_cpu lc_wall lc_cpu wall_ratio cpu_ratio
+    ratios="$(mktemp "$tmp/lanecall-bench-ratios-XXXXXX")"
+    trap 'rm -f "$timelog" "$errlog" "$ratios"' EXIT
+    for pair in $(seq "$pairs"); do
+        /usr/bin/time -f "%e %U %S" -o "$timelog" jq -c . "$journal" >/dev/null
+        read -r jw ju js < <(tail -n 1 "$timelog")
+        /usr/bin/time -f "%e %U %S" -o "$timelog" "$bin" replay "$journal" --json >/dev/null 2>"$errlog" || true
+        read -r lw lu ls < <(tail -n 1 "$timelog")
+        awk -v p="$pair" -v jw="$jw" -v jc="$(awk -v a="$ju" -v b="$js" 'BEGIN{print a+b}')" \
+            -v lw="$lw" -v lc="$(awk -v a="$lu" -v b="$ls" 'BEGIN{print a+b}')" 'BEGIN {
+                printf "%-4s %8.2f %8.2f %10.2f %10.2f %10.3f %10.3f\n", p, jw, jc, lw, lc,
+                    (jw > 0 ? lw / jw : 0), (jc > 0 ? lc / jc : 0) }' | tee -a "$ratios"
+    done
+    sort -n -k6 "$ratios" | awk '{ r[NR] = $6 } END {
+        m = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+        printf "median wall ratio lanecall / jq: %.3f (target <= 0.05)\n", m }'
+fi
 exit "$failed"
