@@ -7,7 +7,6 @@
 //! can work is for the checks that use it.
 
 use std::ops::RangeInclusive;
-use std::time::Duration;
 
 use super::gpio::BcmPin;
 use super::problem::Problem;
@@ -83,17 +82,6 @@ impl<'t> Check<'t> {
             );
             None
         }
-    }
-
-    pub(crate) fn millis(
-        &mut self,
-        key: &str,
-        value: Option<i64>,
-        default: i64,
-        range: RangeInclusive<i64>,
-    ) -> Option<Duration> {
-        self.int(key, value.unwrap_or(default), range, "milliseconds")
-            .map(Duration::from_millis)
     }
 
     /// One of the named values, or a problem listing them.

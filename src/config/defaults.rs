@@ -8,24 +8,14 @@
 //! Keys without a default (required, or absent when left out, such as
 //! `journal.mirror` or `web.tls_cert`) are not here.
 //!
-//! The pinsetter's and web panel's values reach the validation, and
-//! `Config::demo`, through their table's `Default` (`validated`), built
-//! from these; the declarations in `raw` name them for docs/config.md's
-//! table. A table read into its own struct (`[journal]`, `[speaker]`) has
-//! its defaults in that struct's `Default`, not here.
+//! A table read into its own struct (`[journal]`, `[pinsetter]`,
+//! `[speaker]`, `[web]`) has its defaults in that struct's `Default`, not
+//! here.
 //!
 //! It decides nothing else: the ranges a value must fall in are in
 //! `validate` and `validate_web`.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-
-// [pinsetter]
-pub(super) const DEFAULT_BAUD: u32 = 9600;
-pub(super) const DEFAULT_RECONNECT_MIN_MS: u64 = 500;
-pub(super) const DEFAULT_RECONNECT_MAX_MS: u64 = 10_000;
-
-// [pinsetter] kind and [pinsetter.switches]
-pub(super) const DEFAULT_KIND: &str = "serial";
 
 // [web]
 /// Also the centre's page's.

@@ -320,6 +320,9 @@ mod tests {
             for key in keys {
                 let path = format!("{prefix}{}", key.name);
                 match (key.default_value(defaults), table.get(key.name)) {
+                    // A table left out (`[pinsetter.switches]` of a
+                    // serial pinsetter): its keys' defaults are documented.
+                    (Some(_), None) if key.kind.fields().is_some() => {}
                     (Some(_), None) => out.push(format!("{path}: declared, not printed")),
                     (Some(default), Some(printed)) if default != *printed => {
                         out.push(format!("{path}: printed {printed}, default {default}"))

@@ -6,7 +6,8 @@
 //!    with its full path (`gpio.inputs.foul_beam.pinn`). The known keys
 //!    are read from the serde structs the file is read into (`shape`).
 //! 2. The file is read into those structs: a table that is one struct
-//!    (`[journal]`, `[speaker]`, `[web]`, each GPIO input and output, `[pinsetter.switches]`: each key a field with its doc, its
+//!    (`[journal]`, `[pinsetter]` with its `[pinsetter.switches]`, `[speaker]`,
+//!    `[web]`, each GPIO input and output: each key a field with its doc, its
 //!    default in the struct's `Default`, its check in its type, see
 //!    `value`) is what the daemon uses as it is; each value a field
 //!    refuses is reported at its key and the file read again without it.
@@ -47,7 +48,8 @@
 //! - `raw`: the file as written — the lane's tables declared with `keys!`,
 //!   the walk of the known keys, the "did you mean" of an unknown key.
 //! - `journal`, `speaker`, `web`: `[journal]`, `[speaker]` and `[web]`, each one struct,
-//!   read, used and printed as it is.
+//!   read, used and printed as it is; `pinsetter`: `[pinsetter]`, one
+//!   struct, its `[pinsetter.switches]` moved into the checked switches.
 //! - `switches`: `[pinsetter.switches]`, its table one serde struct (its
 //!   defaults in its `Default`) checked into the switches the sensors use;
 //!   `validated`: the [`Config`] the
@@ -79,6 +81,7 @@ pub(crate) mod judges;
 pub(crate) mod keys;
 mod listen;
 mod load;
+mod pinsetter;
 mod print;
 mod problem;
 mod raw;

@@ -7,14 +7,12 @@
 //! It decides how a value is written in the file; it never judges one.
 
 use std::path::Path;
-use std::time::Duration;
 
 use super::gpio::{BACKENDS, GpioConfig, InputRole};
 use super::keys::name_of;
-use super::raw::{RawCentre, RawConfig, RawGpio, RawPinsetter, RawRules};
-use super::switches::KINDS;
+use super::raw::{RawCentre, RawConfig, RawGpio, RawRules};
 use super::validate::FOUL_MODES;
-use super::validated::{CentreConfig, Config, SpeakerConfig};
+use super::validated::{CentreConfig, Config, PinsetterConfig, SpeakerConfig};
 use super::wire::{InputTable, LampTable, PulseTable};
 use crate::lane::Output;
 use crate::lane::rules::Rules;
@@ -33,19 +31,14 @@ impl Config {
 
     /// The file that reads as this config.
     fn to_raw(&self) -> RawConfig {
-        let p = &self.pinsetter;
         RawConfig {
             lane: Some(self.lane.into()),
             state_dir: Some(path(&self.state_dir)),
             journal: self.journal.clone(),
-            pinsetter: RawPinsetter {
-                // Left out with pin switches, when the file left it out.
-                port: (!p.port.as_os_str().is_empty()).then(|| path(&p.port)),
-                baud: Some(p.baud.into()),
-                reconnect_min_ms: ms(p.reconnect_min),
-                reconnect_max_ms: ms(p.reconnect_max),
-                kind: Some(name_of(&KINDS, &self.switches.is_some()).to_owned()),
+            pinsetter: PinsetterConfig {
+                pin_switches: self.switches.is_some(),
                 switches: self.switches.as_ref().map(|s| s.to_raw()),
+                ..self.pinsetter.clone()
             },
             gpio: gpio(&self.gpio),
             // `extras` is the rules' `speaker_extras`, kept under `[speaker]`.
@@ -66,10 +59,6 @@ fn path(p: &Path) -> String {
 
 fn int(n: u64) -> Option<i64> {
     Some(i64::try_from(n).unwrap_or(i64::MAX))
-}
-
-fn ms(d: Duration) -> Option<i64> {
-    int(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn gpio(g: &GpioConfig) -> RawGpio {

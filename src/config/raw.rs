@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use super::defaults::*;
 use super::journal::JournalConfig;
 use super::keys::{Key, Kind, keys, toml_key};
+use super::pinsetter::{PinsetterConfig, documented_defaults};
 use super::problem::Problem;
-use super::shape::table;
+use super::shape::{self, table};
 use super::speaker::SpeakerConfig;
-use super::switches::SwitchesTable;
 use super::web::WebConfig;
 use super::wire::{InputTable, LampTable, PulseTable};
 use crate::lane::rules::Rules;
@@ -178,7 +178,10 @@ keys! {
         /// The journals' folder; absolute.
         state_dir: Option<String> => Kind::Str;
         journal: JournalConfig => table::<JournalConfig>();
-        pinsetter: RawPinsetter => Kind::Table(PINSETTER);
+        pinsetter: PinsetterConfig => Kind::Struct {
+            keys: shape::keys::<PinsetterConfig>,
+            defaults: documented_defaults,
+        };
         gpio: RawGpio => Kind::Table(GPIO);
         speaker: SpeakerConfig => table::<SpeakerConfig>();
         web: WebConfig => table::<WebConfig>();
@@ -197,18 +200,6 @@ keys! {
         ca_file: Option<String> => Kind::Str;
         accept_commands: Option<bool> => Kind::Bool, default DEFAULT_ACCEPT_COMMANDS;
         neighbours: Vec<i64> => Kind::Ints;
-    }
-}
-
-keys! {
-    /// `[pinsetter]`.
-    pub(super) struct RawPinsetter in PINSETTER {
-        port: Option<String> => Kind::Str;
-        baud: Option<i64> => Kind::Int, default DEFAULT_BAUD;
-        reconnect_min_ms: Option<i64> => Kind::Int, default DEFAULT_RECONNECT_MIN_MS;
-        reconnect_max_ms: Option<i64> => Kind::Int, default DEFAULT_RECONNECT_MAX_MS;
-        kind: Option<String> => Kind::Str, default DEFAULT_KIND;
-        switches: Option<SwitchesTable> => table::<SwitchesTable>();
     }
 }
 

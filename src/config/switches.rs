@@ -9,7 +9,6 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::collect::Check;
-use super::defaults::*;
 use super::gpio::{BcmPin, GpioConfig, Pull, output_name};
 use super::keys::name_of;
 use super::value::{Changes, I2cAddress, I2cBus, Int, Millis};
@@ -46,9 +45,6 @@ impl std::fmt::Display for SwitchPin {
         }
     }
 }
-
-/// `[pinsetter] kind` as the file names it: `true` for pin switches.
-pub(super) const KINDS: [(&str, bool); 2] = [("serial", false), ("pin_switches", true)];
 
 /// `[pinsetter.switches] pull` as the file names it (`none`, where a GPIO
 /// input's is `off`).
@@ -191,16 +187,15 @@ impl SwitchesConfig {
     }
 }
 
-/// `[pinsetter] kind` and its switches: `Some(None)` for a serial
+/// `[pinsetter] kind` (`pin_switches`) and its switches: `Some(None)` for a serial
 /// pinsetter, `Some(Some(..))` for pin switches, `None` on a problem.
 pub(super) fn validate(
     c: &mut Check,
-    kind: Option<&str>,
+    pin_switches: bool,
     raw: Option<SwitchesTable>,
     gpio: Option<&GpioConfig>,
 ) -> Option<Option<SwitchesConfig>> {
-    let switches = c.choice("pinsetter.kind", kind, DEFAULT_KIND, &KINDS)?;
-    if !switches {
+    if !pin_switches {
         if raw.is_some() {
             c.push(
                 "pinsetter.switches",

@@ -5,7 +5,6 @@
 //! It decides which values can work; it never reads the file (see `raw`)
 //! and never opens a pin, a port or a socket.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use super::collect::Check;
@@ -13,7 +12,7 @@ use super::collect::PIN_NEEDED;
 use super::defaults::*;
 use super::gpio::*;
 use super::problem::{Problem, absolute_path};
-use super::raw::{RawConfig, RawGpio, RawPinsetter, RawRules};
+use super::raw::{RawConfig, RawGpio, RawRules};
 use super::validated::*;
 use super::wire::InputTable;
 use crate::lane::Output;
@@ -89,17 +88,15 @@ impl RawConfig {
             );
             journal = None;
         }
-        let kind = self.pinsetter.kind.take();
         let raw_switches = self.pinsetter.switches.take();
-        let pin_switches = kind.as_deref() == Some("pin_switches");
-        let pinsetter = self.pinsetter.validate(&mut c, pin_switches);
+        let pin_switches = self.pinsetter.pin_switches;
+        let pinsetter = self.pinsetter.check(&mut c).then_some(self.pinsetter);
         // The rules first, as the foul beam's debounce is checked against
         // them, but their problems last, in the file's order.
         let mut rules_check = Check::default();
         let rules = self.rules.validate(&mut rules_check);
         let gpio = self.gpio.validate(&mut c, rules.as_ref());
-        let switches =
-            super::switches::validate(&mut c, kind.as_deref(), raw_switches, gpio.as_ref());
+        let switches = super::switches::validate(&mut c, pin_switches, raw_switches, gpio.as_ref());
         // `[speaker] extras` is the rules' `speaker_extras`.
         let speaker = self.speaker.check(&mut c).then_some(self.speaker);
         let rules = rules.map(|rules| Rules {
@@ -141,75 +138,6 @@ impl RawConfig {
             }),
             _ => Err(c.problems),
         }
-    }
-}
-
-impl RawPinsetter {
-    /// With pin switches the port is not read: left out, it is empty.
-    pub(super) fn validate(self, c: &mut Check, pin_switches: bool) -> Option<PinsetterConfig> {
-        let default = PinsetterConfig::default();
-        let port = if pin_switches {
-            Some(PathBuf::from(self.port.unwrap_or_default()))
-        } else {
-            c.non_empty(
-                "pinsetter.port",
-                self.port,
-                "the pinsetter's serial device, e.g. port = \"/dev/ttyUSB0\" under [pinsetter] \
-                 (or kind = \"pin_switches\" for a string pinsetter's switches)",
-            )
-            .map(PathBuf::from)
-        };
-
-        let baud = self.baud.unwrap_or(i64::from(default.baud));
-        let baud = match u32::try_from(baud) {
-            Ok(b) if BAUD_RATES.contains(&b) => Some(b),
-            _ => {
-                let rates: Vec<String> = BAUD_RATES.iter().map(u32::to_string).collect();
-                c.push(
-                    "pinsetter.baud",
-                    format!(
-                        "{baud} is not a serial baud rate: use one of {} (the pinsetter's manual \
-                         gives it; 9600 is usual)",
-                        rates.join(", ")
-                    ),
-                );
-                None
-            }
-        };
-
-        let reconnect_min = c.millis(
-            "pinsetter.reconnect_min_ms",
-            self.reconnect_min_ms,
-            default.reconnect_min.as_millis() as i64,
-            1..=600_000,
-        );
-        let reconnect_max = c.millis(
-            "pinsetter.reconnect_max_ms",
-            self.reconnect_max_ms,
-            default.reconnect_max.as_millis() as i64,
-            1..=600_000,
-        );
-        if let (Some(min), Some(max)) = (reconnect_min, reconnect_max)
-            && min > max
-        {
-            c.push(
-                "pinsetter.reconnect_min_ms",
-                format!(
-                    "{} is above pinsetter.reconnect_max_ms ({}): the first retry cannot wait \
-                     longer than the longest",
-                    min.as_millis(),
-                    max.as_millis()
-                ),
-            );
-            return None;
-        }
-
-        Some(PinsetterConfig {
-            port: port?,
-            baud: baud?,
-            reconnect_min: reconnect_min?,
-            reconnect_max: reconnect_max?,
-        })
     }
 }
 

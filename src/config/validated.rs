@@ -6,11 +6,10 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Duration;
 
-use super::defaults::*;
 use super::gpio::GpioConfig;
 pub use super::journal::JournalConfig;
+pub use super::pinsetter::{BAUD_RATES, PinsetterConfig};
 pub use super::speaker::SpeakerConfig;
 use super::switches::SwitchesConfig;
 pub use super::web::{TlsFiles, WebConfig};
@@ -58,35 +57,6 @@ pub struct CentreConfig {
     /// The lanes beside this one, whose `delivering` is journaled.
     pub neighbours: Vec<u32>,
 }
-
-/// The pinsetter's serial line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PinsetterConfig {
-    /// The serial device, e.g. `/dev/ttyUSB0`; never empty.
-    pub port: PathBuf,
-    /// One of [`BAUD_RATES`].
-    pub baud: u32,
-    /// First retry after the port is lost; above zero, so a lost port is
-    /// never reopened in a spin.
-    pub reconnect_min: Duration,
-    /// The backoff doubles up to this; not below `reconnect_min`.
-    pub reconnect_max: Duration,
-}
-
-/// Every key's default, and no port (the file must name one).
-impl Default for PinsetterConfig {
-    fn default() -> Self {
-        PinsetterConfig {
-            port: PathBuf::new(),
-            baud: DEFAULT_BAUD,
-            reconnect_min: Duration::from_millis(DEFAULT_RECONNECT_MIN_MS),
-            reconnect_max: Duration::from_millis(DEFAULT_RECONNECT_MAX_MS),
-        }
-    }
-}
-
-/// The baud rates the pinsetter's serial line may use.
-pub const BAUD_RATES: [u32; 8] = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200];
 
 /// The callouts' language (the lane's; a bowler may have their own).
 pub use crate::lane::Language;

@@ -214,12 +214,11 @@ mod tests {
     async fn monitor_prints_serial_lines_until_stopped() {
         let (mut master, slave) = serialport::TTYPort::pair().expect("a pseudo-terminal pair");
         let path = serialport::SerialPort::name(&slave).expect("the slave's name");
-        let settings = PinsetterConfig {
-            port: path.into(),
-            baud: 9600,
-            reconnect_min: Duration::from_millis(20),
-            reconnect_max: Duration::from_millis(200),
-        };
+        let mut settings = PinsetterConfig::default();
+        settings.port = path.into();
+        settings.baud = 9600;
+        settings.reconnect_min = Duration::from_millis(20);
+        settings.reconnect_max = Duration::from_millis(200);
         let out = Shared::default();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let run = tokio::spawn(monitor_until(

@@ -24,12 +24,12 @@ const READY: &str = "$PS,READY,0,1111111111*54";
 const PINS: &str = "$PS,PINS,1,0000001001*1A";
 
 fn settings(port: impl Into<PathBuf>, min_ms: u64, max_ms: u64) -> PinsetterConfig {
-    PinsetterConfig {
-        port: port.into(),
-        baud: 9600,
-        reconnect_min: Duration::from_millis(min_ms),
-        reconnect_max: Duration::from_millis(max_ms),
-    }
+    let mut settings = PinsetterConfig::default();
+    settings.port = port.into();
+    settings.baud = 9600;
+    settings.reconnect_min = Duration::from_millis(min_ms);
+    settings.reconnect_max = Duration::from_millis(max_ms);
+    settings
 }
 
 /// The next reading, waiting at most 5 s (blocks this thread: only for
