@@ -48,7 +48,8 @@
 //! - `raw`: the file as written — the lane's tables declared with `keys!`,
 //!   the walk of the known keys, the "did you mean" of an unknown key.
 //! - `journal`, `speaker`, `web`: `[journal]`, `[speaker]` and `[web]`, each one struct,
-//!   read, used and printed as it is; `pinsetter`: `[pinsetter]`, one
+//!   read, used and printed as it is; `centre`: the lane's `[centre]`,
+//!   the same; `pinsetter`: `[pinsetter]`, one
 //!   struct, its `[pinsetter.switches]` moved into the checked switches.
 //! - `switches`: `[pinsetter.switches]`, its table one serde struct (its
 //!   defaults in its `Default`) checked into the switches the sensors use;
@@ -57,7 +58,7 @@
 //! - `print`: the effective file `check-config` prints, a [`Config`]
 //!   written back through `raw`'s structs (the keys' names and units are
 //!   the file's by construction).
-//! - `validate` and `validate_centre`: raw structs into a
+//! - `validate`: the raw structs and the tables' own checks into a
 //!   [`Config`], every problem at once.
 //! - `load`: reading a file through those steps, the one loader of the
 //!   lane's config, the centre's and the programme.
@@ -67,6 +68,7 @@
 //!   console or login on the pinsetter's port, the Pi's header UART, pins
 //!   config.txt gives to I2C, SPI, the UART or a HAT).
 
+mod centre;
 mod check;
 mod collect;
 mod defaults;
@@ -90,7 +92,6 @@ mod site;
 mod speaker;
 mod switches;
 mod validate;
-mod validate_centre;
 mod validated;
 mod value;
 mod web;

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use super::gpio::{BACKENDS, GpioConfig, InputRole};
 use super::keys::name_of;
-use super::raw::{RawCentre, RawConfig, RawGpio, RawRules};
+use super::raw::{RawConfig, RawGpio, RawRules};
 use super::validate::FOUL_MODES;
-use super::validated::{CentreConfig, Config, PinsetterConfig, SpeakerConfig};
+use super::validated::{Config, PinsetterConfig, SpeakerConfig};
 use super::wire::{InputTable, LampTable, PulseTable};
 use crate::lane::Output;
 use crate::lane::rules::Rules;
@@ -48,7 +48,7 @@ impl Config {
             },
             web: self.web.clone(),
             rules: rules(&self.rules),
-            centre: self.centre.as_ref().map(centre),
+            centre: self.centre.clone(),
         }
     }
 }
@@ -111,18 +111,6 @@ fn rules(r: &Rules) -> RawRules {
         foul_mode: Some(name_of(&FOUL_MODES, &r.foul_mode).to_owned()),
         min_cycle_ms: int(r.min_cycle_ms),
         foul_window_ms: r.foul_window_ms.and_then(int),
-    }
-}
-
-fn centre(c: &CentreConfig) -> RawCentre {
-    RawCentre {
-        broker: Some(c.broker.to_string()),
-        site: Some(c.site.clone()),
-        username: c.username.clone(),
-        password_file: c.password_file.as_deref().map(path),
-        ca_file: c.ca_file.as_deref().map(path),
-        accept_commands: Some(c.accept_commands),
-        neighbours: c.neighbours.iter().map(|&n| i64::from(n)).collect(),
     }
 }
 

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use super::centre::CentreConfig;
 use super::defaults::*;
 use super::journal::JournalConfig;
 use super::keys::{Key, Kind, keys, toml_key};
@@ -186,20 +187,7 @@ keys! {
         speaker: SpeakerConfig => table::<SpeakerConfig>();
         web: WebConfig => table::<WebConfig>();
         rules: RawRules => Kind::Table(RULES);
-        centre: Option<RawCentre> => Kind::Table(CENTRE);
-    }
-}
-
-keys! {
-    /// `[centre]`: the link to the competition's centre.
-    pub(super) struct RawCentre in CENTRE {
-        broker: Option<String> => Kind::Str;
-        site: Option<String> => Kind::Str;
-        username: Option<String> => Kind::Str;
-        password_file: Option<String> => Kind::Str;
-        ca_file: Option<String> => Kind::Str;
-        accept_commands: Option<bool> => Kind::Bool, default DEFAULT_ACCEPT_COMMANDS;
-        neighbours: Vec<i64> => Kind::Ints;
+        centre: Option<CentreConfig> => table::<CentreConfig>();
     }
 }
 

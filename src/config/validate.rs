@@ -107,7 +107,7 @@ impl RawConfig {
         c.problems.append(&mut rules_check.problems);
         let centre = match self.centre {
             None => Some(None),
-            Some(raw) => raw.validate(&mut c, lane).map(Some),
+            Some(centre) => centre.check(&mut c, lane).then_some(Some(centre)),
         };
 
         match (

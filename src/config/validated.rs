@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+pub use super::centre::CentreConfig;
 use super::gpio::GpioConfig;
 pub use super::journal::JournalConfig;
 pub use super::pinsetter::{BAUD_RATES, PinsetterConfig};
@@ -14,7 +15,6 @@ pub use super::speaker::SpeakerConfig;
 use super::switches::SwitchesConfig;
 pub use super::web::{TlsFiles, WebConfig};
 use crate::lane::rules::Rules;
-use crate::mqtt::BrokerUrl;
 
 /// The lane's configuration, validated: every field can be used as it is.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,26 +36,6 @@ pub struct Config {
     /// `[pinsetter] kind = "pin_switches"`: the pinsetter's pin switches
     /// read directly, instead of its serial line; none, the serial line.
     pub switches: Option<SwitchesConfig>,
-}
-
-/// `[centre]`: where the centre's MQTT broker is and what this lane does
-/// with it (docs/mqtt.md).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CentreConfig {
-    /// `mqtt://HOST:PORT`, or `mqtts://` for TLS.
-    pub broker: BrokerUrl,
-    /// The CAs that sign an `mqtts://` broker's certificate (PEM);
-    /// none, the system's.
-    pub ca_file: Option<PathBuf>,
-    /// 1 to 32 characters of `a-z 0-9 - _`: the topics' `lanecall/<site>/`.
-    pub site: String,
-    pub username: Option<String>,
-    /// The password, read when the link starts; absolute.
-    pub password_file: Option<PathBuf>,
-    /// Whether the centre's `lineup` and `hold` commands are taken.
-    pub accept_commands: bool,
-    /// The lanes beside this one, whose `delivering` is journaled.
-    pub neighbours: Vec<u32>,
 }
 
 /// The callouts' language (the lane's; a bowler may have their own).
