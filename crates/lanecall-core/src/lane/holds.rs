@@ -100,6 +100,18 @@ impl Lane {
         None
     }
 
+    /// Whether [`Lane::pause`] has a reason: the same reasons, those read
+    /// from one field asked first (the lane asks at every input).
+    fn paused(&self, entry: Option<usize>) -> bool {
+        let paused = self.hold.is_some()
+            || self.fault.is_some()
+            || !self.neighbours_busy.is_empty()
+            || entry.is_some_and(|e| !self.blindfold_ok(&self.entries[e].bowler))
+            || self.deck_wrong();
+        debug_assert_eq!(paused, self.pause(entry).is_some());
+        paused
+    }
+
     /// Adjacent lanes where a bowler is at the line or a ball is in play.
     pub fn neighbours_busy(&self) -> &BTreeSet<u32> {
         &self.neighbours_busy
@@ -198,7 +210,7 @@ impl Lane {
         if self.clock.is_none() {
             return;
         }
-        let held = self.pause(self.clock.map(|c| c.entry)).is_some();
+        let held = self.paused(self.clock.map(|c| c.entry));
         if let Some(c) = &mut self.clock {
             match (c.since, held) {
                 (Some(since), true) => {

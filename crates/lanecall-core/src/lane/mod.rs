@@ -392,12 +392,14 @@ impl Lane {
     /// The earliest timer due at or before `now` (the first listed of
     /// those due at that time).
     fn next_due(&self, now: Millis) -> Option<(Millis, Deadline)> {
-        let deadlines = self.deadlines();
-        let due = deadlines.iter().flatten().map(|&(due, _)| due).min()?;
-        if due > now {
-            return None;
+        let mut first: Option<(Millis, Deadline)> = None;
+        for (due, what) in self.deadlines().into_iter().flatten() {
+            // Strictly earlier: of two due at once the first listed stays.
+            if first.is_none_or(|(d, _)| due < d) {
+                first = Some((due, what));
+            }
         }
-        deadlines.into_iter().flatten().find(|&(d, _)| d == due)
+        first.filter(|&(due, _)| due <= now)
     }
 
     fn sensor(&mut self, t: Millis, s: &Sensor, out: &mut Vec<Effect>) -> Result<(), Refusal> {

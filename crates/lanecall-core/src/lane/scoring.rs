@@ -235,15 +235,20 @@ pub struct Sheet {
 
 pub fn sheet(balls: &[Ball], fouls_count: bool) -> Sheet {
     let (scored, next) = walk(balls, fouls_count);
-    let mut frames: Vec<Frame> = Vec::new();
+    // Sized for a whole game: no frame nor ball list grows as it is filled.
+    let mut frames: Vec<Frame> = Vec::with_capacity(10);
     for s in &scored {
         match frames.last_mut() {
             Some(f) if f.number == s.at.frame => f.balls.push(*s),
-            _ => frames.push(Frame {
-                number: s.at.frame,
-                balls: vec![*s],
-                cumulative: None,
-            }),
+            _ => {
+                let mut balls = Vec::with_capacity(if s.at.frame == 10 { 3 } else { 2 });
+                balls.push(*s);
+                frames.push(Frame {
+                    number: s.at.frame,
+                    balls,
+                    cumulative: None,
+                });
+            }
         }
     }
     let mut running: u16 = 0;
