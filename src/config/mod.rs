@@ -6,13 +6,16 @@
 //!    with its full path (`gpio.inputs.foul_beam.pinn`). The known keys
 //!    are read from the serde structs the file is read into (`shape`).
 //! 2. The file is read into those structs: a table that is one struct
-//!    (`[journal]`, `[pinsetter]` with its `[pinsetter.switches]`, `[speaker]`,
-//!    `[web]`, each GPIO input and output: each key a field with its doc, its
+//!    (`[journal]`, `[pinsetter]` with its `[pinsetter.switches]`,
+//!    `[speaker]`, `[web]`, `[centre]`, each GPIO input and output: each
+//!    key a field with its doc, its
 //!    default in the struct's `Default`, its check in its type, see
 //!    `value`) is what the daemon uses as it is; each value a field
 //!    refuses is reported at its key and the file read again without it.
-//!    The other tables are still read into raw structs (every key an
-//!    `Option`, integers as `i64`) and validated into a [`Config`] whose
+//!    The top-level keys are read checked too (`lane` in its range,
+//!    `state_dir` absolute), left out `None`. `[gpio]` itself and
+//!    `[rules]` are still read into raw structs (every key an `Option`,
+//!    integers as `i64`); all is validated into a [`Config`] whose
 //!    every field is usable: pins are [`BcmPin`]s no two inputs or outputs
 //!    share, the listen address is a [`SocketAddr`](std::net::SocketAddr),
 //!    times are [`Duration`](std::time::Duration)s.

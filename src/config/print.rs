@@ -6,8 +6,6 @@
 //!
 //! It decides how a value is written in the file; it never judges one.
 
-use std::path::Path;
-
 use super::gpio::{BACKENDS, GpioConfig, InputRole};
 use super::keys::name_of;
 use super::raw::{RawConfig, RawGpio, RawRules};
@@ -32,8 +30,8 @@ impl Config {
     /// The file that reads as this config.
     fn to_raw(&self) -> RawConfig {
         RawConfig {
-            lane: Some(self.lane.into()),
-            state_dir: Some(path(&self.state_dir)),
+            lane: Some(self.lane),
+            state_dir: Some(self.state_dir.clone()),
             journal: self.journal.clone(),
             pinsetter: PinsetterConfig {
                 pin_switches: self.switches.is_some(),
@@ -51,10 +49,6 @@ impl Config {
             centre: self.centre.clone(),
         }
     }
-}
-
-fn path(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
 }
 
 fn int(n: u64) -> Option<i64> {

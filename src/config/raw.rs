@@ -7,6 +7,7 @@
 //! and never supplies a default (see `defaults`).
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use super::centre::CentreConfig;
 use super::defaults::*;
@@ -175,9 +176,11 @@ keys! {
     /// The whole file.
     pub(super) struct RawConfig in ROOT {
         /// The lane's number, 1 to 999.
-        lane: Option<i64> => Kind::Int;
+        #[serde(with = "lane", skip_serializing_if = "Option::is_none")]
+        lane: Option<u32> => Kind::Int;
         /// The journals' folder; absolute.
-        state_dir: Option<String> => Kind::Str;
+        #[serde(deserialize_with = "state_dir", skip_serializing_if = "Option::is_none")]
+        state_dir: Option<PathBuf> => Kind::Str;
         journal: JournalConfig => table::<JournalConfig>();
         pinsetter: PinsetterConfig => Kind::Struct {
             keys: shape::keys::<PinsetterConfig>,
@@ -189,6 +192,34 @@ keys! {
         rules: RawRules => Kind::Table(RULES);
         centre: Option<CentreConfig> => table::<CentreConfig>();
     }
+}
+
+mod lane {
+    use serde::{Deserializer, Serializer};
+
+    use super::super::value::{Int, LaneNumber};
+
+    type Lane = Int<LaneNumber, 1, 999>;
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        Lane::deserialize(d).map(Some)
+    }
+
+    pub(super) fn serialize<S: Serializer>(v: &Option<u32>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(n) => Lane::serialize(n, s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+fn state_dir<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+    const EXAMPLE: &str = "state_dir = \"/var/lib/lanecall\"";
+    super::value::absolute(
+        d,
+        &format!("the directory for the journals, e.g. {EXAMPLE}"),
+        EXAMPLE,
+    )
 }
 
 /// `[gpio.buttons]`: a table for each of [`BUTTONS`].

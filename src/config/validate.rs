@@ -11,7 +11,7 @@ use super::collect::Check;
 use super::collect::PIN_NEEDED;
 use super::defaults::*;
 use super::gpio::*;
-use super::problem::{Problem, absolute_path};
+use super::problem::Problem;
 use super::raw::{RawConfig, RawGpio, RawRules};
 use super::validated::*;
 use super::wire::InputTable;
@@ -61,21 +61,12 @@ impl RawConfig {
     pub(super) fn validate(mut self) -> Result<Config, Vec<Problem>> {
         let mut c = Check::default();
 
-        let lane = c
-            .required("lane", self.lane, "the lane number, e.g. lane = 7")
-            .and_then(|n| c.int("lane", n, 1..=999, "(the lane number)"))
-            .and_then(|n| u32::try_from(n).ok());
-        let state_dir = c
-            .non_empty(
-                "state_dir",
-                self.state_dir,
-                "the directory for the journals, e.g. state_dir = \"/var/lib/lanecall\"",
-            )
-            .and_then(|dir| {
-                absolute_path("state_dir", &dir, "state_dir = \"/var/lib/lanecall\"")
-                    .map_err(|p| c.problems.push(p))
-                    .ok()
-            });
+        let lane = c.required("lane", self.lane, "the lane number, e.g. lane = 7");
+        let state_dir = c.required(
+            "state_dir",
+            self.state_dir.take(),
+            "the directory for the journals, e.g. state_dir = \"/var/lib/lanecall\"",
+        );
         let mut journal = Some(self.journal);
         // The mirror would take the journal for its own copy.
         if let (Some(j), Some(dir)) = (&journal, &state_dir)

@@ -77,6 +77,9 @@ units! {
     /// `[pinsetter.switches] address`.
     I2cAddress: "(0x20 to 0x27, set by the expander's A0-A2 pins)", u16,
         |n| u16::try_from(n).unwrap_or(u16::MAX), |v| u64::from(*v);
+    /// The top's `lane`.
+    LaneNumber: "(the lane number)", u32, |n| u32::try_from(n).unwrap_or(u32::MAX),
+        |v| u64::from(*v);
     /// `[pinsetter.switches] flicker_changes`.
     Changes: "changes", u32, |n| u32::try_from(n).unwrap_or(u32::MAX), |v| u64::from(*v);
 }
