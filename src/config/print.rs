@@ -6,7 +6,7 @@
 //!
 //! It decides how a value is written in the file; it never judges one.
 
-use super::gpio::{BACKENDS, GpioConfig, InputRole};
+use super::gpio::{GpioConfig, InputRole};
 use super::keys::name_of;
 use super::raw::{RawConfig, RawGpio, RawRules};
 use super::validate::FOUL_MODES;
@@ -57,7 +57,7 @@ fn int(n: u64) -> Option<i64> {
 
 fn gpio(g: &GpioConfig) -> RawGpio {
     let mut raw = RawGpio {
-        backend: Some(name_of(&BACKENDS, &g.backend).to_owned()),
+        backend: Some(g.backend),
         ..RawGpio::default()
     };
     for input in &g.inputs {

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use super::centre::CentreConfig;
 use super::defaults::*;
+use super::gpio::GpioBackend;
 use super::journal::JournalConfig;
 use super::keys::{Key, Kind, keys, toml_key};
 use super::pinsetter::{PinsetterConfig, documented_defaults};
@@ -222,6 +223,32 @@ fn state_dir<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, 
     )
 }
 
+mod backend {
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::super::gpio::{BACKENDS, GpioBackend};
+    use super::super::keys::name_of;
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<GpioBackend>, D::Error> {
+        super::super::value::choice(&String::deserialize(d)?, &BACKENDS)
+            .map(Some)
+            .map_err(D::Error::custom)
+    }
+
+    pub(super) fn serialize<S: Serializer>(
+        v: &Option<GpioBackend>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(b) => s.serialize_str(name_of(&BACKENDS, b)),
+            None => s.serialize_none(),
+        }
+    }
+}
+
 /// `[gpio.buttons]`: a table for each of [`BUTTONS`].
 const BUTTON_TABLES: &[Key] = &[
     Key {
@@ -239,7 +266,9 @@ const BUTTON_TABLES: &[Key] = &[
 keys! {
     /// `[gpio]`.
     pub(super) struct RawGpio in GPIO {
-        backend: Option<String> => Kind::Str;
+        /// "rpi" (the Pi's GPIO header) or "none"; no default.
+        #[serde(with = "backend", skip_serializing_if = "Option::is_none")]
+        backend: Option<GpioBackend> => Kind::Str;
         #[serde(skip_serializing_if = "RawInputs::is_empty")]
         inputs: RawInputs => Kind::Table(INPUTS);
         #[serde(skip_serializing_if = "BTreeMap::is_empty")]

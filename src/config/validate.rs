@@ -134,14 +134,12 @@ impl RawConfig {
 
 impl RawGpio {
     pub(super) fn validate(self, c: &mut Check, rules: Option<&Rules>) -> Option<GpioConfig> {
-        let backend = c
-            .required(
-                "gpio.backend",
-                self.backend,
-                "say where the sensors are: backend = \"rpi\" (the Pi's GPIO header) or \
-                 backend = \"none\" (no GPIO) under [gpio]",
-            )
-            .and_then(|b| c.choice("gpio.backend", Some(&b), "", &BACKENDS));
+        let backend = c.required(
+            "gpio.backend",
+            self.backend,
+            "say where the sensors are: backend = \"rpi\" (the Pi's GPIO header) or \
+             backend = \"none\" (no GPIO) under [gpio]",
+        );
 
         let mut all_ok = true;
         let mut inputs = Vec::new();
