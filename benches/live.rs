@@ -26,11 +26,23 @@
 //! non-zero only when the daemon does not behave (no callout, no change
 //! within 5 s, a crash).
 //!
+//! On a slow card (`LIVE_SYNC_MS`: every `fsync`/`fdatasync` of the
+//! daemon slowed that much by tests/support/slow_sync.c, its syncs
+//! counted; BENCHMARKS.md, "On a slow SD card"), two more figures:
+//!
+//! 5. `noise`: a judge's hold posted right behind a burst of 64 noise
+//!    lines, and during a continuous flood of noise: the answer's time
+//!    and the syncs begun while it waited. A 503 (the lane not answering
+//!    in 5 s) ends the bench with an error.
+//! 6. `timer`: the slow-bowling limit (5 s from the pinsetter's `READY`)
+//!    flagged on `/api/lane` how long after it was due.
+//!
 //! Environment: `LIVE_N` (PINS lines, default 500), `LIVE_IDLE_S` (60),
-//! `LIVE_STARTS` (10), `LIVE_ONLY` (comma list of `latency`, `idle`,
-//! `startup`; default all), `LANECALL_BIN` (default the bench's own
-//! `CARGO_BIN_EXE_lanecall`, i.e. target/release/lanecall under
-//! `cargo bench`).
+//! `LIVE_STARTS` (10), `LIVE_K` (samples of 5 and 6, 10), `LIVE_SYNC_MS`
+//! (0: the disk as it is), `LIVE_ONLY` (comma list of `latency`, `idle`,
+//! `startup`, `noise`, `timer`; default the first three), `LANECALL_BIN`
+//! (default the bench's own `CARGO_BIN_EXE_lanecall`, i.e.
+//! target/release/lanecall under `cargo bench`).
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
@@ -88,6 +100,8 @@ fn events_of(body: &[u8]) -> Option<u64> {
 
 struct Daemon {
     child: Child,
+    /// The slow card under it (`LIVE_SYNC_MS`), counting its syncs.
+    card: Option<support::slow_sync::SlowCard>,
     /// Every stderr line, stamped when it reached the reader thread.
     log: mpsc::Receiver<(Instant, String)>,
     spawned: Instant,
@@ -96,7 +110,17 @@ struct Daemon {
 impl Daemon {
     fn spawn(config: &Path) -> Res<Daemon> {
         let spawned = Instant::now();
+        let card = match env_num("LIVE_SYNC_MS", 0) {
+            0 => None,
+            ms => {
+                let dir = config.parent().ok_or("a config in a folder")?;
+                let _ = fs::remove_file(dir.join("syncs"));
+                Some(support::slow_sync::SlowCard::new(dir, ms).ok_or("no slow card")?)
+            }
+        };
+        let env = card.as_ref().map(|c| c.env()).unwrap_or_default();
         let mut child = Command::new(bin())
+            .envs(env.iter().copied())
             .args(["run", "--config"])
             .arg(config)
             .env("RUST_LOG", "info")
@@ -129,6 +153,7 @@ impl Daemon {
         });
         Ok(Daemon {
             child,
+            card,
             log,
             spawned,
         })
@@ -136,6 +161,11 @@ impl Daemon {
 
     fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The syncs begun so far on the slow card (0 without one).
+    fn syncs(&self) -> u64 {
+        self.card.as_ref().map_or(0, |c| c.syncs())
     }
 
     /// Waits for a stderr line containing `what`; returns its arrival.
@@ -237,6 +267,18 @@ fn summary(name: &str, mut v: Vec<f64>) -> String {
         pct(&v, 99.0),
         v[v.len() - 1],
         mean
+    )
+}
+
+/// Counts (syncs), as [`summary`] gives times.
+fn counts(name: &str, mut v: Vec<f64>) -> String {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    format!(
+        "{name:<28} n={:<4} p50 {:>3}  p99 {:>3}  max {:>3}",
+        v.len(),
+        pct(&v, 50.0),
+        pct(&v, 99.0),
+        v[v.len() - 1]
     )
 }
 
@@ -372,10 +414,15 @@ impl Lane {
 /// directory, the pinsetter's side, the API port and the daemon, once it
 /// has opened the port.
 fn start_lane(name: &str) -> Res<(PathBuf, TTYPort, u16, Daemon)> {
+    start_lane_under(name, support::fast_pinsetter_rules())
+}
+
+/// [`start_lane`] with the journal's block under `rules`.
+fn start_lane_under(name: &str, rules: Rules) -> Res<(PathBuf, TTYPort, u16, Daemon)> {
     let dir = fresh_dir(name)?;
     fs::write(
         journal_path(&dir),
-        support::journal_with_open_block(LANE, 12),
+        support::journal_with_open_block_under(rules, LANE, 12),
     )?;
     let (master, slave) = TTYPort::pair()?;
     let port_name = slave.name().ok_or("no pty name")?;
@@ -639,13 +686,201 @@ fn startup(runs: usize) -> Res<()> {
     Ok(())
 }
 
+// ----- 5. and 6. on a slow card: a judge's action behind noise, a timer -----
+
+/// A judge logged in on `http_port`: its session cookie.
+fn judge(http: &mut Http) -> Res<String> {
+    let login = http.request(
+        "POST",
+        "/api/login",
+        &[("Content-Type", "application/json")],
+        format!(r#"{{"pin":"{PIN}","name":"Judge Orlova"}}"#).as_bytes(),
+    )?;
+    if login.status != 200 {
+        return Err(format!("login answered {}", login.status).into());
+    }
+    Ok(login
+        .header("set-cookie")
+        .and_then(|c| c.split(';').next())
+        .ok_or("no session cookie")?
+        .to_owned())
+}
+
+/// Posts a hold on or off; returns how long the answer took and the syncs
+/// begun meanwhile. Any answer but 200 is a failure (a 503 is the lane
+/// not answering in time).
+fn timed_hold(http: &mut Http, cookie: &str, on: bool, daemon: &Daemon) -> Res<(f64, u64)> {
+    let syncs = daemon.syncs();
+    let t0 = Instant::now();
+    let r = http.request(
+        "POST",
+        "/api/actions",
+        &[("Content-Type", "application/json"), ("Cookie", cookie)],
+        format!(r#"{{"ev":"hold","on":{on}}}"#).as_bytes(),
+    )?;
+    let took = ms(t0.elapsed());
+    if r.status != 200 {
+        return Err(format!(
+            "the hold answered {} after {took:.0} ms: {}",
+            r.status,
+            String::from_utf8_lossy(&r.body)
+        )
+        .into());
+    }
+    Ok((took, daemon.syncs() - syncs))
+}
+
+/// `"serial"` of `error_counts` in `/api/lane`: the noise journaled.
+fn serial_errors(http: &mut Http) -> Res<u64> {
+    let r = http.request("GET", "/api/lane", &[], b"")?;
+    let lane: serde_json::Value = serde_json::from_slice(&r.body)?;
+    Ok(lane["error_counts"]["serial"].as_u64().unwrap_or(0)
+        + lane["inputs"]["shed_serial"].as_u64().unwrap_or(0))
+}
+
+/// A judge's hold right behind a burst of 64 noise lines, `k` times; and
+/// during a continuous flood of noise, `k` times.
+fn noise(k: usize) -> Res<()> {
+    println!("== 5. a judge's action behind a 64-line noise burst, and during a flood ({k} each)");
+    let (dir, mut master, http_port, daemon) = start_lane("noise")?;
+    let mut http = Http::new(http_port);
+    wait_api(&mut http, Duration::from_secs(30))?;
+    let cookie = judge(&mut http)?;
+    let (mut burst_ms, mut burst_syncs) = (Vec::new(), Vec::new());
+    let mut noise_sent = 0;
+    for i in 0..k {
+        let burst: String = (0..64)
+            .map(|j| format!("noise {i}/{j:02} hum\r\n"))
+            .collect();
+        master.write_all(burst.as_bytes())?;
+        noise_sent += 64;
+        let (took, syncs) = timed_hold(
+            &mut http,
+            &cookie,
+            burst_ms.len().is_multiple_of(2),
+            &daemon,
+        )?;
+        burst_ms.push(took);
+        burst_syncs.push(syncs as f64);
+        // The burst all journaled (or shed) before the next one.
+        let until = Instant::now() + Duration::from_secs(120);
+        while serial_errors(&mut http)? < noise_sent {
+            if Instant::now() > until {
+                return Err("the burst was not journaled within 120 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    println!("  {}", summary("hold behind a burst", burst_ms));
+    println!("  {}", counts("syncs it waited for", burst_syncs));
+
+    // A flood: noise as fast as the port takes it, a hold every 300 ms.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flood = {
+        let stop = stop.clone();
+        let mut master = master.try_clone_native()?;
+        std::thread::spawn(move || {
+            let chunk: String = (0..256).map(|j| format!("flood {j:03} hum\r\n")).collect();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = master.write_all(chunk.as_bytes());
+            }
+        })
+    };
+    let (mut flood_ms, mut flood_syncs) = (Vec::new(), Vec::new());
+    for i in 0..k {
+        std::thread::sleep(Duration::from_millis(300));
+        let on = (k + i).is_multiple_of(2);
+        let (took, syncs) = timed_hold(&mut http, &cookie, on, &daemon)?;
+        flood_ms.push(took);
+        flood_syncs.push(syncs as f64);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    // The writer's last write returns once the daemon reads it.
+    let _ = flood.join();
+    println!("  {}", summary("hold during a flood", flood_ms));
+    println!("  {}", counts("syncs it waited for", flood_syncs));
+    daemon.drain_log();
+    daemon.stop();
+    let _ = fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// The lane's own timer on a slow card: the slow-bowling limit (5 s from
+/// the pinsetter's `READY`) flagged how long after it is due, `k` times.
+fn timer(k: usize) -> Res<()> {
+    println!("== 6. the lane's timer: the slow-bowling limit (5 s) flagged after it is due ({k})");
+    let rules = Rules {
+        slow_bowling_limit_s: 5,
+        ..support::fast_pinsetter_rules()
+    };
+    let (dir, master, http_port, daemon) = start_lane_under("timer", rules)?;
+    let mut http = Http::new(http_port);
+    let first = wait_api(&mut http, Duration::from_secs(30))?;
+    let etag = first.header("etag").unwrap_or_default().to_owned();
+    let mut lane = Lane {
+        master,
+        seq: 0,
+        http,
+        etag,
+        biggest: 0,
+    };
+    let flags = |http: &mut Http| -> Res<usize> {
+        let r = http.request("GET", "/api/lane", &[], b"")?;
+        let lane: serde_json::Value = serde_json::from_slice(&r.body)?;
+        Ok(lane["conduct"].as_array().map_or(0, |c| {
+            c.iter().filter(|e| e["kind"] == "slow_bowling").count()
+        }))
+    };
+    let mut late_ms = Vec::new();
+    // A round whose clock did not start at the `READY` sent here (the
+    // first, whose clock runs since the block began; a frame's first ball,
+    // whose clock may go on from the frame before) is flagged at once: it
+    // is counted apart, not measured.
+    let mut at_once = 0;
+    let mut i: u32 = 0;
+    while late_ms.len() < k {
+        if at_once > k + 2 {
+            return Err(format!("{at_once} rounds flagged at once").into());
+        }
+        let before = flags(&mut lane.http)?;
+        let (t0, _) = lane.send(Body::Ready(PinSet::FULL))?;
+        let until = t0 + Duration::from_secs(30);
+        while flags(&mut lane.http)? == before {
+            if Instant::now() > until {
+                return Err("no slow-bowling flag within 30 s of a 5 s limit".into());
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        match ms(t0.elapsed()) - 5000.0 {
+            late if late > -1000.0 => late_ms.push(late),
+            _ => at_once += 1,
+        }
+        // A frame's first ball misses every pin, its second takes them
+        // all: the deck is full for each next ball.
+        let standing = if i.is_multiple_of(2) {
+            PinSet::FULL
+        } else {
+            PinSet::EMPTY
+        };
+        lane.send(Body::Pins(standing))?;
+        i += 1;
+    }
+    println!("  {}", summary("flagged after it was due", late_ms));
+    println!("  ({at_once} rounds flagged at once, their clock older than the READY)");
+    daemon.drain_log();
+    daemon.stop();
+    let _ = fs::remove_dir_all(&dir);
+    Ok(())
+}
+
 fn main() -> Res<()> {
     let only = std::env::var("LIVE_ONLY").unwrap_or_else(|_| "latency,idle,startup".into());
     println!(
-        "lanecall live bench: {} (pid {}), {}",
+        "lanecall live bench: {} (pid {}), {}, every sync slowed by {} ms",
         bin().display(),
         std::process::id(),
-        rfc3339(unix_now())
+        rfc3339(unix_now()),
+        env_num("LIVE_SYNC_MS", 0)
     );
     if only.contains("latency") {
         latency(env_num("LIVE_N", 500) as usize)?;
@@ -655,6 +890,12 @@ fn main() -> Res<()> {
     }
     if only.contains("startup") {
         startup(env_num("LIVE_STARTS", 10) as usize)?;
+    }
+    if only.contains("noise") {
+        noise(env_num("LIVE_K", 10) as usize)?;
+    }
+    if only.contains("timer") {
+        timer(env_num("LIVE_K", 10) as usize)?;
     }
     Ok(())
 }
