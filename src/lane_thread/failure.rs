@@ -128,7 +128,7 @@ impl LaneRunner {
         }
         while !f.waiting.is_empty() {
             let waiting = f.waiting.make_contiguous();
-            let n = super::runs(waiting);
+            let n = super::run_len(waiting);
             self.journal_and_apply(&waiting[..n])?;
             f.waiting.drain(..n);
         }

@@ -522,7 +522,7 @@ impl LaneRunner {
     }
 
     /// Journals inputs, in runs of one write and one sync each
-    /// ([`runs`]), then applies each run once it is durable and answers
+    /// ([`run_len`]), then applies each run once it is durable and answers
     /// its actions; an input that cannot be journaled is not applied.
     fn apply_all(&mut self, inputs: Vec<(Millis, Event, Option<Reply>)>) {
         // Never earlier than what the lane has seen (a reading stamped by
@@ -539,7 +539,7 @@ impl LaneRunner {
         let mut replies = replies.into_iter();
         let mut rest = &events[..];
         while !rest.is_empty() && self.failure.is_none() {
-            let (run, after) = rest.split_at(runs(rest));
+            let (run, after) = rest.split_at(run_len(rest));
             match self.journal_and_apply(run) {
                 Ok(refusals) => {
                     for (e, refusal) in run.iter().zip(refusals) {
@@ -558,7 +558,7 @@ impl LaneRunner {
         }
     }
 
-    /// Journals a run of inputs ([`runs`]) with one write and one sync and,
+    /// Journals a run of inputs ([`run_len`]) with one write and one sync and,
     /// once they are durable, applies each and sends its effects; returns
     /// the lane's refusal of each.
     fn journal_and_apply(&mut self, run: &[Stamped<Event>]) -> io::Result<Vec<Option<Refusal>>> {
@@ -761,11 +761,43 @@ fn alone(action: &Action) -> bool {
 
 /// How many of `events` go out in one write: one that goes [`alone`] on
 /// its own, else those before the next such one, up to [`BATCH`].
-fn runs(events: &[Stamped<Event>]) -> usize {
+fn run_len(events: &[Stamped<Event>]) -> usize {
     let alone = |e: &Stamped<Event>| matches!(&e.event, Event::Panel(p) if alone(&p.action));
     match events.iter().position(alone) {
         Some(0) => 1,
         Some(n) => n.min(BATCH),
         None => events.len().min(BATCH),
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+
+    fn at(t: Millis, event: Event) -> Stamped<Event> {
+        Stamped { t, event }
+    }
+
+    #[test]
+    fn a_block_start_goes_out_alone_and_ends_the_run_before_it() {
+        let ball = || at(1, Event::Sensor(Sensor::Ball));
+        let hold = at(
+            2,
+            Event::Panel(Panel::new(
+                None,
+                Action::Hold {
+                    on: true,
+                    reason: None,
+                },
+            )),
+        );
+        let start = at(
+            3,
+            Event::Panel(Panel::new(None, Action::StartBlock { games: 3 })),
+        );
+        assert_eq!(run_len(&[ball(), hold.clone(), ball()]), 3);
+        assert_eq!(run_len(&[ball(), hold.clone(), start.clone(), ball()]), 2);
+        assert_eq!(run_len(&[start, ball()]), 1);
+        assert_eq!(run_len(&vec![hold; BATCH + 5]), BATCH);
     }
 }
