@@ -444,20 +444,7 @@ fn latency(n: usize) -> Res<()> {
     let rss_start = proc_status(daemon.pid(), "VmRSS:");
 
     // The judge logs in once, for the block changes.
-    let login = http.request(
-        "POST",
-        "/api/login",
-        &[("Content-Type", "application/json")],
-        format!(r#"{{"pin":"{PIN}","name":"Judge Orlova"}}"#).as_bytes(),
-    )?;
-    if login.status != 200 {
-        return Err(format!("login answered {}", login.status).into());
-    }
-    let cookie = login
-        .header("set-cookie")
-        .and_then(|c| c.split(';').next())
-        .ok_or("no session cookie")?
-        .to_owned();
+    let cookie = judge(&mut http)?;
 
     let mut lane = Lane {
         master,
@@ -688,7 +675,7 @@ fn startup(runs: usize) -> Res<()> {
 
 // ----- 5. and 6. on a slow card: a judge's action behind noise, a timer -----
 
-/// A judge logged in on `http_port`: its session cookie.
+/// A judge logged in through `http`: the session cookie.
 fn judge(http: &mut Http) -> Res<String> {
     let login = http.request(
         "POST",
