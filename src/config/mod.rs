@@ -7,15 +7,15 @@
 //!    are read from the serde structs the file is read into (`shape`).
 //! 2. The file is read into those structs: a table that is one struct
 //!    (`[journal]`, `[pinsetter]` with its `[pinsetter.switches]`,
-//!    `[speaker]`, `[web]`, `[centre]`, each GPIO input and output: each
-//!    key a field with its doc, its
+//!    `[speaker]`, `[web]`, `[centre]`, `[gpio]` with its inputs and
+//!    outputs: each key a field with its doc, its
 //!    default in the struct's `Default`, its check in its type, see
 //!    `value`) is what the daemon uses as it is; each value a field
 //!    refuses is reported at its key and the file read again without it.
 //!    The top-level keys are read checked too (`lane` in its range,
-//!    `state_dir` absolute), left out `None`. `[gpio]` itself and
-//!    `[rules]` are still read into raw structs (every key an `Option`,
-//!    integers as `i64`); all is validated into a [`Config`] whose
+//!    `state_dir` absolute), left out `None`. `[rules]` is
+//!    still read into a raw struct (every key an `Option`, integers as
+//!    `i64`); all is validated into a [`Config`] whose
 //!    every field is usable: pins are [`BcmPin`]s no two inputs or outputs
 //!    share, the listen address is a [`SocketAddr`](std::net::SocketAddr),
 //!    times are [`Duration`](std::time::Duration)s.
@@ -41,11 +41,12 @@
 //! - `value`: the validating value types (milliseconds in a range, an
 //!   absolute path, one of named values).
 //! - `gpio`: the validated GPIO types ([`BcmPin`], the inputs and outputs).
-//! - `wire`: one wired input's or output's table, one serde struct each,
-//!   its defaults (pull, active level, debounce, pulse) declared once.
 //! - `collect`: the one problem collector every file's checks push into
 //!   (the lane's config, the centre's, the programme), and where a key is
 //!   in the text (line and column, computed in one place).
+//! - `wire`: `[gpio]`, one serde struct, and each wired input's or
+//!   output's table in it, its defaults (pull, active level, debounce,
+//!   pulse) declared once; checked into the [`GpioConfig`] the sensors use.
 //! - `judges`: the PIN-hash check and the `[[web.judges]]` check, once for
 //!   the lane's `[web]` and the centre's.
 //! - `raw`: the file as written — the lane's tables declared with `keys!`,
@@ -120,7 +121,6 @@ pub(crate) use keys::Kind;
 pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
-pub use raw::BUTTONS;
 pub(crate) use shape::table;
 pub use speaker::VOLUME;
 pub use switches::{SwitchPin, SwitchesConfig};
@@ -129,3 +129,4 @@ pub use validated::{
     TlsFiles, WebConfig,
 };
 pub(crate) use web::{judge_pin_hash, listen as listen_value};
+pub use wire::BUTTONS;

@@ -6,13 +6,11 @@
 //!
 //! It decides how a value is written in the file; it never judges one.
 
-use super::gpio::{GpioConfig, InputRole};
 use super::keys::name_of;
-use super::raw::{RawConfig, RawGpio, RawRules};
+use super::raw::{RawConfig, RawRules};
 use super::validate::FOUL_MODES;
 use super::validated::{Config, PinsetterConfig, SpeakerConfig};
-use super::wire::{InputTable, LampTable, PulseTable};
-use crate::lane::Output;
+use super::wire::GpioTable;
 use crate::lane::rules::Rules;
 
 impl Config {
@@ -38,7 +36,7 @@ impl Config {
                 switches: self.switches.as_ref().map(|s| s.to_raw()),
                 ..self.pinsetter.clone()
             },
-            gpio: gpio(&self.gpio),
+            gpio: GpioTable::from_config(&self.gpio),
             // `extras` is the rules' `speaker_extras`, kept under `[speaker]`.
             speaker: SpeakerConfig {
                 extras: self.rules.speaker_extras,
@@ -55,45 +53,6 @@ fn int(n: u64) -> Option<i64> {
     Some(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
-fn gpio(g: &GpioConfig) -> RawGpio {
-    let mut raw = RawGpio {
-        backend: Some(g.backend),
-        ..RawGpio::default()
-    };
-    for input in &g.inputs {
-        let written = InputTable {
-            pin: Some(input.pin),
-            pull: input.pull,
-            active_high: input.active_high,
-            debounce: input.debounce,
-        };
-        let slot = match &input.role {
-            InputRole::FoulBeam => &mut raw.inputs.foul_beam,
-            InputRole::Ball => &mut raw.inputs.ball,
-            InputRole::ChannelLeft => &mut raw.inputs.channel_left,
-            InputRole::ChannelRight => &mut raw.inputs.channel_right,
-            InputRole::Button(name) => {
-                raw.buttons.insert(name.clone(), written);
-                continue;
-            }
-        };
-        *slot = Some(written);
-    }
-    for output in &g.outputs {
-        let (pin, active_high) = (Some(output.pin), output.active_high);
-        match output.output {
-            Output::FoulLamp => raw.outputs.foul_lamp = Some(LampTable { pin, active_high }),
-            Output::PinsetterReset => {
-                raw.outputs.pinsetter_reset = Some(PulseTable {
-                    pin,
-                    active_high,
-                    pulse: output.pulse,
-                })
-            }
-        }
-    }
-    raw
-}
 fn rules(r: &Rules) -> RawRules {
     RawRules {
         ball_break_max_ms: int(r.ball_break_max_ms),

@@ -6,12 +6,10 @@
 //! It decides which keys exist; it never judges a value (see `validate`)
 //! and never supplies a default (see `defaults`).
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::centre::CentreConfig;
 use super::defaults::*;
-use super::gpio::GpioBackend;
 use super::journal::JournalConfig;
 use super::keys::{Key, Kind, keys, toml_key};
 use super::pinsetter::{PinsetterConfig, documented_defaults};
@@ -19,7 +17,7 @@ use super::problem::Problem;
 use super::shape::{self, table};
 use super::speaker::SpeakerConfig;
 use super::web::WebConfig;
-use super::wire::{InputTable, LampTable, PulseTable};
+use super::wire::{self, GpioTable};
 use crate::lane::rules::Rules;
 
 // ---------------------------------------------------------------------------
@@ -168,11 +166,6 @@ fn closest<'a>(key: &str, names: &[&'a str]) -> Option<&'a str> {
 // Step 1b: the raw file
 // ---------------------------------------------------------------------------
 
-/// The rail buttons the lane acts on (`Lane::button` refuses any other
-/// name), so a misspelt button is a problem here rather than a press the
-/// lane refuses during a game.
-pub const BUTTONS: [&str; 2] = ["repeat", "score"];
-
 keys! {
     /// The whole file.
     pub(super) struct RawConfig in ROOT {
@@ -187,7 +180,10 @@ keys! {
             keys: shape::keys::<PinsetterConfig>,
             defaults: documented_defaults,
         };
-        gpio: RawGpio => Kind::Table(GPIO);
+        gpio: GpioTable => Kind::Struct {
+            keys: shape::keys::<GpioTable>,
+            defaults: wire::documented_defaults,
+        };
         speaker: SpeakerConfig => table::<SpeakerConfig>();
         web: WebConfig => table::<WebConfig>();
         rules: RawRules => Kind::Table(RULES);
@@ -221,99 +217,6 @@ fn state_dir<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, 
         &format!("the directory for the journals, e.g. {EXAMPLE}"),
         EXAMPLE,
     )
-}
-
-mod backend {
-    use serde::de::Error as _;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use super::super::gpio::{BACKENDS, GpioBackend};
-    use super::super::keys::name_of;
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<GpioBackend>, D::Error> {
-        super::super::value::choice(&String::deserialize(d)?, &BACKENDS)
-            .map(Some)
-            .map_err(D::Error::custom)
-    }
-
-    pub(super) fn serialize<S: Serializer>(
-        v: &Option<GpioBackend>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        match v {
-            Some(b) => s.serialize_str(name_of(&BACKENDS, b)),
-            None => s.serialize_none(),
-        }
-    }
-}
-
-/// `[gpio.buttons]`: a table for each of [`BUTTONS`].
-const BUTTON_TABLES: &[Key] = &[
-    Key {
-        name: BUTTONS[0],
-        kind: table::<InputTable>(),
-        default: None,
-    },
-    Key {
-        name: BUTTONS[1],
-        kind: table::<InputTable>(),
-        default: None,
-    },
-];
-
-keys! {
-    /// `[gpio]`.
-    pub(super) struct RawGpio in GPIO {
-        /// "rpi" (the Pi's GPIO header) or "none"; no default.
-        #[serde(with = "backend", skip_serializing_if = "Option::is_none")]
-        backend: Option<GpioBackend> => Kind::Str;
-        #[serde(skip_serializing_if = "RawInputs::is_empty")]
-        inputs: RawInputs => Kind::Table(INPUTS);
-        #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-        buttons: BTreeMap<String, InputTable> => Kind::Table(BUTTON_TABLES);
-        #[serde(skip_serializing_if = "RawOutputs::is_empty")]
-        outputs: RawOutputs => Kind::Table(OUTPUTS);
-    }
-}
-
-keys! {
-    /// `[gpio.inputs]`.
-    pub(super) struct RawInputs in INPUTS {
-        foul_beam: Option<InputTable> => table::<InputTable>();
-        ball: Option<InputTable> => table::<InputTable>();
-        channel_left: Option<InputTable> => table::<InputTable>();
-        channel_right: Option<InputTable> => table::<InputTable>();
-    }
-}
-
-impl RawInputs {
-    fn is_empty(&self) -> bool {
-        let RawInputs {
-            foul_beam,
-            ball,
-            channel_left,
-            channel_right,
-        } = self;
-        [foul_beam, ball, channel_left, channel_right]
-            .iter()
-            .all(|input| input.is_none())
-    }
-}
-
-keys! {
-    /// `[gpio.outputs]`.
-    pub(super) struct RawOutputs in OUTPUTS {
-        foul_lamp: Option<LampTable> => table::<LampTable>();
-        pinsetter_reset: Option<PulseTable> => table::<PulseTable>();
-    }
-}
-
-impl RawOutputs {
-    fn is_empty(&self) -> bool {
-        self.foul_lamp.is_none() && self.pinsetter_reset.is_none()
-    }
 }
 
 keys! {

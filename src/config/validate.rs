@@ -1,21 +1,16 @@
 //! Validation: the raw structs into a [`Config`], every problem at once,
 //! each by its key path with what to do about it. The tables read into
-//! their own struct (`journal`, `speaker`, `web`) check themselves.
+//! their own struct (`journal`, `pinsetter`, `gpio`, `speaker`, `web`,
+//! `centre`) check themselves.
 //!
 //! It decides which values can work; it never reads the file (see `raw`)
 //! and never opens a pin, a port or a socket.
 
-use std::time::Duration;
-
 use super::collect::Check;
-use super::collect::PIN_NEEDED;
 use super::defaults::*;
-use super::gpio::*;
 use super::problem::Problem;
-use super::raw::{RawConfig, RawGpio, RawRules};
+use super::raw::{RawConfig, RawRules};
 use super::validated::*;
-use super::wire::InputTable;
-use crate::lane::Output;
 use crate::lane::rules::{FoulMode, Rules};
 
 // ---------------------------------------------------------------------------
@@ -25,37 +20,6 @@ use crate::lane::rules::{FoulMode, Rules};
 /// `[rules] foul_mode` as the file names it.
 pub(super) const FOUL_MODES: [(&str, FoulMode); 2] =
     [("score", FoulMode::Score), ("warn", FoulMode::Warn)];
-
-impl Check<'_> {
-    pub(super) fn input(&mut self, role: InputRole, raw: InputTable) -> Option<InputConfig> {
-        let key = format!("{}.pin", role.config_key());
-        let pin = self.required(&key, raw.pin, PIN_NEEDED)?;
-        Some(InputConfig {
-            role,
-            pin,
-            pull: raw.pull,
-            active_high: raw.active_high,
-            debounce: raw.debounce,
-        })
-    }
-
-    pub(super) fn output(
-        &mut self,
-        output: Output,
-        pin: Option<BcmPin>,
-        active_high: bool,
-        pulse: Duration,
-    ) -> Option<OutputConfig> {
-        let key = format!("gpio.outputs.{}.pin", output_name(output));
-        let pin = self.required(&key, pin, PIN_NEEDED)?;
-        Some(OutputConfig {
-            output,
-            pin,
-            active_high,
-            pulse,
-        })
-    }
-}
 
 impl RawConfig {
     pub(super) fn validate(mut self) -> Result<Config, Vec<Problem>> {
@@ -86,7 +50,7 @@ impl RawConfig {
         // them, but their problems last, in the file's order.
         let mut rules_check = Check::default();
         let rules = self.rules.validate(&mut rules_check);
-        let gpio = self.gpio.validate(&mut c, rules.as_ref());
+        let gpio = self.gpio.check(&mut c, rules.as_ref());
         let switches = super::switches::validate(&mut c, pin_switches, raw_switches, gpio.as_ref());
         // `[speaker] extras` is the rules' `speaker_extras`.
         let speaker = self.speaker.check(&mut c).then_some(self.speaker);
@@ -129,141 +93,6 @@ impl RawConfig {
             }),
             _ => Err(c.problems),
         }
-    }
-}
-
-impl RawGpio {
-    pub(super) fn validate(self, c: &mut Check, rules: Option<&Rules>) -> Option<GpioConfig> {
-        let backend = c.required(
-            "gpio.backend",
-            self.backend,
-            "say where the sensors are: backend = \"rpi\" (the Pi's GPIO header) or \
-             backend = \"none\" (no GPIO) under [gpio]",
-        );
-
-        let mut all_ok = true;
-        let mut inputs = Vec::new();
-        let fixed = [
-            (
-                InputRole::FoulBeam,
-                self.inputs.foul_beam,
-                true,
-                "the foul-line beam",
-            ),
-            (InputRole::Ball, self.inputs.ball, true, "the ball detector"),
-            (InputRole::ChannelLeft, self.inputs.channel_left, false, ""),
-            (
-                InputRole::ChannelRight,
-                self.inputs.channel_right,
-                false,
-                "",
-            ),
-        ];
-        let named = self
-            .buttons
-            .into_iter()
-            .map(|(name, raw)| (InputRole::Button(name), Some(raw), false, ""));
-        // The walk has refused every button name but [`BUTTONS`].
-        for (role, raw, required, what) in fixed.into_iter().chain(named) {
-            match raw {
-                Some(raw) => match c.input(role, raw) {
-                    Some(input) => inputs.push(input),
-                    None => all_ok = false,
-                },
-                None if required && backend == Some(GpioBackend::Rpi) => {
-                    c.push(
-                        role.config_key(),
-                        format!(
-                            "is missing: gpio.backend = \"rpi\" needs {what}: \
-                             add [{}] with its pin",
-                            role.config_key()
-                        ),
-                    );
-                    all_ok = false;
-                }
-                None => {}
-            }
-        }
-
-        let mut outputs = Vec::new();
-        let lamp = self
-            .outputs
-            .foul_lamp
-            .map(|raw| c.output(Output::FoulLamp, raw.pin, raw.active_high, Duration::ZERO));
-        let reset = self
-            .outputs
-            .pinsetter_reset
-            .map(|raw| c.output(Output::PinsetterReset, raw.pin, raw.active_high, raw.pulse));
-        for (output, result, what) in [
-            (Output::FoulLamp, lamp, "the foul lamp's relay"),
-            (Output::PinsetterReset, reset, "the pinsetter reset's relay"),
-        ] {
-            match result {
-                Some(Some(o)) => outputs.push(o),
-                Some(None) => all_ok = false,
-                None if backend == Some(GpioBackend::Rpi) => {
-                    let key = format!("gpio.outputs.{}", output_name(output));
-                    c.push(
-                        &key,
-                        format!(
-                            "is missing: gpio.backend = \"rpi\" needs {what}: \
-                             add [{key}] with its pin"
-                        ),
-                    );
-                    all_ok = false;
-                }
-                None => {}
-            }
-        }
-
-        // Every pin once: name the key that uses it first.
-        let mut used: Vec<(BcmPin, String)> = Vec::new();
-        let keyed = inputs
-            .iter()
-            .map(|i| (i.pin, format!("{}.pin", i.role.config_key())))
-            .chain(
-                outputs
-                    .iter()
-                    .map(|o| (o.pin, format!("gpio.outputs.{}.pin", output_name(o.output)))),
-            );
-        for (pin, key) in keyed {
-            match used.iter().find(|(p, _)| *p == pin) {
-                Some((_, first)) => {
-                    c.push(
-                        &key,
-                        format!(
-                            "{pin} is already used by {first}: each input and output needs its \
-                             own GPIO"
-                        ),
-                    );
-                    all_ok = false;
-                }
-                None => used.push((pin, key)),
-            }
-        }
-
-        if let (Some(rules), Some(beam)) =
-            (rules, inputs.iter().find(|i| i.role == InputRole::FoulBeam))
-            && beam.debounce.as_millis() >= u128::from(rules.ball_break_max_ms)
-        {
-            c.push(
-                "gpio.inputs.foul_beam.debounce_ms",
-                format!(
-                    "{} must be below rules.ball_break_max_ms ({}), or a ball crossing the line \
-                     is filtered out",
-                    beam.debounce.as_millis(),
-                    rules.ball_break_max_ms
-                ),
-            );
-            all_ok = false;
-        }
-
-        all_ok.then_some(())?;
-        Some(GpioConfig {
-            backend: backend?,
-            inputs,
-            outputs,
-        })
     }
 }
 
