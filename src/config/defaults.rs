@@ -38,7 +38,7 @@ pub const VOICES_DIR: &str = "/usr/share/lanecall/voices";
 mod tests {
     use super::super::keys::Key;
     use super::super::keys::Kind;
-    use super::super::raw::{ROOT, walk};
+    use super::super::raw::{root, walk};
 
     /// The example with its commented-out keys (`# mirror = ...`,
     /// `# [[web.judges]]`, `# [centre]`) written in, as a technician would uncomment them.
@@ -95,14 +95,14 @@ mod tests {
     fn the_example_documents_every_key() {
         let example = example_with_every_key();
         let mut absent = Vec::new();
-        missing(&example, ROOT, "", &mut absent);
+        missing(&example, root(), "", &mut absent);
         assert_eq!(
             absent,
             Vec::<String>::new(),
             "keys not in config/lanecall.toml"
         );
         let mut unknown = Vec::new();
-        walk(&example, ROOT, "", &mut unknown);
+        walk(&example, root(), "", &mut unknown);
         assert_eq!(unknown, Vec::new(), "config/lanecall.toml");
     }
 }

@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use super::collect::{key_parts, line_column, position};
 use super::keys::Key;
 use super::problem::{ConfigError, Problem};
-use super::raw::{ROOT, RawConfig, join, unknown_key_among, walk};
+use super::raw::{RawConfig, join, root, root_defaults, unknown_key_among, walk};
 use super::validated::Config;
 
 /// Reads the file at `path` and checks its text with `parse`: every file
@@ -225,13 +225,13 @@ impl Config {
 
     /// Validates `text`; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        parse_checked(text, path, ROOT, RawConfig::validate)
+        parse_checked(text, path, root(), RawConfig::validate)
     }
 
     /// Every key of the lane's file, with what it holds and its default,
     /// as a Markdown table (docs/config.md).
     pub fn key_table() -> String {
-        super::keys::key_table(ROOT)
+        super::keys::key_table_with(root(), Some(&root_defaults()))
     }
 }
 

@@ -49,7 +49,8 @@
 //!   pulse) declared once; checked into the [`GpioConfig`] the sensors use.
 //! - `judges`: the PIN-hash check and the `[[web.judges]]` check, once for
 //!   the lane's `[web]` and the centre's.
-//! - `raw`: the file as written — the lane's tables declared with `keys!`,
+//! - `raw`: the file as written — `RawConfig`, one serde struct
+//!   whose keys are read from it (`shape`), `[rules]` read as options,
 //!   the walk of the known keys, the "did you mean" of an unknown key.
 //! - `journal`, `speaker`, `web`: `[journal]`, `[speaker]` and `[web]`, each one struct,
 //!   read, used and printed as it is; `centre`: the lane's `[centre]`,

@@ -66,14 +66,13 @@ fn is_empty(port: &Path) -> bool {
     port.as_os_str().is_empty()
 }
 
-/// The table's keys and defaults for docs/config.md, with
+/// The table with its defaults for docs/config.md, with
 /// `[pinsetter.switches]`' defaults (the table itself is none by default).
-pub(super) fn documented_defaults() -> toml::Table {
-    let documented = PinsetterConfig {
+pub(super) fn documented() -> PinsetterConfig {
+    PinsetterConfig {
         switches: Some(SwitchesTable::default()),
         ..PinsetterConfig::default()
-    };
-    toml::Table::try_from(documented).unwrap_or_default()
+    }
 }
 
 impl PinsetterConfig {

@@ -6,12 +6,9 @@
 //!
 //! It decides how a value is written in the file; it never judges one.
 
-use super::keys::name_of;
 use super::raw::{RawConfig, RawRules};
-use super::validate::FOUL_MODES;
 use super::validated::{Config, PinsetterConfig, SpeakerConfig};
 use super::wire::GpioTable;
-use crate::lane::rules::Rules;
 
 impl Config {
     /// The effective configuration, every key with its value, in the
@@ -43,27 +40,9 @@ impl Config {
                 ..self.speaker.clone()
             },
             web: self.web.clone(),
-            rules: rules(&self.rules),
+            rules: RawRules::from(&self.rules),
             centre: self.centre.clone(),
         }
-    }
-}
-
-fn int(n: u64) -> Option<i64> {
-    Some(i64::try_from(n).unwrap_or(i64::MAX))
-}
-
-fn rules(r: &Rules) -> RawRules {
-    RawRules {
-        ball_break_max_ms: int(r.ball_break_max_ms),
-        typical_travel_ms: int(r.typical_travel_ms),
-        max_travel_ms: int(r.max_travel_ms),
-        pin_report_timeout_ms: int(r.pin_report_timeout_ms),
-        slow_bowling_limit_s: int(r.slow_bowling_limit_s),
-        foul_lamp_ms: int(r.foul_lamp_ms),
-        foul_mode: Some(name_of(&FOUL_MODES, &r.foul_mode).to_owned()),
-        min_cycle_ms: int(r.min_cycle_ms),
-        foul_window_ms: r.foul_window_ms.and_then(int),
     }
 }
 

@@ -9,16 +9,15 @@
 use std::path::PathBuf;
 
 use super::centre::CentreConfig;
-use super::defaults::*;
 use super::journal::JournalConfig;
-use super::keys::{Key, Kind, keys, toml_key};
-use super::pinsetter::{PinsetterConfig, documented_defaults};
+use super::keys::{Key, Kind, name_of, toml_key};
+use super::pinsetter::{self, PinsetterConfig};
 use super::problem::Problem;
-use super::shape::{self, table};
+use super::shape;
 use super::speaker::SpeakerConfig;
 use super::web::WebConfig;
 use super::wire::{self, GpioTable};
-use crate::lane::rules::Rules;
+use crate::lane::rules::{FoulMode, Rules};
 
 // ---------------------------------------------------------------------------
 // Step 1a: the known keys, walked before deserializing
@@ -166,29 +165,48 @@ fn closest<'a>(key: &str, names: &[&'a str]) -> Option<&'a str> {
 // Step 1b: the raw file
 // ---------------------------------------------------------------------------
 
-keys! {
-    /// The whole file.
-    pub(super) struct RawConfig in ROOT {
-        /// The lane's number, 1 to 999.
-        #[serde(with = "lane", skip_serializing_if = "Option::is_none")]
-        lane: Option<u32> => Kind::Int;
-        /// The journals' folder; absolute.
-        #[serde(deserialize_with = "state_dir", skip_serializing_if = "Option::is_none")]
-        state_dir: Option<PathBuf> => Kind::Str;
-        journal: JournalConfig => table::<JournalConfig>();
-        pinsetter: PinsetterConfig => Kind::Struct {
-            keys: shape::keys::<PinsetterConfig>,
-            defaults: documented_defaults,
-        };
-        gpio: GpioTable => Kind::Struct {
-            keys: shape::keys::<GpioTable>,
-            defaults: wire::documented_defaults,
-        };
-        speaker: SpeakerConfig => table::<SpeakerConfig>();
-        web: WebConfig => table::<WebConfig>();
-        rules: RawRules => Kind::Table(RULES);
-        centre: Option<CentreConfig> => table::<CentreConfig>();
-    }
+/// The whole file: each table a field, the tables read as they are
+/// used (`[gpio]` and `[rules]` are checked into the [`Config`]'s).
+///
+/// [`Config`]: super::validated::Config
+#[derive(serde::Deserialize, serde::Serialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct RawConfig {
+    /// The lane's number, 1 to 999.
+    #[serde(with = "lane", skip_serializing_if = "Option::is_none")]
+    pub(super) lane: Option<u32>,
+    /// The journals' folder; absolute.
+    #[serde(
+        deserialize_with = "state_dir",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(super) state_dir: Option<PathBuf>,
+    pub(super) journal: JournalConfig,
+    pub(super) pinsetter: PinsetterConfig,
+    pub(super) gpio: GpioTable,
+    pub(super) speaker: SpeakerConfig,
+    pub(super) web: WebConfig,
+    pub(super) rules: RawRules,
+    pub(super) centre: Option<CentreConfig>,
+}
+
+/// The file's keys, each with what it holds: [`RawConfig`]'s fields.
+pub(super) fn root() -> &'static [Key] {
+    shape::keys::<RawConfig>()
+}
+
+/// Every key's default as the file writes it (docs/config.md): each
+/// table's `Default`, with the tables left out by default (every GPIO
+/// input and output, `[pinsetter.switches]`, `[centre]`) written in.
+pub(super) fn root_defaults() -> toml::Table {
+    let documented = RawConfig {
+        pinsetter: pinsetter::documented(),
+        gpio: wire::documented(),
+        rules: RawRules::from(&Rules::default()),
+        centre: Some(CentreConfig::default()),
+        ..RawConfig::default()
+    };
+    toml::Table::try_from(documented).unwrap_or_default()
 }
 
 mod lane {
@@ -219,22 +237,42 @@ fn state_dir<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, 
     )
 }
 
-keys! {
-    /// [`Rules`]' fields as options, so `[rules]` denies unknown keys (Rules
-    /// itself ignores them, for journals from newer versions) and a missing
-    /// key takes `Rules::default()`'s value.
-    pub(super) struct RawRules in RULES {
-        ball_break_max_ms: Option<i64> => Kind::Int, default Rules::default().ball_break_max_ms;
-        typical_travel_ms: Option<i64> => Kind::Int, default Rules::default().typical_travel_ms;
-        max_travel_ms: Option<i64> => Kind::Int, default Rules::default().max_travel_ms;
-        pin_report_timeout_ms: Option<i64> => Kind::Int,
-            default Rules::default().pin_report_timeout_ms;
-        slow_bowling_limit_s: Option<i64> => Kind::Int,
-            default Rules::default().slow_bowling_limit_s;
-        foul_lamp_ms: Option<i64> => Kind::Int, default Rules::default().foul_lamp_ms;
-        foul_mode: Option<String> => Kind::Str, default DEFAULT_FOUL_MODE;
-        min_cycle_ms: Option<i64> => Kind::Int, default Rules::default().min_cycle_ms;
-        foul_window_ms: Option<i64> => Kind::Int, default crate::lane::rules::FOUL_WINDOW_MS;
+/// `[rules] foul_mode` as the file names it.
+pub(super) const FOUL_MODES: [(&str, FoulMode); 2] =
+    [("score", FoulMode::Score), ("warn", FoulMode::Warn)];
+
+/// [`Rules`]' fields as options, so `[rules]` denies unknown keys (Rules
+/// itself ignores them, for journals from newer versions) and a missing
+/// key takes `Rules::default()`'s value.
+#[derive(serde::Deserialize, serde::Serialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct RawRules {
+    pub(super) ball_break_max_ms: Option<i64>,
+    pub(super) typical_travel_ms: Option<i64>,
+    pub(super) max_travel_ms: Option<i64>,
+    pub(super) pin_report_timeout_ms: Option<i64>,
+    pub(super) slow_bowling_limit_s: Option<i64>,
+    pub(super) foul_lamp_ms: Option<i64>,
+    pub(super) foul_mode: Option<String>,
+    pub(super) min_cycle_ms: Option<i64>,
+    pub(super) foul_window_ms: Option<i64>,
+}
+
+/// The `[rules]` that reads as these rules.
+impl From<&Rules> for RawRules {
+    fn from(r: &Rules) -> RawRules {
+        let int = |n: u64| Some(i64::try_from(n).unwrap_or(i64::MAX));
+        RawRules {
+            ball_break_max_ms: int(r.ball_break_max_ms),
+            typical_travel_ms: int(r.typical_travel_ms),
+            max_travel_ms: int(r.max_travel_ms),
+            pin_report_timeout_ms: int(r.pin_report_timeout_ms),
+            slow_bowling_limit_s: int(r.slow_bowling_limit_s),
+            foul_lamp_ms: int(r.foul_lamp_ms),
+            foul_mode: Some(name_of(&FOUL_MODES, &r.foul_mode).to_owned()),
+            min_cycle_ms: int(r.min_cycle_ms),
+            foul_window_ms: r.foul_window_ms.and_then(int),
+        }
     }
 }
 

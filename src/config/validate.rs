@@ -9,17 +9,13 @@
 use super::collect::Check;
 use super::defaults::*;
 use super::problem::Problem;
-use super::raw::{RawConfig, RawRules};
+use super::raw::{FOUL_MODES, RawConfig, RawRules};
 use super::validated::*;
-use crate::lane::rules::{FoulMode, Rules};
+use crate::lane::rules::Rules;
 
 // ---------------------------------------------------------------------------
 // Step 2: validation
 // ---------------------------------------------------------------------------
-
-/// `[rules] foul_mode` as the file names it.
-pub(super) const FOUL_MODES: [(&str, FoulMode); 2] =
-    [("score", FoulMode::Score), ("warn", FoulMode::Warn)];
 
 impl RawConfig {
     pub(super) fn validate(mut self) -> Result<Config, Vec<Problem>> {

@@ -108,11 +108,11 @@ impl Outputs {
     }
 }
 
-/// The table's keys and defaults for docs/config.md: every input, button
+/// The table with its defaults for docs/config.md: every input, button
 /// and output with its defaults (each is left out by default).
-pub(super) fn documented_defaults() -> toml::Table {
+pub(super) fn documented() -> GpioTable {
     let input = || Some(InputTable::default());
-    let documented = GpioTable {
+    GpioTable {
         backend: None,
         inputs: Inputs {
             foul_beam: input(),
@@ -128,8 +128,7 @@ pub(super) fn documented_defaults() -> toml::Table {
             foul_lamp: Some(LampTable::default()),
             pinsetter_reset: Some(PulseTable::default()),
         },
-    };
-    toml::Table::try_from(documented).unwrap_or_default()
+    }
 }
 
 impl GpioTable {
