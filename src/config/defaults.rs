@@ -27,9 +27,6 @@ pub(crate) const DEFAULT_LOCKOUT_AFTER: u32 = 5;
 pub(crate) const DEFAULT_LOCKOUT_BASE_S: u64 = 60;
 pub(crate) const DEFAULT_LOCKOUT_MAX_S: u64 = 3600;
 
-// [rules]
-pub(super) const DEFAULT_FOUL_MODE: &str = "score";
-
 /// Where the package installs the voices `[speaker] voice` names, one
 /// folder each (`rhvoice/ru/n7.wav`, its `LICENSE`).
 pub const VOICES_DIR: &str = "/usr/share/lanecall/voices";

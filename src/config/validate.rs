@@ -7,7 +7,7 @@
 //! and never opens a pin, a port or a socket.
 
 use super::collect::Check;
-use super::defaults::*;
+use super::keys::name_of;
 use super::problem::Problem;
 use super::raw::{FOUL_MODES, RawConfig, RawRules};
 use super::validated::*;
@@ -144,7 +144,8 @@ impl RawRules {
         match c.choice(
             "rules.foul_mode",
             self.foul_mode.as_deref(),
-            DEFAULT_FOUL_MODE,
+            // Left out, `Rules::default()`'s.
+            name_of(&FOUL_MODES, &rules.foul_mode),
             &FOUL_MODES,
         ) {
             Some(mode) => rules.foul_mode = mode,
