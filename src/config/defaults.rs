@@ -8,12 +8,13 @@
 //! Keys without a default (required, or absent when left out, such as
 //! `journal.mirror` or `web.tls_cert`) are not here.
 //!
-//! A table read into its own struct (`[journal]`, `[pinsetter]`,
-//! `[speaker]`, `[web]`) has its defaults in that struct's `Default`, not
-//! here.
+//! Every table is read into its own struct and has its defaults in that
+//! struct's `Default`; what is left here is what another part also uses
+//! (the web's defaults, which the centre's page shares) and the voices'
+//! folder.
 //!
 //! It decides nothing else: the ranges a value must fall in are in
-//! `validate` and `validate_web`.
+//! the value types (`value`) and `validate`.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 

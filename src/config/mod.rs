@@ -13,9 +13,9 @@
 //!    `value`) is what the daemon uses as it is; each value a field
 //!    refuses is reported at its key and the file read again without it.
 //!    The top-level keys are read checked too (`lane` in its range,
-//!    `state_dir` absolute), left out `None`. `[rules]` is
-//!    still read into a raw struct (every key an `Option`, integers as
-//!    `i64`); all is validated into a [`Config`] whose
+//!    `state_dir` absolute), left out `None`. `[rules]` is read as
+//!    options over the core's `Rules::default()` and checked by the core;
+//!    all is validated into a [`Config`] whose
 //!    every field is usable: pins are [`BcmPin`]s no two inputs or outputs
 //!    share, the listen address is a [`SocketAddr`](std::net::SocketAddr),
 //!    times are [`Duration`](std::time::Duration)s.
@@ -35,8 +35,8 @@
 //!   struct, its known keys with what each holds ([`Kind`]) and its
 //!   default (the walk's list and docs/config.md's table come from it),
 //!   and how a key and a string are written in TOML.
-//! - `defaults`: the value of every key left out of the file, for the
-//!   tables not yet read into their own struct.
+//! - `defaults`: the defaults another part shares (the web's, used by the
+//!   centre's page too) and the voices' folder.
 //! - `shape`: a serde struct's keys and defaults, read from the struct.
 //! - `value`: the validating value types (milliseconds in a range, an
 //!   absolute path, one of named values).
