@@ -52,9 +52,19 @@ pub enum LineError {
     BadFaultText,
 }
 
-/// XOR of the bytes.
+/// XOR of the bytes, eight at a time.
 fn checksum(bytes: &[u8]) -> u8 {
-    bytes.iter().fold(0, |acc, b| acc ^ b)
+    let mut words = bytes.chunks_exact(8);
+    let mut x = 0u64;
+    for word in &mut words {
+        let mut w = [0; 8];
+        w.copy_from_slice(word);
+        x ^= u64::from_le_bytes(w);
+    }
+    let x = x ^ (x >> 32);
+    let x = x ^ (x >> 16);
+    let x = x ^ (x >> 8);
+    words.remainder().iter().fold(x as u8, |acc, b| acc ^ b)
 }
 
 fn hex_digit(b: u8) -> Option<u8> {
@@ -74,11 +84,51 @@ pub fn parse_line(line: &str) -> Result<Message, LineError> {
     }
 }
 
+/// [`parse_line`] of a line's bytes, which are text: the commonest lines
+/// read without a UTF-8 check.
+pub fn parse_line_bytes(line: &[u8]) -> Result<Message, LineError> {
+    match parse_common(line) {
+        Some(message) => Ok(message),
+        // Text, so the same text: borrowed, never replaced.
+        None => parse_any(&String::from_utf8_lossy(line)),
+    }
+}
+
+/// A whole `READY` or `PINS` line with a right checksum, as
+/// [`read_common`] reads it: small and `Copy`, so that one thread may read
+/// a line and another apply it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Common {
+    seq: u8,
+    ready: bool,
+    pins: PinSet,
+}
+
+impl Common {
+    /// The line's message, as [`parse_line`] gives it.
+    pub fn message(self) -> Message {
+        let body = if self.ready {
+            Body::Ready(self.pins)
+        } else {
+            Body::Pins(self.pins)
+        };
+        Message {
+            seq: self.seq,
+            body,
+        }
+    }
+}
+
 /// The line nearly every one is, a whole `READY` or `PINS` with a right
 /// checksum, read in one pass over its bytes: [`parse_any`]'s message for
 /// it, or `None` for any other line, which `parse_any` reads and words
 /// the error for.
 fn parse_common(line: &[u8]) -> Option<Message> {
+    read_common(line).map(Common::message)
+}
+
+/// [`parse_common`]'s reading of a line, before it is a [`Message`].
+pub fn read_common(line: &[u8]) -> Option<Common> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let (payload, &[star, hi, lo]) = line.strip_prefix(b"$")?.split_last_chunk::<3>()?;
     if star != b'*' || checksum(payload) != hex_digit(hi)? << 4 | hex_digit(lo)? {
@@ -102,27 +152,25 @@ fn parse_common(line: &[u8]) -> Option<Message> {
     }
     let seq = u8::try_from(n).ok()?;
     let pins = mask_bits(mask)?;
-    let body = if ready {
-        Body::Ready(pins)
-    } else {
-        Body::Pins(pins)
-    };
-    Some(Message { seq, body })
+    Some(Common { seq, ready, pins })
 }
 
 /// [`PinSet::from_mask_bytes`] of a mask of ten bytes, without a branch
-/// per pin (the pins are a coin toss to the branch predictor).
+/// per pin (the pins are a coin toss to the branch predictor): the first
+/// eight read as one word.
 fn mask_bits(mask: &[u8; 10]) -> Option<PinSet> {
-    let (mut bits, mut bad) = (0u16, 0u8);
-    for (i, &b) in mask.iter().enumerate() {
-        let d = b.wrapping_sub(b'0');
-        bad |= d & !1;
-        bits |= u16::from(d & 1) << i;
-    }
-    if bad != 0 {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    let (first, last) = mask.split_first_chunk::<8>()?;
+    // Each byte 0 or 1 for a `0` or `1`; any other has another bit set.
+    let low = u64::from_le_bytes(*first) ^ ZEROS;
+    let (nine, ten) = (last[0] ^ b'0', last[1] ^ b'0');
+    if low & !0x0101_0101_0101_0101 != 0 || (nine | ten) & !1 != 0 {
         return None;
     }
-    PinSet::from_bits(bits)
+    // Byte i's bit to bit 56 + i: the products land on distinct bits, so
+    // nothing carries.
+    let eight = (low.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16;
+    PinSet::from_bits(eight | u16::from(nine) << 8 | u16::from(ten) << 9)
 }
 
 /// [`parse_line`] of any line, step by step, naming what is wrong.
@@ -307,6 +355,35 @@ impl Sequencer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-at-a-time mask and checksum read as byte by byte.
+    #[test]
+    fn masks_and_checksums_read_as_byte_by_byte() {
+        for bits in 0..1024u16 {
+            let mut mask = [b'0'; 10];
+            for (i, b) in mask.iter_mut().enumerate() {
+                if bits & 1 << i != 0 {
+                    *b = b'1';
+                }
+            }
+            assert_eq!(mask_bits(&mask), PinSet::from_mask_bytes(&mask));
+            assert_eq!(mask_bits(&mask).map(PinSet::bits), Some(bits));
+            for at in 0..10 {
+                for bad in [b'2', b'/', b'1' + 0x80, b'0' + 0x80, 0, b'a', 0x31 ^ 0x02] {
+                    let mut spoilt = mask;
+                    spoilt[at] = bad;
+                    assert_eq!(mask_bits(&spoilt), None, "{spoilt:?}");
+                }
+            }
+        }
+        let bytes: Vec<u8> = (0..64u32).map(|i| (i * 37 + 11) as u8).collect();
+        for start in 0..8 {
+            for end in start..bytes.len() {
+                let b = &bytes[start..end];
+                assert_eq!(checksum(b), b.iter().fold(0, |acc, x| acc ^ x));
+            }
+        }
+    }
 
     /// The one-pass reading gives what the step-by-step one gives, on
     /// well-formed lines and on every way of spoiling one.

@@ -9,6 +9,7 @@ use super::parse::{parse_input, parse_written};
 use super::reader::{RawLine, utf8};
 use super::{Header, HeaderError, LineError, Reader, unseal};
 use crate::lane::{Event, Millis, Panel, Sensor, Stamped};
+use crate::pinsetter;
 use crate::wall::WallTime;
 
 /// One line's worth of what a journal says, checked, in line order.
@@ -37,10 +38,13 @@ pub enum Input {
 }
 
 /// A pinsetter line held in place: the protocol's lines are about 25 bytes.
+/// A common line (a whole `READY` or `PINS`) is read as it is taken, on
+/// the reading thread, so the lane's thread need not.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct ShortLine {
     len: u8,
     bytes: [u8; ShortLine::MAX],
+    common: Option<pinsetter::Common>,
 }
 
 impl ShortLine {
@@ -48,14 +52,49 @@ impl ShortLine {
 
     /// `line` held in place, if it is short enough.
     pub fn new(line: &str) -> Option<ShortLine> {
+        ShortLine::held(line.as_bytes())
+    }
+
+    /// [`ShortLine::new`] of bytes that are all ASCII (so text), `None`
+    /// for any other.
+    pub(super) fn from_ascii(line: &[u8]) -> Option<ShortLine> {
+        if line.is_ascii() {
+            ShortLine::held(line)
+        } else {
+            None
+        }
+    }
+
+    /// Text's bytes held in place.
+    fn held(line: &[u8]) -> Option<ShortLine> {
+        ShortLine::with(line, pinsetter::read_common(line))
+    }
+
+    /// A line [`pinsetter::read_common`] read as `common` (its bytes are
+    /// ASCII, so text) held in place.
+    pub(super) fn read(line: &[u8], common: pinsetter::Common) -> Option<ShortLine> {
+        ShortLine::with(line, Some(common))
+    }
+
+    fn with(line: &[u8], common: Option<pinsetter::Common>) -> Option<ShortLine> {
         let mut bytes = [0; ShortLine::MAX];
-        bytes
-            .get_mut(..line.len())?
-            .copy_from_slice(line.as_bytes());
+        bytes.get_mut(..line.len())?.copy_from_slice(line);
         Some(ShortLine {
             len: line.len() as u8,
             bytes,
+            common,
         })
+    }
+
+    /// The line read, if it is a whole `READY` or `PINS` with a right
+    /// checksum ([`pinsetter::read_common`]).
+    pub fn common(&self) -> Option<pinsetter::Common> {
+        self.common
+    }
+
+    /// The line's bytes: text, as it was given.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
     }
 
     pub fn as_str(&self) -> &str {

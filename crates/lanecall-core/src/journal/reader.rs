@@ -35,10 +35,12 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
         let Ok(word) = <[u8; 8]>::try_from(chunk) else {
             break;
         };
-        // A zero byte in `x` is a `\n` in the chunk.
+        // A zero byte in `x` is a `\n` in the chunk; the lowest bit set in
+        // `zero` is the first one's (a false one only ever follows a true).
         let x = u64::from_le_bytes(word) ^ newlines;
-        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
-            break;
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(start + zero.trailing_zeros() as usize / 8);
         }
         start += 8;
     }

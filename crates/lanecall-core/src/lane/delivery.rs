@@ -169,7 +169,17 @@ impl Lane {
         line: &str,
         out: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
-        let msg = pinsetter::parse_line(line).inspect_err(|_| self.serial.rejected += 1)?;
+        self.serial_message(t, pinsetter::parse_line(line), out)
+    }
+
+    /// [`Lane::serial_line`] of a line parsed already.
+    pub(super) fn serial_message(
+        &mut self,
+        t: Millis,
+        parsed: Result<pinsetter::Message, pinsetter::LineError>,
+        out: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        let msg = parsed.inspect_err(|_| self.serial.rejected += 1)?;
         match self.sequencer.check(&msg) {
             Verdict::Retransmission => {
                 self.serial.retransmissions += 1;

@@ -360,6 +360,17 @@ impl Lane {
         self.handle_with(t, out, |lane, t, out| lane.serial_line(t, line, out));
     }
 
+    /// [`Lane::handle_serial`] of a pinsetter line parsed already
+    /// ([`crate::pinsetter::parse_line`]'s result for it).
+    pub fn handle_pinsetter(
+        &mut self,
+        t: Millis,
+        parsed: Result<crate::pinsetter::Message, crate::pinsetter::LineError>,
+        out: &mut Vec<Effect>,
+    ) {
+        self.handle_with(t, out, |lane, t, out| lane.serial_message(t, parsed, out));
+    }
+
     fn handle_with(
         &mut self,
         t: Millis,
@@ -367,7 +378,12 @@ impl Lane {
         input: impl FnOnce(&mut Lane, Millis, &mut Vec<Effect>) -> Result<(), Refusal>,
     ) {
         let t = t.max(self.now);
-        self.tick(t, out);
+        // Mostly no timer is due: `tick` then only moves the clock on.
+        if self.next_due(t).is_some() {
+            self.tick(t, out);
+        } else {
+            self.now = t;
+        }
         match input(self, t, out) {
             Ok(()) => {
                 self.sync_clock(t);
@@ -391,15 +407,41 @@ impl Lane {
 
     /// The earliest timer due at or before `now` (the first listed of
     /// those due at that time).
+    ///
+    /// The timers of [`Lane::deadlines`], in its order, each looked at
+    /// only when it is due by `now`: the lane asks at every input, and
+    /// mostly none is.
+    #[inline]
     fn next_due(&self, now: Millis) -> Option<(Millis, Deadline)> {
         let mut first: Option<(Millis, Deadline)> = None;
-        for (due, what) in self.deadlines().into_iter().flatten() {
+        let mut consider = |due: Option<Millis>, what: Deadline| {
             // Strictly earlier: of two due at once the first listed stays.
-            if first.is_none_or(|(d, _)| due < d) {
+            if let Some(due) = due
+                && due <= now
+                && first.is_none_or(|(d, _)| due < d)
+            {
                 first = Some((due, what));
             }
+        };
+        consider(self.beam.person_due, Deadline::PersonOnLine);
+        consider(self.flight.report_due, Deadline::NoPinReport);
+        if self.clock.is_some() {
+            consider(self.slow_due(), Deadline::SlowLimit);
         }
-        first.filter(|&(due, _)| due <= now)
+        consider(self.lamp_off_due, Deadline::FoulLampOff);
+        if self.window.is_some() {
+            consider(self.window_due, Deadline::FoulWindowCloses);
+        }
+        debug_assert_eq!(first, {
+            let mut all: Option<(Millis, Deadline)> = None;
+            for (due, what) in self.deadlines().into_iter().flatten() {
+                if all.is_none_or(|(d, _)| due < d) {
+                    all = Some((due, what));
+                }
+            }
+            all.filter(|&(due, _)| due <= now)
+        });
+        first
     }
 
     fn sensor(&mut self, t: Millis, s: &Sensor, out: &mut Vec<Effect>) -> Result<(), Refusal> {

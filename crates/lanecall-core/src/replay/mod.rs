@@ -29,7 +29,7 @@ pub use sheet::{render_scores, render_sheet};
 
 use std::io::BufRead;
 
-use crate::journal::{Checked, Header, HeaderError, Input, Item, LineError, Reader};
+use crate::journal::{Checked, Header, HeaderError, Input, Item, LineError, Reader, ShortLine};
 use crate::lane::{
     Callout, ConductKind, Effect, Event, Lane, Millis, OutputChange, Refusal, Stamped,
 };
@@ -176,9 +176,16 @@ impl Replay {
         self.apply_with(line, e.t, |lane, t, out| lane.handle(t, &e.event, out))
     }
 
-    /// [`Replay::apply`] of a pinsetter line held as text.
-    fn apply_serial(&mut self, line: u64, t: Millis, text: &str) -> &[Effect] {
-        self.apply_with(line, t, |lane, t, out| lane.handle_serial(t, text, out))
+    /// [`Replay::apply`] of a pinsetter line held in place, read already
+    /// if it is a common one.
+    fn apply_serial(&mut self, line: u64, t: Millis, text: &ShortLine) -> &[Effect] {
+        let parsed = match text.common() {
+            Some(common) => Ok(common.message()),
+            None => crate::pinsetter::parse_line_bytes(text.as_bytes()),
+        };
+        self.apply_with(line, t, |lane, t, out| {
+            lane.handle_pinsetter(t, parsed, out)
+        })
     }
 
     fn apply_with(
@@ -223,6 +230,10 @@ impl Replay {
     }
 
     fn record(&mut self, line: u64) {
+        // Most inputs: their one effect is `Changed`.
+        if let [Effect::Changed] = self.effects[..] {
+            return;
+        }
         for effect in &self.effects {
             // Most effects: nothing to keep, and no jump through the table
             // below.
@@ -276,7 +287,7 @@ impl Replay {
                     self.read_wall(t, wall);
                 }
                 match event {
-                    Input::Serial(line) => self.apply_serial(n, t, line.as_str()),
+                    Input::Serial(line) => self.apply_serial(n, t, &line),
                     event => {
                         let e = Stamped {
                             t,

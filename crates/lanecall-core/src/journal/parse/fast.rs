@@ -180,51 +180,79 @@ pub(super) fn parse_sensor_fast(line: &str) -> Option<Stamped<Input>> {
 pub(in crate::journal) fn parse_written(b: &[u8]) -> Option<Stamped<Input>> {
     let rest = b.strip_prefix(b"{\"t\":")?;
     // Up to 19 digits always fit a u64; a longer `t` goes the usual way.
-    let digits = rest
-        .iter()
-        .take(20)
-        .take_while(|c| c.is_ascii_digit())
-        .count();
+    let (mut digits, mut t) = (0, 0u64);
+    for &c in rest.iter().take(20) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        // Wrapping: a 20th digit leaves the line to the usual way anyway.
+        t = t.wrapping_mul(10).wrapping_add(u64::from(d));
+        digits += 1;
+    }
     if digits == 0 || digits > 19 || (digits > 1 && rest[0] == b'0') {
         return None;
     }
-    let t = rest[..digits]
-        .iter()
-        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
     let rest = rest[digits..].strip_prefix(b",\"ev\":\"")?;
-    let sensor = match rest {
-        b"foul_beam\",\"state\":\"broken\"}" => Sensor::FoulBeam { broken: true },
-        b"foul_beam\",\"state\":\"clear\"}" => Sensor::FoulBeam { broken: false },
-        b"ball\"}" => Sensor::Ball,
-        b"channel\",\"side\":\"left\"}" => Sensor::Channel { side: Side::Left },
-        b"channel\",\"side\":\"right\"}" => Sensor::Channel { side: Side::Right },
-        b"serial_link\",\"state\":\"up\"}" => Sensor::SerialLink { up: true },
-        b"serial_link\",\"state\":\"down\"}" => Sensor::SerialLink { up: false },
-        _ => {
-            let body = rest
-                .strip_prefix(b"serial\",\"line\":\"")?
-                .strip_suffix(b"\"}")?;
-            if body
-                .iter()
-                .any(|&c| STRING_STOPS[usize::from(c)] || !c.is_ascii())
-            {
-                return None;
-            }
-            let line = std::str::from_utf8(body).ok()?;
-            let event = match ShortLine::new(line) {
-                Some(short) => Input::Serial(short),
-                None => Input::Sensor(Sensor::Serial {
-                    line: line.to_owned(),
-                }),
-            };
-            return Some(Stamped { t, event });
+    // The commonest first; a whole comparison each (its length first).
+    let sensor = if rest == b"foul_beam\",\"state\":\"broken\"}" {
+        Sensor::FoulBeam { broken: true }
+    } else if rest == b"foul_beam\",\"state\":\"clear\"}" {
+        Sensor::FoulBeam { broken: false }
+    } else if let Some(body) = rest.strip_prefix(b"serial\",\"line\":\"") {
+        let body = body.strip_suffix(b"\"}")?;
+        // Most: a whole READY or PINS, which is plain ASCII but for a
+        // line end `\r` (a control character, left to the usual way).
+        if body.last() != Some(&b'\r')
+            && let Some(common) = crate::pinsetter::read_common(body)
+            && let Some(short) = ShortLine::read(body, common)
+        {
+            return Some(Stamped {
+                t,
+                event: Input::Serial(short),
+            });
         }
+        if body.iter().any(|&c| NOT_PLAIN[usize::from(c)]) {
+            return None;
+        }
+        // Plain ASCII, so text: a short one held without a UTF-8 check.
+        let event = match ShortLine::from_ascii(body) {
+            Some(short) => Input::Serial(short),
+            None => Input::Sensor(Sensor::Serial {
+                line: std::str::from_utf8(body).ok()?.to_owned(),
+            }),
+        };
+        return Some(Stamped { t, event });
+    } else if rest == b"ball\"}" {
+        Sensor::Ball
+    } else if rest == b"channel\",\"side\":\"left\"}" {
+        Sensor::Channel { side: Side::Left }
+    } else if rest == b"channel\",\"side\":\"right\"}" {
+        Sensor::Channel { side: Side::Right }
+    } else if rest == b"serial_link\",\"state\":\"up\"}" {
+        Sensor::SerialLink { up: true }
+    } else if rest == b"serial_link\",\"state\":\"down\"}" {
+        Sensor::SerialLink { up: false }
+    } else {
+        return None;
     };
     Some(Stamped {
         t,
         event: Input::Sensor(sensor),
     })
 }
+
+/// The bytes a pinsetter line read by [`parse_written`] must not have:
+/// [`STRING_STOPS`], and any byte that is not ASCII.
+static NOT_PLAIN: [bool; 256] = {
+    let mut not = STRING_STOPS;
+    let mut c = 0x80;
+    while c < 256 {
+        not[c] = true;
+        c += 1;
+    }
+    not
+};
 
 #[cfg(test)]
 mod tests {
@@ -269,6 +297,7 @@ mod tests {
             r#"{"t":1,"ev":"serial","line":"x"}}"#,
             r#"{"t":1,"ev":"button","name":"repeat"}"#,
             "{\"t\":1,\"ev\":\"serial\",\"line\":\"a\u{1}b\"}",
+            "{\"t\":1,\"ev\":\"serial\",\"line\":\"$PS,PINS,1,1100011111*1B\r\"}",
             "{\"t\":1,\"ev\":\"serial\",\"line\":\"é\"}",
             "",
         ];
