@@ -18,12 +18,22 @@ const CHUNK: usize = 1 << 16;
 struct Json(Vec<u8>);
 
 impl Json {
+    #[inline]
     fn raw(&mut self, bytes: &[u8]) {
         self.0.extend_from_slice(bytes);
     }
 
+    #[inline]
     fn uint(&mut self, n: u64) {
-        self.raw(itoa::Buffer::new().format(n).as_bytes());
+        // Most are small (pins, pinfalls, frames): their digits pushed.
+        if n < 10 {
+            self.0.push(b'0' + n as u8);
+        } else if n < 100 {
+            self.0
+                .extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]);
+        } else {
+            self.raw(itoa::Buffer::new().format(n).as_bytes());
+        }
     }
 
     fn int(&mut self, n: i64) {
@@ -233,7 +243,8 @@ impl Json {
         match word {
             Word::Pin(p) => self.uint(p.number().into()),
             Word::Number(n) => self.uint(n.into()),
-            w => self.str_contents(fixed(w)),
+            // Plain words (a test checks): nothing to escape.
+            w => self.raw(fixed(w).as_bytes()),
         }
     }
 }
@@ -343,6 +354,36 @@ impl Report<'_> {
 #[cfg(test)]
 mod tests {
     use crate::replay::Replay;
+
+    /// Every word's fixed spelling is written as it is: nothing in it for
+    /// serde_json to escape. Numbers as itoa writes them.
+    #[test]
+    fn words_and_numbers_need_no_escape() {
+        use crate::lane::{Side, Word};
+        let words = [Side::Left, Side::Right]
+            .into_iter()
+            .flat_map(|s| [Word::SideOf(s), Word::Channel(s)])
+            .chain([
+                Word::Strike,
+                Word::Spare,
+                Word::Foul,
+                Word::Split,
+                Word::NoPins,
+                Word::Correction,
+                Word::Frame,
+            ]);
+        for word in words {
+            for text in [word.fixed_token(), word.fixed_english()] {
+                assert!(!text.is_empty(), "{word:?}");
+                assert_eq!(serde_json::to_string(text).unwrap(), format!("\"{text}\""));
+            }
+        }
+        for n in (0..1000).chain([u64::MAX]) {
+            let mut json = super::Json(Vec::new());
+            json.uint(n);
+            assert_eq!(json.0, n.to_string().as_bytes());
+        }
+    }
 
     fn both(replay: &Replay) -> (String, String) {
         let report = replay.report();
