@@ -6,11 +6,15 @@ use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 
+use serde::de::{Error as _, Visitor};
+use serde::{Deserialize, Deserializer};
+
 use super::{MAX_LANE_NUMBER, MAX_LANES};
 use crate::config::judges::HOW;
+use crate::config::shape::{self, LANES};
 use crate::config::{
-    Check, ConfigError, DEFAULT_LISTEN, JudgeConfig, Kind, Problem, absolute_path, judge_pin_hash,
-    judges, keys, listen_value, load_file, parse_checked, position, table,
+    Check, ConfigError, DEFAULT_LISTEN, JudgeConfig, Problem, absolute_path, judge_pin_hash,
+    judges, listen_value, load_file, parse_checked, position,
 };
 use crate::mqtt::{BrokerUrl, read_ca_file};
 
@@ -18,21 +22,137 @@ use crate::mqtt::{BrokerUrl, read_ca_file};
 pub const DEFAULT_EMBEDDED_LISTEN: SocketAddr =
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 1883));
 
-keys! {
-    /// The centre's file (docs/centre.md).
-    pub(crate) struct Raw in KEYS {
-        site: Option<String> => Kind::Str;
-        state_dir: Option<String> => Kind::Str;
-        broker: Option<String> => Kind::Str;
-        embedded_listen: Option<String> => Kind::Str, default DEFAULT_EMBEDDED_LISTEN;
-        username: Option<String> => Kind::Str;
-        password_file: Option<String> => Kind::Str;
-        ca_file: Option<String> => Kind::Str;
-        passwords: Option<String> => Kind::Str;
-        programme: Option<String> => Kind::Str;
-        allow_anonymous: Option<bool> => Kind::Bool, default false;
-        lanes: Option<toml::Value> => Kind::Lanes;
-        web: Web => table::<Web>();
+/// The centre's file (docs/centre.md), every key optional in the file and
+/// unknown keys refused; its known keys are its fields (`shape`). A key
+/// whose value alone decides is read checked (`site`, the paths of
+/// `state_dir`, `password_file` and `programme`, `lanes`); a key whose
+/// being set decides what the others may be (`broker` against the
+/// embedded broker's keys, `ca_file`) is read as written and checked
+/// with them ([`Raw::check`]).
+#[derive(serde::Deserialize, serde::Serialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct Raw {
+    /// The competition's name in the MQTT topics: 1 to 32 characters of
+    /// a-z, 0-9, - and _. Required.
+    #[serde(deserialize_with = "site", skip_serializing_if = "Option::is_none")]
+    site: Option<String>,
+    /// The folder for the lanes' journal copies; absolute. Required.
+    #[serde(
+        deserialize_with = "paths::state_dir",
+        skip_serializing_if = "Option::is_none"
+    )]
+    state_dir: Option<PathBuf>,
+    /// An external broker (`mqtt://` or `mqtts://`); left out, the
+    /// embedded one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    broker: Option<String>,
+    /// Where the embedded broker listens; left out,
+    /// [`DEFAULT_EMBEDDED_LISTEN`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    embedded_listen: Option<String>,
+    /// The centre's own MQTT login.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    username: Option<String>,
+    /// Its password's file; absolute, and goes with `username`.
+    #[serde(
+        deserialize_with = "paths::password_file",
+        skip_serializing_if = "Option::is_none"
+    )]
+    password_file: Option<PathBuf>,
+    /// The CAs of an external broker over TLS; absolute.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ca_file: Option<String>,
+    /// The embedded broker's logins; absolute.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    passwords: Option<String>,
+    /// The competition's programme; absolute.
+    #[serde(
+        deserialize_with = "paths::programme",
+        skip_serializing_if = "Option::is_none"
+    )]
+    programme: Option<PathBuf>,
+    /// The embedded broker lets clients in without a login; left out,
+    /// false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allow_anonymous: Option<bool>,
+    /// The lanes the centre admits ([`parse_lanes`]).
+    #[serde(deserialize_with = "lanes", skip_serializing_if = "Option::is_none")]
+    lanes: Option<BTreeSet<u32>>,
+    web: Web,
+}
+
+impl Raw {
+    /// Every key's default as the file writes it (docs/config.md): the
+    /// struct's `Default`, with the two keys it leaves `None` (the check
+    /// asks whether they are set) written in as the check takes them
+    /// when left out.
+    fn documented() -> toml::Table {
+        let documented = Raw {
+            embedded_listen: Some(DEFAULT_EMBEDDED_LISTEN.to_string()),
+            allow_anonymous: Some(false),
+            ..Raw::default()
+        };
+        toml::Table::try_from(documented).unwrap_or_default()
+    }
+}
+
+/// `site`, when written: a name the MQTT topics take ([`valid_site`]).
+fn site<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let site = String::deserialize(d)?;
+    if valid_site(&site) {
+        Ok(Some(site))
+    } else {
+        Err(D::Error::custom(format!(
+            "{site:?} must be 1 to 32 characters of a-z, 0-9, - and _"
+        )))
+    }
+}
+
+/// `lanes`, when written: the lanes [`parse_lanes`] reads, through the
+/// newtype name that makes its key
+/// [`Kind::Lanes`](crate::config::keys::Kind::Lanes) (the walk has
+/// checked it is a string or a list of whole numbers).
+fn lanes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BTreeSet<u32>>, D::Error> {
+    struct Lanes;
+    impl<'de> Visitor<'de> for Lanes {
+        type Value = BTreeSet<u32>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a list of lane numbers or ranges")
+        }
+        fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            let value = toml::Value::deserialize(d)?;
+            parse_lanes(&value).map_err(D::Error::custom)
+        }
+    }
+    d.deserialize_newtype_struct(LANES, Lanes).map(Some)
+}
+
+/// The path keys read checked: each absolute, through the one check.
+mod paths {
+    use std::path::PathBuf;
+
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer};
+
+    fn path<'de, D: Deserializer<'de>>(d: D, key: &str) -> Result<Option<PathBuf>, D::Error> {
+        let value = String::deserialize(d)?;
+        crate::config::absolute_path(key, &value, super::example(key))
+            .map(Some)
+            .map_err(|p| D::Error::custom(p.message))
+    }
+
+    pub(super) fn state_dir<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+        path(d, "state_dir")
+    }
+
+    pub(super) fn password_file<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<PathBuf>, D::Error> {
+        path(d, "password_file")
+    }
+
+    pub(super) fn programme<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+        path(d, "programme")
     }
 }
 
@@ -200,12 +320,12 @@ impl CentreConfig {
     /// Every key of the centre's file, with what it holds and its
     /// default, as a Markdown table (docs/config.md).
     pub fn key_table() -> String {
-        crate::config::keys::key_table(KEYS)
+        crate::config::keys::key_table_with(shape::keys::<Raw>(), Some(&Raw::documented()))
     }
 
     /// Checks `text`; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<CentreConfig, ConfigError> {
-        parse_checked(text, path, KEYS, |raw: Raw| {
+        parse_checked(text, path, shape::keys::<Raw>(), |raw: Raw| {
             let mut c = Check::default();
             match raw.check(&mut c) {
                 Some(config) if c.problems.is_empty() => Ok(config),
@@ -241,17 +361,21 @@ pub fn passwords_problem(file: &Path) -> Option<String> {
     }
 }
 
-/// A path key of the centre's file, through the one absolute-path check.
-fn absolute(key: &str, value: Option<String>, c: &mut Check) -> Option<PathBuf> {
-    let value = value?;
-    let example = match key {
+/// A path key of the centre's file written as it should be.
+fn example(key: &str) -> &'static str {
+    match key {
         "state_dir" => "state_dir = \"/var/lib/lanecall-centre\"",
         "ca_file" => "ca_file = \"/etc/lanecall/centre-ca.pem\"",
         "password_file" => "password_file = \"/etc/lanecall/centre-mqtt-password\"",
         "passwords" => "passwords = \"/etc/lanecall/mqtt-passwords\"",
         _ => "programme = \"/etc/lanecall/programme.toml\"",
-    };
-    absolute_path(key, &value, example)
+    }
+}
+
+/// A path key checked with the others (`ca_file`, `passwords`), through
+/// the one absolute-path check.
+fn absolute(key: &str, value: Option<String>, c: &mut Check) -> Option<PathBuf> {
+    absolute_path(key, &value?, example(key))
         .map_err(|p| c.problems.push(p))
         .ok()
 }
@@ -276,33 +400,16 @@ fn address(
 
 impl Raw {
     fn check(self, c: &mut Check) -> Option<CentreConfig> {
-        let site = match self.site {
-            Some(s) if valid_site(&s) => Some(s),
-            Some(s) => {
-                c.push(
-                    "site",
-                    format!("{s:?} must be 1 to 32 characters of a-z, 0-9, - and _"),
-                );
-                None
-            }
-            None => {
-                c.push(
-                    "site",
-                    "is missing: the competition's name in the MQTT topics, e.g. site = \"minsk-2026\"",
-                );
-                None
-            }
-        };
-        let state_dir = match self.state_dir {
-            None => {
-                c.push(
-                    "state_dir",
-                    "is missing: the folder for the lanes' journal copies, e.g. state_dir = \"/var/lib/lanecall-centre\"",
-                );
-                None
-            }
-            v => absolute("state_dir", v, c),
-        };
+        let site = c.required(
+            "site",
+            self.site,
+            "the competition's name in the MQTT topics, e.g. site = \"minsk-2026\"",
+        );
+        let state_dir = c.required(
+            "state_dir",
+            self.state_dir,
+            "the folder for the lanes' journal copies, e.g. state_dir = \"/var/lib/lanecall-centre\"",
+        );
         let web_listen = Some(self.web.listen);
         let judge_pin_hash = self.web.judge_pin_hash;
         if judge_pin_hash.is_none() {
@@ -396,7 +503,7 @@ impl Raw {
                 })
             }
         };
-        let password_file = absolute("password_file", self.password_file, c);
+        let password_file = self.password_file;
         if password_file.is_some() && self.username.is_none() {
             c.push(
                 "username",
@@ -404,15 +511,6 @@ impl Raw {
             );
         }
         let passwords = absolute("passwords", self.passwords, c);
-        let programme = absolute("programme", self.programme, c);
-        let lanes = match self.lanes.as_ref().map(parse_lanes) {
-            Some(Err(e)) => {
-                c.push("lanes", e);
-                None
-            }
-            Some(Ok(lanes)) => Some(lanes),
-            None => None,
-        };
         Some(CentreConfig {
             site: site?,
             state_dir: state_dir?,
@@ -424,8 +522,8 @@ impl Raw {
             password_file,
             passwords,
             allow_anonymous: self.allow_anonymous.unwrap_or(false),
-            lanes,
-            programme,
+            lanes: self.lanes,
+            programme: self.programme,
         })
     }
 }

@@ -1,10 +1,13 @@
-//! Each key of a settings file declared once: [`keys!`] writes a table's
-//! serde struct and its list of known keys (name, what it holds, default)
-//! from one declaration. The walk checks a file against the lists, the
-//! structs read it, and the key table of docs/config.md is generated from
-//! the lists (a test fails when the two differ).
+//! What a key of a settings file holds ([`Kind`]) and how a file's keys
+//! are written out: every table of both files (the lane's and the
+//! centre's) is one serde struct, whose known keys (`shape::keys`) the
+//! walk checks a file against and whose defaults, serialized, give each
+//! key's default; the key tables of docs/config.md are written from the
+//! two (a test fails when they differ). No list of keys is kept beside a
+//! struct.
 //!
-//! It decides how a key is declared; it never judges a value.
+//! It decides how a key is described and written; it never judges a
+//! value.
 
 /// What a key holds.
 #[derive(Clone, Copy)]
@@ -25,14 +28,14 @@ pub(crate) enum Kind {
     /// A list of strings or whole numbers (`["A0", 17]`).
     StrOrInts,
     /// Lane numbers: a list (`[1, 2, 5]`) or ranges in a string
-    /// (`"1-24, 30"`), judged where it is read.
+    /// (`"1-24, 30"`), judged where it is read (the centre's `lanes`,
+    /// known so by its newtype name, `shape::LANES`).
     Lanes,
-    /// A table read into a serde struct that is also what the daemon
-    /// uses (`shape::table`): its keys and defaults come from the struct.
-    Struct {
-        keys: fn() -> &'static [Key],
-        defaults: fn() -> toml::Table,
-    },
+    /// Formerly a table declared by its struct; every table is now
+    /// [`Kind::Table`], read from its struct. Only config/defaults.rs's
+    /// test still names it.
+    #[expect(dead_code, reason = "named only by config/defaults.rs's test")]
+    Struct {},
 }
 
 impl Kind {
@@ -40,7 +43,6 @@ impl Kind {
     pub(crate) fn fields(self) -> Option<&'static [Key]> {
         match self {
             Kind::Table(fields) => Some(fields),
-            Kind::Struct { keys, .. } => Some(keys()),
             _ => None,
         }
     }
@@ -51,7 +53,7 @@ impl Kind {
             Kind::Float => "a number",
             Kind::Str => "a string in quotes",
             Kind::Bool => "true or false",
-            Kind::Table(_) | Kind::Struct { .. } => "a table",
+            Kind::Table(_) | Kind::Struct {} => "a table",
             Kind::Tables(_) => "a list of tables ([[...]])",
             Kind::Ints => "a list of whole numbers ([6, 8])",
             Kind::StrOrInt => "an expander pin in quotes (\"A0\") or a BCM GPIO number",
@@ -84,107 +86,17 @@ pub(crate) fn toml_key(key: &str) -> String {
     if bare { key.to_owned() } else { toml_str(key) }
 }
 
-/// One key of a table: its name, what it holds, and its default when the
-/// file may leave it out (none: required, or absent when left out).
+/// One key of a table: its name and what it holds (read from the
+/// table's struct, `shape`; its default is in the struct's `Default`).
 #[derive(Clone, Copy)]
 pub(crate) struct Key {
     pub(crate) name: &'static str,
     pub(crate) kind: Kind,
-    pub(crate) default: Option<fn() -> toml::Value>,
 }
-
-/// A default as the file writes it.
-pub(crate) trait ToToml {
-    fn to_toml(self) -> toml::Value;
-}
-
-macro_rules! int_to_toml {
-    ($($t:ty),*) => {$(
-        impl ToToml for $t {
-            fn to_toml(self) -> toml::Value {
-                toml::Value::Integer(i64::try_from(self).unwrap_or(i64::MAX))
-            }
-        }
-    )*};
-}
-int_to_toml!(u32, u64, usize, i64);
-
-impl ToToml for f64 {
-    fn to_toml(self) -> toml::Value {
-        toml::Value::Float(self)
-    }
-}
-impl ToToml for bool {
-    fn to_toml(self) -> toml::Value {
-        toml::Value::Boolean(self)
-    }
-}
-impl ToToml for &str {
-    fn to_toml(self) -> toml::Value {
-        toml::Value::String(self.to_owned())
-    }
-}
-impl ToToml for std::net::SocketAddr {
-    fn to_toml(self) -> toml::Value {
-        toml::Value::String(self.to_string())
-    }
-}
-impl ToToml for crate::lane::Language {
-    fn to_toml(self) -> toml::Value {
-        self.as_str().to_toml()
-    }
-}
-
-/// `Some` default of a [`keys!`] line, or `None`.
-macro_rules! key_default {
-    () => {
-        None
-    };
-    ($default:expr) => {
-        Some(|| $crate::config::keys::ToToml::to_toml($default))
-    };
-}
-pub(crate) use key_default;
-
-/// Declares a table of a settings file once:
-///
-/// ```text
-/// keys! {
-///     pub(super) struct RawSpeaker in SPEAKER {
-///         stale_after_ms: Option<i64> => Kind::Int, default DEFAULT_STALE_AFTER_MS;
-///     }
-/// }
-/// ```
-///
-/// gives the serde struct `RawSpeaker` (every key optional in the file,
-/// unknown keys refused; serialized, a key left `None` is left out) and
-/// `SPEAKER`, its [`Key`]s in the file's order.
-macro_rules! keys {
-    ($(#[$m:meta])* $vis:vis struct $name:ident in $list:ident {
-        $( $(#[$fm:meta])* $field:ident : $ty:ty => $kind:expr $(, default $default:expr)? ; )*
-    }) => {
-        $(#[$m])*
-        #[derive(serde::Deserialize, serde::Serialize, Default)]
-        #[serde(default, deny_unknown_fields)]
-        $vis struct $name { $( $(#[$fm])* pub(super) $field: $ty, )* }
-
-        $vis const $list: &[$crate::config::keys::Key] = &[ $( $crate::config::keys::Key {
-            name: stringify!($field),
-            kind: $kind,
-            default: $crate::config::keys::key_default!($($default)?),
-        }, )* ];
-    };
-}
-pub(crate) use keys;
 
 /// The Markdown table of every key of `keys`, by its full path, with what
-/// it holds and its default.
-pub(crate) fn key_table(keys: &[Key]) -> String {
-    key_table_with(keys, None)
-}
-
-/// [`key_table`] of a file whose keys' defaults are given as the file
-/// writes them (`defaults`), not declared with each key.
+/// it holds and its default as the file writes it, from `defaults` (a
+/// file's struct serialized, its tables in it).
 pub(crate) fn key_table_with(keys: &[Key], defaults: Option<&toml::Table>) -> String {
     let mut out = String::from("| key | value | default |\n| --- | --- | --- |\n");
     rows(keys, "", defaults, &mut out);
@@ -192,20 +104,15 @@ pub(crate) fn key_table_with(keys: &[Key], defaults: Option<&toml::Table>) -> St
 }
 
 impl Key {
-    /// Its default as the file writes it: declared with the key, or (in a
-    /// serde struct's table) what the struct's `Default` gives, in
-    /// `defaults`.
+    /// Its default as the file writes it, in `defaults` (its table's
+    /// struct serialized); none: required, or absent when left out.
     pub(crate) fn default_value(&self, defaults: Option<&toml::Table>) -> Option<toml::Value> {
-        match self.default {
-            Some(d) => Some(d()),
-            None => defaults.and_then(|t| t.get(self.name)).cloned(),
-        }
+        defaults.and_then(|t| t.get(self.name)).cloned()
     }
 
     /// The keys and defaults of the table this key holds.
     pub(crate) fn inner_defaults(&self, defaults: Option<&toml::Table>) -> Option<toml::Table> {
         match self.kind {
-            Kind::Struct { defaults, .. } => Some(defaults()),
             Kind::Table(_) => defaults
                 .and_then(|t| t.get(self.name))
                 .and_then(toml::Value::as_table)
@@ -220,7 +127,7 @@ fn rows(keys: &[Key], prefix: &str, defaults: Option<&toml::Table>, out: &mut St
         let path = format!("{prefix}{}", key.name);
         let inner = key.inner_defaults(defaults);
         match key.kind {
-            Kind::Table(_) | Kind::Struct { .. } => {
+            Kind::Table(_) => {
                 let fields = key.kind.fields().unwrap_or_default();
                 rows(fields, &format!("{path}."), inner.as_ref(), out)
             }
@@ -261,7 +168,10 @@ mod tests {
     fn the_docs_key_tables_are_the_declarations() {
         let tables = [
             ("lane keys", crate::config::Config::key_table()),
-            ("centre keys", key_table(crate::centre::config::KEYS)),
+            (
+                "centre keys",
+                crate::centre::config::CentreConfig::key_table(),
+            ),
         ];
         let mut doc = std::fs::read_to_string(docs()).unwrap();
         if std::env::var_os("LANECALL_WRITE_DOCS").is_some() {

@@ -31,13 +31,17 @@
 //! The files, each using only those above it (no file imports one that
 //! imports it back):
 //! - `problem`: a problem by key, message and place, and the errors of a
-//!   file; `keys`: how a table of keys is declared, once: its serde
-//!   struct, its known keys with what each holds ([`Kind`]) and its
-//!   default (the walk's list and docs/config.md's table come from it),
-//!   and how a key and a string are written in TOML.
+//!   file; `keys`: what a key holds (`Kind`), docs/config.md's key
+//!   tables written from a file's known keys and its defaults, and how a
+//!   key and a string are written in TOML. No table declares its keys
+//!   apart from its struct any more, the centre's file neither.
 //! - `defaults`: the defaults another part shares (the web's, used by the
 //!   centre's page too) and the voices' folder.
-//! - `shape`: a serde struct's keys and defaults, read from the struct.
+//! - `shape`: a serde struct's keys, read from the struct (the lane's
+//!   file's and the centre's, `crate::centre::config`'s `Raw`: one
+//!   struct too, its values read checked where a value alone decides and
+//!   the keys that depend on each other checked after, into the same
+//!   `Check`).
 //! - `value`: the validating value types (milliseconds in a range, an
 //!   absolute path, one of named values).
 //! - `gpio`: the validated GPIO types ([`BcmPin`], the inputs and outputs).
@@ -92,7 +96,7 @@ mod pinsetter;
 mod print;
 mod problem;
 mod raw;
-mod shape;
+pub(crate) mod shape;
 mod site;
 mod speaker;
 mod switches;
@@ -105,7 +109,6 @@ mod wire;
 pub use check::{
     Host, SiteCheck, is_placeholder_hash, mode_warning, read_password_file, unit_grant,
 };
-pub(crate) use keys::keys;
 pub use listen::listen_address;
 pub use site::{
     BootConfig, Claim, Console, Getty, HeaderUart, HostFiles, Mount, PiModel, UartLayout, UnitFile,
@@ -118,11 +121,9 @@ pub use defaults::VOICES_DIR;
 pub use gpio::{BcmPin, GpioBackend, GpioConfig, InputConfig, InputRole, OutputConfig, Pull};
 pub(crate) use judges::judges;
 pub use judges::{JudgeConfig, MAX_JUDGES};
-pub(crate) use keys::Kind;
 pub(crate) use load::{load_file, parse_checked, serde_error};
 pub(crate) use problem::absolute_path;
 pub use problem::{ConfigError, Problem};
-pub(crate) use shape::table;
 pub use speaker::VOLUME;
 pub use switches::{SwitchPin, SwitchesConfig};
 pub use validated::{

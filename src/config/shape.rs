@@ -18,6 +18,13 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visit
 
 use super::keys::{Key, Kind};
 
+/// The newtype name a list of lanes is read through
+/// (`Deserializer::deserialize_newtype_struct`), so that its key is
+/// known as [`Kind::Lanes`]: a list of numbers or ranges in a string,
+/// which a probe could not tell from a pin (`"A0"` or `17`). toml reads
+/// through a newtype as through its value.
+pub(crate) const LANES: &str = "lanecall::lanes";
+
 /// What a value asked for.
 #[derive(Clone, Copy)]
 enum Ask {
@@ -28,6 +35,8 @@ enum Ask {
     Any,
     Seq,
     Struct(&'static [&'static str]),
+    /// A list of lanes, by its newtype name [`LANES`].
+    Lanes,
 }
 
 /// The probe's only error: it stops once the question is recorded.
@@ -98,9 +107,12 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Stop> {
+        if name == LANES && self.path.is_empty() {
+            match self.record(Ask::Lanes)? {}
+        }
         visitor.visit_newtype_struct(self)
     }
 
@@ -223,6 +235,7 @@ fn kind_at<T: DeserializeOwned>(path: &mut Vec<&'static str>) -> Kind {
         Some(Ask::Float) => Kind::Float,
         Some(Ask::Str) => Kind::Str,
         Some(Ask::Any) | None => Kind::StrOrInt,
+        Some(Ask::Lanes) => Kind::Lanes,
         Some(Ask::Struct(_)) => Kind::Table(keys_at::<T>(path)),
         Some(Ask::Seq) => {
             path.push(ELEMENT);
@@ -247,11 +260,7 @@ fn keys_at<T: DeserializeOwned>(path: &mut Vec<&'static str>) -> &'static [Key] 
             path.push(name);
             let kind = kind_at::<T>(path);
             path.pop();
-            Key {
-                name,
-                kind,
-                default: None,
-            }
+            Key { name, kind }
         })
         .collect();
     Box::leak(keys.into_boxed_slice())
@@ -269,24 +278,6 @@ pub(crate) fn keys<T: DeserializeOwned + 'static>() -> &'static [Key] {
     let keys = keys_at::<T>(&mut Vec::new());
     kept.insert(TypeId::of::<T>(), keys);
     keys
-}
-
-/// `T`'s defaults as the file writes them (a key whose default is
-/// "absent" is left out).
-pub(crate) fn defaults<T: Default + serde::Serialize>() -> toml::Table {
-    toml::Table::try_from(T::default()).unwrap_or_default()
-}
-
-/// A table read into the serde struct `T`, in a [`keys!`](super::keys!)
-/// declaration: its keys and defaults come from `T` itself.
-pub(crate) const fn table<T>() -> Kind
-where
-    T: DeserializeOwned + Default + serde::Serialize + 'static,
-{
-    Kind::Struct {
-        keys: keys::<T>,
-        defaults: defaults::<T>,
-    }
 }
 
 #[cfg(test)]
