@@ -445,7 +445,7 @@ impl Raw {
                     match &ca_file {
                         Some(_) if !url.tls => c.push(
                             "ca_file",
-                            "is only for a broker over TLS (mqtts://): leave it c, or use mqtts://",
+                            "is only for a broker over TLS (mqtts://): leave it out, or use mqtts://",
                         ),
                         Some(path) => {
                             if let Err(e) = read_ca_file(path) {

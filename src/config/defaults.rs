@@ -68,7 +68,7 @@ mod tests {
                     out.push(path);
                     continue;
                 }
-                (Kind::Table(_) | Kind::Struct { .. }, Some(toml::Value::Table(t))) => {
+                (Kind::Table(_), Some(toml::Value::Table(t))) => {
                     (kind.fields().unwrap_or_default(), t)
                 }
                 (Kind::Tables(sub), Some(toml::Value::Array(items))) => {

@@ -31,11 +31,6 @@ pub(crate) enum Kind {
     /// (`"1-24, 30"`), judged where it is read (the centre's `lanes`,
     /// known so by its newtype name, `shape::LANES`).
     Lanes,
-    /// Formerly a table declared by its struct; every table is now
-    /// [`Kind::Table`], read from its struct. Only config/defaults.rs's
-    /// test still names it.
-    #[expect(dead_code, reason = "named only by config/defaults.rs's test")]
-    Struct {},
 }
 
 impl Kind {
@@ -53,7 +48,7 @@ impl Kind {
             Kind::Float => "a number",
             Kind::Str => "a string in quotes",
             Kind::Bool => "true or false",
-            Kind::Table(_) | Kind::Struct {} => "a table",
+            Kind::Table(_) => "a table",
             Kind::Tables(_) => "a list of tables ([[...]])",
             Kind::Ints => "a list of whole numbers ([6, 8])",
             Kind::StrOrInt => "an expander pin in quotes (\"A0\") or a BCM GPIO number",

@@ -64,7 +64,7 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         | (Kind::Bool, V::Boolean(_))
         | (Kind::StrOrInt, V::String(_) | V::Integer(_))
         | (Kind::Lanes, V::String(_)) => {}
-        (Kind::Table(_) | Kind::Struct { .. }, V::Table(table)) => {
+        (Kind::Table(_), V::Table(table)) => {
             walk(table, kind.fields().unwrap_or_default(), path, out)
         }
         // Counted from 1, as the `[[...]]` headers are read in the file.
@@ -91,7 +91,7 @@ fn check_kind(value: &toml::Value, kind: Kind, path: &str, out: &mut Vec<Problem
         (Kind::Lanes, V::Array(_)) => check_kind(value, Kind::Ints, path, out),
         // A GPIO input or output written as a value (`[gpio.buttons]
         // repeat = 5`).
-        (Kind::Table(_) | Kind::Struct { .. }, other)
+        (Kind::Table(_), other)
             if kind
                 .fields()
                 .is_some_and(|fields| fields.iter().any(|k| k.name == "pin")) =>
