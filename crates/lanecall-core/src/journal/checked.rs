@@ -263,7 +263,20 @@ impl<R: BufRead> Checked<R> {
             if self.done {
                 return Ok(None);
             }
-            let (item, gap) = match self.reader.next_raw()? {
+            let raw = self.reader.next_raw()?;
+            // Most lines of a journal without seals: read as written, their
+            // event taken as any other (no item built to be matched again).
+            if let Some(RawLine::Whole(n, bytes)) = raw
+                && self.version < 2
+                && bytes.first() == Some(&b'{')
+                && let Some(e) = parse_written(bytes)
+            {
+                if let Some(out) = self.event(n, e, None) {
+                    return Ok(Some(out));
+                }
+                continue;
+            }
+            let (item, gap) = match raw {
                 None => {
                     self.done = true;
                     self.release();
@@ -276,15 +289,7 @@ impl<R: BufRead> Checked<R> {
                     ),
                     None,
                 ),
-                // Most lines of a journal without seals: read as written.
-                Some(RawLine::Whole(n, bytes))
-                    if self.version < 2 && bytes.first() == Some(&b'{') =>
-                {
-                    match parse_written(bytes) {
-                        Some(e) => (Item::Event(n, e, None), None),
-                        None => line_item(self.version, &mut self.last_sealed, n, bytes),
-                    }
-                }
+                // Not read as written above: checked and read field by field.
                 Some(RawLine::Whole(n, bytes)) => {
                     line_item(self.version, &mut self.last_sealed, n, bytes)
                 }

@@ -354,6 +354,12 @@ impl Lane {
         });
     }
 
+    /// [`Lane::handle`] of a sensor's reading (`Event::Sensor`), without
+    /// the event around it.
+    pub fn handle_sensor(&mut self, t: Millis, sensor: &Sensor, out: &mut Vec<Effect>) {
+        self.handle_with(t, out, |lane, t, out| lane.sensor(t, sensor, out));
+    }
+
     /// [`Lane::handle`] of a pinsetter line (`Sensor::Serial`) held as
     /// text only.
     pub fn handle_serial(&mut self, t: Millis, line: &str, out: &mut Vec<Effect>) {

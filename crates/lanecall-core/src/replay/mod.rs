@@ -288,6 +288,10 @@ impl Replay {
                 }
                 match event {
                     Input::Serial(line) => self.apply_serial(n, t, &line),
+                    // Most lines: the reading applied as it is.
+                    Input::Sensor(sensor) => {
+                        self.apply_with(n, t, |lane, t, out| lane.handle_sensor(t, &sensor, out))
+                    }
                     event => {
                         let e = Stamped {
                             t,
