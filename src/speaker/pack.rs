@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::phrase;
@@ -222,15 +223,9 @@ impl VoicePack {
     /// is left out (and listed by [`VoicePack::missing`]); the voice-pack
     /// tests make sure none is.
     pub fn builtin(language: Language) -> VoicePack {
-        let mut clips = HashMap::with_capacity(phrase::CLIPS.len());
-        for &name in phrase::CLIPS {
-            if let Some(clip) = builtin_clip(language, name) {
-                clips.insert(name, clip);
-            }
-        }
         VoicePack {
             language,
-            clips,
+            clips: builtin_clips(language).clone(),
             word_pause: phrase::WORD_PAUSE,
         }
     }
@@ -270,8 +265,8 @@ impl VoicePack {
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     missing.push(name);
-                    if let Some(clip) = builtin_clip(language, name) {
-                        clips.insert(name, clip);
+                    if let Some(clip) = builtin_clips(language).get(name) {
+                        clips.insert(name, clip.clone());
                     }
                 }
                 Err(e) => return Err(read_error(&file, e)),
@@ -343,6 +338,35 @@ impl VoicePack {
     }
 }
 
+/// The built-in clips of `language`, decoded once and kept for the
+/// process's life: every pack of a process holding many lanes (the
+/// demo's centre, 48 lanes and more) says them from the same samples,
+/// each pack's clips borrowing them.
+fn builtin_clips(language: Language) -> &'static HashMap<&'static str, Clip> {
+    static RU: OnceLock<HashMap<&'static str, Clip>> = OnceLock::new();
+    static EN: OnceLock<HashMap<&'static str, Clip>> = OnceLock::new();
+    let decoded = match language {
+        Language::Ru => &RU,
+        Language::En => &EN,
+    };
+    decoded.get_or_init(|| {
+        phrase::CLIPS
+            .iter()
+            .filter_map(|&name| {
+                let clip = builtin_clip(language, name)?;
+                let samples: &'static [i16] = clip.samples.into_owned().leak();
+                Some((
+                    name,
+                    Clip {
+                        rate: clip.rate,
+                        samples: Cow::Borrowed(samples),
+                    },
+                ))
+            })
+            .collect()
+    })
+}
+
 fn builtin_clip(language: Language, name: &str) -> Option<Clip> {
     let path = format!("{}/{name}.wav", language.as_str());
     let file = Builtin::get(&path)?;
@@ -371,6 +395,23 @@ mod tests {
             assert!(
                 matches!(file.data, Cow::Borrowed(_)),
                 "{path} read from disk"
+            );
+        }
+    }
+
+    /// Packs of the built-in voice share its samples, decoded once: a
+    /// process with many lanes holds one copy of each language's.
+    #[test]
+    fn built_in_packs_share_their_samples() {
+        use super::{Language, VoicePack};
+        for language in [Language::Ru, Language::En] {
+            let (a, b) = (VoicePack::builtin(language), VoicePack::builtin(language));
+            let (x, y) = (a.get("n7").unwrap(), b.get("n7").unwrap());
+            assert!(matches!(x.samples, Cow::Borrowed(_)), "{language:?}");
+            assert!(!x.samples.is_empty(), "{language:?}");
+            assert!(
+                std::ptr::eq(x.samples.as_ref(), y.samples.as_ref()),
+                "{language:?}: each pack decoded its own samples"
             );
         }
     }
