@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-/// Payload bytes the centre may be behind: well within rumqttd's log of
-/// one subscription (8 MiB), and a few lanes' states (~77 kB each).
+/// Payload bytes the centre may be behind: half rumqttd's log of one
+/// subscription (4 MiB, `run.rs`), and a few lanes' states (~77 kB each).
 pub const MAX_BEHIND: u64 = 2 << 20;
 /// A centre that takes nothing for this long while behind has taken
 /// all it will (messages skipped or for no one): the count starts again.

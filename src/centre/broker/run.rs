@@ -156,14 +156,18 @@ fn rumqttd_config(inner: SocketAddr, secrets: &HashMap<String, String>) -> Confi
         router: RouterConfig {
             max_connections: MAX_CONNECTIONS,
             max_outgoing_packet_count: 500,
-            // Each subscription's log in memory: 8 segments of 1 MiB of
-            // payload at most. A subscriber that falls further behind
-            // loses the oldest messages; the centre asks for the lines
-            // again (`resend`). 48 lanes sending whole blocks at once
-            // overflow it a few times (4 x 256 KiB: ~55 times, every
-            // line mirrored 3 s later); BENCHMARKS.md.
+            // Each subscription's log in memory: 4 segments of 1 MiB of
+            // payload at most, twice what the front lets the centre fall
+            // behind (`backlog::MAX_BEHIND`). A subscriber that falls
+            // further behind loses the oldest messages; the centre asks
+            // for the lines again (`resend`). The log costs more than its
+            // payload: each message kept holds the whole read buffer it
+            // came in (a lane's small journal line can keep a ~77 kB
+            // state's buffer), so the process's memory follows the log's
+            // length: the 48-lane demo levels off at 499 MiB with 4
+            // segments, 674 MiB with 8 (BENCHMARKS.md).
             max_segment_size: 1 << 20,
-            max_segment_count: 8,
+            max_segment_count: 4,
             custom_segment: None,
             initialized_filters: None,
             shared_subscriptions_strategy: Default::default(),
