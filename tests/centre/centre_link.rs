@@ -342,13 +342,20 @@ fn a_clean_stop_says_offline_itself() {
     }
     let dir = temp("stop");
     let broker = Broker::start(&dir, "");
-    let centre = Centre::connect(&broker, "centre-stop", None, &["lanecall/t/lane/5/status"]);
+    let centre = Centre::connect(&broker, "centre-stop", None, &["lanecall/t/lane/5/#"]);
     let lane = Lane::start(&dir.join("lane"), 5, Some(centre_keys(&broker, "")));
     wait("online", || {
         centre
             .on(&topic(5, "status"))
             .last()
             .is_some_and(|m| m.text() == "online")
+    });
+    // The broker has every journal line: the stop has none in flight to
+    // wait for (it waits at most 2 s, then leaves `offline` to the will,
+    // which a busy machine would make this test's unclean disconnect).
+    let name = file_name(&lane.journal_path());
+    wait("every journal line at the centre", || {
+        rebuild(&centre.journal(5), &name).len() == lane.journal_text().len()
     });
     assert!(lane.daemon.stop().success());
     wait("offline", || {
