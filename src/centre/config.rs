@@ -320,7 +320,7 @@ impl CentreConfig {
     /// Every key of the centre's file, with what it holds and its
     /// default, as a Markdown table (docs/config.md).
     pub fn key_table() -> String {
-        crate::config::keys::key_table_with(shape::keys::<Raw>(), Some(&Raw::documented()))
+        crate::config::keys::key_table(shape::keys::<Raw>(), &Raw::documented())
     }
 
     /// Checks `text`; `path` only names the file in errors.

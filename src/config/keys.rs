@@ -92,9 +92,9 @@ pub(crate) struct Key {
 /// The Markdown table of every key of `keys`, by its full path, with what
 /// it holds and its default as the file writes it, from `defaults` (a
 /// file's struct serialized, its tables in it).
-pub(crate) fn key_table_with(keys: &[Key], defaults: Option<&toml::Table>) -> String {
+pub(crate) fn key_table(keys: &[Key], defaults: &toml::Table) -> String {
     let mut out = String::from("| key | value | default |\n| --- | --- | --- |\n");
-    rows(keys, "", defaults, &mut out);
+    rows(keys, "", Some(defaults), &mut out);
     out
 }
 

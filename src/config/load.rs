@@ -231,7 +231,7 @@ impl Config {
     /// Every key of the lane's file, with what it holds and its default,
     /// as a Markdown table (docs/config.md).
     pub fn key_table() -> String {
-        super::keys::key_table_with(root(), Some(&root_defaults()))
+        super::keys::key_table(root(), &root_defaults())
     }
 }
 
