@@ -297,25 +297,26 @@ impl Lane {
 
     /// The earliest time at which [`Lane::tick`] has work to do.
     pub fn poll_deadline(&self) -> Option<Millis> {
-        self.deadlines()
-            .into_iter()
-            .flatten()
-            .map(|(due, _)| due)
-            .min()
+        let mut first: Option<Millis> = None;
+        self.each_deadline(|due, _| first = Some(first.map_or(due, |f| f.min(due))));
+        first
     }
 
-    /// The lane's timers, each with when it is due (`None`: not running),
+    /// The lane's running timers, each with when it is due, given to `f`
     /// in the order [`Lane::tick`] handles two due at the same time. The
     /// one list both [`Lane::poll_deadline`] and [`Lane::tick`] read.
-    fn deadlines(&self) -> [Option<(Millis, Deadline)>; 5] {
-        let timer = |due: Option<Millis>, what| due.map(|due| (due, what));
-        [
-            timer(self.beam.person_due, Deadline::PersonOnLine),
-            timer(self.flight.report_due, Deadline::NoPinReport),
-            timer(self.slow_due(), Deadline::SlowLimit),
-            timer(self.lamp_off_due, Deadline::FoulLampOff),
-            timer(self.window.and(self.window_due), Deadline::FoulWindowCloses),
-        ]
+    #[inline]
+    fn each_deadline(&self, mut f: impl FnMut(Millis, Deadline)) {
+        let mut timer = |due: Option<Millis>, what| {
+            if let Some(due) = due {
+                f(due, what);
+            }
+        };
+        timer(self.beam.person_due, Deadline::PersonOnLine);
+        timer(self.flight.report_due, Deadline::NoPinReport);
+        timer(self.slow_due(), Deadline::SlowLimit);
+        timer(self.lamp_off_due, Deadline::FoulLampOff);
+        timer(self.window.and(self.window_due), Deadline::FoulWindowCloses);
     }
 
     /// What a timer does when it is due at `due`.
@@ -412,40 +413,16 @@ impl Lane {
     }
 
     /// The earliest timer due at or before `now` (the first listed of
-    /// those due at that time).
-    ///
-    /// The timers of [`Lane::deadlines`], in its order, each looked at
-    /// only when it is due by `now`: the lane asks at every input, and
-    /// mostly none is.
+    /// those due at that time). The lane asks at every input, and mostly
+    /// none is due.
     #[inline]
     fn next_due(&self, now: Millis) -> Option<(Millis, Deadline)> {
         let mut first: Option<(Millis, Deadline)> = None;
-        let mut consider = |due: Option<Millis>, what: Deadline| {
+        self.each_deadline(|due, what| {
             // Strictly earlier: of two due at once the first listed stays.
-            if let Some(due) = due
-                && due <= now
-                && first.is_none_or(|(d, _)| due < d)
-            {
+            if due <= now && first.is_none_or(|(d, _)| due < d) {
                 first = Some((due, what));
             }
-        };
-        consider(self.beam.person_due, Deadline::PersonOnLine);
-        consider(self.flight.report_due, Deadline::NoPinReport);
-        if self.clock.is_some() {
-            consider(self.slow_due(), Deadline::SlowLimit);
-        }
-        consider(self.lamp_off_due, Deadline::FoulLampOff);
-        if self.window.is_some() {
-            consider(self.window_due, Deadline::FoulWindowCloses);
-        }
-        debug_assert_eq!(first, {
-            let mut all: Option<(Millis, Deadline)> = None;
-            for (due, what) in self.deadlines().into_iter().flatten() {
-                if all.is_none_or(|(d, _)| due < d) {
-                    all = Some((due, what));
-                }
-            }
-            all.filter(|&(due, _)| due <= now)
         });
         first
     }
