@@ -186,7 +186,7 @@ impl fmt::Display for Words {
 }
 
 /// What a callout says, kept compact; [`Said::words`] spells it out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Said {
     /// The result of a ball.
     Ball(BallResult),
@@ -220,7 +220,7 @@ impl Said {
 }
 
 /// What a callout needs to know of one ball.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BallResult {
     pub standing: PinSet,
     pub full_rack: bool,

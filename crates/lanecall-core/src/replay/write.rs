@@ -4,18 +4,96 @@
 //! written by hand, and the callouts apart, so that another thread can
 //! write them meanwhile. It decides no field nor value: `report.rs` does.
 
+use std::hash::{Hash, Hasher};
 use std::io::{self, Write};
 use std::ops::Range;
 
 use super::Report;
 use super::report::{BowlerJson, CalloutJson, Fields, Part, bowler_entries};
-use crate::lane::{PinSet, Word};
+use crate::lane::{PinSet, Said, Word};
 
 /// Bytes of a list written before they go to the writer.
 const CHUNK: usize = 1 << 16;
+/// Slots of a [`SaidCache`], and the bytes it holds at most.
+const SAID_SLOTS: usize = 1021;
+const SAID_BYTES: usize = 1 << 17;
 
 /// A JSON text being written, as serde_json's compact formatter writes it.
 struct Json(Vec<u8>);
+
+/// Callouts' spelled-out parts ([`Json::said`]) as written last for each
+/// of a few [`Said`]s: a long journal's callouts say a few hundred
+/// different things, each spelled once instead of at every callout. One
+/// slot for each hash of a `Said`, a later one taking it over; all are
+/// dropped when their bytes reach a limit.
+struct SaidCache {
+    slots: Vec<Option<(Said, Range<usize>)>>,
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl SaidCache {
+    fn new(slots: usize, limit: usize) -> SaidCache {
+        SaidCache {
+            slots: vec![None; slots.max(1)],
+            bytes: Vec::new(),
+            limit,
+        }
+    }
+
+    /// `said` spelled out, as [`Json::said`] writes it.
+    fn get(&mut self, said: &Said) -> &[u8] {
+        let mut h = SlotHasher(0);
+        said.hash(&mut h);
+        let slot = (h.0 % self.slots.len() as u64) as usize;
+        if let Some((held, range)) = &self.slots[slot]
+            && held == said
+        {
+            return &self.bytes[range.clone()];
+        }
+        if self.bytes.len() >= self.limit {
+            self.bytes.clear();
+            self.slots.fill(None);
+        }
+        let mut json = Json(std::mem::take(&mut self.bytes));
+        let start = json.0.len();
+        json.said(said);
+        self.bytes = json.0;
+        let range = start..self.bytes.len();
+        self.slots[slot] = Some((*said, range.clone()));
+        &self.bytes[range]
+    }
+}
+
+/// A multiply-and-rotate hash of a few small numbers: a slot of
+/// [`SaidCache`] in a few instructions.
+struct SlotHasher(u64);
+
+impl Hasher for SlotHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b.into());
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(n.into());
+    }
+    fn write_u16(&mut self, n: u16) {
+        self.write_u64(n.into());
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n.into());
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 impl Json {
     #[inline]
@@ -205,19 +283,26 @@ impl Json {
         self.raw(b"}");
     }
 
-    fn callout(&mut self, c: &CalloutJson<'_>) {
+    /// A callout, its spelled-out part (`said`) taken from `cache`.
+    fn callout(&mut self, c: &CalloutJson<'_>, cache: &mut SaidCache) {
         let CalloutJson(c, lane) = c;
         let bowler = c
             .bowler
             .and_then(|e| lane.entries().get(e as usize))
             .map(|e| e.bowler.name.as_str());
-        let words = c.words();
         self.raw(b"{\"t\":");
         self.uint(c.t);
         self.raw(b",\"bowler\":");
         self.opt_str(bowler);
+        self.raw(cache.get(&c.said));
+    }
+
+    /// The rest of a callout after its `bowler`: what it says, and the
+    /// callout's closing brace.
+    fn said(&mut self, said: &Said) {
+        let words = said.words();
         self.raw(b",\"standing\":");
-        self.pins(c.standing());
+        self.pins(said.standing());
         self.raw(b",\"words\":[");
         for (i, &word) in words.as_slice().iter().enumerate() {
             if i > 0 {
@@ -265,11 +350,12 @@ impl Report<'_> {
         let end = range.end.min(r.callouts.len());
         let start = range.start.min(end);
         let mut out = Json(Vec::with_capacity(CHUNK.min(128 * (end - start)) + 256));
+        let mut cache = SaidCache::new(SAID_SLOTS, SAID_BYTES);
         for (i, c) in r.callouts[start..end].iter().enumerate() {
             if start + i > 0 {
                 out.raw(b",");
             }
-            out.callout(&CalloutJson(c, &r.lane));
+            out.callout(&CalloutJson(c, &r.lane), &mut cache);
             if out.0.len() >= CHUNK {
                 w.write_all(&out.0)?;
                 out.0.clear();
@@ -382,6 +468,46 @@ mod tests {
             let mut json = super::Json(Vec::new());
             json.uint(n);
             assert_eq!(json.0, n.to_string().as_bytes());
+        }
+    }
+
+    /// A callout's spelled-out part read from the cache is the part
+    /// spelled afresh, whether its slot held it, held another or the
+    /// cache was just emptied.
+    #[test]
+    fn the_said_cache_gives_what_it_was_given() {
+        use crate::lane::{BallResult, PinSet, Said, Side};
+        let mut saids = Vec::new();
+        for mask in [0u16, 1, 0b10_0100_0000, 0b11_1111_1111, 0b00_0000_0110] {
+            let standing = PinSet::from_bits(mask).unwrap();
+            for flags in 0..16u8 {
+                saids.push(Said::Ball(BallResult {
+                    standing,
+                    strike: flags & 1 != 0,
+                    spare: flags & 2 != 0,
+                    split: flags & 4 != 0,
+                    extras: true,
+                    channel: (flags & 8 != 0).then_some(Side::Left),
+                    ..BallResult::default()
+                }));
+            }
+        }
+        saids.extend((1..=10).map(|frame| Said::Score { frame, total: 300 }));
+        for (slots, limit) in [(1, 0), (7, 200), (1021, 1 << 17)] {
+            let mut cache = super::SaidCache::new(slots, limit);
+            for round in 0..3 {
+                for said in &saids {
+                    let mut fresh = super::Json(Vec::new());
+                    fresh.said(said);
+                    assert_eq!(
+                        cache.get(said),
+                        fresh.0,
+                        "{said:?}, {slots} slots, round {round}"
+                    );
+                }
+            }
+            // At most one said past the limit.
+            assert!(cache.bytes.len() <= limit + 256, "{}", cache.bytes.len());
         }
     }
 
