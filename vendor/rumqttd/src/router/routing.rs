@@ -1214,6 +1214,13 @@ fn append_to_commitlog(
         validate_and_set_topic_alias(&mut publish, connection, alias)?;
     };
 
+    // lanecall: the message kept (in the logs, as the retained one) owns
+    // its bytes. Read from the connection, its topic and payload are
+    // slices of the connection's read buffer, and each kept message held
+    // that whole buffer (bytebeamio/rumqtt#1001); vendor/README.md.
+    publish.topic = bytes::Bytes::copy_from_slice(&publish.topic);
+    publish.payload = bytes::Bytes::copy_from_slice(&publish.payload);
+
     let topic = std::str::from_utf8(&publish.topic)?;
 
     // Ensure that only clients associated with a tenant can publish to tenant's topic
