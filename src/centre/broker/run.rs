@@ -5,7 +5,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, SegmentConfig, ServerSettings};
 use tokio_util::bytes::BytesMut;
 
 use super::{Alarm, BrokerSettings, FrontStats, Started, acl, front, logins};
@@ -80,7 +80,7 @@ pub fn start(
         let broker = std::thread::Builder::new()
             .name("mqtt-broker".into())
             .spawn({
-                let config = rumqttd_config(inner, &secrets);
+                let config = rumqttd_config(inner, &secrets, &s.site);
                 move || Broker::new(config).start().map_err(|e| e.to_string())
             })
             .map_err(|e| format!("cannot start the embedded broker: {e}"))?;
@@ -135,8 +135,8 @@ pub fn start(
 }
 
 /// rumqttd's config: one MQTT 3.1.1 server on `inner`, taking only the
-/// front's internal `secrets`.
-fn rumqttd_config(inner: SocketAddr, secrets: &HashMap<String, String>) -> Config {
+/// front's internal `secrets`, for the topics of `site`.
+fn rumqttd_config(inner: SocketAddr, secrets: &HashMap<String, String>, site: &str) -> Config {
     let server = ServerSettings {
         name: "lanecall".into(),
         listen: inner,
@@ -160,21 +160,43 @@ fn rumqttd_config(inner: SocketAddr, secrets: &HashMap<String, String>) -> Confi
             // payload at most, twice what the front lets the centre fall
             // behind (`backlog::MAX_BEHIND`). A subscriber that falls
             // further behind loses the oldest messages; the centre asks
-            // for the lines again (`resend`). The log costs more than its
-            // payload: each message kept holds the whole read buffer it
-            // came in (a lane's small journal line can keep a ~77 kB
-            // state's buffer), so the process's memory follows the log's
-            // length: the 48-lane demo levels off at 499 MiB with 4
-            // segments, 674 MiB with 8 (BENCHMARKS.md).
+            // for the lines again (`resend`). A kept message owns its
+            // bytes (the patch of vendor/rumqttd), so the logs cost what
+            // they count; one lane's states have smaller ones.
             max_segment_size: 1 << 20,
             max_segment_count: 4,
-            custom_segment: None,
+            custom_segment: Some(one_lane_states(site)),
             initialized_filters: None,
             shared_subscriptions_strategy: Default::default(),
         },
         v4: Some(HashMap::from([("1".to_owned(), server)])),
         ..Config::default()
     }
+}
+
+/// The logs of subscriptions to one lane's `state` (its neighbours', a
+/// screen's): the latest two states, each in a segment of its own (a
+/// segment is closed once it holds 1 KiB, rumqttd's least). A state is
+/// the whole of the lane's `/api/lane` (~77 kB in the 48-lane demo, more
+/// as the day goes on) and each tells all there is, so an older one is
+/// of no use to a reader of that lane. With the default log each such
+/// subscription kept its lane's last 4 MiB of states: in the 48-lane demo,
+/// where each lane's two neighbours read its state, most of what the
+/// broker kept (BENCHMARKS.md). The subscription to
+/// every lane's state (the centre's `+`, which no pattern here matches)
+/// keeps the default, so the centre is never skipped ahead within
+/// [`super::backlog::MAX_BEHIND`].
+fn one_lane_states(site: &str) -> HashMap<String, SegmentConfig> {
+    (1..=crate::mqtt::topic::MAX_LANE_NUMBER)
+        .map(|n| {
+            let filter = crate::mqtt::topic::lane(site, n, "state");
+            let log = SegmentConfig {
+                max_segment_size: 1 << 10,
+                max_segment_count: 2,
+            };
+            (filter, log)
+        })
+        .collect()
 }
 
 /// Waits (at most 5 s) until rumqttd at `inner` takes a login; an error
@@ -213,5 +235,45 @@ fn logs_in(inner: SocketAddr, secret: &str) -> std::io::Result<()> {
     match Packet::read(&mut BytesMut::from(&ack[..]), ack.len()) {
         Ok(Packet::ConnAck(a)) if a.code == ConnectReturnCode::Success => Ok(()),
         other => Err(Error::other(format!("it answered {other:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mqtt::topic;
+    use rumqttd::protocol::matches;
+
+    /// The small logs are those of one lane's state, for every lane
+    /// number, as rumqttd picks a subscription's log (`Data::new`: the
+    /// subscription's filter matched against each pattern): never the
+    /// centre's subscription to every lane's state, nor another topic.
+    #[test]
+    fn only_one_lanes_state_has_a_small_log() {
+        let config = rumqttd_config("127.0.0.1:1".parse().unwrap(), &HashMap::new(), "cup");
+        let small = config.router.custom_segment.unwrap();
+        assert_eq!(small.len(), topic::MAX_LANE_NUMBER as usize);
+        let small_for = |filter: &str| small.keys().filter(|p| matches(filter, p)).count();
+        for n in [1, 7, 48, topic::MAX_LANE_NUMBER] {
+            assert_eq!(small_for(&topic::lane("cup", n, "state")), 1, "lane {n}");
+            for what in topic::FROM_LANE.iter().chain([&topic::COMMAND]) {
+                if *what != "state" {
+                    assert_eq!(small_for(&topic::lane("cup", n, what)), 0, "{what}");
+                }
+            }
+            assert_eq!(small_for(&topic::lane("other", n, "state")), 0);
+        }
+        for what in topic::FROM_LANE {
+            assert_eq!(small_for(&topic::every_lane("cup", what)), 0, "{what}");
+        }
+        assert_eq!(small_for("lanecall/cup/#"), 0);
+        assert_eq!(small_for(&topic::centre_status("cup")), 0);
+        // rumqttd's least: smaller panics when the log is made.
+        assert!(
+            small
+                .values()
+                .all(|s| s.max_segment_size >= 1024 && s.max_segment_count >= 1)
+        );
+        assert_eq!(config.router.max_segment_count, 4);
     }
 }
